@@ -1,0 +1,424 @@
+/**
+ * The method table: for every MCP method, who sends it, the Schemas of its params and
+ * result, the capability the other side must have declared, and the first revision
+ * that has it.
+ */
+import type * as Either from "effect/Either"
+import type * as ParseResult from "effect/ParseResult"
+import type * as Schema from "effect/Schema"
+import * as SchemaRuntime from "effect/Schema"
+import type { ProtocolVersion } from "./ProtocolVersion.js"
+import { EmptyResult, NotificationParams, PaginatedRequestParams, RequestParams } from "./schema/Base.js"
+import { CompleteRequestParams, CompleteResult } from "./schema/Completion.js"
+import { ElicitationCompleteNotification, ElicitRequestParams, ElicitResult } from "./schema/Elicitation.js"
+import { InitializeRequestParams, InitializeResult } from "./schema/Lifecycle.js"
+import { LoggingMessageNotificationParams, SetLevelRequestParams } from "./schema/Logging.js"
+import { GetPromptRequestParams, GetPromptResult, ListPromptsResult } from "./schema/Prompts.js"
+import {
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ReadResourceRequestParams,
+  ReadResourceResult,
+  ResourceUpdatedNotificationParams,
+  SubscribeRequestParams,
+  UnsubscribeRequestParams
+} from "./schema/Resources.js"
+import { ListRootsResult } from "./schema/Roots.js"
+import { CreateMessageRequestParams, CreateMessageResult } from "./schema/Sampling.js"
+import {
+  CancelTaskRequest,
+  CancelTaskResult,
+  GetTaskPayloadResult,
+  GetTaskResult,
+  ListTasksResult,
+  TaskStatusNotificationParams
+} from "./schema/Tasks.js"
+import { CallToolRequestParams, CallToolResult, ListToolsResult } from "./schema/Tools.js"
+import { CancelledNotificationParams, ProgressNotificationParams } from "./schema/Utilities.js"
+
+/** Who sends a message. */
+export type Direction = "clientToServer" | "serverToClient" | "both"
+
+/**
+ * A capability the receiving side must have declared: a path into its capabilities
+ * object (`["resources", "subscribe"]`). A member that is present and not `false` counts.
+ */
+export interface Capability {
+  readonly side: "client" | "server"
+  readonly path: ReadonlyArray<string>
+  /** Revisions older than this had no such capability and do not gate the method. */
+  readonly since?: ProtocolVersion
+}
+
+/** A request method. */
+export interface RequestMethod<P extends Schema.Schema.Any, R extends Schema.Schema.Any> {
+  readonly direction: Direction
+  readonly params: P
+  /** Whether `params` may be omitted. */
+  readonly paramsOptional: boolean
+  readonly result: R
+  readonly capability?: Capability
+  readonly since: ProtocolVersion
+}
+
+/** A notification method. */
+export interface NotificationMethod<P extends Schema.Schema.Any> {
+  readonly direction: Direction
+  readonly params: P
+  readonly paramsOptional: boolean
+  readonly capability?: Capability
+  readonly since: ProtocolVersion
+}
+
+const server = (path: ReadonlyArray<string>, since?: ProtocolVersion): Capability =>
+  since === undefined ? { side: "server", path } : { side: "server", path, since }
+const client = (path: ReadonlyArray<string>, since?: ProtocolVersion): Capability =>
+  since === undefined ? { side: "client", path } : { side: "client", path, since }
+
+const TaskIdParams = CancelTaskRequest.fields.params
+
+/** Every request method of 2025-11-25. */
+export const requests = {
+  initialize: {
+    direction: "clientToServer",
+    params: InitializeRequestParams,
+    paramsOptional: false,
+    result: InitializeResult,
+    since: "2024-11-05"
+  },
+  ping: { direction: "both", params: RequestParams, paramsOptional: true, result: EmptyResult, since: "2024-11-05" },
+  "resources/list": {
+    direction: "clientToServer",
+    params: PaginatedRequestParams,
+    paramsOptional: true,
+    result: ListResourcesResult,
+    capability: server(["resources"]),
+    since: "2024-11-05"
+  },
+  "resources/templates/list": {
+    direction: "clientToServer",
+    params: PaginatedRequestParams,
+    paramsOptional: true,
+    result: ListResourceTemplatesResult,
+    capability: server(["resources"]),
+    since: "2024-11-05"
+  },
+  "resources/read": {
+    direction: "clientToServer",
+    params: ReadResourceRequestParams,
+    paramsOptional: false,
+    result: ReadResourceResult,
+    capability: server(["resources"]),
+    since: "2024-11-05"
+  },
+  "resources/subscribe": {
+    direction: "clientToServer",
+    params: SubscribeRequestParams,
+    paramsOptional: false,
+    result: EmptyResult,
+    capability: server(["resources", "subscribe"]),
+    since: "2024-11-05"
+  },
+  "resources/unsubscribe": {
+    direction: "clientToServer",
+    params: UnsubscribeRequestParams,
+    paramsOptional: false,
+    result: EmptyResult,
+    capability: server(["resources", "subscribe"]),
+    since: "2024-11-05"
+  },
+  "prompts/list": {
+    direction: "clientToServer",
+    params: PaginatedRequestParams,
+    paramsOptional: true,
+    result: ListPromptsResult,
+    capability: server(["prompts"]),
+    since: "2024-11-05"
+  },
+  "prompts/get": {
+    direction: "clientToServer",
+    params: GetPromptRequestParams,
+    paramsOptional: false,
+    result: GetPromptResult,
+    capability: server(["prompts"]),
+    since: "2024-11-05"
+  },
+  "tools/list": {
+    direction: "clientToServer",
+    params: PaginatedRequestParams,
+    paramsOptional: true,
+    result: ListToolsResult,
+    capability: server(["tools"]),
+    since: "2024-11-05"
+  },
+  "tools/call": {
+    direction: "clientToServer",
+    params: CallToolRequestParams,
+    paramsOptional: false,
+    result: CallToolResult,
+    capability: server(["tools"]),
+    since: "2024-11-05"
+  },
+  "logging/setLevel": {
+    direction: "clientToServer",
+    params: SetLevelRequestParams,
+    paramsOptional: false,
+    result: EmptyResult,
+    capability: server(["logging"]),
+    since: "2024-11-05"
+  },
+  "completion/complete": {
+    direction: "clientToServer",
+    params: CompleteRequestParams,
+    paramsOptional: false,
+    result: CompleteResult,
+    capability: server(["completions"], "2025-03-26"),
+    since: "2024-11-05"
+  },
+  "tasks/get": {
+    direction: "both",
+    params: TaskIdParams,
+    paramsOptional: false,
+    result: GetTaskResult,
+    since: "2025-11-25"
+  },
+  "tasks/result": {
+    direction: "both",
+    params: TaskIdParams,
+    paramsOptional: false,
+    result: GetTaskPayloadResult,
+    since: "2025-11-25"
+  },
+  "tasks/list": {
+    direction: "both",
+    params: PaginatedRequestParams,
+    paramsOptional: true,
+    result: ListTasksResult,
+    since: "2025-11-25"
+  },
+  "tasks/cancel": {
+    direction: "both",
+    params: TaskIdParams,
+    paramsOptional: false,
+    result: CancelTaskResult,
+    since: "2025-11-25"
+  },
+  "sampling/createMessage": {
+    direction: "serverToClient",
+    params: CreateMessageRequestParams,
+    paramsOptional: false,
+    result: CreateMessageResult,
+    capability: client(["sampling"]),
+    since: "2024-11-05"
+  },
+  "roots/list": {
+    direction: "serverToClient",
+    params: RequestParams,
+    paramsOptional: true,
+    result: ListRootsResult,
+    capability: client(["roots"]),
+    since: "2024-11-05"
+  },
+  "elicitation/create": {
+    direction: "serverToClient",
+    params: ElicitRequestParams,
+    paramsOptional: false,
+    result: ElicitResult,
+    capability: client(["elicitation"]),
+    since: "2025-06-18"
+  }
+} as const satisfies Record<string, RequestMethod<Schema.Schema.Any, Schema.Schema.Any>>
+
+/** The name of a request method. */
+export type RequestMethodName = keyof typeof requests
+
+/** The decoded params of a request method. */
+export type RequestParamsOf<M extends RequestMethodName> = Schema.Schema.Type<(typeof requests)[M]["params"]>
+
+/** The decoded result of a request method. */
+export type ResultOf<M extends RequestMethodName> = Schema.Schema.Type<(typeof requests)[M]["result"]>
+
+/**
+ * `tasks/list` and `tasks/cancel` are gated by the receiver's `tasks.list` and
+ * `tasks.cancel` capabilities on whichever side receives them.
+ */
+export const taskCapability = (method: "tasks/list" | "tasks/cancel", receiver: "client" | "server"): Capability => ({
+  side: receiver,
+  path: ["tasks", method === "tasks/list" ? "list" : "cancel"],
+  since: "2025-11-25"
+})
+
+/** Every notification method of 2025-11-25. */
+export const notifications = {
+  "notifications/initialized": {
+    direction: "clientToServer",
+    params: NotificationParams,
+    paramsOptional: true,
+    since: "2024-11-05"
+  },
+  "notifications/cancelled": {
+    direction: "both",
+    params: CancelledNotificationParams,
+    paramsOptional: false,
+    since: "2024-11-05"
+  },
+  "notifications/progress": {
+    direction: "both",
+    params: ProgressNotificationParams,
+    paramsOptional: false,
+    since: "2024-11-05"
+  },
+  "notifications/message": {
+    direction: "serverToClient",
+    params: LoggingMessageNotificationParams,
+    paramsOptional: false,
+    capability: server(["logging"]),
+    since: "2024-11-05"
+  },
+  "notifications/resources/updated": {
+    direction: "serverToClient",
+    params: ResourceUpdatedNotificationParams,
+    paramsOptional: false,
+    capability: server(["resources", "subscribe"]),
+    since: "2024-11-05"
+  },
+  "notifications/resources/list_changed": {
+    direction: "serverToClient",
+    params: NotificationParams,
+    paramsOptional: true,
+    capability: server(["resources", "listChanged"]),
+    since: "2024-11-05"
+  },
+  "notifications/tools/list_changed": {
+    direction: "serverToClient",
+    params: NotificationParams,
+    paramsOptional: true,
+    capability: server(["tools", "listChanged"]),
+    since: "2024-11-05"
+  },
+  "notifications/prompts/list_changed": {
+    direction: "serverToClient",
+    params: NotificationParams,
+    paramsOptional: true,
+    capability: server(["prompts", "listChanged"]),
+    since: "2024-11-05"
+  },
+  "notifications/roots/list_changed": {
+    direction: "clientToServer",
+    params: NotificationParams,
+    paramsOptional: true,
+    capability: client(["roots", "listChanged"]),
+    since: "2024-11-05"
+  },
+  "notifications/tasks/status": {
+    direction: "both",
+    params: TaskStatusNotificationParams,
+    paramsOptional: false,
+    since: "2025-11-25"
+  },
+  "notifications/elicitation/complete": {
+    direction: "serverToClient",
+    params: ElicitationCompleteNotification.fields.params,
+    paramsOptional: false,
+    capability: client(["elicitation", "url"], "2025-11-25"),
+    since: "2025-11-25"
+  }
+} as const satisfies Record<string, NotificationMethod<Schema.Schema.Any>>
+
+/** The name of a notification method. */
+export type NotificationMethodName = keyof typeof notifications
+
+/** The decoded params of a notification method. */
+export type NotificationParamsOf<M extends NotificationMethodName> = Schema.Schema.Type<
+  (typeof notifications)[M]["params"]
+>
+
+/** Is this a request method of the table? */
+export const isRequestMethod = (method: string): method is RequestMethodName => Object.hasOwn(requests, method)
+
+/** Is this a notification method of the table? */
+export const isNotificationMethod = (method: string): method is NotificationMethodName =>
+  Object.hasOwn(notifications, method)
+
+/**
+ * Does a capabilities object declare a capability? A member counts when it is present
+ * and not `false` (flags such as `subscribe: true`, objects such as `tools: {}`).
+ */
+export const declares = (capabilities: unknown, capability: Capability, version: ProtocolVersion): boolean => {
+  if (capability.since !== undefined && version < capability.since) return true
+  let node: unknown = capabilities
+  for (const key of capability.path) {
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return false
+    node = (node as Record<string, unknown>)[key]
+  }
+  return node !== false && node !== undefined && node !== null
+}
+
+type Codec = (input: unknown) => Either.Either<unknown, ParseResult.ParseError>
+
+/** Compiles, once per method and on first use, the decoder or encoder of the Schema the table holds. */
+const compiled = <K extends string>(
+  schemaOf: (key: K) => Schema.Schema.AnyNoContext,
+  direction: "decode" | "encode"
+) => {
+  const cache = new Map<K, Codec>()
+  return (key: K): Codec => {
+    let codec = cache.get(key)
+    if (codec === undefined) {
+      const schema: Schema.Schema<unknown, unknown> = schemaOf(key)
+      codec =
+        direction === "decode" ? SchemaRuntime.decodeUnknownEither(schema) : SchemaRuntime.encodeUnknownEither(schema)
+      cache.set(key, codec)
+    }
+    return codec
+  }
+}
+
+const resultDecoder = compiled((method: RequestMethodName) => requests[method].result, "decode")
+const resultEncoder = compiled((method: RequestMethodName) => requests[method].result, "encode")
+const requestParamsDecoder = compiled((method: RequestMethodName) => requests[method].params, "decode")
+const requestParamsEncoder = compiled((method: RequestMethodName) => requests[method].params, "encode")
+const notificationParamsDecoder = compiled((method: NotificationMethodName) => notifications[method].params, "decode")
+const notificationParamsEncoder = compiled((method: NotificationMethodName) => notifications[method].params, "encode")
+
+// The casts below restate what the table guarantees: the value was decoded (or encoded) by
+// the very Schema the table holds for that method. Decoders are compiled once per method.
+
+/** Decodes the result of a request method with the table's Schema. */
+export const decodeResult = <M extends RequestMethodName>(
+  method: M,
+  input: unknown
+): Either.Either<ResultOf<M>, ParseResult.ParseError> =>
+  resultDecoder(method)(input) as Either.Either<ResultOf<M>, ParseResult.ParseError>
+
+/** Encodes the result of a request method (what a client answers to a server request). */
+export const encodeResult = <M extends RequestMethodName>(
+  method: M,
+  value: ResultOf<M>
+): Either.Either<unknown, ParseResult.ParseError> => resultEncoder(method)(value)
+
+/** Decodes the params of a request method with the table's Schema. */
+export const decodeRequestParams = <M extends RequestMethodName>(
+  method: M,
+  input: unknown
+): Either.Either<RequestParamsOf<M>, ParseResult.ParseError> =>
+  requestParamsDecoder(method)(input) as Either.Either<RequestParamsOf<M>, ParseResult.ParseError>
+
+/** Encodes the params of a request method. */
+export const encodeRequestParams = <M extends RequestMethodName>(
+  method: M,
+  value: RequestParamsOf<M>
+): Either.Either<unknown, ParseResult.ParseError> => requestParamsEncoder(method)(value)
+
+/** Decodes the params of a notification method with the table's Schema. */
+export const decodeNotificationParams = <M extends NotificationMethodName>(
+  method: M,
+  input: unknown
+): Either.Either<NotificationParamsOf<M>, ParseResult.ParseError> =>
+  notificationParamsDecoder(method)(input) as Either.Either<NotificationParamsOf<M>, ParseResult.ParseError>
+
+/** Encodes the params of a notification method. */
+export const encodeNotificationParams = <M extends NotificationMethodName>(
+  method: M,
+  value: NotificationParamsOf<M>
+): Either.Either<unknown, ParseResult.ParseError> => notificationParamsEncoder(method)(value)
