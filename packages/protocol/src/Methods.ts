@@ -422,3 +422,9 @@ export const encodeNotificationParams = <M extends NotificationMethodName>(
   method: M,
   value: NotificationParamsOf<M>
 ): Either.Either<unknown, ParseResult.ParseError> => notificationParamsEncoder(method)(value)
+
+/** The capability the receiver of a request method must have declared, if any. */
+export const requestCapability = (method: RequestMethodName): Capability | undefined => {
+  const entry: RequestMethod<Schema.Schema.Any, Schema.Schema.Any> = requests[method]
+  return entry.capability
+}

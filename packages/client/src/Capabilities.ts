@@ -1,0 +1,90 @@
+/**
+ * The handler services a host provides for server-initiated requests. Which of them are
+ * provided decides the client capabilities declared in `initialize`: provide `Sampling` and
+ * the client declares `sampling`, and so on. A server request for an undeclared capability
+ * is answered with a JSON-RPC error.
+ */
+import type { JsonRpc, McpSchema } from "@effect-mcp/protocol"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
+import type { JsonRpcFailure } from "./McpError.js"
+
+/** Who is asking: passed to every handler. */
+export interface RequestContext {
+  /** The server's name (as the client was configured). */
+  readonly server: string
+  /** The JSON-RPC id of the server's request. */
+  readonly requestId: JsonRpc.RequestId
+  /** The task this request belongs to, when it carries related-task metadata. */
+  readonly relatedTaskId: string | undefined
+}
+
+/** Answers `sampling/createMessage`: runs the server's prompt through a model, with the user's consent. */
+export class Sampling extends Context.Tag("@effect-mcp/client/Sampling")<
+  Sampling,
+  {
+    readonly createMessage: (
+      params: McpSchema.CreateMessageRequestParams,
+      context: RequestContext
+    ) => Effect.Effect<McpSchema.CreateMessageResult, JsonRpcFailure>
+    /** The model may use tools the server offers (`sampling.tools`). */
+    readonly tools?: boolean
+    /** `includeContext` other than `none` is honoured (`sampling.context`). */
+    readonly context?: boolean
+  }
+>() {}
+
+/** Answers `elicitation/create`: asks the user, in a form or by sending them to a URL. */
+export class Elicitation extends Context.Tag("@effect-mcp/client/Elicitation")<
+  Elicitation,
+  {
+    readonly form?: (
+      params: typeof McpSchema.ElicitRequestFormParams.Type,
+      context: RequestContext
+    ) => Effect.Effect<McpSchema.ElicitResult, JsonRpcFailure>
+    readonly url?: (
+      params: typeof McpSchema.ElicitRequestURLParams.Type,
+      context: RequestContext
+    ) => Effect.Effect<McpSchema.ElicitResult, JsonRpcFailure>
+  }
+>() {}
+
+/** Answers `roots/list`; `changes` (when given) makes the client send `notifications/roots/list_changed`. */
+export class Roots extends Context.Tag("@effect-mcp/client/Roots")<
+  Roots,
+  {
+    readonly list: Effect.Effect<ReadonlyArray<McpSchema.Root>, JsonRpcFailure>
+    readonly changes?: Stream.Stream<void>
+  }
+>() {}
+
+/** The handler services found in the context. */
+export interface Handlers {
+  readonly sampling: Option.Option<Context.Tag.Service<Sampling>>
+  readonly elicitation: Option.Option<Context.Tag.Service<Elicitation>>
+  readonly roots: Option.Option<Context.Tag.Service<Roots>>
+}
+
+/** The client capabilities that the provided handlers amount to. */
+export const clientCapabilities = (handlers: Handlers): McpSchema.ClientCapabilities => {
+  const sampling = Option.map(handlers.sampling, (service) => ({
+    ...(service.tools === true ? { tools: {} } : {}),
+    ...(service.context === true ? { context: {} } : {})
+  }))
+  const elicitation = Option.flatMap(handlers.elicitation, (service) =>
+    service.form === undefined && service.url === undefined
+      ? Option.none()
+      : Option.some({
+          ...(service.form === undefined ? {} : { form: {} }),
+          ...(service.url === undefined ? {} : { url: {} })
+        })
+  )
+  const roots = Option.map(handlers.roots, (service) => (service.changes === undefined ? {} : { listChanged: true }))
+  return {
+    ...(Option.isSome(sampling) ? { sampling: sampling.value } : {}),
+    ...(Option.isSome(elicitation) ? { elicitation: elicitation.value } : {}),
+    ...(Option.isSome(roots) ? { roots: roots.value } : {})
+  }
+}

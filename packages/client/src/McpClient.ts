@@ -1,0 +1,610 @@
+/**
+ * The client: a typed, Effect-returning API over one MCP server. `McpClient.layer(options)`
+ * needs a {@link Transport}; the handler services a host provides (`Sampling`, `Elicitation`,
+ * `Roots`) become the client's capabilities. Building the layer performs the handshake;
+ * closing its scope ends the session and the connection.
+ */
+import { JsonRpc, type McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import { clientCapabilities, Elicitation, type RequestContext, Roots, Sampling } from "./Capabilities.js"
+import * as ElicitationContent from "./internal/elicitation.js"
+import { validate } from "./internal/jsonSchema.js"
+import {
+  CapabilityNotSupported,
+  DecodeError,
+  type InitializeError,
+  InvalidInput,
+  type JsonRpcFailure,
+  type RequestError,
+  SessionUnavailable,
+  ToolOutputInvalid,
+  TransportError
+} from "./McpError.js"
+import * as Peer from "./Peer.js"
+import { canMove, SessionState } from "./SessionState.js"
+import { Transport } from "./Transport.js"
+
+/** Options of a client. */
+export interface McpClientOptions {
+  /** The server's name in errors, logs and spans. Default: `"mcp"`. */
+  readonly name?: string
+  /** This client's name and version, sent in `initialize`. */
+  readonly clientInfo?: McpSchema.Implementation
+  /** The default timeout of every request. Default: 60 seconds. */
+  readonly requestTimeout?: Duration.DurationInput
+  /** The revision to request. Default: the newest supported. */
+  readonly protocolVersion?: ProtocolVersion.ProtocolVersion
+  /** Ping the server every `interval`; no answer within `timeout` marks the session `Failed`. */
+  readonly keepAlive?: { readonly interval: Duration.DurationInput; readonly timeout?: Duration.DurationInput }
+}
+
+/** Progress reported by the server for one request. */
+export interface Progress {
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Overrides the client's request timeout. */
+  readonly timeout?: Duration.DurationInput
+  /** Progress restarts the timeout. */
+  readonly resetTimeoutOnProgress?: boolean
+  /** The longest the call may take, progress or not. */
+  readonly maxTotalTimeout?: Duration.DurationInput
+  /** Asks for progress and receives it. */
+  readonly onProgress?: (progress: Progress) => Effect.Effect<void>
+}
+
+/** An event of {@link McpClientService.callToolStream}: progress, then the result. */
+export type ToolCallEvent =
+  | ({ readonly _tag: "Progress" } & Progress)
+  | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
+
+/** Which cached list a list-changed notification invalidated. */
+export type ListKind = "tools" | "resources" | "prompts"
+
+/** The client service. */
+export interface McpClientService {
+  /** The server's name, as configured. */
+  readonly name: string
+  /** The server's name, version and other info from `initialize`. */
+  readonly serverInfo: McpSchema.Implementation
+  /** What the server declared it supports. */
+  readonly serverCapabilities: McpSchema.ServerCapabilities
+  /** The server's instructions for the model, if it sent any. */
+  readonly instructions: Option.Option<string>
+  /** The negotiated revision. */
+  readonly protocolVersion: ProtocolVersion.ProtocolVersion
+  /** The session's current state. */
+  readonly state: Effect.Effect<SessionState>
+  /** The session's state, now and on every change. */
+  readonly stateChanges: Stream.Stream<SessionState>
+
+  /** Sends `ping`; succeeds when the server answers. */
+  readonly ping: (options?: CallOptions) => Effect.Effect<void, RequestError>
+  /** Every tool, all pages; cached until the server says the list changed. */
+  readonly tools: Effect.Effect<ReadonlyArray<McpSchema.Tool>, RequestError>
+  /** Every tool, page by page, as the server lists them (not cached). */
+  readonly toolsStream: Stream.Stream<McpSchema.Tool, RequestError>
+  /** Calls a tool. With an `outputSchema`, `structuredContent` is checked against it. */
+  readonly callTool: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: CallOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
+  /** Calls a tool; its progress and then its result as a `Stream`. Ending the stream early cancels the call. */
+  readonly callToolStream: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: Omit<CallOptions, "onProgress">
+  ) => Stream.Stream<ToolCallEvent, RequestError | ToolOutputInvalid>
+  /** Every resource, all pages; cached until the server says the list changed. */
+  readonly resources: Effect.Effect<ReadonlyArray<McpSchema.Resource>, RequestError>
+  /** Every resource, page by page (not cached). */
+  readonly resourcesStream: Stream.Stream<McpSchema.Resource, RequestError>
+  /** Every resource template, all pages. */
+  readonly resourceTemplates: Effect.Effect<ReadonlyArray<McpSchema.ResourceTemplate>, RequestError>
+  /** Reads a resource. */
+  readonly readResource: (
+    uri: string,
+    options?: CallOptions
+  ) => Effect.Effect<typeof McpSchema.ReadResourceResult.Type, RequestError>
+  /** Subscribes to updates of a resource (see {@link McpClientService.resourceUpdates}). */
+  readonly subscribe: (uri: string) => Effect.Effect<void, RequestError>
+  /** Ends a subscription. */
+  readonly unsubscribe: (uri: string) => Effect.Effect<void, RequestError>
+  /** `notifications/resources/updated`, from the moment the stream runs. */
+  readonly resourceUpdates: Stream.Stream<typeof McpSchema.ResourceUpdatedNotificationParams.Type>
+  /** Every prompt, all pages; cached until the server says the list changed. */
+  readonly prompts: Effect.Effect<ReadonlyArray<McpSchema.Prompt>, RequestError>
+  /** Gets a prompt with its arguments filled in. */
+  readonly getPrompt: (
+    name: string,
+    args?: { readonly [key: string]: string },
+    options?: CallOptions
+  ) => Effect.Effect<typeof McpSchema.GetPromptResult.Type, RequestError>
+  /** Asks for completions of a prompt's or resource template's argument. */
+  readonly complete: (
+    params: Methods.RequestParamsOf<"completion/complete">
+  ) => Effect.Effect<Methods.ResultOf<"completion/complete">["completion"], RequestError>
+  /** Sets the minimum level of the server's log messages. */
+  readonly setLoggingLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void, RequestError>
+  /** The server's log messages, from the moment the stream runs. */
+  readonly logMessages: Stream.Stream<typeof McpSchema.LoggingMessageNotificationParams.Type>
+  /** Which list changed, each time the server says one did (the cache is already invalidated). */
+  readonly listChanged: Stream.Stream<ListKind>
+  /** Every notification from the server, as received. */
+  readonly notifications: Stream.Stream<JsonRpc.JSONRPCNotification>
+  /** Any request of the method table, typed by its method (capability-checked, encoded for the revision). */
+  readonly request: <M extends Methods.RequestMethodName>(
+    method: M,
+    params: Methods.RequestParamsOf<M> | undefined,
+    options?: CallOptions
+  ) => Effect.Effect<Methods.ResultOf<M>, RequestError>
+  /** Sends a notification of the method table. */
+  readonly notify: <M extends Methods.NotificationMethodName>(
+    method: M,
+    params: Methods.NotificationParamsOf<M> | undefined
+  ) => Effect.Effect<void, RequestError>
+  /** Counters of the underlying peer (pending requests, in-flight server requests, violations). */
+  readonly stats: Peer.Peer["stats"]
+}
+
+/** The client of one MCP server. */
+export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpClient, McpClientService>() {}
+
+const DEFAULT_CLIENT_INFO: McpSchema.Implementation = { name: "effect-mcp", version: "0.1.0" }
+const MAX_PAGES = 10_000
+
+const isObject = (value: unknown): value is Peer.WireObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const relatedTaskId = (params: Peer.WireObject | undefined): string | undefined => {
+  const meta = params?._meta
+  const related = isObject(meta) ? meta["io.modelcontextprotocol/related-task"] : undefined
+  return isObject(related) && typeof related.taskId === "string" ? related.taskId : undefined
+}
+
+/**
+ * Starts a session over the transport in context: the handshake, then a client. Fails
+ * with the handshake's error; the session ends with the scope.
+ */
+export const make = (
+  options: McpClientOptions = {}
+): Effect.Effect<McpClientService, InitializeError, Transport | Scope.Scope> =>
+  Effect.gen(function* () {
+    const name = options.name ?? "mcp"
+    const transport = yield* Transport
+    const state = yield* SubscriptionRef.make<SessionState>(SessionState.Disconnected())
+    // Only legal transitions happen; a refused one (a late failure after closing) changes and
+    // publishes nothing (a SubscriptionRef publishes on every write, so check before writing).
+    const moveLock = yield* Effect.makeSemaphore(1)
+    const move = (next: SessionState) =>
+      moveLock.withPermits(1)(
+        Effect.flatMap(SubscriptionRef.get(state), (current) =>
+          canMove(current, next) ? SubscriptionRef.set(state, next) : Effect.void
+        )
+      )
+    yield* move(SessionState.Connecting())
+
+    const peer = yield* Peer.make(transport, { server: name, requestTimeout: options.requestTimeout ?? "60 seconds" })
+    yield* Effect.addFinalizer(() => Effect.zipRight(move(SessionState.Closing()), move(SessionState.Closed())))
+
+    const handlers = {
+      sampling: yield* Effect.serviceOption(Sampling),
+      elicitation: yield* Effect.serviceOption(Elicitation),
+      roots: yield* Effect.serviceOption(Roots)
+    }
+    let version: ProtocolVersion.ProtocolVersion = options.protocolVersion ?? ProtocolVersion.LATEST
+
+    const callOptions = (call: CallOptions | undefined): Peer.RequestOptions => {
+      if (call === undefined) return {}
+      const onProgress = call.onProgress
+      return {
+        ...(call.timeout === undefined ? {} : { timeout: call.timeout }),
+        ...(call.resetTimeoutOnProgress === undefined ? {} : { resetTimeoutOnProgress: call.resetTimeoutOnProgress }),
+        ...(call.maxTotalTimeout === undefined ? {} : { maxTotalTimeout: call.maxTotalTimeout }),
+        ...(onProgress === undefined
+          ? {}
+          : {
+              onProgress: (raw: Peer.WireObject) => {
+                const decoded = Methods.decodeNotificationParams("notifications/progress", raw)
+                if (Either.isLeft(decoded)) return Effect.void
+                const { progress, total, message } = decoded.right
+                return onProgress({
+                  progress,
+                  ...(total === undefined ? {} : { total }),
+                  ...(message === undefined ? {} : { message })
+                })
+              }
+            })
+      }
+    }
+
+    const encodeParams = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined
+    ): Either.Either<Peer.WireObject | undefined, InvalidInput | Revision.UnrepresentableMessage> => {
+      if (params === undefined) return Revision.requestParams(version, method, undefined)
+      const encoded = Methods.encodeRequestParams(method, params)
+      if (Either.isLeft(encoded)) {
+        return Either.left(
+          new InvalidInput({ server: name, method, reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left) })
+        )
+      }
+      if (!isObject(encoded.right)) {
+        return Either.left(new InvalidInput({ server: name, method, reason: "params must be an object" }))
+      }
+      return Revision.requestParams(version, method, encoded.right)
+    }
+
+    const send = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined,
+      options?: Peer.RequestOptions
+    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
+      Effect.gen(function* () {
+        const wire = yield* encodeParams(method, params)
+        const raw = yield* peer.request(method, wire, options)
+        const decoded = Methods.decodeResult(method, raw)
+        if (Either.isLeft(decoded)) {
+          return yield* new DecodeError({
+            server: name,
+            method,
+            issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+          })
+        }
+        return decoded.right
+      })
+
+    // The handshake. Nothing else goes out before it completes.
+    yield* move(SessionState.Initializing())
+    const init = yield* send(
+      "initialize",
+      {
+        protocolVersion: version,
+        capabilities: clientCapabilities(handlers),
+        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO
+      },
+      { cancellable: false }
+    ).pipe(
+      Effect.flatMap((result) =>
+        Either.map(ProtocolVersion.negotiate(version, result.protocolVersion), (negotiated) => ({
+          result,
+          negotiated
+        }))
+      ),
+      Effect.tapError((cause) => move(SessionState.Failed({ cause })))
+    )
+    version = init.negotiated
+    const serverCapabilities = init.result.capabilities
+    yield* transport.setProtocolVersion(version)
+    yield* peer.notify("notifications/initialized")
+    yield* move(SessionState.Ready({ version, serverInfo: init.result.serverInfo }))
+
+    const availability = Effect.flatMap(SubscriptionRef.get(state), (current) =>
+      current._tag === "Ready"
+        ? Effect.void
+        : new SessionUnavailable({
+            server: name,
+            reason: current._tag === "Failed" ? current.cause.message : `the session is ${current._tag}`
+          })
+    )
+
+    const request = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined,
+      call?: CallOptions
+    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
+      Effect.gen(function* () {
+        yield* availability
+        const capability = Methods.requestCapability(method)
+        if (capability?.side === "server" && !Methods.declares(serverCapabilities, capability, version)) {
+          return yield* new CapabilityNotSupported({ server: name, method, capability: capability.path.join(".") })
+        }
+        return yield* send(method, params, callOptions(call))
+      })
+
+    const notify = <M extends Methods.NotificationMethodName>(
+      method: M,
+      params: Methods.NotificationParamsOf<M> | undefined
+    ): Effect.Effect<void, RequestError> =>
+      Effect.gen(function* () {
+        yield* availability
+        const encoded =
+          params === undefined ? Either.right(undefined) : Methods.encodeNotificationParams(method, params)
+        if (Either.isLeft(encoded)) {
+          return yield* new InvalidInput({
+            server: name,
+            method,
+            reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left)
+          })
+        }
+        const wire = yield* Revision.notificationParams(
+          version,
+          method,
+          isObject(encoded.right) ? encoded.right : undefined
+        )
+        yield* peer.notify(method, wire)
+      })
+
+    // Server-to-client requests, for the capabilities the provided handlers declare.
+    const context = (request: Peer.InboundRequest): RequestContext => ({
+      server: name,
+      requestId: request.id,
+      relatedTaskId: relatedTaskId(request.params)
+    })
+    const serve = <M extends "sampling/createMessage" | "elicitation/create" | "roots/list">(
+      method: M,
+      run: (
+        params: Methods.RequestParamsOf<M>,
+        context: RequestContext
+      ) => Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure>
+    ) =>
+      peer.handle(method, (inbound) =>
+        Effect.gen(function* () {
+          const params = Methods.decodeRequestParams(method, inbound.params ?? {})
+          if (Either.isLeft(params)) {
+            return yield* Peer.failWith(
+              JsonRpc.ErrorCode.InvalidParams,
+              `Invalid params for ${method}: ${ParseResult.TreeFormatter.formatErrorSync(params.left)}`
+            )
+          }
+          const result = yield* run(params.right, context(inbound))
+          const encoded = Methods.encodeResult(method, result)
+          if (Either.isLeft(encoded) || !isObject(encoded.right)) {
+            return yield* Peer.failWith(
+              JsonRpc.ErrorCode.InternalError,
+              `The client produced an invalid ${method} result`
+            )
+          }
+          const wire = Revision.result(version, method, encoded.right)
+          if (Either.isLeft(wire)) return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, wire.left.message)
+          return wire.right
+        })
+      )
+
+    if (Option.isSome(handlers.sampling)) {
+      const sampling = handlers.sampling.value
+      yield* serve("sampling/createMessage", (params, ctx) => sampling.createMessage(params, ctx))
+    }
+    if (Option.isSome(handlers.elicitation)) {
+      const elicitation = handlers.elicitation.value
+      yield* serve("elicitation/create", (params, ctx) => {
+        if (params.mode === "url") {
+          return elicitation.url === undefined
+            ? Effect.fail(
+                Peer.failWith(JsonRpc.ErrorCode.InvalidParams, "This client does not support URL-mode elicitation")
+              )
+            : elicitation.url(params, ctx)
+        }
+        if (elicitation.form === undefined) {
+          return Effect.fail(
+            Peer.failWith(JsonRpc.ErrorCode.InvalidParams, "This client does not support form-mode elicitation")
+          )
+        }
+        return Effect.flatMap(elicitation.form(params, ctx), (result) => {
+          if (result.action !== "accept") return Effect.succeed(result)
+          const content = ElicitationContent.withDefaults(params.requestedSchema, result.content)
+          const problem = ElicitationContent.check(params.requestedSchema, content)
+          return problem === undefined
+            ? Effect.succeed({ ...result, content })
+            : Effect.fail(
+                Peer.failWith(
+                  JsonRpc.ErrorCode.InternalError,
+                  `The user's answer does not match the requested schema: ${problem}`
+                )
+              )
+        })
+      })
+    }
+    if (Option.isSome(handlers.roots)) {
+      const roots = handlers.roots.value
+      yield* serve("roots/list", () => Effect.map(roots.list, (list) => ({ roots: list })))
+      if (roots.changes !== undefined) {
+        yield* roots.changes.pipe(
+          Stream.runForEach(() => Effect.ignore(notify("notifications/roots/list_changed", undefined))),
+          Effect.forkScoped
+        )
+      }
+    }
+
+    // Cached lists, invalidated by list-changed notifications.
+    const listChanged = yield* Mailbox.make<ListKind>()
+    const listChangedHub = yield* Stream.broadcastDynamic(Mailbox.toStream(listChanged), { capacity: "unbounded" })
+
+    const paginate = <M extends "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list", A>(
+      method: M,
+      items: (result: Methods.ResultOf<M>) => ReadonlyArray<A>
+    ): Stream.Stream<A, RequestError> =>
+      Stream.paginateChunkEffect(
+        { cursor: undefined as string | undefined, seen: new Set<string>(), pages: 0 },
+        ({ cursor, seen, pages }) =>
+          Effect.gen(function* () {
+            const params = cursor === undefined ? undefined : { cursor }
+            const result = yield* request(method, params as Methods.RequestParamsOf<M> | undefined)
+            const next = result.nextCursor
+            if (next !== undefined && (seen.has(next) || pages + 1 >= MAX_PAGES)) {
+              return yield* new DecodeError({
+                server: name,
+                method,
+                issue: seen.has(next)
+                  ? `the server repeated the cursor ${JSON.stringify(next)}`
+                  : `more than ${MAX_PAGES} pages`
+              })
+            }
+            if (next !== undefined) seen.add(next)
+            return [
+              items(result),
+              next === undefined ? Option.none() : Option.some({ cursor: next, seen, pages: pages + 1 })
+            ] as const
+          }).pipe(Effect.map(([page, next]) => [Chunk.fromIterable(page), next] as const))
+      )
+
+    const cachedList = <A>(stream: Stream.Stream<A, RequestError>) =>
+      Effect.gen(function* () {
+        const cache = yield* Ref.make<{ readonly generation: number; readonly value: Option.Option<ReadonlyArray<A>> }>(
+          {
+            generation: 0,
+            value: Option.none()
+          }
+        )
+        const get = Effect.gen(function* () {
+          const { generation, value } = yield* Ref.get(cache)
+          if (Option.isSome(value)) return value.value
+          const fresh = yield* Stream.runCollect(stream).pipe(Effect.map((chunk) => Chunk.toReadonlyArray(chunk)))
+          yield* Ref.update(cache, (current) =>
+            current.generation === generation ? { generation, value: Option.some(fresh) } : current
+          )
+          return fresh
+        })
+        const invalidate = Ref.update(cache, ({ generation }) => ({ generation: generation + 1, value: Option.none() }))
+        return { get, invalidate, peek: Effect.map(Ref.get(cache), ({ value }) => value) }
+      })
+
+    const toolsStream = paginate("tools/list", (result) => result.tools)
+    const resourcesStream = paginate("resources/list", (result) => result.resources)
+    const tools = yield* cachedList(toolsStream)
+    const resources = yield* cachedList(resourcesStream)
+    const prompts = yield* cachedList(paginate("prompts/list", (result) => result.prompts))
+
+    const invalidations: Record<string, readonly [ListKind, Effect.Effect<void>]> = {
+      "notifications/tools/list_changed": ["tools", tools.invalidate],
+      "notifications/resources/list_changed": ["resources", resources.invalidate],
+      "notifications/prompts/list_changed": ["prompts", prompts.invalidate]
+    }
+    const subscription = yield* peer.subscribe
+    yield* Stream.fromQueue(subscription).pipe(
+      Stream.runForEach((notification) => {
+        const hit = invalidations[notification.method]
+        return hit === undefined ? Effect.void : Effect.zipRight(hit[1], listChanged.offer(hit[0]))
+      }),
+      Effect.forkScoped
+    )
+
+    const notificationsOf = <M extends Methods.NotificationMethodName>(method: M) =>
+      peer.notifications.pipe(
+        Stream.filter((notification) => notification.method === method),
+        Stream.filterMap((notification) =>
+          Either.getRight(Methods.decodeNotificationParams(method, notification.params ?? {}))
+        )
+      )
+
+    const checkOutput = (
+      tool: string,
+      result: McpSchema.CallToolResult
+    ): Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid> =>
+      Effect.gen(function* () {
+        if (result.isError === true) return result
+        const known = yield* tools.peek
+        const list = Option.isSome(known) ? known.value : yield* tools.get
+        const definition = list.find((candidate) => candidate.name === tool)
+        const outputSchema = definition?.outputSchema
+        if (outputSchema === undefined) return result
+        if (result.structuredContent === undefined) {
+          return yield* new ToolOutputInvalid({ server: name, tool, reason: "structuredContent is missing" })
+        }
+        const problem = validate(outputSchema, result.structuredContent)
+        if (problem !== undefined) return yield* new ToolOutputInvalid({ server: name, tool, reason: problem })
+        return result
+      })
+
+    const callTool: McpClientService["callTool"] = (tool, args, call) =>
+      request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, call).pipe(
+        Effect.flatMap((result) => checkOutput(tool, result)),
+        Effect.withSpan("McpClient.callTool", { attributes: { "mcp.server": name, "mcp.tool": tool } })
+      )
+
+    if (options.keepAlive !== undefined) {
+      const { interval, timeout } = options.keepAlive
+      yield* request("ping", undefined, { timeout: timeout ?? interval }).pipe(
+        Effect.repeat(Schedule.spaced(interval)),
+        Effect.catchAll((cause) => move(SessionState.Failed({ cause }))),
+        Effect.delay(interval),
+        Effect.forkScoped
+      )
+    }
+
+    // The connection ending on its own (the server went away or broke it) fails the session.
+    yield* peer.closed.pipe(
+      Effect.flatMap((error) =>
+        move(
+          SessionState.Failed({
+            cause: Option.getOrElse(
+              error,
+              () => new TransportError({ server: name, reason: "the server closed the connection" })
+            )
+          })
+        )
+      ),
+      Effect.forkScoped
+    )
+
+    return {
+      name,
+      serverInfo: init.result.serverInfo,
+      serverCapabilities,
+      instructions: Option.fromNullable(init.result.instructions),
+      protocolVersion: version,
+      state: SubscriptionRef.get(state),
+      stateChanges: state.changes,
+      ping: (call) => Effect.asVoid(request("ping", undefined, call)),
+      tools: tools.get,
+      toolsStream,
+      callTool,
+      callToolStream: (tool, args, call) =>
+        Stream.unwrapScoped(
+          Effect.gen(function* () {
+            const events = yield* Mailbox.make<ToolCallEvent, RequestError | ToolOutputInvalid>()
+            yield* callTool(tool, args, {
+              ...call,
+              onProgress: (progress) => Effect.asVoid(events.offer({ _tag: "Progress", ...progress }))
+            }).pipe(
+              Effect.flatMap((result) => events.offer({ _tag: "Result", result })),
+              Mailbox.into(events),
+              Effect.forkScoped
+            )
+            return Mailbox.toStream(events)
+          })
+        ),
+      resources: resources.get,
+      resourcesStream,
+      resourceTemplates: Stream.runCollect(
+        paginate("resources/templates/list", (result) => result.resourceTemplates)
+      ).pipe(Effect.map(Chunk.toReadonlyArray)),
+      readResource: (uri, call) => request("resources/read", { uri }, call),
+      subscribe: (uri) => Effect.asVoid(request("resources/subscribe", { uri })),
+      unsubscribe: (uri) => Effect.asVoid(request("resources/unsubscribe", { uri })),
+      resourceUpdates: notificationsOf("notifications/resources/updated"),
+      prompts: prompts.get,
+      getPrompt: (prompt, args, call) =>
+        request("prompts/get", args === undefined ? { name: prompt } : { name: prompt, arguments: args }, call),
+      complete: (params) => Effect.map(request("completion/complete", params), (result) => result.completion),
+      setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
+      logMessages: notificationsOf("notifications/message"),
+      listChanged: listChangedHub,
+      notifications: peer.notifications,
+      request,
+      notify,
+      stats: peer.stats
+    } satisfies McpClientService
+  })
+
+/** A client layer over the transport in context; building it performs the handshake. */
+export const layer = (options: McpClientOptions = {}): Layer.Layer<McpClient, InitializeError, Transport> =>
+  Layer.scoped(McpClient, make(options))

@@ -1,0 +1,139 @@
+/**
+ * The errors of the client, grouped by what a caller does about them. Each carries the
+ * server's name, the method when there is one, and a readable `message`.
+ */
+import { ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
+import * as DurationRuntime from "effect/Duration"
+
+/** The connection is gone or failed: nothing more can be sent or received on it. */
+export class TransportError extends Data.TaggedError("TransportError")<{
+  readonly server: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    return `${this.server}: transport failed: ${this.reason}`
+  }
+}
+
+/** The server answered a request with a JSON-RPC error object. */
+export class RpcError extends Data.TaggedError("RpcError")<{
+  readonly server: string
+  readonly method: string
+  readonly code: number
+  readonly errorMessage: string
+  readonly data?: unknown
+}> {
+  override get message(): string {
+    return `${this.server}: ${this.method} failed with ${this.code}: ${this.errorMessage}`
+  }
+}
+
+/** No answer in time. The request was cancelled on the server (`notifications/cancelled`). */
+export class RequestTimeout extends Data.TaggedError("RequestTimeout")<{
+  readonly server: string
+  readonly method: string
+  readonly timeout: Duration.Duration
+  /** `idle`: no answer (or progress, when that resets it) within the timeout; `total`: the maximum total time passed. */
+  readonly kind: "idle" | "total"
+}> {
+  override get message(): string {
+    const what = this.kind === "total" ? "maximum total time" : "timeout"
+    return `${this.server}: ${this.method} got no answer within its ${what} of ${DurationRuntime.format(this.timeout)}`
+  }
+}
+
+/** The feature needs a capability the other side did not declare; nothing was sent. */
+export class CapabilityNotSupported extends Data.TaggedError("CapabilityNotSupported")<{
+  readonly server: string
+  readonly method: string
+  readonly capability: string
+}> {
+  override get message(): string {
+    return `${this.server}: ${this.method} needs the server capability ${this.capability}, which the server did not declare`
+  }
+}
+
+/** A message from the server did not match the protocol's Schema. */
+export class DecodeError extends Data.TaggedError("DecodeError")<{
+  readonly server: string
+  readonly method: string
+  /** The Schema's explanation, with the path of the offending value. */
+  readonly issue: string
+}> {
+  override get message(): string {
+    return `${this.server}: the answer to ${this.method} is not valid: ${this.issue}`
+  }
+}
+
+/** The caller's input, or a value to be sent, was rejected before anything went out. */
+export class InvalidInput extends Data.TaggedError("InvalidInput")<{
+  readonly server: string
+  readonly method: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `${this.server}: ${this.method}: ${this.reason}`
+  }
+}
+
+/** A tool's `structuredContent` is missing or does not match its `outputSchema`. */
+export class ToolOutputInvalid extends Data.TaggedError("ToolOutputInvalid")<{
+  readonly server: string
+  readonly tool: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `${this.server}: the output of tool ${this.tool} does not match its outputSchema: ${this.reason}`
+  }
+}
+
+/** The session cannot serve requests: it is not initialized, is closing, or has failed. */
+export class SessionUnavailable extends Data.TaggedError("SessionUnavailable")<{
+  readonly server: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `${this.server}: the session is unavailable: ${this.reason}`
+  }
+}
+
+/** Re-exported: the server answered `initialize` with a revision this client does not speak. */
+export const UnsupportedProtocolVersion = ProtocolVersion.UnsupportedProtocolVersion
+/** The type of {@link UnsupportedProtocolVersion}. */
+export type UnsupportedProtocolVersion = ProtocolVersion.UnsupportedProtocolVersion
+
+/** Re-exported: a message the negotiated revision cannot carry. */
+export const UnrepresentableMessage = Revision.UnrepresentableMessage
+/** The type of {@link UnrepresentableMessage}. */
+export type UnrepresentableMessage = Revision.UnrepresentableMessage
+
+/** What any request to the server can fail with. */
+export type RequestError =
+  | TransportError
+  | RpcError
+  | RequestTimeout
+  | CapabilityNotSupported
+  | DecodeError
+  | InvalidInput
+  | SessionUnavailable
+  | UnrepresentableMessage
+
+/** What starting a session can fail with. */
+export type InitializeError = RequestError | UnsupportedProtocolVersion
+
+/**
+ * A handler of a server request fails with this to answer with a chosen JSON-RPC error;
+ * any other failure is answered as an internal error (-32603).
+ */
+export class JsonRpcFailure extends Data.TaggedError("JsonRpcFailure")<{
+  readonly code: number
+  readonly errorMessage: string
+  readonly data?: unknown
+}> {
+  override get message(): string {
+    return `${this.code}: ${this.errorMessage}`
+  }
+}

@@ -1,0 +1,389 @@
+/**
+ * The JSON-RPC peer: correlates requests with responses over a {@link Transport}. One
+ * reader fiber per connection dispatches inbound messages: responses complete the pending
+ * request with that id, inbound requests run their handler in their own fiber (cancellable
+ * by `notifications/cancelled`), notifications go to subscribers. Outbound messages are
+ * serialized. When the connection ends, every pending request fails at once with the
+ * transport's error; nothing pending outlives the scope.
+ *
+ * The peer speaks JSON-RPC only; MCP methods, Schemas and revisions are the session's.
+ */
+import { JsonRpc } from "@effect-mcp/protocol"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as PubSub from "effect/PubSub"
+import type * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as Tracer from "effect/Tracer"
+import { JsonRpcFailure, RequestTimeout, RpcError, TransportError } from "./McpError.js"
+import { composeInbound, composeOutbound, Middleware } from "./Middleware.js"
+import type { Incoming, TransportService } from "./Transport.js"
+
+/** A JSON object as it is on the wire. */
+export type WireObject = { readonly [key: string]: unknown }
+
+/** What one outbound request may ask for. */
+export interface RequestOptions {
+  /** No answer within this time fails the request and cancels it on the server. */
+  readonly timeout?: Duration.DurationInput
+  /** Progress notifications for this request restart the timeout. */
+  readonly resetTimeoutOnProgress?: boolean
+  /** The longest the request may take, progress or not. */
+  readonly maxTotalTimeout?: Duration.DurationInput
+  /** Asks for progress (a `progressToken` is sent) and receives each notification's params. */
+  readonly onProgress?: (progress: WireObject) => Effect.Effect<void>
+  /** Extra members for the request's `_meta`. */
+  readonly meta?: WireObject
+  /** Whether interruption sends `notifications/cancelled` (never for `initialize`). Default: true. */
+  readonly cancellable?: boolean
+}
+
+/** A protocol violation the peer logged, counted and survived. */
+export type Violation = "unknown-id" | "malformed" | "malformed-response"
+
+/** Context of an inbound request, for its handler. */
+export interface InboundRequest {
+  readonly id: JsonRpc.RequestId
+  readonly method: string
+  readonly params: WireObject | undefined
+}
+
+/** A handler of inbound requests of one method. */
+export type RequestHandler = (request: InboundRequest) => Effect.Effect<WireObject, JsonRpcFailure>
+
+/** The peer's options. */
+export interface PeerOptions {
+  /** The server's name, for errors and logs. */
+  readonly server: string
+  /** The default timeout of every request. */
+  readonly requestTimeout: Duration.DurationInput
+}
+
+/** A running peer. */
+export interface Peer {
+  /** Sends a request and waits for its result (the raw wire object). */
+  readonly request: (
+    method: string,
+    params: WireObject | undefined,
+    options?: RequestOptions
+  ) => Effect.Effect<WireObject, TransportError | RpcError | RequestTimeout>
+  /** Sends a notification. */
+  readonly notify: (method: string, params?: WireObject) => Effect.Effect<void, TransportError>
+  /** Handles inbound requests of a method (replacing any earlier handler). */
+  readonly handle: (method: string, handler: RequestHandler) => Effect.Effect<void>
+  /** Subscribes to inbound notifications, from now on, for as long as the scope lives. */
+  readonly subscribe: Effect.Effect<Queue.Dequeue<JsonRpc.JSONRPCNotification>, never, Scope.Scope>
+  /** Every inbound notification from the moment the stream is run. */
+  readonly notifications: Stream.Stream<JsonRpc.JSONRPCNotification>
+  /** Completes when the connection has ended: with the transport's error, or none for a clean end. */
+  readonly closed: Effect.Effect<Option.Option<TransportError>>
+  /** Counters, for tests and health checks. */
+  readonly stats: Effect.Effect<{
+    readonly pending: number
+    readonly inbound: number
+    readonly violations: Readonly<Record<Violation, number>>
+  }>
+}
+
+interface Pending {
+  readonly method: string
+  readonly deferred: Deferred.Deferred<WireObject, TransportError | RpcError>
+  readonly onProgress: ((progress: WireObject) => Effect.Effect<void>) | undefined
+  lastActivity: number
+}
+
+const violationsCounter = Metric.counter("effect_mcp_protocol_violations", {
+  description: "Inbound messages the client could not use: unknown ids, malformed messages"
+})
+
+const isObject = (value: unknown): value is WireObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const idOf = (raw: unknown): JsonRpc.RequestId | undefined => {
+  if (!isObject(raw)) return undefined
+  const id = raw.id
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : undefined
+}
+
+/** Builds a peer over a transport; its reader fiber and inbound handlers live in the scope. */
+export const make = (transport: TransportService, options: PeerOptions): Effect.Effect<Peer, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { server } = options
+    const defaultTimeout = Duration.decode(options.requestTimeout)
+    const pending = new Map<JsonRpc.RequestId, Pending>()
+    const handlers = new Map<string, RequestHandler>()
+    const violations: Record<Violation, number> = { "unknown-id": 0, malformed: 0, "malformed-response": 0 }
+    let nextId = 0
+    let ended: Option.Option<TransportError> | undefined
+    const closed = yield* Deferred.make<Option.Option<TransportError>>()
+    const inbound = yield* FiberMap.make<JsonRpc.RequestId>()
+    const hub = yield* PubSub.unbounded<JsonRpc.JSONRPCNotification>()
+    const writeLock = yield* Effect.makeSemaphore(1)
+    const interceptors = yield* Middleware
+
+    const violation = (kind: Violation, detail: unknown) => {
+      violations[kind]++
+      return Effect.logWarning(`mcp protocol violation (${kind}) from ${server}`, detail).pipe(
+        Effect.zipRight(Metric.increment(Metric.tagged(violationsCounter, "kind", kind)))
+      )
+    }
+
+    const send = composeOutbound(interceptors, server, (message) => transport.send(message))
+    const write = (message: JsonRpc.JSONRPCMessage) => writeLock.withPermits(1)(send(message))
+
+    const gone = () =>
+      Option.getOrElse(ended ?? Option.none(), () => new TransportError({ server, reason: "the connection is closed" }))
+
+    const respond = (id: JsonRpc.RequestId, exit: Exit.Exit<WireObject, JsonRpcFailure>) => {
+      if (Exit.isSuccess(exit)) return write({ jsonrpc: "2.0", id, result: exit.value })
+      if (Cause.isInterruptedOnly(exit.cause)) return Effect.void // cancelled: no response
+      const failure = Cause.failureOption(exit.cause)
+      const error = Option.isSome(failure)
+        ? { code: failure.value.code, message: failure.value.errorMessage, ...dataOf(failure.value.data) }
+        : { code: JsonRpc.ErrorCode.InternalError, message: "Internal error" }
+      return Effect.zipRight(
+        Option.isNone(failure) ? Effect.logError(`handler of a request from ${server} died`, exit.cause) : Effect.void,
+        write({ jsonrpc: "2.0", id, error })
+      )
+    }
+
+    const onRequest = (message: JsonRpc.JSONRPCRequest): Effect.Effect<void> => {
+      const { id, method } = message
+      if (method === "ping") return Effect.ignore(write({ jsonrpc: "2.0", id, result: {} }))
+      const handler = handlers.get(method)
+      if (handler === undefined) {
+        return Effect.ignore(
+          write({
+            jsonrpc: "2.0",
+            id,
+            error: { code: JsonRpc.ErrorCode.MethodNotFound, message: `Method not found: ${method}` }
+          })
+        )
+      }
+      const run = Effect.suspend(() => handler({ id, method, params: message.params })).pipe(
+        Effect.onExit((exit) => Effect.ignore(respond(id, exit)))
+      )
+      return Effect.asVoid(FiberMap.run(inbound, id, run))
+    }
+
+    const onNotification = (message: JsonRpc.JSONRPCNotification): Effect.Effect<void> => {
+      const params = message.params
+      if (message.method === "notifications/cancelled" && params !== undefined) {
+        const requestId = params.requestId
+        if (typeof requestId === "string" || typeof requestId === "number") {
+          return Effect.zipRight(FiberMap.remove(inbound, requestId), PubSub.publish(hub, message))
+        }
+      }
+      if (message.method === "notifications/progress" && params !== undefined) {
+        const token = params.progressToken
+        const entry = typeof token === "string" || typeof token === "number" ? pending.get(token) : undefined
+        if (entry !== undefined) {
+          return Effect.gen(function* () {
+            entry.lastActivity = yield* Clock.currentTimeMillis
+            if (entry.onProgress !== undefined) yield* entry.onProgress(params)
+            yield* PubSub.publish(hub, message)
+          })
+        }
+      }
+      return PubSub.publish(hub, message)
+    }
+
+    const onResponse = (id: JsonRpc.RequestId | undefined, outcome: Exit.Exit<WireObject, RpcError>) => {
+      const entry = id === undefined ? undefined : pending.get(id)
+      if (id === undefined || entry === undefined) return violation("unknown-id", { id })
+      pending.delete(id)
+      return Deferred.done(entry.deferred, outcome)
+    }
+
+    const dispatchMessage = (message: JsonRpc.JSONRPCMessage): Effect.Effect<void> => {
+      if (JsonRpc.isResultResponse(message)) return Effect.asVoid(onResponse(message.id, Exit.succeed(message.result)))
+      if (JsonRpc.isErrorResponse(message)) {
+        const method = message.id === undefined ? "?" : (pending.get(message.id)?.method ?? "?")
+        const error = new RpcError({
+          server,
+          method,
+          code: message.error.code,
+          errorMessage: message.error.message,
+          ...dataOf(message.error.data)
+        })
+        return Effect.asVoid(onResponse(message.id, Exit.fail(error)))
+      }
+      if (JsonRpc.isRequest(message)) return onRequest(message)
+      return onNotification(message)
+    }
+
+    const dispatchInbound = composeInbound(interceptors, server, dispatchMessage)
+
+    const dispatch = (item: Incoming): Effect.Effect<void> => {
+      if (item._tag === "Message") return dispatchInbound(item.message)
+      const id = idOf(item.raw)
+      const entry = id === undefined ? undefined : pending.get(id)
+      const looksLikeResponse = isObject(item.raw) && !Object.hasOwn(item.raw, "method")
+      if (id !== undefined && entry !== undefined && looksLikeResponse) {
+        pending.delete(id)
+        const issue = ParseResult.TreeFormatter.formatErrorSync(item.error)
+        const error = new RpcError({
+          server,
+          method: entry.method,
+          code: JsonRpc.ErrorCode.ParseError,
+          errorMessage: `malformed response: ${issue}`
+        })
+        return Effect.zipRight(violation("malformed-response", item.raw), Deferred.fail(entry.deferred, error))
+      }
+      return violation("malformed", item.raw)
+    }
+
+    const end = (error: Option.Option<TransportError>) =>
+      Effect.suspend(() => {
+        ended = error
+        const failure = gone()
+        const waiting = [...pending.values()]
+        pending.clear()
+        return Effect.forEach(waiting, (entry) => Deferred.fail(entry.deferred, failure), { discard: true }).pipe(
+          Effect.zipRight(Deferred.succeed(closed, error)),
+          Effect.zipRight(PubSub.shutdown(hub))
+        )
+      })
+
+    yield* transport.incoming.pipe(
+      Stream.runForEach(dispatch),
+      Effect.matchCauseEffect({
+        onSuccess: () => end(Option.none()),
+        onFailure: (cause) => {
+          const failure = Cause.failureOption(cause)
+          return end(
+            Option.isSome(failure)
+              ? failure
+              : Option.some(new TransportError({ server, reason: "the reader stopped", cause: Cause.pretty(cause) }))
+          )
+        }
+      }),
+      Effect.forkScoped
+    )
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() =>
+        ended === undefined
+          ? end(Option.some(new TransportError({ server, reason: "the client was closed" })))
+          : Effect.void
+      )
+    )
+
+    const cancel = (id: JsonRpc.RequestId, reason: string) =>
+      Effect.ignore(write({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }))
+
+    const idleTimeout = (entry: Pending, method: string, timeout: Duration.Duration) =>
+      Effect.gen(function* () {
+        const millis = Duration.toMillis(timeout)
+        for (;;) {
+          const now = yield* Clock.currentTimeMillis
+          const left = entry.lastActivity + millis - now
+          if (left <= 0) return yield* new RequestTimeout({ server, method, timeout, kind: "idle" })
+          yield* Effect.sleep(Duration.millis(left))
+        }
+      })
+
+    const request: Peer["request"] = (method, params, requestOptions = {}) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          if (ended !== undefined) return yield* gone()
+          const id = nextId++
+          const timeout =
+            requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout)
+          const deferred = yield* Deferred.make<WireObject, TransportError | RpcError>()
+          const entry: Pending = {
+            method,
+            deferred,
+            onProgress: requestOptions.onProgress,
+            lastActivity: yield* Clock.currentTimeMillis
+          }
+          pending.set(id, entry)
+          const span = yield* Effect.option(Effect.currentSpan)
+          const meta = {
+            ...(requestOptions.onProgress === undefined ? {} : { progressToken: id }),
+            ...(Option.isSome(span) ? { traceparent: traceparent(span.value) } : {}),
+            ...requestOptions.meta
+          }
+          const withMeta =
+            Object.keys(meta).length === 0 ? params : { ...params, _meta: { ...metaOf(params), ...meta } }
+          const message: JsonRpc.JSONRPCRequest =
+            withMeta === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params: withMeta }
+          const awaited: Effect.Effect<WireObject, TransportError | RpcError | RequestTimeout> =
+            requestOptions.resetTimeoutOnProgress === true
+              ? Effect.raceFirst(Deferred.await(deferred), idleTimeout(entry, method, timeout))
+              : Effect.timeoutFail(Deferred.await(deferred), {
+                  duration: timeout,
+                  onTimeout: () => new RequestTimeout({ server, method, timeout, kind: "idle" })
+                })
+          const bounded =
+            requestOptions.maxTotalTimeout === undefined
+              ? awaited
+              : Effect.timeoutFail(awaited, {
+                  duration: requestOptions.maxTotalTimeout,
+                  onTimeout: () =>
+                    new RequestTimeout({
+                      server,
+                      method,
+                      timeout: Duration.decode(requestOptions.maxTotalTimeout ?? 0),
+                      kind: "total"
+                    })
+                })
+          const cancellable = requestOptions.cancellable !== false
+          return yield* restore(Effect.zipRight(write(message), bounded)).pipe(
+            Effect.tapErrorTag("RequestTimeout", (timedOut) =>
+              cancellable ? cancel(id, timedOut.message) : Effect.void
+            ),
+            Effect.onInterrupt(() =>
+              cancellable && pending.has(id) ? cancel(id, "The request was cancelled") : Effect.void
+            ),
+            Effect.ensuring(Effect.sync(() => pending.delete(id)))
+          )
+        })
+      ).pipe(
+        Effect.withSpan(`mcp.request ${method}`, {
+          kind: "client",
+          attributes: { "mcp.server": server, "mcp.method": method }
+        })
+      )
+
+    return {
+      request,
+      notify: (method, params) =>
+        Effect.suspend(() =>
+          ended !== undefined
+            ? Effect.fail(gone())
+            : write(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params })
+        ),
+      handle: (method, handler) => Effect.sync(() => void handlers.set(method, handler)),
+      subscribe: PubSub.subscribe(hub),
+      notifications: Stream.fromPubSub(hub),
+      closed: Deferred.await(closed),
+      stats: Effect.sync(() => ({
+        pending: pending.size,
+        inbound: 0,
+        violations: { ...violations }
+      })).pipe(Effect.zipWith(FiberMap.size(inbound), (stats, inboundCount) => ({ ...stats, inbound: inboundCount })))
+    } satisfies Peer
+  })
+
+/** The W3C `traceparent` of a span, so that the server's trace joins ours. */
+const traceparent = (span: Tracer.Span): string => `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
+
+const dataOf = (data: unknown): { readonly data?: unknown } => (data === undefined ? {} : { data })
+
+const metaOf = (params: WireObject | undefined): WireObject => {
+  const meta = params?._meta
+  return isObject(meta) ? meta : {}
+}
+
+/** Fails an inbound request's handler with a JSON-RPC error. */
+export const failWith = (code: number, message: string, data?: unknown) =>
+  new JsonRpcFailure({ code, errorMessage: message, ...dataOf(data) })

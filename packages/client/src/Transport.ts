@@ -1,0 +1,42 @@
+/**
+ * The transport seam: a connection that delivers inbound JSON-RPC messages as a `Stream`
+ * and sends outbound ones. A transport is built by a scoped `Layer`: acquiring it connects,
+ * releasing it closes. The peer above it never knows which transport it has.
+ */
+import { JsonRpc } from "@effect-mcp/protocol"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as ParseResult from "effect/ParseResult"
+import type * as Stream from "effect/Stream"
+import type { TransportError } from "./McpError.js"
+
+/** One inbound item: a decoded message, or a value that is not a valid JSON-RPC message. */
+export type Incoming =
+  | { readonly _tag: "Message"; readonly message: JsonRpc.JSONRPCMessage }
+  | { readonly _tag: "Malformed"; readonly raw: unknown; readonly error: ParseResult.ParseError }
+
+/** The transport service. */
+export interface TransportService {
+  /** Every inbound item, in order. Ends when the connection closes; fails when it breaks. */
+  readonly incoming: Stream.Stream<Incoming, TransportError>
+  /** Sends one message. Fails when the connection is gone. */
+  readonly send: (message: JsonRpc.JSONRPCMessage) => Effect.Effect<void, TransportError>
+  /** Told the negotiated revision once the handshake is done (HTTP sends it as a header). */
+  readonly setProtocolVersion: (version: string) => Effect.Effect<void>
+}
+
+/** The connection the client speaks over. */
+export class Transport extends Context.Tag("@effect-mcp/client/Transport")<Transport, TransportService>() {}
+
+/**
+ * Decodes one parsed JSON value into inbound items: one per message, several for a
+ * 2025-03-26 batch. Transports call this once per received JSON text.
+ */
+export const decodeIncoming = (raw: unknown): ReadonlyArray<Incoming> => {
+  if (Array.isArray(raw) && raw.length > 0) return raw.flatMap(decodeIncoming)
+  const decoded = JsonRpc.decodeMessage(raw)
+  return Either.isRight(decoded)
+    ? [{ _tag: "Message", message: decoded.right }]
+    : [{ _tag: "Malformed", raw, error: decoded.left }]
+}

@@ -1,0 +1,43 @@
+/**
+ * JSON Schema validation of values against schemas that arrive on the wire (a tool's
+ * `outputSchema`, an elicitation's `requestedSchema`): 2020-12 by default, draft-07 when
+ * the schema says so. Compiled validators are cached per schema object.
+ */
+import { Ajv, type ValidateFunction } from "ajv"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import addFormatsModule from "ajv-formats"
+
+const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/
+
+const modern = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
+const draft07 = new Ajv({ strict: false, allErrors: true, validateSchema: false })
+addFormatsModule.default(modern)
+addFormatsModule.default(draft07)
+
+const compiled = new WeakMap<object, ValidateFunction | string>()
+
+const compile = (schema: { readonly [keyword: string]: unknown }): ValidateFunction | string => {
+  const cached = compiled.get(schema)
+  if (cached !== undefined) return cached
+  const engine = typeof schema.$schema === "string" && DRAFT_07.test(schema.$schema) ? draft07 : modern
+  let result: ValidateFunction | string
+  try {
+    const { $schema: _ignored, ...rest } = schema
+    result = engine.compile(rest)
+  } catch (error) {
+    result = `the schema cannot be compiled: ${error instanceof Error ? error.message : String(error)}`
+  }
+  compiled.set(schema, result)
+  return result
+}
+
+/** Validates a value; `undefined` when it matches, else a short description of what does not. */
+export const validate = (schema: { readonly [keyword: string]: unknown }, value: unknown): string | undefined => {
+  const validator = compile(schema)
+  if (typeof validator === "string") return validator
+  if (validator(value)) return undefined
+  return (validator.errors ?? [])
+    .slice(0, 5)
+    .map((error) => `${error.instancePath === "" ? "(root)" : error.instancePath} ${error.message ?? "is invalid"}`)
+    .join("; ")
+}

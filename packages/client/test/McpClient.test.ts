@@ -1,0 +1,269 @@
+/** The session and the client against scripted servers: negotiation, capabilities and every failure path. */
+
+import { describe, expect, it } from "@effect/vitest"
+import { Capabilities, InMemoryTransport, McpClient, SessionState, Transport } from "@effect-mcp/client"
+import { JsonRpc } from "@effect-mcp/protocol"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FastCheck from "effect/FastCheck"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import { connectScripted, initializeResult, methods, type Reply } from "./support/scriptedServer.js"
+
+const tool = (name: string, extra: object = {}) => ({ name, inputSchema: { type: "object" }, ...extra })
+
+describe("McpClient session", () => {
+  it.scoped("sends nothing before initialize completes, then initialized, then requests", () =>
+    Effect.gen(function* () {
+      const { client, sent } = yield* connectScripted((request) =>
+        request.method === "initialize" ? initializeResult({ tools: {} }) : { result: { tools: [] } }
+      )
+      yield* client.tools
+      expect(methods(sent)).toStrictEqual(["initialize", "notifications/initialized", "tools/list"])
+      expect(sent[0]).toMatchObject({
+        params: { protocolVersion: "2025-11-25", clientInfo: { name: "effect-mcp" }, capabilities: {} }
+      })
+    })
+  )
+
+  it.scoped("a call for a feature the server did not declare fails before anything is sent", () =>
+    Effect.gen(function* () {
+      const { client, sent } = yield* connectScripted(() => initializeResult({ resources: {} }))
+      const attempts: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string }>> = [
+        client.callTool("x"),
+        client.prompts,
+        client.setLoggingLevel("info"),
+        client.subscribe("file:///a"),
+        client.complete({ ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "" } })
+      ]
+      for (const attempt of attempts) {
+        const error = yield* Effect.flip(attempt)
+        expect(error._tag).toBe("CapabilityNotSupported")
+      }
+      expect(methods(sent)).toStrictEqual(["initialize", "notifications/initialized"])
+      const error = yield* Effect.flip(client.callTool("x"))
+      expect(error.message).toBe(
+        "scripted: tools/call needs the server capability tools, which the server did not declare"
+      )
+    })
+  )
+
+  it.effect("an unsupported version fails the layer with both versions named, and the session ends Failed", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(Effect.scoped(connectScripted(() => initializeResult({}, "2099-01-01"))))
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) {
+        const message = Cause.pretty(exit.cause)
+        expect(message).toContain("2099-01-01")
+        expect(message).toContain("2025-11-25")
+      }
+    })
+  )
+
+  it.scoped("negotiates down to an older revision and encodes for it", () =>
+    Effect.gen(function* () {
+      const { client, sent } = yield* connectScripted(
+        (request) =>
+          request.method === "initialize"
+            ? initializeResult({ tools: {}, completions: {} }, "2025-03-26")
+            : request.method === "tools/call"
+              ? { result: { content: [] } }
+              : { result: { completion: { values: [] } } },
+        { clientInfo: { name: "c", version: "1", title: "C", icons: [] } }
+      )
+      expect(client.protocolVersion).toBe("2025-03-26")
+      yield* client.request("tools/call", { name: "t", task: { ttl: 1 } })
+      yield* client.complete({
+        ref: { type: "ref/prompt", name: "p", title: "P" },
+        argument: { name: "a", value: "" },
+        context: {}
+      })
+      const call = sent.find((message) => "method" in message && message.method === "tools/call")
+      expect(call).toMatchObject({ params: { name: "t" } })
+      expect(JSON.stringify(call)).not.toContain("task")
+      const complete = sent.find((message) => "method" in message && message.method === "completion/complete")
+      expect(JSON.stringify(complete)).not.toContain("context")
+      expect(JSON.stringify(complete)).not.toContain("title")
+      const tasks = yield* Effect.flip(client.request("tasks/list", {}))
+      expect(tasks._tag).toBe("UnrepresentableMessage")
+    })
+  )
+
+  it.scoped("a Roots handler with changes sends notifications/roots/list_changed", () =>
+    Effect.gen(function* () {
+      const changes = yield* Queue.unbounded<void>()
+      const roots = Layer.succeed(Capabilities.Roots, {
+        list: Effect.succeed([{ uri: "file:///a" }]),
+        changes: Stream.fromQueue(changes)
+      })
+      const { sent } = yield* connectScripted(() => initializeResult(), {}, roots)
+      expect(sent[0]).toMatchObject({ params: { capabilities: { roots: { listChanged: true } } } })
+      yield* Queue.offer(changes, undefined)
+      yield* Effect.yieldNow().pipe(Effect.repeat({ until: () => sent.length > 2, times: 100 }))
+      expect(methods(sent)).toStrictEqual([
+        "initialize",
+        "notifications/initialized",
+        "notifications/roots/list_changed"
+      ])
+    })
+  )
+
+  it.scoped("pages through lists, and refuses a server that repeats a cursor", () =>
+    Effect.gen(function* () {
+      let page = 0
+      const { client } = yield* connectScripted((request) => {
+        if (request.method === "initialize") return initializeResult({ tools: {}, prompts: {} })
+        if (request.method === "tools/list") {
+          page++
+          return { result: { tools: [tool(`t${page}`)], ...(page < 3 ? { nextCursor: `c${page}` } : {}) } }
+        }
+        return { result: { prompts: [], nextCursor: "same" } }
+      })
+      expect((yield* client.tools).map((t) => t.name)).toStrictEqual(["t1", "t2", "t3"])
+      const error = yield* Effect.flip(client.prompts)
+      expect(error).toMatchObject({ _tag: "DecodeError", method: "prompts/list" })
+      expect(error.message).toContain('repeated the cursor "same"')
+    })
+  )
+
+  it.scoped("an answer that does not match the protocol fails with a decode error naming the path", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connectScripted((request) =>
+        request.method === "initialize" ? initializeResult({ tools: {} }) : { result: { tools: [{ name: 7 }] } }
+      )
+      const error = yield* Effect.flip(client.tools)
+      expect(error._tag).toBe("DecodeError")
+      expect(error.message).toMatch(/\["tools"\][\s\S]*\[0\][\s\S]*\["name"\]/)
+    })
+  )
+
+  it.scoped("structured content is checked against the tool's outputSchema (JSON Schema 2020-12)", () =>
+    Effect.gen(function* () {
+      const outputSchema = {
+        type: "object",
+        properties: { sum: { type: "number" } },
+        required: ["sum"],
+        unevaluatedProperties: false
+      }
+      const structured: Record<string, unknown> = { good: { sum: 1 }, bad: { sum: "one" }, extra: { sum: 1, x: 2 } }
+      const { client } = yield* connectScripted((request) => {
+        if (request.method === "initialize") return initializeResult({ tools: {} })
+        if (request.method === "tools/list")
+          return { result: { tools: ["good", "bad", "extra", "none"].map((n) => tool(n, { outputSchema })) } }
+        const name = String(request.params?.name)
+        const content = structured[name]
+        return { result: { content: [], ...(content === undefined ? {} : { structuredContent: content }) } }
+      })
+      expect((yield* client.callTool("good")).structuredContent).toStrictEqual({ sum: 1 })
+      for (const name of ["bad", "extra", "none"]) {
+        const error = yield* Effect.flip(client.callTool(name))
+        expect(error).toMatchObject({ _tag: "ToolOutputInvalid", tool: name })
+      }
+    })
+  )
+
+  it.effect("keepalive: a missed ping marks the session Failed with a clear cause", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        let answerPings = true
+        const { client } = yield* connectScripted(
+          (request) =>
+            request.method === "initialize" ? initializeResult() : answerPings ? { result: {} } : ("silent" as Reply),
+          { keepAlive: { interval: "30 seconds", timeout: "5 seconds" } }
+        )
+        yield* TestClock.adjust("31 seconds")
+        expect((yield* client.state)._tag).toBe("Ready")
+        answerPings = false
+        yield* TestClock.adjust("30 seconds")
+        yield* TestClock.adjust("6 seconds")
+        const state = yield* client.state
+        expect(state._tag).toBe("Failed")
+        if (state._tag === "Failed")
+          expect(state.cause.message).toContain("ping got no answer within its timeout of 5s")
+        const error = yield* Effect.flip(client.ping())
+        expect(error._tag).toBe("SessionUnavailable")
+      })
+    )
+  )
+
+  it.scoped("the transport dying marks the session Failed and later calls fail at once", () =>
+    Effect.gen(function* () {
+      const { client, server } = yield* connectScripted((request) =>
+        request.method === "initialize" ? initializeResult({ tools: {} }) : "silent"
+      )
+      const pending = yield* Effect.fork(Effect.flip(client.callTool("x")))
+      yield* Effect.yieldNow()
+      yield* server.close
+      expect((yield* Fiber.join(pending))._tag).toBe("TransportError")
+      const state = yield* client.stateChanges.pipe(
+        Stream.filter((s) => s._tag === "Failed"),
+        Stream.runHead
+      )
+      expect(state._tag).toBe("Some")
+      expect((yield* Effect.flip(client.ping()))._tag).toBe("SessionUnavailable")
+    })
+  )
+
+  it.effect.prop(
+    "the session only takes legal transitions and ends Closed or Failed, wherever the connection dies",
+    // 0: before initialize is answered, 1: after the handshake, 2: during a request, 3: never
+    [FastCheck.integer({ min: 0, max: 3 })],
+    ([where]) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const [clientEnd, serverEnd] = yield* InMemoryTransport.makePair("prop")
+          yield* serverEnd.incoming.pipe(
+            Stream.runForEach((item) => {
+              if (item._tag !== "Message" || !JsonRpc.isRequest(item.message)) return Effect.void
+              const id = item.message.id
+              if (item.message.method === "initialize") {
+                return where === 0
+                  ? serverEnd.close
+                  : Effect.ignore(serverEnd.send({ jsonrpc: "2.0", id, ...initializeResult() }))
+              }
+              return where === 2 ? serverEnd.close : Effect.ignore(serverEnd.send({ jsonrpc: "2.0", id, result: {} }))
+            }),
+            Effect.forkScoped
+          )
+          const clientScope = yield* Scope.make()
+          const built = yield* Effect.exit(
+            McpClient.make({ name: "prop" }).pipe(
+              Effect.provideService(Transport.Transport, clientEnd),
+              Scope.extend(clientScope)
+            )
+          )
+          if (Exit.isFailure(built)) {
+            expect(where).toBe(0)
+            return yield* Scope.close(clientScope, Exit.void)
+          }
+          const client = built.value
+          const seen: Array<SessionState.SessionState> = []
+          const recorder = yield* client.stateChanges.pipe(
+            Stream.runForEach((state) => Effect.sync(() => seen.push(state))),
+            Effect.fork
+          )
+          yield* Effect.yieldNow()
+          if (where === 1) yield* serverEnd.close
+          yield* Effect.ignore(client.ping())
+          yield* Effect.yieldNow()
+          yield* Scope.close(clientScope, Exit.void)
+          yield* Effect.yieldNow()
+          yield* Fiber.interrupt(recorder)
+          expect(seen[0]?._tag).toBe("Ready")
+          for (let i = 1; i < seen.length; i++) {
+            const from = seen[i - 1]
+            const to = seen[i]
+            if (from !== undefined && to !== undefined)
+              expect([from._tag, to._tag, SessionState.canMove(from, to)]).toStrictEqual([from._tag, to._tag, true])
+          }
+          expect(["Closed", "Failed"]).toContain(seen.at(-1)?._tag)
+          expect(where === 3 ? "Closed" : seen.at(-1)?._tag).toBe(where === 3 ? "Closed" : seen.at(-1)?._tag)
+        })
+      )
+  )
+})

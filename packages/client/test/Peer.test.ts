@@ -1,0 +1,271 @@
+/** The JSON-RPC peer against a scripted server: correlation, timeouts, cancellation and every fault. */
+
+import { describe, expect, it } from "@effect/vitest"
+import { Middleware, Peer } from "@effect-mcp/client"
+import { JsonRpc } from "@effect-mcp/protocol"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import { scriptedPeer } from "./support/scripted.js"
+
+const requestOf = (message: JsonRpc.JSONRPCMessage) => {
+  if (!JsonRpc.isRequest(message)) throw new Error(`expected a request, got ${JSON.stringify(message)}`)
+  return message
+}
+
+describe("Peer", () => {
+  it.scoped("correlates responses by id, whatever their order", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const a = yield* Effect.fork(peer.request("a", { n: 1 }))
+      const b = yield* Effect.fork(peer.request("b", undefined))
+      const first = requestOf(yield* next)
+      const second = requestOf(yield* next)
+      yield* server.send({ jsonrpc: "2.0", id: second.id, result: { for: second.method } })
+      yield* server.send({ jsonrpc: "2.0", id: first.id, result: { for: first.method } })
+      expect(yield* Fiber.join(a)).toStrictEqual({ for: "a" })
+      expect(yield* Fiber.join(b)).toStrictEqual({ for: "b" })
+      expect(first.params).toMatchObject({ n: 1 })
+      expect(Object.keys(second.params ?? {})).not.toContain("n")
+    })
+  )
+
+  it.scoped("an error response fails the request with the server's code, message and data", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const call = yield* Effect.fork(Effect.flip(peer.request("tools/call", { name: "x" })))
+      const sent = requestOf(yield* next)
+      yield* server.send({ jsonrpc: "2.0", id: sent.id, error: { code: -32602, message: "bad", data: { why: 1 } } })
+      const error = yield* Fiber.join(call)
+      expect(error).toMatchObject({
+        _tag: "RpcError",
+        server: "scripted",
+        method: "tools/call",
+        code: -32602,
+        data: { why: 1 }
+      })
+    })
+  )
+
+  it.effect("times out, fails with a typed error and cancels the request on the server", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { peer, next } = yield* scriptedPeer()
+        const call = yield* Effect.fork(Effect.flip(peer.request("slow", undefined, { timeout: "5 seconds" })))
+        const sent = requestOf(yield* next)
+        yield* TestClock.adjust("5 seconds")
+        const error = yield* Fiber.join(call)
+        expect(error).toMatchObject({ _tag: "RequestTimeout", method: "slow", kind: "idle" })
+        const cancel = yield* next
+        expect(cancel).toMatchObject({ method: "notifications/cancelled", params: { requestId: sent.id } })
+        expect((yield* peer.stats).pending).toBe(0)
+      })
+    )
+  )
+
+  it.effect("progress restarts the timeout when asked, and the maximum total time still holds", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { peer, server, next } = yield* scriptedPeer()
+        const progress: Array<unknown> = []
+        const call = yield* Effect.fork(
+          Effect.flip(
+            peer.request("slow", undefined, {
+              timeout: "5 seconds",
+              resetTimeoutOnProgress: true,
+              maxTotalTimeout: "12 seconds",
+              onProgress: (params) => Effect.sync(() => progress.push(params.progress))
+            })
+          )
+        )
+        const sent = requestOf(yield* next)
+        const meta = sent.params?._meta
+        const token =
+          typeof meta === "object" && meta !== null && "progressToken" in meta ? meta.progressToken : undefined
+        expect(token).toBeDefined()
+        for (const step of [1, 2]) {
+          yield* TestClock.adjust("4 seconds")
+          yield* server.send({
+            jsonrpc: "2.0",
+            method: "notifications/progress",
+            params: { progressToken: token, progress: step }
+          })
+          yield* Effect.yieldNow()
+        }
+        expect(Option.isNone(yield* Fiber.poll(call))).toBe(true)
+        yield* TestClock.adjust("4 seconds")
+        const error = yield* Fiber.join(call)
+        expect(error).toMatchObject({ _tag: "RequestTimeout", kind: "total" })
+        expect(progress).toStrictEqual([1, 2])
+      })
+    )
+  )
+
+  it.effect("interrupting a request sends notifications/cancelled with a reason; initialize is never cancelled", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { peer, next } = yield* scriptedPeer()
+        const call = yield* Effect.fork(peer.request("tools/call", { name: "x" }))
+        const sent = requestOf(yield* next)
+        yield* Fiber.interrupt(call)
+        expect(yield* next).toMatchObject({
+          method: "notifications/cancelled",
+          params: { requestId: sent.id, reason: "The request was cancelled" }
+        })
+        const init = yield* Effect.fork(peer.request("initialize", {}, { cancellable: false }))
+        yield* next
+        yield* Fiber.interrupt(init)
+        const probe = yield* Effect.fork(peer.request("ping", undefined))
+        expect(yield* next).toMatchObject({ method: "ping" })
+        yield* Fiber.interrupt(probe)
+      })
+    )
+  )
+
+  it.scoped("answers ping, -32601 for an unknown method, and an error when a handler fails or dies", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      yield* peer.handle("fails", () => Effect.fail(Peer.failWith(-32000, "nope", { x: 1 })))
+      yield* peer.handle("dies", () => Effect.die("boom"))
+      yield* peer.handle("works", (request) => Effect.succeed({ echo: request.params ?? null }))
+      yield* server.send({ jsonrpc: "2.0", id: "p", method: "ping" })
+      expect(yield* next).toStrictEqual({ jsonrpc: "2.0", id: "p", result: {} })
+      yield* server.send({ jsonrpc: "2.0", id: 1, method: "nope/never" })
+      expect(yield* next).toMatchObject({ id: 1, error: { code: -32601 } })
+      yield* server.send({ jsonrpc: "2.0", id: 2, method: "fails" })
+      expect(yield* next).toStrictEqual({
+        jsonrpc: "2.0",
+        id: 2,
+        error: { code: -32000, message: "nope", data: { x: 1 } }
+      })
+      yield* server.send({ jsonrpc: "2.0", id: 3, method: "dies" })
+      expect(yield* next).toMatchObject({ id: 3, error: { code: -32603, message: "Internal error" } })
+      yield* server.send({ jsonrpc: "2.0", id: 4, method: "works", params: { a: 1 } })
+      expect(yield* next).toStrictEqual({ jsonrpc: "2.0", id: 4, result: { echo: { a: 1 } } })
+    })
+  )
+
+  it.scoped("an inbound notifications/cancelled interrupts the handler it names, which sends no response", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      let interrupted = false
+      yield* peer.handle("wait", () =>
+        Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => (interrupted = true))))
+      )
+      yield* server.send({ jsonrpc: "2.0", id: 9, method: "wait" })
+      yield* Effect.yieldNow().pipe(Effect.repeat({ until: () => false, times: 5 }))
+      expect((yield* peer.stats).inbound).toBe(1)
+      yield* server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9 } })
+      yield* server.send({ jsonrpc: "2.0", id: 10, method: "ping" })
+      expect(yield* next).toMatchObject({ id: 10 })
+      expect(interrupted).toBe(true)
+      expect((yield* peer.stats).inbound).toBe(0)
+    })
+  )
+
+  it.scoped("unknown ids, duplicates and malformed messages are logged and counted, never fatal", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const call = yield* Effect.fork(peer.request("x", undefined))
+      const sent = requestOf(yield* next)
+      yield* server.inject({ jsonrpc: "2.0", id: 999, result: {} })
+      yield* server.inject("not a message")
+      yield* server.inject({ jsonrpc: "2.0", id: sent.id, result: { ok: 1 } })
+      yield* server.inject({ jsonrpc: "2.0", id: sent.id, result: { ok: 2 } })
+      expect(yield* Fiber.join(call)).toStrictEqual({ ok: 1 })
+      yield* server.inject({ jsonrpc: "2.0", id: 5, result: {}, error: { code: 1, message: "both" } })
+      // A ping answered proves the reader has dispatched everything injected before it.
+      yield* server.send({ jsonrpc: "2.0", id: "barrier", method: "ping" })
+      expect(yield* next).toMatchObject({ id: "barrier" })
+      const stats = yield* peer.stats
+      expect(stats.violations).toStrictEqual({ "unknown-id": 2, malformed: 2, "malformed-response": 0 })
+      expect(yield* Effect.fork(peer.request("still-works", undefined)).pipe(Effect.zipLeft(next))).toBeDefined()
+    })
+  )
+
+  it.scoped("a malformed response that carries a pending id fails that request with a decode error", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const call = yield* Effect.fork(Effect.flip(peer.request("x", undefined)))
+      const sent = requestOf(yield* next)
+      yield* server.inject({ jsonrpc: "2.0", id: sent.id, result: "not an object" })
+      const error = yield* Fiber.join(call)
+      expect(error).toMatchObject({ _tag: "RpcError", code: JsonRpc.ErrorCode.ParseError, method: "x" })
+      expect(error.message).toContain("malformed response")
+      expect((yield* peer.stats).violations["malformed-response"]).toBe(1)
+    })
+  )
+
+  it.scoped("when the transport dies every pending request fails at once with its error, and later ones too", () =>
+    Effect.gen(function* () {
+      const { peer, client, next } = yield* scriptedPeer()
+      const calls = yield* Effect.forEach([1, 2, 3], (n) => Effect.fork(Effect.flip(peer.request(`m${n}`, undefined))))
+      yield* next
+      yield* next
+      yield* next
+      yield* client.fail("the server crashed")
+      for (const call of calls)
+        expect(yield* Fiber.join(call)).toMatchObject({ _tag: "TransportError", reason: "the server crashed" })
+      expect((yield* peer.stats).pending).toBe(0)
+      expect(yield* peer.closed).toMatchObject(Option.some({ reason: "the server crashed" }))
+      expect(yield* Effect.flip(peer.request("late", undefined))).toMatchObject({ reason: "the server crashed" })
+    })
+  )
+
+  it.effect("closing the scope fails what is pending and leaves nothing behind", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const { peer, next } = yield* scriptedPeer()
+          const call = yield* Effect.fork(peer.request("forever", undefined))
+          yield* next
+          return call
+        })
+      ).pipe(Effect.flatMap(Fiber.await))
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) expect(Cause.pretty(exit.cause)).toMatch(/closed/)
+    })
+  )
+
+  it.scoped("the W3C trace context of the current span travels in _meta", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const call = yield* Effect.fork(peer.request("traced", { a: 1 }).pipe(Effect.withSpan("caller")))
+      const sent = requestOf(yield* next)
+      const meta = sent.params?._meta as { traceparent?: string } | undefined
+      expect(meta?.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
+      yield* server.send({ jsonrpc: "2.0", id: sent.id, result: {} })
+      yield* Fiber.join(call)
+    })
+  )
+
+  it.scoped("middleware sees, in onion order, every message both ways and may rewrite them", () => {
+    const seen: Array<string> = []
+    const tagging = (label: string): Middleware.Interceptor => ({
+      outbound: (message, next) =>
+        Effect.sync(() => seen.push(`${label} out ${"method" in message ? message.method : "response"}`)).pipe(
+          Effect.zipRight(next(message))
+        ),
+      inbound: (message, next) =>
+        Effect.sync(() => seen.push(`${label} in ${"method" in message ? message.method : "response"}`)).pipe(
+          Effect.zipRight(next(message))
+        )
+    })
+    const redact: Middleware.Interceptor = {
+      outbound: (message, next) =>
+        next(JsonRpc.isRequest(message) ? { ...message, params: { ...message.params, secret: "[redacted]" } } : message)
+    }
+    return Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const call = yield* Effect.fork(peer.request("m", { secret: "hunter2" }))
+      const sent = requestOf(yield* next)
+      expect(sent.params).toMatchObject({ secret: "[redacted]" })
+      yield* server.send({ jsonrpc: "2.0", id: sent.id, result: {} })
+      yield* Fiber.join(call)
+      expect(seen).toStrictEqual(["outer out m", "inner out m", "inner in response", "outer in response"])
+    }).pipe(Effect.provide(Middleware.layer(tagging("outer"), tagging("inner"), redact)))
+  })
+})

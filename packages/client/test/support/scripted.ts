@@ -1,0 +1,22 @@
+/** A peer over an in-memory pair whose server end the test scripts by hand. */
+import { InMemoryTransport, Peer } from "@effect-mcp/client"
+import type { JsonRpc } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Mailbox from "effect/Mailbox"
+import * as Stream from "effect/Stream"
+
+/** Builds a peer (default timeout 10 s) and the server end, with its inbound messages in a mailbox. */
+export const scriptedPeer = (options: Partial<Peer.PeerOptions> = {}) =>
+  Effect.gen(function* () {
+    const [client, server] = yield* InMemoryTransport.makePair("scripted")
+    const peer = yield* Peer.make(client, { server: "scripted", requestTimeout: "10 seconds", ...options })
+    const received = yield* Mailbox.make<JsonRpc.JSONRPCMessage>()
+    yield* server.incoming.pipe(
+      Stream.runForEach((item) => (item._tag === "Message" ? received.offer(item.message) : Effect.void)),
+      Effect.ensuring(received.end),
+      Effect.forkScoped
+    )
+    /** The next message the client sent. */
+    const next = Effect.flatMap(received.take, (message) => Effect.succeed(message))
+    return { peer, client, server, received, next }
+  })
