@@ -11,6 +11,7 @@
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -24,7 +25,7 @@ import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
-import { JsonRpcFailure, RequestTimeout, RpcError, TransportError } from "./McpError.js"
+import { DecodeError, JsonRpcFailure, RequestTimeout, RpcError, TransportError } from "./McpError.js"
 import { composeInbound, composeOutbound, Middleware } from "./Middleware.js"
 import type { Incoming, TransportService } from "./Transport.js"
 
@@ -75,7 +76,7 @@ export interface Peer {
     method: string,
     params: WireObject | undefined,
     options?: RequestOptions
-  ) => Effect.Effect<WireObject, TransportError | RpcError | RequestTimeout>
+  ) => Effect.Effect<WireObject, TransportError | RpcError | RequestTimeout | DecodeError>
   /** Sends a notification. */
   readonly notify: (method: string, params?: WireObject) => Effect.Effect<void, TransportError>
   /** Handles inbound requests of a method (replacing any earlier handler). */
@@ -96,7 +97,7 @@ export interface Peer {
 
 interface Pending {
   readonly method: string
-  readonly deferred: Deferred.Deferred<WireObject, TransportError | RpcError>
+  readonly deferred: Deferred.Deferred<WireObject, TransportError | RpcError | DecodeError>
   readonly onProgress: ((progress: WireObject) => Effect.Effect<void>) | undefined
   lastActivity: number
 }
@@ -230,12 +231,10 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       const looksLikeResponse = isObject(item.raw) && !Object.hasOwn(item.raw, "method")
       if (id !== undefined && entry !== undefined && looksLikeResponse) {
         pending.delete(id)
-        const issue = ParseResult.TreeFormatter.formatErrorSync(item.error)
-        const error = new RpcError({
+        const error = new DecodeError({
           server,
           method: entry.method,
-          code: JsonRpc.ErrorCode.ParseError,
-          errorMessage: `malformed response: ${issue}`
+          issue: `malformed response: ${ParseResult.TreeFormatter.formatErrorSync(item.error)}`
         })
         return Effect.zipRight(violation("malformed-response", item.raw), Deferred.fail(entry.deferred, error))
       }
@@ -298,7 +297,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           const id = nextId++
           const timeout =
             requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout)
-          const deferred = yield* Deferred.make<WireObject, TransportError | RpcError>()
+          const deferred = yield* Deferred.make<WireObject, TransportError | RpcError | DecodeError>()
           const entry: Pending = {
             method,
             deferred,
@@ -307,16 +306,18 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           }
           pending.set(id, entry)
           const span = yield* Effect.option(Effect.currentSpan)
+          const traceState = yield* TraceState
           const meta = {
             ...(requestOptions.onProgress === undefined ? {} : { progressToken: id }),
             ...(Option.isSome(span) ? { traceparent: traceparent(span.value) } : {}),
+            ...(Option.isSome(span) && traceState !== undefined ? { tracestate: traceState } : {}),
             ...requestOptions.meta
           }
           const withMeta =
             Object.keys(meta).length === 0 ? params : { ...params, _meta: { ...metaOf(params), ...meta } }
           const message: JsonRpc.JSONRPCRequest =
             withMeta === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params: withMeta }
-          const awaited: Effect.Effect<WireObject, TransportError | RpcError | RequestTimeout> =
+          const awaited: Effect.Effect<WireObject, TransportError | RpcError | RequestTimeout | DecodeError> =
             requestOptions.resetTimeoutOnProgress === true
               ? Effect.raceFirst(Deferred.await(deferred), idleTimeout(entry, method, timeout))
               : Effect.timeoutFail(Deferred.await(deferred), {
@@ -373,6 +374,14 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       })).pipe(Effect.zipWith(FiberMap.size(inbound), (stats, inboundCount) => ({ ...stats, inbound: inboundCount })))
     } satisfies Peer
   })
+
+/**
+ * The W3C `tracestate` to send beside `traceparent`, when the host has one (for example from
+ * the inbound request that started this work). Effect's spans carry no trace state of their own.
+ */
+export class TraceState extends Context.Reference<TraceState>()("@effect-mcp/client/TraceState", {
+  defaultValue: (): string | undefined => undefined
+}) {}
 
 /** The W3C `traceparent` of a span, so that the server's trace joins ours. */
 const traceparent = (span: Tracer.Span): string => `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`

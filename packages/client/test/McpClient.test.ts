@@ -113,6 +113,26 @@ describe("McpClient session", () => {
     })
   )
 
+  it.scoped("sends typed notifications, encoded for the negotiated revision", () =>
+    Effect.gen(function* () {
+      const { client, sent } = yield* connectScripted(() => initializeResult({}, "2024-11-05"))
+      yield* client.notify("notifications/progress", {
+        progressToken: "t",
+        progress: 1,
+        message: "newer than 2024-11-05"
+      })
+      const refused = yield* Effect.flip(client.notify("notifications/cancelled", { reason: "no id" }))
+      expect(refused._tag).toBe("UnrepresentableMessage")
+      yield* client.ping()
+      const progress = sent.find((message) => "method" in message && message.method === "notifications/progress")
+      expect(progress).toStrictEqual({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "t", progress: 1 }
+      })
+    })
+  )
+
   it.scoped("pages through lists, and refuses a server that repeats a cursor", () =>
     Effect.gen(function* () {
       let page = 0

@@ -193,8 +193,9 @@ describe("Peer", () => {
       const sent = requestOf(yield* next)
       yield* server.inject({ jsonrpc: "2.0", id: sent.id, result: "not an object" })
       const error = yield* Fiber.join(call)
-      expect(error).toMatchObject({ _tag: "RpcError", code: JsonRpc.ErrorCode.ParseError, method: "x" })
+      expect(error).toMatchObject({ _tag: "DecodeError", method: "x" })
       expect(error.message).toContain("malformed response")
+      expect(error.message).toContain("result")
       expect((yield* peer.stats).violations["malformed-response"]).toBe(1)
     })
   )
@@ -233,10 +234,16 @@ describe("Peer", () => {
   it.scoped("the W3C trace context of the current span travels in _meta", () =>
     Effect.gen(function* () {
       const { peer, server, next } = yield* scriptedPeer()
-      const call = yield* Effect.fork(peer.request("traced", { a: 1 }).pipe(Effect.withSpan("caller")))
+      const call = yield* Effect.fork(
+        peer
+          .request("traced", { a: 1 })
+          .pipe(Effect.withSpan("caller"), Effect.provideService(Peer.TraceState, "vendor=1"))
+      )
       const sent = requestOf(yield* next)
-      const meta = sent.params?._meta as { traceparent?: string } | undefined
-      expect(meta?.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
+      expect(sent.params?._meta).toMatchObject({
+        traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/),
+        tracestate: "vendor=1"
+      })
       yield* server.send({ jsonrpc: "2.0", id: sent.id, result: {} })
       yield* Fiber.join(call)
     })
