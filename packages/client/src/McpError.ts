@@ -12,9 +12,18 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   readonly server: string
   readonly reason: string
   readonly cause?: unknown
+  /** stdio: the server process's exit code, when it exited. */
+  readonly exitCode?: number
+  /** stdio: the signal that ended the server process. */
+  readonly signal?: string
+  /** stdio: the last lines the server wrote to stderr. */
+  readonly stderr?: string
+  /** HTTP: the response status. */
+  readonly status?: number
 }> {
   override get message(): string {
-    return `${this.server}: transport failed: ${this.reason}`
+    const tail = this.stderr === undefined || this.stderr === "" ? "" : `\n--- last lines of stderr ---\n${this.stderr}`
+    return `${this.server}: transport failed: ${this.reason}${tail}`
   }
 }
 

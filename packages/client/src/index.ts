@@ -16,5 +16,7 @@ export * as Middleware from "./Middleware.js"
 export * as Peer from "./Peer.js"
 /** The session's lifecycle states. */
 export * as SessionState from "./SessionState.js"
+/** The stdio transport: a server as a child process. */
+export * as StdioTransport from "./StdioTransport.js"
 /** The transport seam. */
 export * as Transport from "./Transport.js"

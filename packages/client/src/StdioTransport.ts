@@ -1,0 +1,282 @@
+/**
+ * The stdio transport: spawns the server as a child process (through `CommandExecutor`, so it
+ * runs on any platform layer) and speaks newline-delimited JSON over its stdin and stdout.
+ *
+ * - The child gets only a safe set of the parent's environment variables plus `env`, unless
+ *   `inheritEnv: "all"`.
+ * - stdout is framed in linear time with a maximum message size; a line that is not JSON is a
+ *   logged, counted protocol violation and is skipped.
+ * - stderr is drained continuously, logged at debug level, offered as a `Stream`, and its last
+ *   lines are attached to the error when the process dies.
+ * - The child exiting or crashing ends the transport with a `TransportError` carrying the exit
+ *   code or signal and the stderr tail; every pending request then fails at once.
+ * - Close: end stdin, wait; SIGTERM to the process group, wait; SIGKILL; and finally SIGKILL to
+ *   whatever is left of the group (servers started through `npx` or a shell are process trees).
+ */
+import type * as Command from "@effect/platform/Command"
+import * as CommandRuntime from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as PubSub from "effect/PubSub"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { encodeLine, LineFramer, lineText } from "./internal/framing.js"
+import { TransportError } from "./McpError.js"
+import { decodeIncoming, type Incoming, Transport, type TransportService } from "./Transport.js"
+
+/** How to start and stop the server process. */
+export interface StdioOptions {
+  /** The program to run. */
+  readonly command: string
+  readonly args?: ReadonlyArray<string>
+  readonly cwd?: string
+  /** Variables for the child, on top of the inherited ones. */
+  readonly env?: { readonly [name: string]: string }
+  /** `"safe"` (default): only {@link SAFE_ENVIRONMENT} from the parent; `"all"`: the parent's whole environment. */
+  readonly inheritEnv?: "safe" | "all"
+  /** The server's name in errors and logs. Default: the command. */
+  readonly name?: string
+  /** The longest message accepted from the server, in bytes. Default: 64 MiB. */
+  readonly maxMessageBytes?: number
+  /** How many stderr lines to keep for error reports. Default: 20. */
+  readonly stderrTailLines?: number
+  /** How long to wait after closing stdin, then after SIGTERM. Defaults: 2 s and 2 s. */
+  readonly shutdown?: { readonly afterStdin?: Duration.DurationInput; readonly afterTerm?: Duration.DurationInput }
+}
+
+/** The parent's variables a child inherits by default. */
+export const SAFE_ENVIRONMENT: ReadonlyArray<string> = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TMPDIR",
+  "TZ",
+  // Windows
+  "APPDATA",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "LOCALAPPDATA",
+  "PATHEXT",
+  "SYSTEMDRIVE",
+  "SYSTEMROOT",
+  "TEMP",
+  "USERNAME",
+  "USERPROFILE",
+  "PROGRAMFILES"
+]
+
+/** The running server process, beside its `Transport`. */
+export interface StdioProcessService {
+  /** The child's process id (also its process group id on POSIX). */
+  readonly pid: number
+  /** The server's stderr, line by line, from the moment the stream runs. */
+  readonly stderr: Stream.Stream<string>
+  /** The last lines of stderr so far. */
+  readonly stderrTail: Effect.Effect<string>
+}
+
+/** The process behind a stdio transport. */
+export class StdioProcess extends Context.Tag("@effect-mcp/client/StdioProcess")<StdioProcess, StdioProcessService>() {}
+
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+/** The environment the child gets: the safe variables (read through `Config`) or everything, plus `env`. */
+const environment = (options: StdioOptions) =>
+  Effect.gen(function* () {
+    if (options.inheritEnv === "all") return { extend: true, env: { ...options.env } }
+    const inherited: Record<string, string> = {}
+    for (const name of SAFE_ENVIRONMENT) {
+      const value = yield* Config.option(Config.string(name))
+      if (Option.isSome(value)) inherited[name] = value.value
+    }
+    return { extend: false, env: { ...inherited, ...options.env } }
+  }).pipe(Effect.orDie)
+
+const notJson = (line: string) =>
+  new ParseResult.ParseError({ issue: new ParseResult.Type(Schema.Unknown.ast, line, "a line that is not JSON") })
+
+const exitDetails = (exit: Exit.Exit<CommandExecutor.ExitCode, unknown>) => {
+  if (Exit.isSuccess(exit)) return { reason: `the server process exited with code ${exit.value}`, exitCode: exit.value }
+  const text = String(
+    Exit.causeOption(exit).pipe(
+      Option.map((cause) => cause.toString()),
+      Option.getOrElse(() => "")
+    )
+  )
+  const signal = /signal: (SIG[A-Z0-9]+)/.exec(text)?.[1]
+  return signal === undefined
+    ? { reason: "the server process ended" }
+    : { reason: `the server process was killed by ${signal}`, signal }
+}
+
+/** Starts the server and returns its transport and process; both end with the scope. */
+export const make = (
+  options: StdioOptions
+): Effect.Effect<
+  readonly [TransportService, StdioProcessService],
+  TransportError,
+  CommandExecutor.CommandExecutor | Scope.Scope
+> =>
+  Effect.gen(function* () {
+    const server = options.name ?? options.command
+    const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
+    const tailLines = options.stderrTailLines ?? 20
+    const { extend, env } = yield* environment(options)
+    let command: Command.Command = CommandRuntime.make(options.command, ...(options.args ?? []))
+    command = CommandRuntime.env(command, env, { extendEnv: extend })
+    if (options.cwd !== undefined) command = CommandRuntime.workingDirectory(command, options.cwd)
+
+    const outbound = yield* Mailbox.make<Uint8Array>()
+    const process = yield* CommandRuntime.start(CommandRuntime.stdin(command, Mailbox.toStream(outbound))).pipe(
+      Effect.mapError((error) => {
+        const notFound = /ENOENT/.test(String(error))
+        const reason = notFound
+          ? `cannot start ${options.command}: not found (PATH=${env.PATH ?? ""})`
+          : `cannot start ${options.command}: ${error.message}`
+        return new TransportError({ server, reason, cause: error })
+      })
+    )
+    const pid = Number(process.pid)
+    let closing = false
+
+    // stderr: always drained, kept as a tail, logged, published.
+    const tail: Array<string> = []
+    const stderrHub = yield* PubSub.unbounded<string>()
+    const stderrDone = yield* process.stderr.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.runForEach((line) => {
+        tail.push(line)
+        if (tail.length > tailLines) tail.shift()
+        return Effect.zipRight(
+          Effect.logDebug(line).pipe(Effect.annotateLogs({ "mcp.server": server, stream: "stderr" })),
+          PubSub.publish(stderrHub, line)
+        )
+      }),
+      Effect.ignore,
+      Effect.forkScoped
+    )
+    const stderrTail = Effect.sync(() => tail.join("\n"))
+
+    // The process exiting on its own is the transport's failure.
+    const exited = yield* Deferred.make<Exit.Exit<CommandExecutor.ExitCode, unknown>>()
+    yield* Effect.exit(process.exitCode).pipe(
+      Effect.flatMap((exit) => Deferred.succeed(exited, exit)),
+      Effect.forkScoped
+    )
+    const stdoutDone = yield* Deferred.make<void>()
+    const death = Effect.gen(function* () {
+      const exit = yield* Deferred.await(exited)
+      // Let what the process wrote before it died be read first.
+      yield* Deferred.await(stdoutDone).pipe(Effect.timeout("1 second"), Effect.ignore)
+      yield* stderrDone.await.pipe(Effect.timeout("200 millis"), Effect.ignore)
+      if (closing) return yield* Effect.never
+      return yield* new TransportError({ server, ...exitDetails(exit), stderr: tail.join("\n") })
+    })
+
+    const framer = new LineFramer(maxBytes)
+    const frame = (chunk: Uint8Array): Effect.Effect<ReadonlyArray<Incoming>, TransportError> => {
+      const framed = framer.push(chunk)
+      if (framed._tag === "Overflow") {
+        return Effect.fail(
+          new TransportError({
+            server,
+            reason: `a message from the server exceeded the maximum size of ${maxBytes} bytes`
+          })
+        )
+      }
+      const items: Array<Incoming> = []
+      for (const line of framed.lines) {
+        const text = lineText(line)
+        if (text.trim() === "") continue
+        let parsed: unknown
+        try {
+          parsed = JSON.parse(text)
+        } catch {
+          items.push({ _tag: "Malformed", raw: text.slice(0, 200), error: notJson(text.slice(0, 200)) })
+          continue
+        }
+        for (const item of decodeIncoming(parsed)) items.push(item)
+      }
+      return Effect.succeed(items)
+    }
+
+    // After stdout ends, the process has ended too (or soon will): report how.
+    const afterStdout = death.pipe(
+      Effect.timeout("3 seconds"),
+      Effect.catchTag("TimeoutException", () =>
+        closing ? Effect.void : Effect.fail(new TransportError({ server, reason: "the server closed its stdout" }))
+      )
+    )
+    const incoming: Stream.Stream<Incoming, TransportError> = process.stdout.pipe(
+      Stream.mapError((error) => new TransportError({ server, reason: `reading stdout failed: ${error.message}` })),
+      Stream.mapEffect(frame),
+      Stream.flattenIterables,
+      Stream.ensuring(Deferred.succeed(stdoutDone, undefined)),
+      Stream.concat(Stream.drain(Stream.fromEffect(afterStdout))),
+      Stream.interruptWhen(death)
+    )
+
+    const send = (message: unknown) =>
+      Effect.suspend(() =>
+        closing
+          ? Effect.fail(new TransportError({ server, reason: "the transport is closed" }))
+          : Effect.flatMap(outbound.offer(encodeLine(message)), (accepted) =>
+              accepted ? Effect.void : new TransportError({ server, reason: "the transport is closed" })
+            )
+      )
+
+    const afterStdin = Duration.decode(options.shutdown?.afterStdin ?? "2 seconds")
+    const afterTerm = Duration.decode(options.shutdown?.afterTerm ?? "2 seconds")
+    // Finalizers run uninterruptibly; each bounded wait must be interruptible for its timeout to work.
+    const bounded = <A, E>(effect: Effect.Effect<A, E>, within: Duration.Duration) =>
+      Effect.ignore(Effect.timeout(Effect.interruptible(effect), within))
+    const hasExited = (within: Duration.Duration) =>
+      Effect.interruptible(Deferred.await(exited)).pipe(Effect.timeoutOption(within), Effect.map(Option.isSome))
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        closing = true
+        yield* outbound.end
+        if (!(yield* hasExited(afterStdin))) {
+          yield* Effect.logDebug(`${server}: no exit after stdin closed; sending SIGTERM`)
+          yield* bounded(process.kill("SIGTERM"), afterTerm)
+          if (!(yield* hasExited(Duration.zero))) {
+            yield* Effect.logDebug(`${server}: no exit after SIGTERM; sending SIGKILL`)
+            yield* bounded(process.kill("SIGKILL"), Duration.seconds(5))
+          }
+        }
+        // Whatever the server started in its process group goes too.
+        yield* bounded(process.kill("SIGKILL"), Duration.seconds(1))
+      })
+    )
+
+    const transport: TransportService = { incoming, send, setProtocolVersion: () => Effect.void }
+    const info: StdioProcessService = { pid, stderr: Stream.fromPubSub(stderrHub), stderrTail }
+    return [transport, info] as const
+  })
+
+/** A stdio `Transport` (and its `StdioProcess`) for a server command. */
+export const layer = (
+  options: StdioOptions
+): Layer.Layer<Transport | StdioProcess, TransportError, CommandExecutor.CommandExecutor> =>
+  Layer.scopedContext(
+    Effect.map(make(options), ([transport, info]) =>
+      Context.make(Transport, transport).pipe(Context.add(StdioProcess, info))
+    )
+  )

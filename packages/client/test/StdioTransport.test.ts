@@ -1,0 +1,186 @@
+/**
+ * The stdio transport against real processes: fault-injecting servers (test/fixtures) and,
+ * in Everything.test.ts, the reference server. After every test, the server process and its
+ * whole process group are gone.
+ */
+
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { describe, expect, it } from "@effect/vitest"
+import { McpClient, StdioTransport } from "@effect-mcp/client"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { groupMembers, isAlive, miniServer } from "./support/processes.js"
+
+const mini = (mode: string, options: Partial<StdioTransport.StdioOptions> = {}): StdioTransport.StdioOptions => ({
+  command: process.execPath,
+  args: [miniServer, mode],
+  name: `mini-${mode}`,
+  shutdown: { afterStdin: "300 millis", afterTerm: "300 millis" },
+  ...options
+})
+
+const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
+  result.content.map((block) => ("text" in block ? String(block.text) : block.type)).join("")
+
+/** A client over stdio in its own scope; afterwards, checks that no process of its group survives. */
+const withClient = <A, E>(
+  options: StdioTransport.StdioOptions,
+  use: (client: McpClient.McpClientService, process: StdioTransport.StdioProcessService) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function* () {
+    let pid = 0
+    const result = yield* Effect.scoped(
+      Effect.gen(function* () {
+        const layer = McpClient.layer({ name: options.name ?? "stdio" }).pipe(
+          Layer.provideMerge(StdioTransport.layer(options)),
+          Layer.provide(NodeContext.layer)
+        )
+        const context = yield* Layer.build(layer)
+        const info = Context.get(context, StdioTransport.StdioProcess)
+        pid = info.pid
+        return yield* use(Context.get(context, McpClient.McpClient), info)
+      })
+    )
+    expect(isAlive(pid)).toBe(false)
+    expect(groupMembers(pid)).toStrictEqual([])
+    return result
+  })
+
+describe("StdioTransport", () => {
+  it.live("speaks newline JSON (UTF-8 included) and closes the server by ending stdin", () =>
+    withClient(mini("normal"), (client) =>
+      Effect.gen(function* () {
+        expect(client.serverInfo.name).toBe("mini-normal")
+        expect(textOf(yield* client.callTool("echo", { a: "é ✓ 𝄞" }))).toBe('{"a":"é ✓ 𝄞"}')
+      })
+    )
+  )
+
+  it.live("passes only the safe environment by default, plus explicit variables; everything on request", () =>
+    Effect.gen(function* () {
+      process.env.EFFECT_MCP_TEST_SECRET = "do-not-pass"
+      const envOf = (inheritEnv: "safe" | "all") =>
+        withClient(mini("env", { env: { EXPLICIT: "yes" }, inheritEnv }), (client) =>
+          Effect.map(client.callTool("echo"), (result): Record<string, string> => JSON.parse(textOf(result)))
+        )
+      const safe = yield* envOf("safe")
+      expect(safe.EXPLICIT).toBe("yes")
+      expect(safe.PATH).toBe(process.env.PATH)
+      expect(safe.EFFECT_MCP_TEST_SECRET).toBeUndefined()
+      const all = yield* envOf("all")
+      expect(all.EFFECT_MCP_TEST_SECRET).toBe("do-not-pass")
+      expect(all.EXPLICIT).toBe("yes")
+      delete process.env.EFFECT_MCP_TEST_SECRET
+    })
+  )
+
+  it.live("a server that ignores SIGTERM is killed with SIGKILL", () =>
+    withClient(mini("ignore-term"), (client) => client.ping())
+  )
+
+  it.live("a crash mid-request fails the request at once with the exit code and the stderr tail", () =>
+    withClient(mini("crash"), (client) =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(client.callTool("echo"))
+        expect(error).toMatchObject({ _tag: "TransportError", exitCode: 3 })
+        if (error._tag === "TransportError") expect(error.stderr).toContain("about to crash")
+        expect(error.message).toContain("exited with code 3")
+        const state = yield* client.stateChanges.pipe(
+          Stream.filter((s) => s._tag === "Failed"),
+          Stream.runHead
+        )
+        expect(state._tag).toBe("Some")
+        expect((yield* Effect.flip(client.ping()))._tag).toBe("SessionUnavailable")
+      })
+    )
+  )
+
+  it.live("a server flooding stderr keeps working; stderr is a stream and a tail", () =>
+    withClient(mini("flood-stderr", { stderrTailLines: 3 }), (client, process) =>
+      Effect.gen(function* () {
+        expect(textOf(yield* client.callTool("echo", { ok: true }))).toBe('{"ok":true}')
+        const tail = yield* process.stderrTail
+        expect(tail.split("\n")).toHaveLength(3)
+      })
+    )
+  )
+
+  it.live("non-JSON lines on stdout are skipped and counted as protocol violations", () =>
+    withClient(mini("noise"), (client) =>
+      Effect.gen(function* () {
+        expect(textOf(yield* client.callTool("echo", { n: 1 }))).toBe('{"n":1}')
+        const stats = yield* client.stats
+        expect(stats.violations.malformed).toBeGreaterThanOrEqual(2)
+      })
+    )
+  )
+
+  it.live("a message over the size limit fails the transport with a clear error, not memory", () =>
+    withClient(mini("oversize", { maxMessageBytes: 1024 * 1024 }), (client) =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(client.callTool("echo"))
+        expect(error._tag).toBe("TransportError")
+        expect(error.message).toContain("exceeded the maximum size of 1048576 bytes")
+      })
+    )
+  )
+
+  it.live("processes the server started are killed with it", () =>
+    Effect.gen(function* () {
+      const grandchild = yield* withClient(mini("spawn-child"), (client) =>
+        Effect.map(client.callTool("echo"), (result) => Number(textOf(result)))
+      )
+      expect(grandchild).toBeGreaterThan(0)
+      expect(isAlive(grandchild)).toBe(false)
+    })
+  )
+
+  it.live("a server behind a shell wrapper is a process tree; none of it survives", () =>
+    withClient(
+      {
+        command: "sh",
+        args: ["-c", `"${process.execPath}" "${miniServer}" ignore-term; exit 0`],
+        shutdown: { afterStdin: "300 millis", afterTerm: "300 millis" }
+      },
+      (client) => client.ping()
+    )
+  )
+
+  it.live("interrupting the scope mid-call closes everything", () =>
+    Effect.gen(function* () {
+      const ready = yield* Deferred.make<number>()
+      const fiber = yield* withClient(mini("ignore-term"), (client, process) =>
+        Deferred.succeed(ready, process.pid).pipe(
+          Effect.zipRight(client.callTool("never-answered-because-interrupted")),
+          Effect.zipRight(Effect.never)
+        )
+      ).pipe(Effect.fork)
+      const pid = yield* Deferred.await(ready)
+      expect(isAlive(pid)).toBe(true)
+      const exit = yield* Fiber.interrupt(fiber)
+      expect(Exit.isInterrupted(exit)).toBe(true)
+      expect(isAlive(pid)).toBe(false)
+      expect(groupMembers(pid)).toStrictEqual([])
+    })
+  )
+
+  it.live("a command that does not exist fails with a typed error naming it and the PATH", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        Effect.scoped(
+          Layer.build(
+            StdioTransport.layer({ command: "no-such-mcp-server-xyz" }).pipe(Layer.provide(NodeContext.layer))
+          )
+        )
+      )
+      expect(error._tag).toBe("TransportError")
+      expect(error.message).toContain("no-such-mcp-server-xyz")
+      expect(error.message).toContain("PATH=")
+    })
+  )
+})
