@@ -47,6 +47,8 @@ export interface McpClientOptions {
   readonly requestTimeout?: Duration.DurationInput
   /** The revision to request. Default: the newest supported. */
   readonly protocolVersion?: ProtocolVersion.ProtocolVersion
+  /** How many times a request is retried after re-initializing an expired HTTP session. Default: 1. */
+  readonly sessionRetries?: number
   /** Ping the server every `interval`; no answer within `timeout` marks the session `Failed`. */
   readonly keepAlive?: { readonly interval: Duration.DurationInput; readonly timeout?: Duration.DurationInput }
 }
@@ -273,29 +275,61 @@ export const make = (
       })
 
     // The handshake. Nothing else goes out before it completes.
-    yield* move(SessionState.Initializing())
-    const init = yield* send(
+    const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
+    const handshake = send(
       "initialize",
-      {
-        protocolVersion: version,
-        capabilities: clientCapabilities(handlers),
-        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO
-      },
+      { protocolVersion: version, capabilities: clientCapabilities(handlers), clientInfo },
       { cancellable: false }
     ).pipe(
       Effect.flatMap((result) =>
-        Either.map(ProtocolVersion.negotiate(version, result.protocolVersion), (negotiated) => ({
-          result,
-          negotiated
-        }))
+        Either.map(ProtocolVersion.negotiate(version, result.protocolVersion), (negotiated) => ({ result, negotiated }))
       ),
-      Effect.tapError((cause) => move(SessionState.Failed({ cause })))
+      Effect.tap(({ negotiated }) =>
+        Effect.gen(function* () {
+          version = negotiated
+          yield* transport.setProtocolVersion(negotiated)
+          yield* peer.notify("notifications/initialized")
+        })
+      )
     )
-    version = init.negotiated
+    yield* move(SessionState.Initializing())
+    const init = yield* handshake.pipe(Effect.tapError((cause) => move(SessionState.Failed({ cause }))))
     const serverCapabilities = init.result.capabilities
-    yield* transport.setProtocolVersion(version)
-    yield* peer.notify("notifications/initialized")
     yield* move(SessionState.Ready({ version, serverInfo: init.result.serverInfo }))
+
+    // An HTTP server that forgot the session: initialize again (once for all requests that
+    // noticed), then retry the request.
+    const sessionRetries = options.sessionRetries ?? 1
+    const reinitLock = yield* Effect.makeSemaphore(1)
+    let sessionGeneration = 0
+    const reinitialize = (seen: number) =>
+      reinitLock.withPermits(1)(
+        Effect.suspend(() =>
+          seen !== sessionGeneration
+            ? Effect.void
+            : Effect.logWarning(`${name}: the server lost the session; initializing a new one`).pipe(
+                Effect.zipRight(handshake),
+                Effect.tap(() => Effect.sync(() => sessionGeneration++)),
+                Effect.asVoid
+              )
+        )
+      )
+    const sendWithSession = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined,
+      requestOptions: Peer.RequestOptions,
+      retriesLeft = sessionRetries
+    ): Effect.Effect<Methods.ResultOf<M>, RequestError | InitializeError> =>
+      Effect.suspend(() => {
+        const seen = sessionGeneration
+        return send(method, params, requestOptions).pipe(
+          Effect.catchIf(
+            (error): error is TransportError =>
+              error._tag === "TransportError" && error.sessionExpired === true && retriesLeft > 0,
+            () => Effect.zipRight(reinitialize(seen), sendWithSession(method, params, requestOptions, retriesLeft - 1))
+          )
+        )
+      })
 
     const availability = Effect.flatMap(SubscriptionRef.get(state), (current) =>
       current._tag === "Ready"
@@ -317,7 +351,12 @@ export const make = (
         if (capability?.side === "server" && !Methods.declares(serverCapabilities, capability, version)) {
           return yield* new CapabilityNotSupported({ server: name, method, capability: capability.path.join(".") })
         }
-        return yield* send(method, params, callOptions(call))
+        return yield* sendWithSession(method, params, callOptions(call)).pipe(
+          Effect.catchTag(
+            "UnsupportedProtocolVersion",
+            (error) => new SessionUnavailable({ server: name, reason: error.message })
+          )
+        )
       })
 
     const notify = <M extends Methods.NotificationMethodName>(
@@ -512,8 +551,18 @@ export const make = (
       Effect.gen(function* () {
         if (result.isError === true) return result
         const known = yield* tools.peek
-        const list = Option.isSome(known) ? known.value : yield* tools.get
-        const definition = list.find((candidate) => candidate.name === tool)
+        // Validation needs the tool's definition; a server that cannot list its tools does not
+        // make a successful call fail (the check is skipped, and the log says so).
+        const listed = Option.isSome(known)
+          ? known
+          : yield* tools.get.pipe(
+              Effect.tapError((error) =>
+                Effect.logDebug(`${name}: cannot check the output of ${tool}: ${error.message}`)
+              ),
+              Effect.option
+            )
+        if (Option.isNone(listed)) return result
+        const definition = listed.value.find((candidate) => candidate.name === tool)
         const outputSchema = definition?.outputSchema
         if (outputSchema === undefined) return result
         if (result.structuredContent === undefined) {

@@ -20,6 +20,8 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   readonly stderr?: string
   /** HTTP: the response status. */
   readonly status?: number
+  /** HTTP: the server no longer knows the session (404 on a request that carried its id). */
+  readonly sessionExpired?: boolean
 }> {
   override get message(): string {
     const tail = this.stderr === undefined || this.stderr === "" ? "" : `\n--- last lines of stderr ---\n${this.stderr}`

@@ -226,6 +226,12 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
 
     const dispatch = (item: Incoming): Effect.Effect<void> => {
       if (item._tag === "Message") return dispatchInbound(item.message)
+      if (item._tag === "Failed") {
+        const failed = pending.get(item.id)
+        if (failed === undefined) return Effect.void
+        pending.delete(item.id)
+        return Deferred.fail(failed.deferred, item.error)
+      }
       const id = idOf(item.raw)
       const entry = id === undefined ? undefined : pending.get(id)
       const looksLikeResponse = isObject(item.raw) && !Object.hasOwn(item.raw, "method")

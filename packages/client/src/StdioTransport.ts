@@ -25,14 +25,12 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as PubSub from "effect/PubSub"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { encodeLine, LineFramer, lineText } from "./internal/framing.js"
 import { TransportError } from "./McpError.js"
-import { decodeIncoming, type Incoming, Transport, type TransportService } from "./Transport.js"
+import { type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
 /** How to start and stop the server process. */
 export interface StdioOptions {
@@ -107,9 +105,6 @@ const environment = (options: StdioOptions) =>
     }
     return { extend: false, env: { ...inherited, ...options.env } }
   }).pipe(Effect.orDie)
-
-const notJson = (line: string) =>
-  new ParseResult.ParseError({ issue: new ParseResult.Type(Schema.Unknown.ast, line, "a line that is not JSON") })
 
 const exitDetails = (exit: Exit.Exit<CommandExecutor.ExitCode, unknown>) => {
   if (Exit.isSuccess(exit)) return { reason: `the server process exited with code ${exit.value}`, exitCode: exit.value }
@@ -205,14 +200,7 @@ export const make = (
       for (const line of framed.lines) {
         const text = lineText(line)
         if (text.trim() === "") continue
-        let parsed: unknown
-        try {
-          parsed = JSON.parse(text)
-        } catch {
-          items.push({ _tag: "Malformed", raw: text.slice(0, 200), error: notJson(text.slice(0, 200)) })
-          continue
-        }
-        for (const item of decodeIncoming(parsed)) items.push(item)
+        for (const item of parseIncoming(text)) items.push(item)
       }
       return Effect.succeed(items)
     }

@@ -7,14 +7,20 @@ import { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as ParseResult from "effect/ParseResult"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import type { TransportError } from "./McpError.js"
 
-/** One inbound item: a decoded message, or a value that is not a valid JSON-RPC message. */
+/**
+ * One inbound item: a decoded message; a value that is not a valid JSON-RPC message; or the
+ * failure of one request that the transport could not deliver or answer (HTTP transports
+ * post each message separately, so one request can fail while the connection lives on).
+ */
 export type Incoming =
   | { readonly _tag: "Message"; readonly message: JsonRpc.JSONRPCMessage }
   | { readonly _tag: "Malformed"; readonly raw: unknown; readonly error: ParseResult.ParseError }
+  | { readonly _tag: "Failed"; readonly id: JsonRpc.RequestId; readonly error: TransportError }
 
 /** The transport service. */
 export interface TransportService {
@@ -39,4 +45,25 @@ export const decodeIncoming = (raw: unknown): ReadonlyArray<Incoming> => {
   return Either.isRight(decoded)
     ? [{ _tag: "Message", message: decoded.right }]
     : [{ _tag: "Malformed", raw, error: decoded.left }]
+}
+
+/** The inbound item for text that is not JSON at all (kept short). */
+export const notJson = (text: string): Incoming => {
+  const raw = text.length > 200 ? `${text.slice(0, 200)}…` : text
+  return {
+    _tag: "Malformed",
+    raw,
+    error: new ParseResult.ParseError({ issue: new ParseResult.Type(Schema.String.ast, raw, "text that is not JSON") })
+  }
+}
+
+/** Parses one JSON text into inbound items; text that is not JSON is one `Malformed` item. */
+export const parseIncoming = (text: string): ReadonlyArray<Incoming> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return [notJson(text)]
+  }
+  return decodeIncoming(parsed)
 }

@@ -1,0 +1,80 @@
+/**
+ * HTTP transports by URL: Streamable HTTP, legacy HTTP+SSE, or `auto`, which tries Streamable
+ * HTTP and falls back to HTTP+SSE when the server answers the initialize POST with 400, 404
+ * or 405, as the specification's backwards-compatibility section says.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import * as Scope_ from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type { TransportError } from "./McpError.js"
+import * as SseTransport from "./SseTransport.js"
+import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
+import { type Incoming, Transport, type TransportService } from "./Transport.js"
+
+/** Options for any HTTP transport. */
+export interface HttpOptions extends Omit<StreamableHttpTransport.StreamableHttpOptions, "onLegacyServer"> {
+  /** `auto` (default): Streamable HTTP with fallback to legacy SSE; `http`; `sse`. */
+  readonly transport?: "auto" | "http" | "sse"
+}
+
+/** Streamable HTTP first; legacy HTTP+SSE at the same URL if the server refuses the initialize POST. */
+export const makeAuto = (
+  options: HttpOptions
+): Effect.Effect<TransportService, never, HttpClient.HttpClient | Scope_.Scope> =>
+  Effect.gen(function* () {
+    const inbound = yield* Mailbox.make<Incoming, TransportError>()
+    const fibers = yield* FiberSet.make()
+    const scope = yield* Effect.scope
+    const httpClient = yield* HttpClient.HttpClient
+    let current: TransportService | undefined
+    const forward = (transport: TransportService) =>
+      FiberSet.run(
+        fibers,
+        transport.incoming.pipe(
+          Stream.runForEach((item) => inbound.offer(item)),
+          Effect.matchEffect({
+            onFailure: (error) => (current === transport ? inbound.fail(error) : Effect.void),
+            onSuccess: () => (current === transport ? inbound.end : Effect.void)
+          })
+        )
+      )
+    const streamable = yield* StreamableHttpTransport.make({
+      ...options,
+      onLegacyServer: (initialize) =>
+        Effect.gen(function* () {
+          const legacy = yield* SseTransport.make({
+            url: options.url,
+            ...(options.name === undefined ? {} : { name: options.name }),
+            ...(options.headers === undefined ? {} : { headers: options.headers }),
+            ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes })
+          }).pipe(Scope_.extend(scope), Effect.provideService(HttpClient.HttpClient, httpClient))
+          current = legacy
+          yield* forward(legacy)
+          yield* legacy.send(initialize)
+        })
+    })
+    current = streamable
+    yield* forward(streamable)
+    const active = () => current ?? streamable
+    return {
+      incoming: Mailbox.toStream(inbound),
+      send: (message) => Effect.suspend(() => active().send(message)),
+      setProtocolVersion: (version) => Effect.suspend(() => active().setProtocolVersion(version))
+    } satisfies TransportService
+  })
+
+/** An HTTP `Transport` layer for a URL, by the chosen (or detected) transport. */
+export const layer = (options: HttpOptions): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> => {
+  switch (options.transport ?? "auto") {
+    case "http":
+      return StreamableHttpTransport.layer(options)
+    case "sse":
+      return SseTransport.layer(options)
+    default:
+      return Layer.scoped(Transport, makeAuto(options))
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The legacy HTTP+SSE transport (2024-11-05): a GET opens an SSE stream whose first event,
+ * `endpoint`, names the URL to POST messages to (on the same origin, or it is refused);
+ * every server message arrives on the stream as a `message` event.
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type { JsonRpc } from "@effect-mcp/protocol"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { readExcerpt } from "./internal/httpBody.js"
+import { parse as parseSse } from "./internal/sse.js"
+import { TransportError } from "./McpError.js"
+import { type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
+
+/** Where the server's SSE endpoint is and how to talk to it. */
+export interface SseOptions {
+  /** The SSE endpoint, for example `http://127.0.0.1:3001/sse`. */
+  readonly url: string
+  readonly name?: string
+  readonly headers?: { readonly [name: string]: string }
+  /** The largest SSE event accepted, in bytes. Default: 64 MiB. */
+  readonly maxMessageBytes?: number
+  /** How long to wait for the `endpoint` event. Default: 10 seconds. */
+  readonly endpointTimeout?: Duration.DurationInput
+}
+
+/** Connects (GET, then waits for the `endpoint` event); the stream ends with the scope. */
+export const make = (
+  options: SseOptions
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.gen(function* () {
+    const server = options.name ?? new URL(options.url).host
+    const maxBytes = options.maxMessageBytes ?? 64 * 1024 * 1024
+    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope)
+    const inbound = yield* Mailbox.make<Incoming, TransportError>()
+    const fibers = yield* FiberSet.make()
+    const endpoint = yield* Deferred.make<URL, TransportError>()
+    let closed = false
+    const error = (reason: string, status?: number) =>
+      new TransportError({ server, reason, ...(status === undefined ? {} : { status }) })
+
+    const listen = Effect.scoped(
+      Effect.gen(function* () {
+        const response = yield* client
+          .execute(
+            HttpClientRequest.get(options.url).pipe(
+              HttpClientRequest.setHeaders({ ...options.headers, accept: "text/event-stream" })
+            )
+          )
+          .pipe(Effect.mapError((cause) => error(`GET ${options.url} failed: ${cause.message}`)))
+        const contentType = (response.headers["content-type"] ?? "").toLowerCase()
+        if (response.status !== 200 || !contentType.startsWith("text/event-stream")) {
+          const body = yield* readExcerpt(response, 200)
+          return yield* error(
+            `GET ${options.url} answered ${response.status} ${contentType === "" ? "(no content type)" : contentType}${body === "" ? "" : `: ${body}`}`,
+            response.status
+          )
+        }
+        yield* response.stream.pipe(
+          parseSse(maxBytes),
+          Stream.mapError((cause) =>
+            "_tag" in cause && cause._tag === "SseTooLarge"
+              ? error(`an SSE event exceeded the maximum size of ${maxBytes} bytes`)
+              : error("the SSE stream broke")
+          ),
+          Stream.runForEach((item) => {
+            if (item._tag !== "Event") return Effect.void
+            if (item.event === "endpoint") {
+              const target = URL.canParse(item.data, options.url) ? new URL(item.data, options.url) : undefined
+              const origin = new URL(options.url).origin
+              return target !== undefined && target.origin === origin
+                ? Deferred.succeed(endpoint, target)
+                : Effect.fail(error(`the server announced an endpoint on another origin: ${item.data}`))
+            }
+            if (item.event !== "message") return Effect.void
+            return Effect.asVoid(inbound.offerAll(parseIncoming(item.data)))
+          })
+        )
+        return yield* error("the server closed the SSE stream")
+      })
+    ).pipe(
+      Effect.catchAll((failure) =>
+        closed ? Effect.void : Effect.zipRight(Deferred.fail(endpoint, failure), inbound.fail(failure))
+      )
+    )
+    yield* FiberSet.run(fibers, listen)
+    const target = yield* Deferred.await(endpoint).pipe(
+      Effect.timeoutFail({
+        duration: options.endpointTimeout ?? "10 seconds",
+        onTimeout: () => error("the server sent no endpoint event")
+      })
+    )
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        closed = true
+      }).pipe(Effect.zipRight(inbound.end))
+    )
+
+    const post = (message: JsonRpc.JSONRPCMessage) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const response = yield* client
+            .execute(
+              HttpClientRequest.post(target.href).pipe(
+                HttpClientRequest.setHeaders({ ...options.headers }),
+                HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
+              )
+            )
+            .pipe(Effect.mapError((cause) => error(`POST failed: ${cause.message}`)))
+          if (response.status >= 200 && response.status < 300) return
+          const body = yield* readExcerpt(response, 200)
+          return yield* error(`HTTP ${response.status}${body === "" ? "" : `: ${body}`}`, response.status)
+        })
+      ).pipe(
+        Effect.catchAll((failure) =>
+          "method" in message && "id" in message
+            ? Effect.asVoid(inbound.offer({ _tag: "Failed", id: message.id, error: failure }))
+            : Effect.logWarning(failure.message)
+        )
+      )
+
+    return {
+      incoming: Mailbox.toStream(inbound),
+      send: (message) =>
+        closed ? Effect.fail(error("the transport is closed")) : Effect.asVoid(FiberSet.run(fibers, post(message))),
+      setProtocolVersion: () => Effect.void
+    } satisfies TransportService
+  })
+
+/** A legacy HTTP+SSE `Transport` layer. */
+export const layer = (options: SseOptions): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> =>
+  Layer.scoped(Transport, make(options))

@@ -1,0 +1,289 @@
+/**
+ * The Streamable HTTP transport (2025-11-25). Every message is POSTed to the server's URL;
+ * the answer is a JSON body, an SSE stream (which may carry requests and notifications
+ * before the response), or 202 for notifications and responses. Built on `HttpClient`, so it
+ * runs on any platform layer (the Node `http` client is the measured choice).
+ *
+ * - `Mcp-Session-Id` is captured and sent; `MCP-Protocol-Version` after negotiation; custom
+ *   headers (for example `Authorization`) on every request.
+ * - `send` returns once the POST is under way, so requests never queue behind each other; a
+ *   request whose POST fails comes back as a `Failed` inbound item for that request alone.
+ * - An optional GET listener receives server-initiated messages (405: the server has none).
+ * - SSE event ids are remembered; a stream that breaks before its response arrived is resumed
+ *   with `Last-Event-ID`, waiting the server's `retry` interval when it sent one.
+ * - 404 on a request that carried a session id means the session is gone
+ *   (`TransportError.sessionExpired`); the client re-initializes.
+ * - Close sends `DELETE` with the session id (405 tolerated).
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type { JsonRpc } from "@effect-mcp/protocol"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { readBody, readExcerpt } from "./internal/httpBody.js"
+import { parse as parseSse } from "./internal/sse.js"
+import { TransportError } from "./McpError.js"
+import { decodeIncoming, type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
+
+/** Where the server is and how to talk to it. */
+export interface StreamableHttpOptions {
+  /** The MCP endpoint, for example `http://127.0.0.1:3001/mcp`. */
+  readonly url: string
+  /** The server's name in errors and logs. Default: the URL's host. */
+  readonly name?: string
+  /** Headers for every request (for example `Authorization`). */
+  readonly headers?: { readonly [name: string]: string }
+  /** Open a GET stream for server-initiated messages once the session is set up. Default: true. */
+  readonly listen?: boolean
+  /** The largest message or SSE event accepted, in bytes. Default: 64 MiB. */
+  readonly maxMessageBytes?: number
+  /** How many times a broken SSE stream is resumed. Default: 5. */
+  readonly maxReconnects?: number
+  /** The wait before resuming when the server sent no `retry`. Default: 1 second. */
+  readonly reconnectDelay?: Duration.DurationInput
+  /**
+   * Called instead of failing when `initialize` is answered 400, 404 or 405: the server may be
+   * a legacy HTTP+SSE one (see `HttpTransport` with `transport: "auto"`).
+   */
+  readonly onLegacyServer?: (initialize: JsonRpc.JSONRPCMessage) => Effect.Effect<void, TransportError>
+}
+
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+/** Builds the transport; its streams and requests end with the scope (after `DELETE`). */
+export const make = (
+  options: StreamableHttpOptions
+): Effect.Effect<TransportService, never, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.gen(function* () {
+    const server = options.name ?? new URL(options.url).host
+    const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_BYTES
+    const maxReconnects = options.maxReconnects ?? 5
+    const defaultDelay = Duration.decode(options.reconnectDelay ?? "1 second")
+    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope)
+    const inbound = yield* Mailbox.make<Incoming, TransportError>()
+    const fibers = yield* FiberSet.make()
+    let sessionId: string | undefined
+    let protocolVersion: string | undefined
+    let listening: string | undefined
+    let closed = false
+
+    const headers = (accept: string, extra: Record<string, string> = {}) => ({
+      ...options.headers,
+      accept,
+      ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId }),
+      ...(protocolVersion === undefined ? {} : { "mcp-protocol-version": protocolVersion }),
+      ...extra
+    })
+
+    const httpError = (reason: string, extra: { status?: number; sessionExpired?: boolean; cause?: unknown } = {}) =>
+      new TransportError({ server, reason, ...extra })
+
+    const offerAll = (items: ReadonlyArray<Incoming>) => Effect.asVoid(inbound.offerAll(items))
+
+    const answers = (items: ReadonlyArray<Incoming>, id: JsonRpc.RequestId | undefined) =>
+      id !== undefined &&
+      items.some(
+        (item) =>
+          item._tag === "Message" && "id" in item.message && !("method" in item.message) && item.message.id === id
+      )
+
+    /**
+     * Reads an SSE stream; resumes it with Last-Event-ID while `waitingFor` has no answer (or,
+     * for the listener, while the session lives). Returns whether the awaited answer came.
+     */
+    const consumeSse = (
+      response: HttpClientResponse.HttpClientResponse,
+      waitingFor: JsonRpc.RequestId | undefined
+    ): Effect.Effect<boolean, never, Scope.Scope> =>
+      Effect.gen(function* () {
+        let current = response
+        let lastEventId: string | undefined
+        let delay = defaultDelay
+        let answered = false
+        for (let attempt = 0; ; attempt++) {
+          const outcome = yield* current.stream.pipe(
+            parseSse(maxBytes),
+            Stream.runForEach((item) => {
+              if (item._tag === "Retry") {
+                delay = Duration.millis(item.millis)
+                return Effect.void
+              }
+              if (item.id !== undefined) lastEventId = item.id
+              if (item.event !== "message") return Effect.void
+              const delivered = parseIncoming(item.data)
+              if (answers(delivered, waitingFor)) answered = true
+              return offerAll(delivered)
+            }),
+            Effect.either
+          )
+          if (
+            outcome._tag === "Left" &&
+            outcome.left instanceof Object &&
+            "_tag" in outcome.left &&
+            outcome.left._tag === "SseTooLarge"
+          ) {
+            yield* Effect.logWarning(`${server}: an SSE event exceeded ${maxBytes} bytes`)
+          }
+          if (closed || answered || (waitingFor === undefined && sessionId === undefined)) return answered
+          if (lastEventId === undefined || attempt >= maxReconnects) return answered
+          yield* Effect.sleep(delay)
+          const resumed = yield* client
+            .execute(
+              HttpClientRequest.get(options.url).pipe(
+                HttpClientRequest.setHeaders(headers("text/event-stream", { "last-event-id": lastEventId }))
+              )
+            )
+            .pipe(Effect.either)
+          if (resumed._tag === "Left" || resumed.right.status !== 200) return answered
+          current = resumed.right
+        }
+      })
+
+    const failRequest = (id: JsonRpc.RequestId | undefined, error: TransportError) =>
+      id === undefined ? Effect.logWarning(error.message) : offerAll([{ _tag: "Failed", id, error }])
+
+    const post = (message: JsonRpc.JSONRPCMessage) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const id = "method" in message && "id" in message ? message.id : undefined
+          const sentWithSession = sessionId !== undefined
+          const request = HttpClientRequest.post(options.url).pipe(
+            HttpClientRequest.setHeaders(headers("application/json, text/event-stream")),
+            HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
+          )
+          const response = yield* client
+            .execute(request)
+            .pipe(
+              Effect.mapError((error: HttpClientError.HttpClientError) =>
+                httpError(`POST failed: ${error.message}`, { cause: error })
+              )
+            )
+          const newSession = response.headers["mcp-session-id"]
+          if (newSession !== undefined && newSession !== "") sessionId = newSession
+          const contentType = (response.headers["content-type"] ?? "").toLowerCase()
+          if (response.status === 202 || response.status === 204) return
+          const isInitialize = "method" in message && message.method === "initialize"
+          if (isInitialize && options.onLegacyServer !== undefined && [400, 404, 405].includes(response.status)) {
+            yield* Effect.logInfo(
+              `${server}: initialize answered ${response.status}; trying the legacy HTTP+SSE transport`
+            )
+            return yield* options.onLegacyServer(message)
+          }
+          if (response.status === 404 && sentWithSession) {
+            sessionId = undefined
+            listening = undefined
+            return yield* httpError("the server no longer knows the session (404)", {
+              status: 404,
+              sessionExpired: true
+            })
+          }
+          if (response.status < 200 || response.status >= 300) {
+            const body = yield* readExcerpt(response, 200)
+            return yield* httpError(`HTTP ${response.status}${body === "" ? "" : `: ${body}`}`, {
+              status: response.status
+            })
+          }
+          if (contentType.startsWith("text/event-stream")) {
+            const answered = yield* consumeSse(response, id)
+            if (id !== undefined && !answered && !closed) {
+              return yield* httpError("the server's event stream ended before the response arrived", {
+                status: response.status
+              })
+            }
+            return
+          }
+          if (contentType.startsWith("application/json")) {
+            const body = yield* readBody(response, maxBytes).pipe(
+              Effect.mapError((reason) => httpError(reason, { status: response.status }))
+            )
+            let parsed: unknown
+            try {
+              parsed = JSON.parse(body)
+            } catch {
+              return yield* httpError(`the server answered with a body that is not JSON: ${body.slice(0, 200)}`, {
+                status: response.status
+              })
+            }
+            const delivered = decodeIncoming(parsed)
+            yield* offerAll(delivered)
+            if (id !== undefined && !answers(delivered, id)) {
+              return yield* httpError("the server's JSON answer did not contain the response", {
+                status: response.status
+              })
+            }
+            return
+          }
+          const body = yield* readExcerpt(response, 200)
+          return yield* httpError(
+            `unexpected content type ${contentType === "" ? "(none)" : contentType} with status ${response.status}: ${body}`,
+            { status: response.status }
+          )
+        })
+      ).pipe(
+        Effect.catchAll((error) => failRequest("method" in message && "id" in message ? message.id : undefined, error))
+      )
+
+    const listen = (forSession: string) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const response = yield* client
+            .execute(
+              HttpClientRequest.get(options.url).pipe(HttpClientRequest.setHeaders(headers("text/event-stream")))
+            )
+            .pipe(Effect.either)
+          if (response._tag === "Left") return yield* Effect.logDebug(`${server}: the GET listener failed to open`)
+          if (response.right.status === 405)
+            return yield* Effect.logDebug(`${server}: no server-initiated stream (405)`)
+          if (response.right.status !== 200)
+            return yield* Effect.logDebug(`${server}: GET listener answered ${response.right.status}`)
+          yield* consumeSse(response.right, undefined)
+        })
+      ).pipe(
+        Effect.ensuring(
+          Effect.sync(() => {
+            if (listening === forSession) listening = undefined
+          })
+        )
+      )
+
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        closed = true
+        if (sessionId !== undefined) {
+          const request = HttpClientRequest.del(options.url).pipe(
+            HttpClientRequest.setHeaders(headers("application/json"))
+          )
+          yield* Effect.scoped(client.execute(request)).pipe(
+            Effect.interruptible,
+            Effect.timeout("2 seconds"),
+            Effect.ignore
+          )
+        }
+        yield* inbound.end
+      })
+    )
+
+    return {
+      incoming: Mailbox.toStream(inbound),
+      send: (message) =>
+        closed ? Effect.fail(httpError("the transport is closed")) : Effect.asVoid(FiberSet.run(fibers, post(message))),
+      setProtocolVersion: (version) =>
+        Effect.gen(function* () {
+          protocolVersion = version
+          if (options.listen === false || sessionId === undefined || listening === sessionId) return
+          listening = sessionId
+          yield* FiberSet.run(fibers, listen(sessionId))
+        })
+    } satisfies TransportService
+  })
+
+/** A Streamable HTTP `Transport` layer. */
+export const layer = (options: StreamableHttpOptions): Layer.Layer<Transport, never, HttpClient.HttpClient> =>
+  Layer.scoped(Transport, make(options))

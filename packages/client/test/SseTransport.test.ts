@@ -1,0 +1,78 @@
+/** The legacy HTTP+SSE transport against loopback servers written to misbehave. */
+
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { describe, expect, it } from "@effect/vitest"
+import { HttpTransport, McpClient, SseTransport } from "@effect-mcp/client"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { faultServer, initialized, rpc } from "./support/faultServer.js"
+
+const build = (layer: Layer.Layer<never, unknown>) => Effect.flip(Layer.build(layer))
+
+describe("SseTransport faults", () => {
+  it.live("refuses an endpoint on another origin", () =>
+    Effect.gen(function* () {
+      const { url } = yield* faultServer((_, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.write("event: endpoint\ndata: http://evil.example.com/messages\n\n")
+      })
+      const error = yield* build(SseTransport.layer({ url }).pipe(Layer.provide(NodeHttpClient.layer)))
+      expect(String(error)).toContain("endpoint on another origin")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("fails clearly when the server sends no endpoint, or is not an SSE server", () =>
+    Effect.gen(function* () {
+      const silent = yield* faultServer((_, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+      })
+      const error = yield* build(
+        SseTransport.layer({ url: silent.url, endpointTimeout: "300 millis" }).pipe(Layer.provide(NodeHttpClient.layer))
+      )
+      expect(String(error)).toContain("no endpoint event")
+      const html = yield* faultServer((_, response) =>
+        response.writeHead(200, { "content-type": "text/html" }).end("<html>")
+      )
+      const notSse = yield* build(SseTransport.layer({ url: html.url }).pipe(Layer.provide(NodeHttpClient.layer)))
+      expect(String(notSse)).toContain("answered 200 text/html: <html>")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("auto falls back to SSE on 405, and a dropped stream fails the session's requests", () =>
+    Effect.gen(function* () {
+      let stream: import("node:http").ServerResponse | undefined
+      const { url, received } = yield* faultServer((request, response) => {
+        if (request.method === "GET") {
+          stream = response
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.write("event: endpoint\ndata: /messages?session=1\n\n")
+          return
+        }
+        if (request.method === "POST" && request.headers.accept === "application/json, text/event-stream") {
+          return response.writeHead(405).end()
+        }
+        const message = rpc(request)
+        response.writeHead(202).end()
+        if (message.method === "initialize")
+          stream?.write(`event: message\ndata: ${JSON.stringify(initialized(message.id))}\n\n`)
+        if (message.method === "tools/call") setTimeout(() => stream?.socket?.destroy(), 20)
+      })
+      const client = Context.get(
+        yield* Layer.build(
+          McpClient.layer({ name: "legacy" }).pipe(
+            Layer.provide(HttpTransport.layer({ url })),
+            Layer.provide(NodeHttpClient.layer)
+          )
+        ),
+        McpClient.McpClient
+      )
+      expect(client.serverInfo.name).toBe("fault")
+      expect(
+        received.some((request) => request.method === "POST" && String(request.headers.accept).includes("event-stream"))
+      ).toBe(true)
+      const error = yield* Effect.flip(client.callTool("x"))
+      expect(error._tag).toBe("TransportError")
+    }).pipe(Effect.scoped)
+  )
+})

@@ -1,0 +1,206 @@
+/** The Streamable HTTP transport against loopback servers written to misbehave. */
+
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { describe, expect, it } from "@effect/vitest"
+import { McpClient, StreamableHttpTransport } from "@effect-mcp/client"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { faultServer, type Handler, initialized, json, rpc } from "./support/faultServer.js"
+import { connectionsTo } from "./support/httpServers.js"
+
+/** Answers initialize (with a session id), initialized and ping; hands tools/call to `onCall`. */
+const mcp =
+  (onCall: Handler, session = "s1"): Handler =>
+  (request, response, index) => {
+    const message = rpc(request)
+    if (request.method === "DELETE") return response.writeHead(200).end()
+    if (request.method === "GET") return response.writeHead(405).end()
+    if (message.method === "initialize") return json(response, initialized(message.id), { "mcp-session-id": session })
+    if (message.id === undefined) return response.writeHead(202).end()
+    if (message.method === "tools/call") return onCall(request, response, index)
+    if (message.method === "tools/list")
+      return json(response, { jsonrpc: "2.0", id: message.id, result: { tools: [] } })
+    return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+  }
+
+const connect = (
+  url: string,
+  options: Partial<StreamableHttpTransport.StreamableHttpOptions> = {},
+  client: McpClient.McpClientOptions = {}
+) =>
+  Effect.map(
+    Layer.build(
+      McpClient.layer({ name: "fault", ...client }).pipe(
+        Layer.provide(StreamableHttpTransport.layer({ url, name: "fault", ...options })),
+        Layer.provide(NodeHttpClient.layer)
+      )
+    ),
+    (context) => Context.get(context, McpClient.McpClient)
+  )
+
+describe("StreamableHttpTransport faults", () => {
+  it.live("sends the session id, the negotiated version and custom headers; DELETE on close", () =>
+    Effect.gen(function* () {
+      const { url, received, port } = yield* faultServer(
+        mcp((request, response) => json(response, { jsonrpc: "2.0", id: rpc(request).id, result: { content: [] } }))
+      )
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const client = yield* connect(url, { headers: { authorization: "Bearer t0k3n" } })
+          yield* client.callTool("x")
+        })
+      )
+      const [initialize, notification, call] = received
+      expect(initialize?.headers["mcp-session-id"]).toBeUndefined()
+      expect(initialize?.headers.accept).toBe("application/json, text/event-stream")
+      expect(notification?.headers["mcp-session-id"]).toBe("s1")
+      expect(notification?.headers["mcp-protocol-version"]).toBe("2025-11-25")
+      expect(call?.headers.authorization).toBe("Bearer t0k3n")
+      const deleted = received.find((request) => request.method === "DELETE")
+      expect(deleted?.headers["mcp-session-id"]).toBe("s1")
+      expect(connectionsTo(port)).toBe(0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("resumes a broken SSE response with Last-Event-ID after the server's retry interval", () =>
+    Effect.gen(function* () {
+      let callId: string | number | undefined
+      const { url, received } = yield* faultServer((request, response, index) => {
+        if (request.method === "GET" && request.headers["last-event-id"] === "e1") {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.end(
+            `id: e2\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "resumed" }] } })}\n\n`
+          )
+          return
+        }
+        return mcp((call, res) => {
+          callId = rpc(call).id
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          res.write(
+            `retry: 1500\nid: e1\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "working" } })}\n\n`
+          )
+          setTimeout(() => res.socket?.destroy(), 20)
+        })(request, response, index)
+      })
+      const client = yield* connect(url)
+      const result = yield* client.callTool("slow")
+      expect(result.content).toStrictEqual([{ type: "text", text: "resumed" }])
+      const post = received.find((request) => rpc(request).method === "tools/call")
+      const resume = received.find((request) => request.headers["last-event-id"] === "e1")
+      expect(resume?.method).toBe("GET")
+      expect((resume?.at ?? 0) - (post?.at ?? 0)).toBeGreaterThanOrEqual(1500)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a 404 for the session re-initializes once and retries the request, saying so", () =>
+    Effect.gen(function* () {
+      let sessions = 0
+      const { url, received } = yield* faultServer((request, response) => {
+        const message = rpc(request)
+        if (request.method !== "POST") return response.writeHead(405).end()
+        if (message.method === "initialize") {
+          sessions++
+          return json(response, initialized(message.id), { "mcp-session-id": `s${sessions}` })
+        }
+        if (message.id === undefined) return response.writeHead(202).end()
+        if (request.headers["mcp-session-id"] === "s1") return response.writeHead(404).end()
+        return json(response, { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: "ok" }] } })
+      })
+      const client = yield* connect(url)
+      const result = yield* client.callTool("x")
+      expect(result.content).toStrictEqual([{ type: "text", text: "ok" }])
+      expect(sessions).toBe(2)
+      const calls = received.filter((request) => rpc(request).method === "tools/call")
+      expect(calls.map((call) => call.headers["mcp-session-id"])).toStrictEqual(["s1", "s2"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a stalled server is a timeout, and the request is cancelled", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer(mcp(() => undefined))
+      const client = yield* connect(url)
+      const error = yield* Effect.flip(client.callTool("stall", {}, { timeout: "300 millis" }))
+      expect(error._tag).toBe("RequestTimeout")
+      yield* client.ping()
+      expect(received.some((request) => rpc(request).method === "notifications/cancelled")).toBe(true)
+    }).pipe(Effect.scoped)
+  )
+
+  const failures: ReadonlyArray<readonly [string, Handler, RegExp]> = [
+    [
+      "garbage bytes",
+      (_, response) => response.writeHead(200, { "content-type": "application/json" }).end("\u0000\u00ffnot json"),
+      /not JSON/
+    ],
+    [
+      "an HTML page",
+      (_, response) =>
+        response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Login</title>"),
+      /unexpected content type text\/html with status 200: <!doctype html>/
+    ],
+    [
+      "a server error",
+      (_, response) => response.writeHead(500, { "content-type": "text/plain" }).end("database on fire"),
+      /HTTP 500: database on fire/
+    ],
+    [
+      "an over-size body",
+      (request, response) =>
+        json(response, {
+          jsonrpc: "2.0",
+          id: rpc(request).id,
+          result: { content: [{ type: "text", text: "z".repeat(200_000) }] }
+        }),
+      /exceeded the maximum size of 65536 bytes/
+    ],
+    [
+      "a truncated SSE event",
+      (_, response) =>
+        response.writeHead(200, { "content-type": "text/event-stream" }).end('data: {"jsonrpc":"2.0","id":'),
+      /event stream ended before the response/
+    ],
+    [
+      "an answer without the response",
+      (_, response) =>
+        json(response, { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: 1 } }),
+      /did not contain the response/
+    ]
+  ]
+
+  for (const [what, handler, expected] of failures) {
+    it.live(`${what} fails the request with a typed error, not a hang`, () =>
+      Effect.gen(function* () {
+        const { url } = yield* faultServer(mcp(handler))
+        const client = yield* connect(url, { maxMessageBytes: 65536 })
+        const error = yield* Effect.flip(client.callTool("x", {}, { timeout: "10 seconds" }))
+        expect(error._tag).toBe("TransportError")
+        expect(error.message).toMatch(expected)
+        yield* client.ping()
+      }).pipe(Effect.scoped)
+    )
+  }
+
+  it.live("a GET listener receives server-initiated messages (a 405 elsewhere means there are none)", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer((request, response, index) => {
+        if (request.method === "GET") {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          const notification = JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+          const timer = setInterval(() => response.write(`data: ${notification}\n\n`), 50)
+          response.on("close", () => clearInterval(timer))
+          return
+        }
+        return mcp(() => undefined)(request, response, index)
+      })
+      const client = yield* connect(url)
+      const first = yield* client.listChanged.pipe(Stream.runHead, Effect.timeout("5 seconds"))
+      expect(first).toStrictEqual(Option.some("tools"))
+      const get = received.find((request) => request.method === "GET")
+      expect(get?.headers.accept).toBe("text/event-stream")
+      expect(get?.headers["mcp-session-id"]).toBe("s1")
+    }).pipe(Effect.scoped)
+  )
+})

@@ -1,0 +1,66 @@
+/** Starting HTTP servers for tests: the reference server on a free loopback port, and socket counting. */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { connect, createServer } from "node:net"
+import { everythingServer } from "./processes.js"
+
+/** A free TCP port on 127.0.0.1. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+const canConnect = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1")
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once("error", () => resolve(false))
+  })
+
+/** A running reference server in an HTTP mode. */
+export interface RunningServer {
+  readonly port: number
+  readonly origin: string
+  readonly stop: () => Promise<void>
+}
+
+/** Starts the reference server in `streamableHttp` or `sse` mode; waits (bounded) until it listens. */
+export const startEverything = async (mode: "streamableHttp" | "sse"): Promise<RunningServer> => {
+  const port = await freePort()
+  const child: ChildProcess = spawn(process.execPath, [everythingServer, mode], {
+    env: { PATH: process.env.PATH ?? "", PORT: String(port) },
+    stdio: "ignore"
+  })
+  for (let attempt = 0; attempt < 200 && !(await canConnect(port)); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  if (!(await canConnect(port))) throw new Error(`the reference server (${mode}) did not listen on ${port}`)
+  return {
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve()
+        const timer = setTimeout(() => child.kill("SIGKILL"), 2000)
+        child.once("exit", () => {
+          clearTimeout(timer)
+          resolve()
+        })
+        child.kill("SIGTERM")
+      })
+  }
+}
+
+/** This process's established TCP connections to a local port. */
+export const connectionsTo = (port: number): number => {
+  const out = execFileSync("ss", ["-tnp", "state", "established", `dport = :${port}`], { encoding: "utf8" })
+  return out.split("\n").filter((line) => line.includes(`pid=${process.pid},`)).length
+}
