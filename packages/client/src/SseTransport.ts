@@ -14,7 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { readExcerpt } from "./internal/httpBody.js"
+import { describeHttpError, readExcerpt } from "./internal/httpBody.js"
 import { parse as parseSse } from "./internal/sse.js"
 import { TransportError } from "./McpError.js"
 import { type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
@@ -54,7 +54,7 @@ export const make = (
               HttpClientRequest.setHeaders({ ...options.headers, accept: "text/event-stream" })
             )
           )
-          .pipe(Effect.mapError((cause) => error(`GET ${options.url} failed: ${cause.message}`)))
+          .pipe(Effect.mapError((cause) => error(`GET ${options.url} failed: ${describeHttpError(cause)}`)))
         const contentType = (response.headers["content-type"] ?? "").toLowerCase()
         if (response.status !== 200 || !contentType.startsWith("text/event-stream")) {
           const body = yield* readExcerpt(response, 200)
@@ -79,7 +79,7 @@ export const make = (
                 ? Deferred.succeed(endpoint, target)
                 : Effect.fail(error(`the server announced an endpoint on another origin: ${item.data}`))
             }
-            if (item.event !== "message") return Effect.void
+            if (item.event !== "message" || item.data === "") return Effect.void
             return Effect.asVoid(inbound.offerAll(parseIncoming(item.data)))
           })
         )
@@ -113,7 +113,7 @@ export const make = (
                 HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
               )
             )
-            .pipe(Effect.mapError((cause) => error(`POST failed: ${cause.message}`)))
+            .pipe(Effect.mapError((cause) => error(`POST failed: ${describeHttpError(cause)}`)))
           if (response.status >= 200 && response.status < 300) return
           const body = yield* readExcerpt(response, 200)
           return yield* error(`HTTP ${response.status}${body === "" ? "" : `: ${body}`}`, response.status)

@@ -27,7 +27,7 @@ import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { readBody, readExcerpt } from "./internal/httpBody.js"
+import { describeHttpError, readBody, readExcerpt } from "./internal/httpBody.js"
 import { parse as parseSse } from "./internal/sse.js"
 import { TransportError } from "./McpError.js"
 import { decodeIncoming, type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
@@ -116,7 +116,8 @@ export const make = (
                 return Effect.void
               }
               if (item.id !== undefined) lastEventId = item.id
-              if (item.event !== "message") return Effect.void
+              // An event with an id and empty data primes resumption (the spec asks servers to send one).
+              if (item.event !== "message" || item.data === "") return Effect.void
               const delivered = parseIncoming(item.data)
               if (answers(delivered, waitingFor)) answered = true
               return offerAll(delivered)
@@ -162,7 +163,7 @@ export const make = (
             .execute(request)
             .pipe(
               Effect.mapError((error: HttpClientError.HttpClientError) =>
-                httpError(`POST failed: ${error.message}`, { cause: error })
+                httpError(`POST failed: ${describeHttpError(error)}`, { cause: error })
               )
             )
           const newSession = response.headers["mcp-session-id"]

@@ -14,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import { noFibersLeft } from "./support/fibers.js"
 import { groupMembers, isAlive, miniServer } from "./support/processes.js"
 
 const mini = (mode: string, options: Partial<StdioTransport.StdioOptions> = {}): StdioTransport.StdioOptions => ({
@@ -34,17 +35,19 @@ const withClient = <A, E>(
 ) =>
   Effect.gen(function* () {
     let pid = 0
-    const result = yield* Effect.scoped(
-      Effect.gen(function* () {
-        const layer = McpClient.layer({ name: options.name ?? "stdio" }).pipe(
-          Layer.provideMerge(StdioTransport.layer(options)),
-          Layer.provide(NodeContext.layer)
-        )
-        const context = yield* Layer.build(layer)
-        const info = Context.get(context, StdioTransport.StdioProcess)
-        pid = info.pid
-        return yield* use(Context.get(context, McpClient.McpClient), info)
-      })
+    const result = yield* noFibersLeft(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const layer = McpClient.layer({ name: options.name ?? "stdio" }).pipe(
+            Layer.provideMerge(StdioTransport.layer(options)),
+            Layer.provide(NodeContext.layer)
+          )
+          const context = yield* Layer.build(layer)
+          const info = Context.get(context, StdioTransport.StdioProcess)
+          pid = info.pid
+          return yield* use(Context.get(context, McpClient.McpClient), info)
+        })
+      )
     )
     expect(isAlive(pid)).toBe(false)
     expect(groupMembers(pid)).toStrictEqual([])

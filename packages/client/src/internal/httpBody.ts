@@ -1,4 +1,5 @@
 /** Reading HTTP bodies with a size limit, so a huge or endless body is an error, not memory. */
+import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -47,3 +48,13 @@ export const readExcerpt = (response: HttpClientResponse.HttpClientResponse, max
     Effect.map(({ text, over }) => (over ? `${text}…` : text)),
     Effect.orElseSucceed(() => "")
   )
+
+/** An HTTP client error with its underlying cause (for example `ECONNREFUSED`), in one line. */
+export const describeHttpError = (error: HttpClientError.HttpClientError): string => {
+  const cause = error.cause
+  const detail =
+    cause instanceof Error
+      ? `${"code" in cause && typeof cause.code === "string" ? `${cause.code} ` : ""}${cause.message}`
+      : undefined
+  return detail === undefined ? error.message : `${error.message}: ${detail}`
+}

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import { noFibersLeft } from "./fibers.js"
 
 /** What the handlers saw. */
 interface Seen {
@@ -96,7 +97,19 @@ export const everythingSuite = <E>(
     ) => Effect.Effect<void, McpError.RequestError | McpError.ToolOutputInvalid>
   ) =>
     it.live(name, () =>
-      Effect.scoped(Effect.flatMap(connect, ({ client, seen }) => body(client, seen))).pipe(Effect.zipRight(after))
+      noFibersLeft(
+        Effect.scoped(
+          Effect.flatMap(connect, ({ client, seen }) =>
+            body(client, seen).pipe(
+              Effect.zipRight(client.stats),
+              // A real server sends nothing the client has to count as a violation.
+              Effect.tap((stats) =>
+                expect(stats.violations).toStrictEqual({ "unknown-id": 0, malformed: 0, "malformed-response": 0 })
+              )
+            )
+          )
+        )
+      ).pipe(Effect.zipRight(after))
     )
 
   describe(`the reference server over ${mode}`, () => {

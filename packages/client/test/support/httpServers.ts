@@ -1,6 +1,9 @@
 /** Starting HTTP servers for tests: the reference server on a free loopback port, and socket counting. */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { openSync } from "node:fs"
 import { connect, createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { everythingServer } from "./processes.js"
 
 /** A free TCP port on 127.0.0.1. */
@@ -35,10 +38,16 @@ export interface RunningServer {
 /** Starts the reference server in `streamableHttp` or `sse` mode; waits (bounded) until it listens. */
 export const startEverything = async (mode: "streamableHttp" | "sse"): Promise<RunningServer> => {
   const port = await freePort()
+  // Its output goes to a log file, kept for post-mortems when a test run goes wrong.
+  const log = openSync(join(tmpdir(), `effect-mcp-everything-${mode}-${port}.log`), "w")
   const child: ChildProcess = spawn(process.execPath, [everythingServer, mode], {
     env: { PATH: process.env.PATH ?? "", PORT: String(port) },
-    stdio: "ignore"
+    stdio: ["ignore", log, log]
   })
+  child.once("exit", (code, signal) => {
+    if (!stopping) console.error(`the reference server (${mode}, port ${port}) exited on its own: ${code ?? signal}`)
+  })
+  let stopping = false
   for (let attempt = 0; attempt < 200 && !(await canConnect(port)); attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
@@ -48,6 +57,7 @@ export const startEverything = async (mode: "streamableHttp" | "sse"): Promise<R
     origin: `http://127.0.0.1:${port}`,
     stop: () =>
       new Promise<void>((resolve) => {
+        stopping = true
         if (child.exitCode !== null || child.signalCode !== null) return resolve()
         const timer = setTimeout(() => child.kill("SIGKILL"), 2000)
         child.once("exit", () => {

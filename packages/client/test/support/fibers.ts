@@ -1,0 +1,22 @@
+/** Asserting that an effect leaves no fiber behind: every fiber it forked has ended. */
+import { expect } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Supervisor from "effect/Supervisor"
+
+/** Runs the effect under a tracking supervisor; afterwards, none of its fibers may still run. */
+export const noFibersLeft = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function* () {
+    const supervisor = yield* Supervisor.track
+    const result = yield* Effect.supervised(effect, supervisor)
+    // Give interrupted fibers a moment to finish unwinding.
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const fibers = yield* supervisor.value
+      const statuses = yield* Effect.forEach(fibers, Fiber.status)
+      if (statuses.every((status) => status._tag === "Done")) return result
+      yield* Effect.sleep("20 millis")
+    }
+    const left = yield* supervisor.value
+    expect(left.map((fiber) => fiber.id())).toStrictEqual([])
+    return result
+  })
