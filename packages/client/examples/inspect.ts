@@ -22,7 +22,11 @@ const transport =
     ? StdioTransport.layer({ command: process.execPath, args: [referenceServer, "stdio"], name: "everything" }).pipe(
         Layer.provide(NodeContext.layer)
       )
-    : HttpTransport.layer({ url }).pipe(Layer.provide(NodeHttpClient.layer))
+    : // node:http with a keep-alive agent (NodeHttpClient.layer's own agent opens a connection per request)
+      HttpTransport.layer({ url }).pipe(
+        Layer.provide(NodeHttpClient.layerWithoutAgent),
+        Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+      )
 
 const short = (text: string | undefined, width = 72) => {
   const flat = (text ?? "").replace(/\s+/g, " ").trim()

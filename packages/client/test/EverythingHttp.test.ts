@@ -4,12 +4,12 @@
  * connection to the server is left open.
  */
 
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { afterAll, beforeAll, expect } from "@effect/vitest"
 import { HttpTransport, SseTransport, StreamableHttpTransport } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { everythingSuite } from "./support/everything.js"
+import { keepAliveHttpClient } from "./support/httpClient.js"
 import { connectionsTo, type RunningServer, startEverything } from "./support/httpServers.js"
 
 const servers: { http?: RunningServer; sse?: RunningServer } = {}
@@ -34,7 +34,7 @@ everythingSuite(
   "Streamable HTTP",
   () =>
     StreamableHttpTransport.layer({ url: `${server("http").origin}/mcp`, name: "everything-http" }).pipe(
-      Layer.provide(NodeHttpClient.layer)
+      Layer.provide(keepAliveHttpClient)
     ),
   noConnectionsLeft("http")
 )
@@ -43,19 +43,19 @@ everythingSuite(
   "legacy HTTP+SSE",
   () =>
     SseTransport.layer({ url: `${server("sse").origin}/sse`, name: "everything-sse" }).pipe(
-      Layer.provide(NodeHttpClient.layer)
+      Layer.provide(keepAliveHttpClient)
     ),
   noConnectionsLeft("sse")
 )
 
 everythingSuite(
   "auto (finds Streamable HTTP)",
-  () => HttpTransport.layer({ url: `${server("http").origin}/mcp` }).pipe(Layer.provide(NodeHttpClient.layer)),
+  () => HttpTransport.layer({ url: `${server("http").origin}/mcp` }).pipe(Layer.provide(keepAliveHttpClient)),
   noConnectionsLeft("http")
 )
 
 everythingSuite(
   "auto (falls back to legacy SSE)",
-  () => HttpTransport.layer({ url: `${server("sse").origin}/sse` }).pipe(Layer.provide(NodeHttpClient.layer)),
+  () => HttpTransport.layer({ url: `${server("sse").origin}/sse` }).pipe(Layer.provide(keepAliveHttpClient)),
   noConnectionsLeft("sse")
 )

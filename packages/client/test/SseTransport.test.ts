@@ -1,12 +1,13 @@
 /** The legacy HTTP+SSE transport against loopback servers written to misbehave. */
 
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { HttpTransport, McpClient, SseTransport } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { faultServer, initialized, rpc } from "./support/faultServer.js"
+import { noFibersLeft } from "./support/fibers.js"
+import { keepAliveHttpClient } from "./support/httpClient.js"
 
 const build = (layer: Layer.Layer<never, unknown>) => Effect.flip(Layer.build(layer))
 
@@ -17,9 +18,9 @@ describe("SseTransport faults", () => {
         response.writeHead(200, { "content-type": "text/event-stream" })
         response.write("event: endpoint\ndata: http://evil.example.com/messages\n\n")
       })
-      const error = yield* build(SseTransport.layer({ url }).pipe(Layer.provide(NodeHttpClient.layer)))
+      const error = yield* build(SseTransport.layer({ url }).pipe(Layer.provide(keepAliveHttpClient)))
       expect(String(error)).toContain("endpoint on another origin")
-    }).pipe(Effect.scoped)
+    }).pipe(Effect.scoped, noFibersLeft)
   )
 
   it.live("fails clearly when the server sends no endpoint, or is not an SSE server", () =>
@@ -28,15 +29,15 @@ describe("SseTransport faults", () => {
         response.writeHead(200, { "content-type": "text/event-stream" })
       })
       const error = yield* build(
-        SseTransport.layer({ url: silent.url, endpointTimeout: "300 millis" }).pipe(Layer.provide(NodeHttpClient.layer))
+        SseTransport.layer({ url: silent.url, endpointTimeout: "300 millis" }).pipe(Layer.provide(keepAliveHttpClient))
       )
       expect(String(error)).toContain("no endpoint event")
       const html = yield* faultServer((_, response) =>
         response.writeHead(200, { "content-type": "text/html" }).end("<html>")
       )
-      const notSse = yield* build(SseTransport.layer({ url: html.url }).pipe(Layer.provide(NodeHttpClient.layer)))
+      const notSse = yield* build(SseTransport.layer({ url: html.url }).pipe(Layer.provide(keepAliveHttpClient)))
       expect(String(notSse)).toContain("answered 200 text/html: <html>")
-    }).pipe(Effect.scoped)
+    }).pipe(Effect.scoped, noFibersLeft)
   )
 
   it.live("auto falls back to SSE on 405, and a dropped stream fails the session's requests", () =>
@@ -62,7 +63,7 @@ describe("SseTransport faults", () => {
         yield* Layer.build(
           McpClient.layer({ name: "legacy" }).pipe(
             Layer.provide(HttpTransport.layer({ url })),
-            Layer.provide(NodeHttpClient.layer)
+            Layer.provide(keepAliveHttpClient)
           )
         ),
         McpClient.McpClient
@@ -73,6 +74,6 @@ describe("SseTransport faults", () => {
       ).toBe(true)
       const error = yield* Effect.flip(client.callTool("x"))
       expect(error._tag).toBe("TransportError")
-    }).pipe(Effect.scoped)
+    }).pipe(Effect.scoped, noFibersLeft)
   )
 })

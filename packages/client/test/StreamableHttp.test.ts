@@ -1,6 +1,5 @@
 /** The Streamable HTTP transport against loopback servers written to misbehave. */
 
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { McpClient, StreamableHttpTransport } from "@effect-mcp/client"
 import * as Context from "effect/Context"
@@ -9,6 +8,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { faultServer, type Handler, initialized, json, rpc } from "./support/faultServer.js"
+import { noFibersLeft } from "./support/fibers.js"
+import { keepAliveHttpClient } from "./support/httpClient.js"
 import { connectionsTo } from "./support/httpServers.js"
 
 /** Answers initialize (with a session id), initialized and ping; hands tools/call to `onCall`. */
@@ -35,7 +36,7 @@ const connect = (
     Layer.build(
       McpClient.layer({ name: "fault", ...client }).pipe(
         Layer.provide(StreamableHttpTransport.layer({ url, name: "fault", ...options })),
-        Layer.provide(NodeHttpClient.layer)
+        Layer.provide(keepAliveHttpClient)
       )
     ),
     (context) => Context.get(context, McpClient.McpClient)
@@ -62,7 +63,25 @@ describe("StreamableHttpTransport faults", () => {
       const deleted = received.find((request) => request.method === "DELETE")
       expect(deleted?.headers["mcp-session-id"]).toBe("s1")
       expect(connectionsTo(port)).toBe(0)
-    }).pipe(Effect.scoped)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("reuses keep-alive connections for successive requests", () =>
+    Effect.gen(function* () {
+      const ports = new Set<number>()
+      const { url } = yield* faultServer((request, response, index) => {
+        ports.add(request.remotePort)
+        return mcp((call, res) => json(res, { jsonrpc: "2.0", id: rpc(call).id, result: { content: [] } }))(
+          request,
+          response,
+          index
+        )
+      })
+      const client = yield* connect(url)
+      for (let call = 0; call < 20; call++) yield* client.callTool("x")
+      // initialize, initialized, the GET attempt, tools/list and 20 calls over very few connections
+      expect(ports.size).toBeLessThanOrEqual(3)
+    }).pipe(Effect.scoped, noFibersLeft)
   )
 
   it.live("resumes a broken SSE response with Last-Event-ID after the server's retry interval", () =>
@@ -92,7 +111,7 @@ describe("StreamableHttpTransport faults", () => {
       const resume = received.find((request) => request.headers["last-event-id"] === "e1")
       expect(resume?.method).toBe("GET")
       expect((resume?.at ?? 0) - (post?.at ?? 0)).toBeGreaterThanOrEqual(1500)
-    }).pipe(Effect.scoped)
+    }).pipe(Effect.scoped, noFibersLeft)
   )
 
   it.live("a 404 for the session re-initializes once and retries the request, saying so", () =>
@@ -115,7 +134,7 @@ describe("StreamableHttpTransport faults", () => {
       expect(sessions).toBe(2)
       const calls = received.filter((request) => rpc(request).method === "tools/call")
       expect(calls.map((call) => call.headers["mcp-session-id"])).toStrictEqual(["s1", "s2"])
-    }).pipe(Effect.scoped)
+    }).pipe(Effect.scoped, noFibersLeft)
   )
 
   it.live("a stalled server is a timeout, and the request is cancelled", () =>
@@ -126,7 +145,7 @@ describe("StreamableHttpTransport faults", () => {
       expect(error._tag).toBe("RequestTimeout")
       yield* client.ping()
       expect(received.some((request) => rpc(request).method === "notifications/cancelled")).toBe(true)
-    }).pipe(Effect.scoped)
+    }).pipe(Effect.scoped, noFibersLeft)
   )
 
   const failures: ReadonlyArray<readonly [string, Handler, RegExp]> = [
@@ -179,7 +198,7 @@ describe("StreamableHttpTransport faults", () => {
         expect(error._tag).toBe("TransportError")
         expect(error.message).toMatch(expected)
         yield* client.ping()
-      }).pipe(Effect.scoped)
+      }).pipe(Effect.scoped, noFibersLeft)
     )
   }
 
@@ -201,6 +220,6 @@ describe("StreamableHttpTransport faults", () => {
       const get = received.find((request) => request.method === "GET")
       expect(get?.headers.accept).toBe("text/event-stream")
       expect(get?.headers["mcp-session-id"]).toBe("s1")
-    }).pipe(Effect.scoped)
+    }).pipe(Effect.scoped, noFibersLeft)
   )
 })

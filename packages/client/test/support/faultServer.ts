@@ -5,10 +5,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Effect from "effect/Effect"
+import { connectionsTo } from "./httpServers.js"
 
 /** One request the server received. */
 export interface Received {
   readonly method: string
+  /** The client's port: one per TCP connection. */
+  readonly remotePort: number
   readonly headers: IncomingMessage["headers"]
   readonly body: unknown
   readonly at: number
@@ -33,7 +36,13 @@ export const faultServer = (handler: Handler) =>
           } catch {
             body = text
           }
-          const entry: Received = { method: request.method ?? "", headers: request.headers, body, at: Date.now() }
+          const entry: Received = {
+            method: request.method ?? "",
+            remotePort: request.socket.remotePort ?? 0,
+            headers: request.headers,
+            body,
+            at: Date.now()
+          }
           received.push(entry)
           handler(entry, response, received.length - 1)
         })
@@ -44,7 +53,14 @@ export const faultServer = (handler: Handler) =>
         resume(Effect.succeed({ url: `http://127.0.0.1:${port}/mcp`, received, port }))
       })
     }),
-    () => Effect.promise(() => closeAll())
+    // Released after the client (acquired later): none of our connections may remain by then.
+    ({ port }) =>
+      Effect.sync(() => connectionsTo(port)).pipe(
+        Effect.tap((open) =>
+          open === 0 ? Effect.void : Effect.die(`${open} connection(s) to the test server left open`)
+        ),
+        Effect.ensuring(Effect.promise(() => closeAll()))
+      )
   )
 
 const servers = new Set<ReturnType<typeof createServer>>()
