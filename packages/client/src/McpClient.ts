@@ -4,7 +4,7 @@
  * `Roots`) become the client's capabilities. Building the layer performs the handshake;
  * closing its scope ends the session and the connection.
  */
-import { JsonRpc, type McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import { type JsonRpc, type McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -14,20 +14,19 @@ import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
-import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import { clientCapabilities, Elicitation, type RequestContext, Roots, Sampling } from "./Capabilities.js"
-import * as ElicitationContent from "./internal/elicitation.js"
+import { clientCapabilities, Elicitation, Roots, Sampling } from "./Capabilities.js"
 import { validate } from "./internal/jsonSchema.js"
+import * as Lists from "./internal/lists.js"
+import * as ServerRequests from "./internal/serverRequests.js"
 import {
   CapabilityNotSupported,
   DecodeError,
   type InitializeError,
   InvalidInput,
-  type JsonRpcFailure,
   type RequestError,
   SessionUnavailable,
   ToolOutputInvalid,
@@ -171,16 +170,9 @@ export interface McpClientService {
 export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpClient, McpClientService>() {}
 
 const DEFAULT_CLIENT_INFO: McpSchema.Implementation = { name: "effect-mcp", version: "0.1.0" }
-const MAX_PAGES = 10_000
 
 const isObject = (value: unknown): value is Peer.WireObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
-
-const relatedTaskId = (params: Peer.WireObject | undefined): string | undefined => {
-  const meta = params?._meta
-  const related = isObject(meta) ? meta["io.modelcontextprotocol/related-task"] : undefined
-  return isObject(related) && typeof related.taskId === "string" ? related.taskId : undefined
-}
 
 /**
  * Starts a session over the transport in context: the handshake, then a client. Fails
@@ -383,144 +375,32 @@ export const make = (
       })
 
     // Server-to-client requests, for the capabilities the provided handlers declare.
-    const context = (request: Peer.InboundRequest): RequestContext => ({
-      server: name,
-      requestId: request.id,
-      relatedTaskId: relatedTaskId(request.params)
-    })
-    const serve = <M extends "sampling/createMessage" | "elicitation/create" | "roots/list">(
-      method: M,
-      run: (
-        params: Methods.RequestParamsOf<M>,
-        context: RequestContext
-      ) => Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure>
-    ) =>
-      peer.handle(method, (inbound) =>
-        Effect.gen(function* () {
-          const params = Methods.decodeRequestParams(method, inbound.params ?? {})
-          if (Either.isLeft(params)) {
-            return yield* Peer.failWith(
-              JsonRpc.ErrorCode.InvalidParams,
-              `Invalid params for ${method}: ${ParseResult.TreeFormatter.formatErrorSync(params.left)}`
-            )
-          }
-          const result = yield* run(params.right, context(inbound))
-          const encoded = Methods.encodeResult(method, result)
-          if (Either.isLeft(encoded) || !isObject(encoded.right)) {
-            return yield* Peer.failWith(
-              JsonRpc.ErrorCode.InternalError,
-              `The client produced an invalid ${method} result`
-            )
-          }
-          const wire = Revision.result(version, method, encoded.right)
-          if (Either.isLeft(wire)) return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, wire.left.message)
-          return wire.right
-        })
-      )
-
-    if (Option.isSome(handlers.sampling)) {
-      const sampling = handlers.sampling.value
-      yield* serve("sampling/createMessage", (params, ctx) => sampling.createMessage(params, ctx))
-    }
-    if (Option.isSome(handlers.elicitation)) {
-      const elicitation = handlers.elicitation.value
-      yield* serve("elicitation/create", (params, ctx) => {
-        if (params.mode === "url") {
-          return elicitation.url === undefined
-            ? Effect.fail(
-                Peer.failWith(JsonRpc.ErrorCode.InvalidParams, "This client does not support URL-mode elicitation")
-              )
-            : elicitation.url(params, ctx)
-        }
-        if (elicitation.form === undefined) {
-          return Effect.fail(
-            Peer.failWith(JsonRpc.ErrorCode.InvalidParams, "This client does not support form-mode elicitation")
-          )
-        }
-        return Effect.flatMap(elicitation.form(params, ctx), (result) => {
-          if (result.action !== "accept") return Effect.succeed(result)
-          const content = ElicitationContent.withDefaults(params.requestedSchema, result.content)
-          const problem = ElicitationContent.check(params.requestedSchema, content)
-          return problem === undefined
-            ? Effect.succeed({ ...result, content })
-            : Effect.fail(
-                Peer.failWith(
-                  JsonRpc.ErrorCode.InternalError,
-                  `The user's answer does not match the requested schema: ${problem}`
-                )
-              )
-        })
-      })
-    }
-    if (Option.isSome(handlers.roots)) {
-      const roots = handlers.roots.value
-      yield* serve("roots/list", () => Effect.map(roots.list, (list) => ({ roots: list })))
-      if (roots.changes !== undefined) {
-        yield* roots.changes.pipe(
-          Stream.runForEach(() => Effect.ignore(notify("notifications/roots/list_changed", undefined))),
-          Effect.forkScoped
-        )
-      }
-    }
+    yield* ServerRequests.register(
+      {
+        server: name,
+        peer,
+        version: () => version,
+        rootsChanged: Effect.ignore(notify("notifications/roots/list_changed", undefined))
+      },
+      handlers
+    )
 
     // Cached lists, invalidated by list-changed notifications.
     const listChanged = yield* Mailbox.make<ListKind>()
     const listChangedHub = yield* Stream.broadcastDynamic(Mailbox.toStream(listChanged), { capacity: "unbounded" })
 
-    const paginate = <M extends "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list", A>(
-      method: M,
-      items: (result: Methods.ResultOf<M>) => ReadonlyArray<A>
-    ): Stream.Stream<A, RequestError> =>
-      Stream.paginateChunkEffect(
-        { cursor: undefined as string | undefined, seen: new Set<string>(), pages: 0 },
-        ({ cursor, seen, pages }) =>
-          Effect.gen(function* () {
-            const params = cursor === undefined ? undefined : { cursor }
-            const result = yield* request(method, params as Methods.RequestParamsOf<M> | undefined)
-            const next = result.nextCursor
-            if (next !== undefined && (seen.has(next) || pages + 1 >= MAX_PAGES)) {
-              return yield* new DecodeError({
-                server: name,
-                method,
-                issue: seen.has(next)
-                  ? `the server repeated the cursor ${JSON.stringify(next)}`
-                  : `more than ${MAX_PAGES} pages`
-              })
-            }
-            if (next !== undefined) seen.add(next)
-            return [
-              items(result),
-              next === undefined ? Option.none() : Option.some({ cursor: next, seen, pages: pages + 1 })
-            ] as const
-          }).pipe(Effect.map(([page, next]) => [Chunk.fromIterable(page), next] as const))
-      )
-
-    const cachedList = <A>(stream: Stream.Stream<A, RequestError>) =>
-      Effect.gen(function* () {
-        const cache = yield* Ref.make<{ readonly generation: number; readonly value: Option.Option<ReadonlyArray<A>> }>(
-          {
-            generation: 0,
-            value: Option.none()
-          }
-        )
-        const get = Effect.gen(function* () {
-          const { generation, value } = yield* Ref.get(cache)
-          if (Option.isSome(value)) return value.value
-          const fresh = yield* Stream.runCollect(stream).pipe(Effect.map((chunk) => Chunk.toReadonlyArray(chunk)))
-          yield* Ref.update(cache, (current) =>
-            current.generation === generation ? { generation, value: Option.some(fresh) } : current
-          )
-          return fresh
-        })
-        const invalidate = Ref.update(cache, ({ generation }) => ({ generation: generation + 1, value: Option.none() }))
-        return { get, invalidate, peek: Effect.map(Ref.get(cache), ({ value }) => value) }
-      })
-
-    const toolsStream = paginate("tools/list", (result) => result.tools)
-    const resourcesStream = paginate("resources/list", (result) => result.resources)
-    const tools = yield* cachedList(toolsStream)
-    const resources = yield* cachedList(resourcesStream)
-    const prompts = yield* cachedList(paginate("prompts/list", (result) => result.prompts))
+    // Every list method takes PaginatedRequestParams; TypeScript cannot see that through M.
+    const page =
+      <M extends Lists.ListMethod>(method: M) =>
+      (cursor: string | undefined) =>
+        request(method, (cursor === undefined ? undefined : { cursor }) as Methods.RequestParamsOf<M> | undefined)
+    const toolsStream = Lists.paginate(name, "tools/list", page("tools/list"), (result) => result.tools)
+    const resourcesStream = Lists.paginate(name, "resources/list", page("resources/list"), (result) => result.resources)
+    const tools = yield* Lists.cachedList(toolsStream)
+    const resources = yield* Lists.cachedList(resourcesStream)
+    const prompts = yield* Lists.cachedList(
+      Lists.paginate(name, "prompts/list", page("prompts/list"), (result) => result.prompts)
+    )
 
     const invalidations: Record<string, readonly [ListKind, Effect.Effect<void>]> = {
       "notifications/tools/list_changed": ["tools", tools.invalidate],
@@ -634,7 +514,12 @@ export const make = (
       resources: resources.get,
       resourcesStream,
       resourceTemplates: Stream.runCollect(
-        paginate("resources/templates/list", (result) => result.resourceTemplates)
+        Lists.paginate(
+          name,
+          "resources/templates/list",
+          page("resources/templates/list"),
+          (result) => result.resourceTemplates
+        )
       ).pipe(Effect.map(Chunk.toReadonlyArray)),
       readResource: (uri, call) => request("resources/read", { uri }, call),
       subscribe: (uri) => Effect.asVoid(request("resources/subscribe", { uri })),

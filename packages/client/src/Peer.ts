@@ -373,11 +373,11 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       subscribe: PubSub.subscribe(hub),
       notifications: Stream.fromPubSub(hub),
       closed: Deferred.await(closed),
-      stats: Effect.sync(() => ({
+      stats: Effect.map(FiberMap.size(inbound), (inboundCount) => ({
         pending: pending.size,
-        inbound: 0,
+        inbound: inboundCount,
         violations: { ...violations }
-      })).pipe(Effect.zipWith(FiberMap.size(inbound), (stats, inboundCount) => ({ ...stats, inbound: inboundCount })))
+      }))
     } satisfies Peer
   })
 

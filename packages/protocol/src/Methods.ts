@@ -5,8 +5,7 @@
  */
 import type * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
-import type * as Schema from "effect/Schema"
-import * as SchemaRuntime from "effect/Schema"
+import * as Schema from "effect/Schema"
 import type { ProtocolVersion } from "./ProtocolVersion.js"
 import { EmptyResult, NotificationParams, PaginatedRequestParams, RequestParams } from "./schema/Base.js"
 import { CompleteRequestParams, CompleteResult } from "./schema/Completion.js"
@@ -349,7 +348,7 @@ export const declares = (capabilities: unknown, capability: Capability, version:
   let node: unknown = capabilities
   for (const key of capability.path) {
     if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return false
-    node = (node as Record<string, unknown>)[key]
+    node = Reflect.get(node, key)
   }
   return node !== false && node !== undefined && node !== null
 }
@@ -366,8 +365,7 @@ const compiled = <K extends string>(
     let codec = cache.get(key)
     if (codec === undefined) {
       const schema: Schema.Schema<unknown, unknown> = schemaOf(key)
-      codec =
-        direction === "decode" ? SchemaRuntime.decodeUnknownEither(schema) : SchemaRuntime.encodeUnknownEither(schema)
+      codec = direction === "decode" ? Schema.decodeUnknownEither(schema) : Schema.encodeUnknownEither(schema)
       cache.set(key, codec)
     }
     return codec

@@ -1,0 +1,112 @@
+/**
+ * Serving the server's requests with the handler services the host provided: params decoded
+ * with the method table, results encoded and taken down to the negotiated revision, form
+ * elicitation answers completed with defaults and checked.
+ */
+import { JsonRpc, Methods, type ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type { Handlers, RequestContext } from "../Capabilities.js"
+import type { JsonRpcFailure } from "../McpError.js"
+import * as Peer from "../Peer.js"
+import * as ElicitationContent from "./elicitation.js"
+
+type ServedMethod = "sampling/createMessage" | "elicitation/create" | "roots/list"
+
+const isObject = (value: unknown): value is Peer.WireObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const relatedTaskId = (params: Peer.WireObject | undefined): string | undefined => {
+  const meta = params?._meta
+  const related = isObject(meta) ? meta["io.modelcontextprotocol/related-task"] : undefined
+  return isObject(related) && typeof related.taskId === "string" ? related.taskId : undefined
+}
+
+/** What serving needs from the session. */
+export interface ServeContext {
+  readonly server: string
+  readonly peer: Peer.Peer
+  /** The negotiated revision, read when each answer is encoded. */
+  readonly version: () => ProtocolVersion.ProtocolVersion
+  /** Sends `notifications/roots/list_changed`. */
+  readonly rootsChanged: Effect.Effect<void>
+}
+
+const serve = <M extends ServedMethod>(
+  { peer, server, version }: ServeContext,
+  method: M,
+  run: (
+    params: Methods.RequestParamsOf<M>,
+    context: RequestContext
+  ) => Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure>
+) =>
+  peer.handle(method, (inbound) =>
+    Effect.gen(function* () {
+      const params = Methods.decodeRequestParams(method, inbound.params ?? {})
+      if (Either.isLeft(params)) {
+        return yield* Peer.failWith(
+          JsonRpc.ErrorCode.InvalidParams,
+          `Invalid params for ${method}: ${ParseResult.TreeFormatter.formatErrorSync(params.left)}`
+        )
+      }
+      const context: RequestContext = { server, requestId: inbound.id, relatedTaskId: relatedTaskId(inbound.params) }
+      const result = yield* run(params.right, context)
+      const encoded = Methods.encodeResult(method, result)
+      if (Either.isLeft(encoded) || !isObject(encoded.right)) {
+        return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, `The client produced an invalid ${method} result`)
+      }
+      const wire = Revision.result(version(), method, encoded.right)
+      if (Either.isLeft(wire)) return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, wire.left.message)
+      return wire.right
+    })
+  )
+
+const unsupported = (mode: string) =>
+  Effect.fail(Peer.failWith(JsonRpc.ErrorCode.InvalidParams, `This client does not support ${mode}-mode elicitation`))
+
+/**
+ * Registers a handler for each capability the provided services declare. A method whose
+ * capability was not declared gets no handler, so the peer answers it with -32601.
+ */
+export const register = (context: ServeContext, handlers: Handlers): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (Option.isSome(handlers.sampling)) {
+      const sampling = handlers.sampling.value
+      yield* serve(context, "sampling/createMessage", (params, ctx) => sampling.createMessage(params, ctx))
+    }
+    if (Option.isSome(handlers.elicitation)) {
+      const elicitation = handlers.elicitation.value
+      yield* serve(context, "elicitation/create", (params, ctx) => {
+        if (params.mode === "url")
+          return elicitation.url === undefined ? unsupported("URL") : elicitation.url(params, ctx)
+        if (elicitation.form === undefined) return unsupported("form")
+        return Effect.flatMap(elicitation.form(params, ctx), (result) => {
+          if (result.action !== "accept") return Effect.succeed(result)
+          const content = ElicitationContent.withDefaults(params.requestedSchema, result.content)
+          const problem = ElicitationContent.check(params.requestedSchema, content)
+          return problem === undefined
+            ? Effect.succeed({ ...result, content })
+            : Effect.fail(
+                Peer.failWith(
+                  JsonRpc.ErrorCode.InternalError,
+                  `The user's answer does not match the requested schema: ${problem}`
+                )
+              )
+        })
+      })
+    }
+    if (Option.isSome(handlers.roots)) {
+      const roots = handlers.roots.value
+      yield* serve(context, "roots/list", () => Effect.map(roots.list, (list) => ({ roots: list })))
+      if (roots.changes !== undefined) {
+        yield* roots.changes.pipe(
+          Stream.runForEach(() => context.rootsChanged),
+          Effect.forkScoped
+        )
+      }
+    }
+  })
