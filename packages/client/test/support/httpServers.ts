@@ -1,10 +1,13 @@
 /** Starting HTTP servers for tests: the reference server on a free loopback port, and socket counting. */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { openSync } from "node:fs"
+import { closeSync, openSync } from "node:fs"
 import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { everythingServer } from "./processes.js"
+
+const guard = fileURLToPath(new URL("../fixtures/guarded.mjs", import.meta.url))
 
 /** A free TCP port on 127.0.0.1. */
 export const freePort = (): Promise<number> =>
@@ -40,18 +43,25 @@ export const startEverything = async (mode: "streamableHttp" | "sse"): Promise<R
   const port = await freePort()
   // Its output goes to a log file, kept for post-mortems when a test run goes wrong.
   const log = openSync(join(tmpdir(), `effect-mcp-everything-${mode}-${port}.log`), "w")
-  const child: ChildProcess = spawn(process.execPath, [everythingServer, mode], {
+  // Through a guard that kills the server when this worker's end of its stdin pipe closes, so the
+  // server never outlives the worker, however the worker ends (afterAll may never run).
+  const child: ChildProcess = spawn(process.execPath, [guard, process.execPath, everythingServer, mode], {
     env: { PATH: process.env.PATH ?? "", PORT: String(port) },
-    stdio: ["ignore", log, log]
+    stdio: ["pipe", log, log]
   })
+  closeSync(log)
+  let stopping = false
   child.once("exit", (code, signal) => {
     if (!stopping) console.error(`the reference server (${mode}, port ${port}) exited on its own: ${code ?? signal}`)
   })
-  let stopping = false
   for (let attempt = 0; attempt < 200 && !(await canConnect(port)); attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  if (!(await canConnect(port))) throw new Error(`the reference server (${mode}) did not listen on ${port}`)
+  if (!(await canConnect(port))) {
+    stopping = true
+    child.kill("SIGKILL")
+    throw new Error(`the reference server (${mode}) did not listen on ${port}`)
+  }
   return {
     port,
     origin: `http://127.0.0.1:${port}`,
