@@ -266,6 +266,18 @@ export const make = (
         return decoded.right
       })
 
+    // Server-to-client requests, for the capabilities the provided handlers declare. Registered
+    // before the handshake: a server may ask as soon as it has seen notifications/initialized.
+    yield* ServerRequests.register(
+      {
+        server: name,
+        peer,
+        version: () => version,
+        rootsChanged: Effect.suspend(() => Effect.ignore(notify("notifications/roots/list_changed", undefined)))
+      },
+      handlers
+    )
+
     // The handshake. Nothing else goes out before it completes.
     const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
     const handshake = send(
@@ -373,17 +385,6 @@ export const make = (
         )
         yield* peer.notify(method, wire)
       })
-
-    // Server-to-client requests, for the capabilities the provided handlers declare.
-    yield* ServerRequests.register(
-      {
-        server: name,
-        peer,
-        version: () => version,
-        rootsChanged: Effect.ignore(notify("notifications/roots/list_changed", undefined))
-      },
-      handlers
-    )
 
     // Cached lists, invalidated by list-changed notifications.
     const listChanged = yield* Mailbox.make<ListKind>()
