@@ -4,7 +4,7 @@
  * `Roots`) become the client's capabilities. Building the layer performs the handshake;
  * closing its scope ends the session and the connection.
  */
-import { type JsonRpc, type McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import { type JsonRpc, McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -171,9 +171,6 @@ export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpCl
 
 const DEFAULT_CLIENT_INFO: McpSchema.Implementation = { name: "effect-mcp", version: "0.1.0" }
 
-const isObject = (value: unknown): value is Peer.WireObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * Starts a session over the transport in context: the handshake, then a client. Fails
  * with the handshake's error; the session ends with the scope.
@@ -241,7 +238,7 @@ export const make = (
           new InvalidInput({ server: name, method, reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left) })
         )
       }
-      if (!isObject(encoded.right)) {
+      if (!McpSchema.isJsonObject(encoded.right)) {
         return Either.left(new InvalidInput({ server: name, method, reason: "params must be an object" }))
       }
       return Revision.requestParams(version, method, encoded.right)
@@ -381,7 +378,7 @@ export const make = (
         const wire = yield* Revision.notificationParams(
           version,
           method,
-          isObject(encoded.right) ? encoded.right : undefined
+          McpSchema.isJsonObject(encoded.right) ? encoded.right : undefined
         )
         yield* peer.notify(method, wire)
       })

@@ -8,7 +8,7 @@
  *
  * The peer speaks JSON-RPC only; MCP methods, Schemas and revisions are the session's.
  */
-import { JsonRpc } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -106,11 +106,8 @@ const violationsCounter = Metric.counter("effect_mcp_protocol_violations", {
   description: "Inbound messages the client could not use: unknown ids, malformed messages"
 })
 
-const isObject = (value: unknown): value is WireObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const idOf = (raw: unknown): JsonRpc.RequestId | undefined => {
-  if (!isObject(raw)) return undefined
+  if (!McpSchema.isJsonObject(raw)) return undefined
   const id = raw.id
   return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : undefined
 }
@@ -234,7 +231,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       }
       const id = idOf(item.raw)
       const entry = id === undefined ? undefined : pending.get(id)
-      const looksLikeResponse = isObject(item.raw) && !Object.hasOwn(item.raw, "method")
+      const looksLikeResponse = McpSchema.isJsonObject(item.raw) && !Object.hasOwn(item.raw, "method")
       if (id !== undefined && entry !== undefined && looksLikeResponse) {
         pending.delete(id)
         const error = new DecodeError({
@@ -396,7 +393,7 @@ const dataOf = (data: unknown): { readonly data?: unknown } => (data === undefin
 
 const metaOf = (params: WireObject | undefined): WireObject => {
   const meta = params?._meta
-  return isObject(meta) ? meta : {}
+  return McpSchema.isJsonObject(meta) ? meta : {}
 }
 
 /** Fails an inbound request's handler with a JSON-RPC error. */

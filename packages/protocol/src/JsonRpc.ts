@@ -159,8 +159,6 @@ export const isResultResponse = (message: JSONRPCMessage): message is JSONRPCRes
 /** Is this decoded message an error response? */
 export const isErrorResponse = (message: JSONRPCMessage): message is JSONRPCErrorResponse => "error" in message
 
-const hasOwn = (value: object, key: string): boolean => Object.hasOwn(value, key)
-
 /**
  * Classifies a parsed JSON value by its members, without decoding it. A value that is
  * not exactly one kind (for example a response with both `result` and `error`, or a
@@ -168,10 +166,10 @@ const hasOwn = (value: object, key: string): boolean => Object.hasOwn(value, key
  */
 export const classify = (value: unknown): MessageKind | undefined => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
-  const method = hasOwn(value, "method")
-  const result = hasOwn(value, "result")
-  const error = hasOwn(value, "error")
-  if (method) return result || error ? undefined : hasOwn(value, "id") ? "request" : "notification"
+  const method = Object.hasOwn(value, "method")
+  const result = Object.hasOwn(value, "result")
+  const error = Object.hasOwn(value, "error")
+  if (method) return result || error ? undefined : Object.hasOwn(value, "id") ? "request" : "notification"
   if (result) return error ? undefined : "response"
   return error ? "error" : undefined
 }

@@ -23,6 +23,7 @@
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import type { ProtocolVersion } from "./ProtocolVersion.js"
+import { isJsonObject } from "./schema/Json.js"
 
 /** A JSON object as it is on the wire. */
 export type WireObject = { readonly [key: string]: unknown }
@@ -43,9 +44,6 @@ export class UnrepresentableMessage extends Data.TaggedError("UnrepresentableMes
 type Encoded<A> = Either.Either<A, UnrepresentableMessage>
 
 const before = (version: ProtocolVersion, revision: ProtocolVersion): boolean => version < revision
-
-const isObject = (value: unknown): value is WireObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const omit = (object: WireObject, keys: ReadonlyArray<string>): WireObject => {
   if (!keys.some((key) => Object.hasOwn(object, key))) return object
@@ -79,7 +77,7 @@ const clientCapabilities = (version: ProtocolVersion, capabilities: WireObject):
   const out: Record<string, unknown> = { ...omit(capabilities, ["tasks", "sampling", "elicitation"]) }
   if (capabilities.sampling !== undefined) out.sampling = {}
   const elicitation = capabilities.elicitation
-  if (isObject(elicitation) && !before(version, "2025-06-18")) {
+  if (isJsonObject(elicitation) && !before(version, "2025-06-18")) {
     const formMode = elicitation.form !== undefined || elicitation.url === undefined
     if (formMode) out.elicitation = {}
   }
@@ -92,7 +90,7 @@ const contentBlock = (
   path: ReadonlyArray<string | number>,
   block: unknown
 ): Encoded<unknown> => {
-  if (!isObject(block)) return Either.right(block)
+  if (!isJsonObject(block)) return Either.right(block)
   if (before(version, "2025-11-25") && (block.type === "tool_use" || block.type === "tool_result")) {
     return fail(version, method, path, `${String(block.type)} content needs 2025-11-25`)
   }
@@ -100,7 +98,7 @@ const contentBlock = (
     return fail(version, method, path, "audio content needs 2025-03-26")
   }
   if (!before(version, "2025-06-18")) return Either.right(block)
-  const annotations = isObject(block.annotations) ? omit(block.annotations, ["lastModified"]) : undefined
+  const annotations = isJsonObject(block.annotations) ? omit(block.annotations, ["lastModified"]) : undefined
   const stripped = omit(block, ["_meta"])
   return Either.right(annotations === undefined ? stripped : { ...stripped, annotations })
 }
@@ -132,7 +130,7 @@ const samplingResult = (version: ProtocolVersion, method: string, result: WireOb
 }
 
 const elicitResult = (version: ProtocolVersion, method: string, result: WireObject): Encoded<WireObject> => {
-  if (before(version, "2025-11-25") && isObject(result.content)) {
+  if (before(version, "2025-11-25") && isJsonObject(result.content)) {
     for (const [key, value] of Object.entries(result.content)) {
       if (Array.isArray(value)) return fail(version, method, ["content", key], "multi-select values need 2025-11-25")
     }
@@ -152,8 +150,8 @@ export const requestParams = (
   switch (method) {
     case "initialize": {
       const out: Record<string, unknown> = { ...params }
-      if (isObject(params.clientInfo)) out.clientInfo = implementation(version, params.clientInfo)
-      if (isObject(params.capabilities)) out.capabilities = clientCapabilities(version, params.capabilities)
+      if (isJsonObject(params.clientInfo)) out.clientInfo = implementation(version, params.clientInfo)
+      if (isJsonObject(params.capabilities)) out.capabilities = clientCapabilities(version, params.capabilities)
       return Either.right(out)
     }
     case "tools/call":
@@ -161,7 +159,7 @@ export const requestParams = (
     case "completion/complete": {
       if (!before(version, "2025-06-18")) return Either.right(params)
       const out: Record<string, unknown> = { ...omit(params, ["context"]) }
-      if (isObject(params.ref)) out.ref = omit(params.ref, ["title"])
+      if (isJsonObject(params.ref)) out.ref = omit(params.ref, ["title"])
       return Either.right(out)
     }
     default:
@@ -205,7 +203,7 @@ export const result = (version: ProtocolVersion, method: string, value: WireObje
       if (!before(version, "2025-06-18") || !Array.isArray(value.roots)) return Either.right(value)
       return Either.right({
         ...value,
-        roots: value.roots.map((root) => (isObject(root) ? omit(root, ["_meta"]) : root))
+        roots: value.roots.map((root) => (isJsonObject(root) ? omit(root, ["_meta"]) : root))
       })
     }
     default:

@@ -3,7 +3,7 @@
  * with the method table, results encoded and taken down to the negotiated revision, form
  * elicitation answers completed with defaults and checked.
  */
-import { JsonRpc, Methods, type ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema, Methods, type ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -17,13 +17,10 @@ import * as ElicitationContent from "./elicitation.js"
 
 type ServedMethod = "sampling/createMessage" | "elicitation/create" | "roots/list"
 
-const isObject = (value: unknown): value is Peer.WireObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const relatedTaskId = (params: Peer.WireObject | undefined): string | undefined => {
   const meta = params?._meta
-  const related = isObject(meta) ? meta["io.modelcontextprotocol/related-task"] : undefined
-  return isObject(related) && typeof related.taskId === "string" ? related.taskId : undefined
+  const related = McpSchema.isJsonObject(meta) ? meta["io.modelcontextprotocol/related-task"] : undefined
+  return McpSchema.isJsonObject(related) && typeof related.taskId === "string" ? related.taskId : undefined
 }
 
 /** What serving needs from the session. */
@@ -56,7 +53,7 @@ const serve = <M extends ServedMethod>(
       const context: RequestContext = { server, requestId: inbound.id, relatedTaskId: relatedTaskId(inbound.params) }
       const result = yield* run(params.right, context)
       const encoded = Methods.encodeResult(method, result)
-      if (Either.isLeft(encoded) || !isObject(encoded.right)) {
+      if (Either.isLeft(encoded) || !McpSchema.isJsonObject(encoded.right)) {
         return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, `The client produced an invalid ${method} result`)
       }
       const wire = Revision.result(version(), method, encoded.right)

@@ -42,7 +42,8 @@ export const JsonKey = Schema.String.annotations({
 /** A JSON object whose member values match `value`. */
 export const recordOf = <V extends Schema.Schema.Any>(value: V) => Schema.Record({ key: JsonKey, value })
 
-const isJsonObject = (input: unknown): input is { readonly [key: string]: unknown } =>
+/** Is this a JSON object (not null, not an array)? */
+export const isJsonObject = (input: unknown): input is { readonly [key: string]: unknown } =>
   typeof input === "object" && input !== null && !Array.isArray(input)
 
 /**

@@ -14,7 +14,7 @@ import {
   TaskAugmentedRequestParams
 } from "./Base.js"
 import { ContentBlock } from "./Content.js"
-import { JsonObject, Meta } from "./Json.js"
+import { isJsonObject, JsonObject, Meta } from "./Json.js"
 
 /** The decoded type of a tool's input or output JSON Schema. */
 export interface ToolJsonSchemaType {
@@ -30,16 +30,13 @@ const JsonObjectAst = JsonObject.ast
 const StringAst = Schema.String.ast
 const StringArray = Schema.Array(Schema.String)
 
-const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * Checks the members MCP constrains and nothing else; returns the first issue, with its
  * path, or `undefined`. Hand-written because tool lists are the largest messages a client
  * decodes often, and a generic struct-with-index-signature parse costs several times more.
  */
 const toolJsonSchemaIssue = (input: unknown, ast: SchemaAST.AST): ParseResult.ParseIssue | undefined => {
-  if (!isObject(input)) return new ParseResult.Type(ast, input, "Expected a JSON Schema object")
+  if (!isJsonObject(input)) return new ParseResult.Type(ast, input, "Expected a JSON Schema object")
   if (!Object.hasOwn(input, "type")) {
     return new ParseResult.Pointer("type", input, new ParseResult.Missing(new SchemaAST.Type(ObjectType.ast)))
   }
@@ -51,12 +48,12 @@ const toolJsonSchemaIssue = (input: unknown, ast: SchemaAST.AST): ParseResult.Pa
     return new ParseResult.Pointer("$schema", input, new ParseResult.Type(StringAst, $schema))
   }
   if (properties !== undefined) {
-    if (!isObject(properties)) {
+    if (!isJsonObject(properties)) {
       return new ParseResult.Pointer("properties", input, new ParseResult.Type(JsonObjectAst, properties))
     }
     for (const name in properties) {
       const property = properties[name]
-      if (!isObject(property)) {
+      if (!isJsonObject(property)) {
         const issue = new ParseResult.Pointer(name, properties, new ParseResult.Type(JsonObjectAst, property))
         return new ParseResult.Pointer("properties", input, issue)
       }
