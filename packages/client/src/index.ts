@@ -8,6 +8,8 @@ export * as Capabilities from "./Capabilities.js"
 export * as HttpTransport from "./HttpTransport.js"
 /** Two transports connected in one process. */
 export * as InMemoryTransport from "./InMemoryTransport.js"
+/** JSON Schema validation of values against schemas from the wire. */
+export * as JsonSchema from "./JsonSchema.js"
 /** The client service and its layer. */
 export * as McpClient from "./McpClient.js"
 /** The errors of the client. */

@@ -1,0 +1,6 @@
+/**
+ * JSON Schema validation for schemas that arrive on the wire (a tool's `inputSchema` or
+ * `outputSchema`, an elicitation's `requestedSchema`): 2020-12 by default, draft-07 when the
+ * schema says so; compiled validators are cached per schema object.
+ */
+export { validate } from "./internal/jsonSchema.js"
