@@ -1,8 +1,8 @@
 /**
  * An overview of an MCP server, then one tool call, with @effect-mcp/client.
  *
- *   npx tsx packages/client/examples/inspect.ts                      the bundled reference server over stdio
- *   npx tsx packages/client/examples/inspect.ts http://127.0.0.1:3001/mcp   any server over HTTP (auto: Streamable HTTP or legacy SSE)
+ *   npx tsx --conditions=@effect-mcp/source packages/client/examples/inspect.ts                      the bundled reference server over stdio
+ *   npx tsx --conditions=@effect-mcp/source packages/client/examples/inspect.ts http://127.0.0.1:3001/mcp   any server over HTTP (auto: Streamable HTTP or legacy SSE)
  */
 import { createRequire } from "node:module"
 import * as NodeContext from "@effect/platform-node/NodeContext"

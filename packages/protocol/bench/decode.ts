@@ -4,7 +4,7 @@
  * round by round. Prints messages/s for both and the ratio; `--json FILE` also writes them.
  *
  *   npm run bench -w @effect-mcp/protocol            (5 rounds of 1 s per contender)
- *   npx tsx bench/decode.ts --rounds 3 --ms 200
+ *   npx tsx --conditions=@effect-mcp/source bench/decode.ts --rounds 3 --ms 200
  */
 import { writeFileSync } from "node:fs"
 import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js"

@@ -4,7 +4,7 @@
  * decode every answer with the method table's Schemas. Plain Node I/O: the transports and
  * the client live in @effect-mcp/client.
  *
- *   npx tsx packages/protocol/examples/handshake.ts
+ *   npx tsx --conditions=@effect-mcp/source packages/protocol/examples/handshake.ts
  */
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"

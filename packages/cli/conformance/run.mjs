@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+/**
+ * Runs the official MCP conformance suite (client side) against the built `effect-mcp`
+ * binary, with Node 24 from this folder's own install (never on the workspace's PATH).
+ * Installs this folder with `npm ci` when needed, runs `--suite all` with the expected
+ * failures, then reads every scenario's checks.json and prints scenario → verdict. Exits
+ * non-zero when the runner does, or when a scenario that must pass recorded no checks.
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const cli = join(here, "..", "bin", "effect-mcp.js")
+const node24 = join(here, "node_modules", ".bin", "node")
+const runner = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+const output = join(here, "..", "build", "conformance")
+/** Scenarios of 2025-11-25 that are not about authorization: each must pass with real checks. */
+const required = [
+  "initialize",
+  "tools_call",
+  "elicitation-sep1034-client-defaults",
+  "sse-retry",
+  "json-schema-2020-12-preservation"
+]
+
+if (!existsSync(node24) || !existsSync(runner)) {
+  const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: here, stdio: "inherit" })
+  if (install.status !== 0) process.exit(install.status ?? 1)
+}
+rmSync(output, { recursive: true, force: true })
+const run = spawnSync(
+  node24,
+  [
+    runner,
+    "client",
+    "--command",
+    `exec "${process.execPath}" "${cli}" conformance`,
+    "--suite",
+    "all",
+    "--expected-failures",
+    join(here, "expected-failures.yml"),
+    "--timeout",
+    "120000",
+    "-o",
+    output
+  ],
+  { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
+)
+const summary = run.stdout.slice(run.stdout.indexOf("=== SUITE SUMMARY ==="))
+if (run.status !== 0) process.stdout.write(run.stdout + run.stderr)
+
+const verdicts = new Map()
+const walk = (directory) => {
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name)
+    if (entry.isDirectory()) walk(path)
+    else if (entry.name === "checks.json") {
+      const scenario = path.slice(output.length + 1, -"/checks.json".length).replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, "")
+      const checks = JSON.parse(readFileSync(path, "utf8"))
+      const failed = checks.filter((check) => check.status === "FAILURE").length
+      const passed = checks.filter((check) => check.status === "SUCCESS").length
+      verdicts.set(scenario, { passed, failed })
+    }
+  }
+}
+if (existsSync(output)) walk(output)
+console.log("conformance (client, @modelcontextprotocol/conformance 0.2.0-alpha.12, --suite all):")
+for (const [scenario, { passed, failed }] of [...verdicts].sort(([a], [b]) => a.localeCompare(b))) {
+  const verdict = failed > 0 ? "FAIL" : passed > 0 ? "pass" : "no checks"
+  console.log(`  ${scenario.padEnd(44)} ${verdict.padEnd(9)} ${passed} passed, ${failed} failed`)
+}
+const missing = required.filter((scenario) => {
+  const verdict = verdicts.get(scenario)
+  return verdict === undefined || verdict.failed > 0 || verdict.passed === 0
+})
+if (missing.length > 0) console.log(`required scenarios without a real pass: ${missing.join(", ")}`)
+console.log(
+  summary
+    .split("\n")
+    .filter((line) => line.startsWith("Total"))
+    .join("\n")
+)
+process.exit(run.status !== 0 ? (run.status ?? 1) : missing.length > 0 ? 1 : 0)

@@ -1,0 +1,21 @@
+/** The `effect-mcp` command tree. */
+import * as Command from "@effect/cli/Command"
+import { conformance } from "./commands/conformance.js"
+import { complete, logs, servers } from "./commands/misc.js"
+import { prompts } from "./commands/prompts.js"
+import { resources } from "./commands/resources.js"
+import { info, inspect, ping } from "./commands/server.js"
+import { tools } from "./commands/tools.js"
+import { clientInfo } from "./Session.js"
+
+/** `effect-mcp` and its subcommands. */
+export const root = Command.make("effect-mcp").pipe(
+  Command.withDescription(
+    'Inspect and drive any MCP server. Choose it inline (--stdio "cmd args", -- cmd args, or --url URL) or by --server name from a config file.\n' +
+      'Example: effect-mcp inspect --stdio "npx -y @modelcontextprotocol/server-everything"'
+  ),
+  Command.withSubcommands([inspect, info, ping, tools, resources, prompts, complete, logs, servers, conformance])
+)
+
+/** Parses `argv` (without the node and script words) and runs the chosen command. */
+export const run = Command.run(root, { name: "effect-mcp", version: clientInfo.version })

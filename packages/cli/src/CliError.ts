@@ -1,0 +1,157 @@
+/**
+ * The CLI's own failures and how every failure becomes an exit code and one or two
+ * readable lines: 0 success, 1 the tool reported `isError`, 2 usage or config error,
+ * 3 connection or protocol failure, 130 interrupted.
+ */
+import type { McpError } from "@effect-mcp/client"
+import type { ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+
+/** Exit codes of `effect-mcp`. */
+export const ExitCode = {
+  ok: 0,
+  toolError: 1,
+  usage: 2,
+  connection: 3,
+  interrupted: 130
+} as const
+
+/** The command line asks for something impossible (bad flag value, missing server, bad arguments). */
+export class UsageError extends Data.TaggedError("UsageError")<{
+  readonly reason: string
+  readonly server?: string
+  readonly method?: string
+}> {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** A config file cannot be used: names the file, and where known the server entry and the field. */
+export class ConfigError extends Data.TaggedError("ConfigError")<{
+  readonly file: string
+  readonly entry?: string
+  readonly field?: string
+  readonly reason: string
+}> {
+  override get message() {
+    const where = [
+      this.entry === undefined ? undefined : `server "${this.entry}"`,
+      this.field === undefined ? undefined : `field "${this.field}"`
+    ].filter((part) => part !== undefined)
+    return `${this.file}${where.length === 0 ? "" : `: ${where.join(", ")}`}: ${this.reason}`
+  }
+}
+
+/** The server's command is not on the PATH (or not an executable file). */
+export class CommandNotFound extends Data.TaggedError("CommandNotFound")<{
+  readonly server: string
+  readonly command: string
+  readonly searched: ReadonlyArray<string>
+}> {
+  override get message() {
+    return this.command.includes("/")
+      ? `command not found: ${this.command} (no executable file at that path)`
+      : `command not found: ${this.command}\nsearched PATH: ${this.searched.length === 0 ? "(empty)" : this.searched.join(":")}`
+  }
+}
+
+/** The tool ran and reported `isError: true`; its content has been printed. */
+export class ToolReportedError extends Data.TaggedError("ToolReportedError")<{
+  readonly server: string
+  readonly tool: string
+}> {
+  override get message() {
+    return `tool ${this.tool} reported an error`
+  }
+}
+
+/** Every failure a command can end with. */
+export type CliFailure =
+  | UsageError
+  | ConfigError
+  | CommandNotFound
+  | ToolReportedError
+  | McpError.TransportError
+  | McpError.RpcError
+  | McpError.RequestTimeout
+  | McpError.CapabilityNotSupported
+  | McpError.DecodeError
+  | McpError.InvalidInput
+  | McpError.ToolOutputInvalid
+  | McpError.SessionUnavailable
+  | Revision.UnrepresentableMessage
+  | ProtocolVersion.UnsupportedProtocolVersion
+
+/** The exit code a failure ends the process with. */
+export const exitCodeOf = (failure: CliFailure): number => {
+  switch (failure._tag) {
+    case "UsageError":
+    case "ConfigError":
+    case "InvalidInput":
+    case "UnrepresentableMessage":
+      return ExitCode.usage
+    case "ToolReportedError":
+      return ExitCode.toolError
+    default:
+      return ExitCode.connection
+  }
+}
+
+const serverOf = (failure: CliFailure): string | undefined => ("server" in failure ? failure.server : undefined)
+const methodOf = (failure: CliFailure): string | undefined =>
+  "method" in failure ? failure.method : failure._tag === "ToolReportedError" ? "tools/call" : undefined
+
+const headline = (failure: CliFailure): string => {
+  switch (failure._tag) {
+    case "TransportError": {
+      const exit =
+        failure.exitCode !== undefined
+          ? ` (exit code ${failure.exitCode})`
+          : failure.signal !== undefined
+            ? ` (killed by ${failure.signal})`
+            : ""
+      return `${failure.server}: ${failure.reason}${exit}`
+    }
+    case "RpcError":
+      return `${failure.server}: ${failure.method} failed: ${failure.errorMessage} (code ${failure.code})`
+    case "RequestTimeout":
+      return `${failure.server}: ${failure.method} timed out after ${Duration.format(failure.timeout)}`
+    case "CapabilityNotSupported":
+      return `${failure.server} does not support ${failure.method} (it did not declare the "${failure.capability}" capability)`
+    case "DecodeError":
+      return `${failure.server}: ${failure.method} answered something that is not valid MCP: ${failure.issue}`
+    case "InvalidInput":
+      return `${failure.method}: ${failure.reason}`
+    case "ToolOutputInvalid":
+      return `${failure.server}: tool ${failure.tool} returned structured content that does not match its output schema: ${failure.reason}`
+    case "SessionUnavailable":
+      return `${failure.server}: ${failure.reason}`
+    default:
+      return failure.message
+  }
+}
+
+/** One or two lines for a person; with `verbose`, the stderr tail and the cause too. */
+export const describe = (failure: CliFailure, verbose: boolean): string => {
+  const lines = [`error: ${headline(failure)}`]
+  if (failure._tag === "TransportError" && failure.stderr !== undefined && failure.stderr.trim() !== "") {
+    const tail = failure.stderr.trimEnd().split("\n")
+    lines.push(...(verbose ? tail : tail.slice(-3)).map((line) => `  stderr: ${line}`))
+  }
+  if (verbose && "cause" in failure && failure.cause !== undefined) lines.push(`  cause: ${String(failure.cause)}`)
+  return lines.join("\n")
+}
+
+/** The error as one JSON object for `--json`: kind, message, server, method. */
+export const toJson = (failure: CliFailure) => ({
+  kind: failure._tag,
+  message: headline(failure),
+  ...(serverOf(failure) === undefined ? {} : { server: serverOf(failure) }),
+  ...(methodOf(failure) === undefined ? {} : { method: methodOf(failure) }),
+  exitCode: exitCodeOf(failure)
+})
+
+/** Ends the process with this code; the failure has already been reported. */
+export class Exit extends Data.TaggedError("Exit")<{ readonly code: number }> {}

@@ -1,0 +1,97 @@
+/**
+ * The options every server command shares: which server (inline `--stdio`/`--url`, or
+ * `--server` from a config file), how to print, and how to answer the server's requests.
+ */
+import * as Options from "@effect/cli/Options"
+import * as Context from "effect/Context"
+import type * as Option from "effect/Option"
+
+/** The server-choosing options. */
+export const server: Options.Options<ServerOptions> = Options.all({
+  stdio: Options.text("stdio").pipe(
+    Options.withDescription('Run a server over stdio: "<command> <args…>" (quoted like a shell), or put it after --'),
+    Options.optional
+  ),
+  url: Options.text("url").pipe(Options.withDescription("Connect to a server over HTTP"), Options.optional),
+  transport: Options.choice("transport", ["auto", "http", "sse"]).pipe(
+    Options.withDescription("HTTP transport: auto (Streamable HTTP, falling back to legacy SSE), http or sse"),
+    Options.withDefault("auto" as const)
+  ),
+  headers: Options.text("header").pipe(
+    Options.withDescription('An HTTP header "Name: value" (repeatable); values never appear in output'),
+    Options.repeated
+  ),
+  env: Options.text("env").pipe(
+    Options.withDescription("A variable K=V for the stdio server (repeatable); values never appear in output"),
+    Options.repeated
+  ),
+  inheritEnv: Options.boolean("inherit-env").pipe(
+    Options.withDescription("Give the stdio server this shell's whole environment (default: a safe subset)")
+  ),
+  cwd: Options.directory("cwd").pipe(
+    Options.withDescription("Working directory of the stdio server"),
+    Options.optional
+  ),
+  name: Options.text("server").pipe(Options.withDescription("A server by name from a config file"), Options.optional),
+  config: Options.file("config").pipe(
+    Options.withDescription(
+      "The config file (default: ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, Claude's)"
+    ),
+    Options.optional
+  )
+})
+
+/** The printing and interaction options. */
+export const run: Options.Options<RunOptions> = Options.all({
+  json: Options.boolean("json").pipe(Options.withDescription("Print exact JSON (results on stdout, errors on stderr)")),
+  verbose: Options.boolean("verbose").pipe(Options.withDescription("More detail in errors and logs")),
+  timeout: Options.float("timeout").pipe(
+    Options.withDescription("Seconds to wait for each request (default 60)"),
+    Options.optional
+  ),
+  acceptDefaults: Options.boolean("accept-defaults").pipe(
+    Options.withDescription("Off a terminal, accept the server's input requests with their defaults")
+  ),
+  samplingCommand: Options.text("sampling-command").pipe(
+    Options.withDescription(
+      "A shell command that answers sampling: the request as JSON on stdin, the result on stdout"
+    ),
+    Options.optional
+  ),
+  roots: Options.directory("root").pipe(
+    Options.withDescription("A root directory offered to the server (repeatable)"),
+    Options.repeated
+  )
+})
+
+/** The options of every command that talks to a server. */
+export const connection = { server, run }
+
+/** The server options, as parsed. */
+export interface ServerOptions {
+  readonly stdio: Option.Option<string>
+  readonly url: Option.Option<string>
+  readonly transport: "auto" | "http" | "sse"
+  readonly headers: ReadonlyArray<string>
+  readonly env: ReadonlyArray<string>
+  readonly inheritEnv: boolean
+  readonly cwd: Option.Option<string>
+  readonly name: Option.Option<string>
+  readonly config: Option.Option<string>
+}
+
+/** The printing and interaction options, as parsed. */
+export interface RunOptions {
+  readonly json: boolean
+  readonly verbose: boolean
+  readonly timeout: Option.Option<number>
+  readonly acceptDefaults: boolean
+  readonly samplingCommand: Option.Option<string>
+  readonly roots: ReadonlyArray<string>
+}
+
+/** The words after `--` on the command line: a stdio server to run. */
+export class TrailingCommand extends Context.Tag("@effect-mcp/cli/TrailingCommand")<
+  TrailingCommand,
+  ReadonlyArray<string>
+>() {}

@@ -1,0 +1,229 @@
+/**
+ * The CLI's answers to server-initiated requests. Elicitation: on a terminal the user is
+ * asked with prompts built from the requested schema (defaults first, enums as selects) and
+ * chooses accept, decline or cancel; URL mode shows the URL and asks for consent; off a
+ * terminal every request is declined, unless `--accept-defaults` accepts forms with their
+ * defaults. Sampling: `--sampling-command` receives the request as JSON on stdin and prints
+ * the result; without one the request is refused with a clear message. Roots: `--root`.
+ */
+
+import { pathToFileURL } from "node:url"
+import * as Prompt from "@effect/cli/Prompt"
+import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import type * as Terminal from "@effect/platform/Terminal"
+import { Capabilities, McpError } from "@effect-mcp/client"
+import { McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Output } from "./Output.js"
+
+/** The choices a user makes about server requests. */
+export interface HandlerSettings {
+  /** Prompts may be shown (stdin and stderr are terminals). */
+  readonly interactive: boolean
+  readonly acceptDefaults: boolean
+  readonly samplingCommand: string | undefined
+  readonly roots: ReadonlyArray<string>
+}
+
+type Field = typeof McpSchema.PrimitiveSchemaDefinition.Type
+type Value = NonNullable<McpSchema.ElicitResult["content"]>[string]
+
+const label = (name: string, field: Field) =>
+  `${field.title ?? name}${field.description === undefined ? "" : ` (${field.description})`}`
+
+const choicesOf = (field: Field): ReadonlyArray<{ readonly title: string; readonly value: string }> | undefined => {
+  if ("oneOf" in field) return field.oneOf.map((option) => ({ title: option.title, value: option.const }))
+  if ("enum" in field)
+    return field.enum.map((value, index) => ({
+      title: ("enumNames" in field ? field.enumNames?.[index] : undefined) ?? value,
+      value
+    }))
+  return undefined
+}
+
+const multiChoicesOf = (field: Field) => {
+  if (field.type !== "array") return undefined
+  return "anyOf" in field.items
+    ? field.items.anyOf.map((option) => ({ title: option.title, value: option.const }))
+    : field.items.enum.map((value) => ({ title: value, value }))
+}
+
+/** Puts the default first, so that Enter takes it. */
+const defaultFirst = <A extends { readonly value: string }>(choices: ReadonlyArray<A>, preferred: unknown) => [
+  ...choices.filter((choice) => choice.value === preferred),
+  ...choices.filter((choice) => choice.value !== preferred)
+]
+
+const askField = (name: string, field: Field, required: boolean): Prompt.Prompt<Value | undefined> => {
+  const message = `${label(name, field)}${required ? "" : " [optional]"}`
+  const multi = multiChoicesOf(field)
+  if (multi !== undefined) {
+    const preferred = Array.isArray(field.default) ? field.default : []
+    return Prompt.multiSelect({
+      message,
+      choices: multi.map((choice) => ({ ...choice, selected: preferred.includes(choice.value) }))
+    })
+  }
+  const choices = choicesOf(field)
+  if (choices !== undefined) return Prompt.select({ message, choices: defaultFirst(choices, field.default) })
+  if (field.type === "boolean")
+    return Prompt.confirm({ message, initial: typeof field.default === "boolean" ? field.default : false })
+  const fallback = field.default === undefined ? "" : String(field.default)
+  const number = field.type === "number" || field.type === "integer"
+  return Prompt.text({
+    message,
+    default: fallback,
+    validate: (text) => {
+      if (text === "" && !required) return Effect.succeed(text)
+      if (text === "") return Effect.fail("a value is required")
+      if (!number) return Effect.succeed(text)
+      const parsed = Number(text)
+      return Number.isFinite(parsed) && (field.type !== "integer" || Number.isInteger(parsed))
+        ? Effect.succeed(text)
+        : Effect.fail(field.type === "integer" ? "enter a whole number" : "enter a number")
+    }
+  }).pipe(Prompt.map((text) => (text === "" ? undefined : number ? Number(text) : text)))
+}
+
+const askForm = (params: typeof McpSchema.ElicitRequestFormParams.Type) =>
+  Effect.gen(function* () {
+    const action = yield* Prompt.run(
+      Prompt.select({
+        message: params.message,
+        choices: [
+          { title: "accept (fill in the form)", value: "accept" as const },
+          { title: "decline", value: "decline" as const },
+          { title: "cancel", value: "cancel" as const }
+        ]
+      })
+    )
+    if (action !== "accept") return { action } satisfies McpSchema.ElicitResult
+    const required = params.requestedSchema.required ?? []
+    const content: Record<string, Value> = {}
+    for (const [name, field] of Object.entries(params.requestedSchema.properties)) {
+      const value = yield* Prompt.run(askField(name, field, required.includes(name)))
+      if (value !== undefined) content[name] = value
+    }
+    return { action: "accept", content } satisfies McpSchema.ElicitResult
+  })
+
+const cancelOnQuit = <R>(
+  effect: Effect.Effect<McpSchema.ElicitResult, unknown, R>
+): Effect.Effect<McpSchema.ElicitResult, never, R> =>
+  Effect.catchAll(effect, () => Effect.succeed({ action: "cancel" } satisfies McpSchema.ElicitResult))
+
+/** Elicitation for the CLI: prompts on a terminal, declines (or accepts defaults) off one. */
+export const elicitation = (settings: HandlerSettings) =>
+  Layer.effect(
+    Capabilities.Elicitation,
+    Effect.gen(function* () {
+      const output = yield* Output
+      const context = yield* Effect.context<Terminal.Terminal | FileSystem.FileSystem | Path.Path>()
+      return {
+        form: (params, request) =>
+          Effect.gen(function* () {
+            yield* output.status(undefined)
+            if (settings.interactive) {
+              yield* output.note(`${request.server} asks for input:`)
+              return yield* output.paused(cancelOnQuit(askForm(params)))
+            }
+            const missing = (params.requestedSchema.required ?? []).filter(
+              (name) => params.requestedSchema.properties[name]?.default === undefined
+            )
+            if (settings.acceptDefaults && missing.length > 0) {
+              yield* output.note(
+                `${request.server} asked for input; declined (--accept-defaults, but ${missing.join(", ")} has no default): ${params.message}`
+              )
+              return { action: "decline" } satisfies McpSchema.ElicitResult
+            }
+            if (settings.acceptDefaults) {
+              yield* output.note(
+                `${request.server} asked for input; accepted with defaults (--accept-defaults): ${params.message}`
+              )
+              return { action: "accept", content: {} } satisfies McpSchema.ElicitResult
+            }
+            yield* output.note(
+              `${request.server} asked for input; declined (not a terminal; --accept-defaults accepts defaults): ${params.message}`
+            )
+            return { action: "decline" } satisfies McpSchema.ElicitResult
+          }).pipe(Effect.provide(context)),
+        url: (params, request) =>
+          Effect.gen(function* () {
+            yield* output.status(undefined)
+            yield* output.note(`${request.server} asks you to open ${params.url}\n  ${params.message}`)
+            if (!settings.interactive) {
+              yield* output.note("declined (not a terminal)")
+              return { action: "decline" } satisfies McpSchema.ElicitResult
+            }
+            const consent = yield* cancelOnQuit(
+              Prompt.run(
+                Prompt.confirm({ message: `Open ${new URL(params.url).host} and continue there?`, initial: false })
+              ).pipe(Effect.map((yes): McpSchema.ElicitResult => ({ action: yes ? "accept" : "decline" })))
+            )
+            return consent
+          }).pipe(Effect.provide(context))
+      }
+    })
+  )
+
+const decodeSamplingResult = Schema.decodeUnknown(Schema.parseJson(McpSchema.CreateMessageResult))
+
+/** Sampling by an external command, or a clear refusal without one. */
+export const sampling = (settings: HandlerSettings) =>
+  Layer.effect(
+    Capabilities.Sampling,
+    Effect.gen(function* () {
+      const output = yield* Output
+      const context = yield* Effect.context<CommandExecutor.CommandExecutor>()
+      const refuse = (reason: string) => new McpError.JsonRpcFailure({ code: -1, errorMessage: reason })
+      return {
+        createMessage: (params, request) => {
+          if (settings.samplingCommand === undefined)
+            return output
+              .note(`${request.server} asked for a model completion; declined (no --sampling-command)`)
+              .pipe(
+                Effect.zipRight(
+                  Effect.fail(refuse("effect-mcp declined the sampling request: no --sampling-command is configured"))
+                )
+              )
+          const command = Command.make("/bin/sh", "-c", settings.samplingCommand).pipe(
+            Command.feed(JSON.stringify(params)),
+            Command.stderr("inherit")
+          )
+          return Command.string(command).pipe(
+            Effect.mapError((cause) => refuse(`the sampling command failed: ${cause.message}`)),
+            Effect.flatMap((stdout) =>
+              Effect.mapError(decodeSamplingResult(stdout), () =>
+                refuse("the sampling command did not print a CreateMessageResult as JSON")
+              )
+            ),
+            Effect.provide(context)
+          )
+        }
+      }
+    })
+  )
+
+/** Roots from `--root` directories, as file URLs. */
+export const roots = (directories: ReadonlyArray<string>) =>
+  Layer.succeed(Capabilities.Roots, {
+    list: Effect.succeed(
+      directories.map((directory) => {
+        const uri = pathToFileURL(directory).href
+        return { uri, name: directory.split(/[\\/]/).filter(Boolean).at(-1) ?? directory }
+      })
+    )
+  })
+
+/** Every handler the settings ask for. */
+export const layer = (settings: HandlerSettings) =>
+  Layer.mergeAll(
+    elicitation(settings),
+    sampling(settings),
+    settings.roots.length === 0 ? Layer.empty : roots(settings.roots)
+  )

@@ -1,0 +1,137 @@
+/**
+ * What the CLI prints and how: human text by default (aligned tables, descriptions wrapped
+ * to the terminal, colours only on a TTY and never with `NO_COLOR`), or exact JSON with
+ * `--json`. Results go to stdout; progress, server logs and warnings go to stderr.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/** How this run prints. */
+export interface OutputSettings {
+  readonly json: boolean
+  readonly verbose: boolean
+  /** stdout is a terminal and colours are allowed. */
+  readonly color: boolean
+  /** stderr is a terminal: progress is drawn as a spinner. */
+  readonly interactive: boolean
+  readonly width: number
+}
+
+/** The printer of one run. */
+export class Output extends Context.Tag("@effect-mcp/cli/Output")<
+  Output,
+  OutputSettings & {
+    /** A line on stdout. */
+    readonly line: (text: string) => Effect.Effect<void>
+    /** A value as JSON on stdout. */
+    readonly printJson: (value: unknown) => Effect.Effect<void>
+    /** A line on stderr (cleared of any spinner first). */
+    readonly note: (text: string) => Effect.Effect<void>
+    /** Draws (on a TTY) or prints a progress line; `undefined` clears it. Nothing is drawn while paused. */
+    readonly status: (text: string | undefined) => Effect.Effect<void>
+    /** Runs `effect` (a prompt, say) with the status line cleared and paused. */
+    readonly paused: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  }
+>() {
+  /** The printer for the process's own stdout and stderr. */
+  static readonly layer = (settings: { readonly json: boolean; readonly verbose: boolean }) =>
+    Layer.sync(Output, () => {
+      const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined && process.env.TERM !== "dumb"
+      const interactive = process.stderr.isTTY === true
+      let drawn = false
+      let pauses = 0
+      const clear = () => {
+        if (drawn) process.stderr.write("\r\x1b[2K")
+        drawn = false
+      }
+      return {
+        ...settings,
+        color,
+        interactive,
+        width: Math.max(60, process.stdout.columns ?? 100),
+        line: (text) =>
+          Effect.sync(() => {
+            clear()
+            process.stdout.write(`${text}\n`)
+          }),
+        printJson: (value) =>
+          Effect.sync(() => {
+            clear()
+            process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
+          }),
+        note: (text) =>
+          Effect.sync(() => {
+            clear()
+            process.stderr.write(`${text}\n`)
+          }),
+        status: (text) =>
+          Effect.sync(() => {
+            if (text === undefined) return clear()
+            if (!interactive) return void process.stderr.write(`${text}\n`)
+            if (pauses > 0) return
+            const columns = (process.stderr.columns ?? 0) > 20 ? process.stderr.columns : 80
+            process.stderr.write(`\r\x1b[2K${text.length >= columns ? `${text.slice(0, columns - 2)}…` : text}`)
+            drawn = true
+          }),
+        paused: (effect) =>
+          Effect.acquireUseRelease(
+            Effect.sync(() => {
+              clear()
+              pauses += 1
+            }),
+            () => effect,
+            () =>
+              Effect.sync(() => {
+                pauses -= 1
+              })
+          )
+      }
+    })
+}
+
+const paint = (code: string) => (enabled: boolean, text: string) => (enabled ? `\x1b[${code}m${text}\x1b[0m` : text)
+/** Bold, when colours are on. */
+export const bold = paint("1")
+/** Dim, when colours are on. */
+export const dim = paint("2")
+/** Red, when colours are on. */
+export const red = paint("31")
+/** Yellow, when colours are on. */
+export const yellow = paint("33")
+/** Cyan, when colours are on. */
+export const cyan = paint("36")
+
+/** Collapses whitespace and wraps text to `width` columns. */
+export const wrap = (text: string, width: number): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  let line = ""
+  for (const word of text.replace(/\s+/g, " ").trim().split(" ")) {
+    if (word === "") continue
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else line = line === "" ? word : `${line} ${word}`
+  }
+  if (line !== "") lines.push(line)
+  return lines
+}
+
+/**
+ * A two-column table: names padded to the widest, descriptions wrapped in the space left
+ * (continuation lines indented under the description).
+ */
+export const table = (
+  rows: ReadonlyArray<readonly [name: string, description: string | undefined]>,
+  width: number,
+  indent = "  "
+): ReadonlyArray<string> => {
+  const nameWidth = Math.min(40, Math.max(0, ...rows.map(([name]) => name.length)))
+  const room = Math.max(20, width - indent.length - nameWidth - 2)
+  return rows.flatMap(([name, description]) => {
+    const wrapped = wrap(description ?? "", room)
+    const [first = "", ...rest] = wrapped
+    const head = `${indent}${name.padEnd(nameWidth)}  ${first}`.trimEnd()
+    return [head, ...rest.map((line) => `${indent}${" ".repeat(nameWidth)}  ${line}`)]
+  })
+}

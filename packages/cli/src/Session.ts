@@ -1,0 +1,278 @@
+/**
+ * From the command line to a connected client: resolve which server (inline or from a
+ * config file), check that a stdio command exists, pick the transport, provide the CLI's
+ * handlers, and run a command with the `McpClient` in scope. Server log messages are shown on
+ * stderr while the command runs.
+ */
+
+import { homedir } from "node:os"
+import { delimiter, sep } from "node:path"
+import * as Prompt from "@effect/cli/Prompt"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { HttpTransport, McpClient, StdioTransport } from "@effect-mcp/client"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./CliError.js"
+import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
+import * as ConfigLoader from "./config/ConfigLoader.js"
+import type { ExpandContext } from "./config/Expand.js"
+import type { Input, ServerEntry, Target } from "./config/ServerEntry.js"
+import * as Handlers from "./Handlers.js"
+import { which } from "./internal/which.js"
+import { parseAssignment, parseHeader, splitCommandLine } from "./internal/words.js"
+import { Output } from "./Output.js"
+
+/** This program's name and version, sent as `clientInfo`. */
+export const clientInfo = { name: "effect-mcp", title: "effect-mcp CLI", version: "0.1.0" } as const
+
+/** A server chosen for this run: its name for messages and where it is. */
+export interface Chosen {
+  readonly name: string
+  readonly target: Target
+}
+
+const collect = <A>(
+  items: ReadonlyArray<string>,
+  parse: (item: string) => Either.Either<readonly [string, string], string>,
+  flag: string
+) =>
+  Effect.forEach(items, (item) =>
+    Either.match(parse(item), {
+      onLeft: (reason) => Effect.fail(new UsageError({ reason: `${flag}: ${reason}` })),
+      onRight: Effect.succeed
+    })
+  ).pipe(Effect.map((pairs) => Object.fromEntries(pairs) as A))
+
+/** The environment and prompts config expansion uses. */
+export const expandContext = (interactive: boolean): ExpandContext => {
+  const asked = new Map<string, string>()
+  return {
+    env: process.env,
+    home: homedir(),
+    workspaceFolder: process.cwd(),
+    pathSeparator: sep,
+    ask: (input: Input, entry: ServerEntry) => {
+      const known = asked.get(input.id)
+      if (known !== undefined) return Effect.succeed(known)
+      if (!interactive)
+        return Effect.fail(
+          new ConfigError({
+            file: entry.file,
+            entry: entry.name,
+            reason: `input "${input.id}" must be asked, but there is no terminal to ask on`
+          })
+        )
+      const message = input.description ?? input.id
+      const prompt = input.password
+        ? Prompt.hidden({ message }).pipe(Prompt.map(Redacted.value))
+        : Prompt.text({ message, ...(input.default === undefined ? {} : { default: input.default }) })
+      return Prompt.run(prompt).pipe(
+        Effect.tap((value) => Effect.sync(() => asked.set(input.id, value))),
+        Effect.mapError(
+          () => new ConfigError({ file: entry.file, entry: entry.name, reason: `input "${input.id}" was not given` })
+        ),
+        Effect.provide(NodeContext.layer)
+      )
+    }
+  }
+}
+
+const launchers = new Set([
+  "node",
+  "python",
+  "python3",
+  "npx",
+  "uvx",
+  "uv",
+  "bunx",
+  "bun",
+  "deno",
+  "pnpm",
+  "yarn",
+  "docker",
+  "sh",
+  "bash"
+])
+const basename = (path: string) => path.split(/[\\/]/).at(-1) ?? path
+
+/** A readable name for an inline stdio server: the program, or what a launcher runs. */
+export const nameOf = (command: string, args: ReadonlyArray<string>): string => {
+  const program = basename(command).replace(/\.(exe|cmd)$/i, "")
+  if (!launchers.has(program)) return program
+  const target = args.find((arg) => !arg.startsWith("-") && arg !== "run" && arg !== "dlx" && arg !== "exec")
+  return target === undefined ? program : basename(target).replace(/\.(m?js|ts|py)$/, "")
+}
+
+/** Which server the options name. */
+export const choose = (options: ServerOptions, interactive: boolean) =>
+  Effect.gen(function* () {
+    const trailing = yield* TrailingCommand
+    const given = [
+      Option.isSome(options.stdio) || trailing.length > 0,
+      Option.isSome(options.url),
+      Option.isSome(options.name)
+    ]
+    if (given.filter(Boolean).length > 1)
+      return yield* new UsageError({ reason: "name one server: --stdio (or a command after --), --url or --server" })
+    const env = yield* collect<Record<string, string>>(options.env, parseAssignment, "--env")
+    const headers = yield* collect<Record<string, string>>(options.headers, parseHeader, "--header")
+    if (trailing.length > 0 || Option.isSome(options.stdio)) {
+      const words =
+        trailing.length > 0
+          ? trailing
+          : yield* Either.match(splitCommandLine(Option.getOrThrow(options.stdio)), {
+              onLeft: (reason) => Effect.fail(new UsageError({ reason: `--stdio: ${reason}` })),
+              onRight: Effect.succeed
+            })
+      const [command, ...args] = words
+      if (command === undefined) return yield* new UsageError({ reason: "--stdio needs a command" })
+      return {
+        name: nameOf(command, args),
+        target: {
+          _tag: "Stdio",
+          command,
+          args,
+          env,
+          ...Option.match(options.cwd, { onNone: () => ({}), onSome: (cwd) => ({ cwd }) })
+        }
+      } satisfies Chosen
+    }
+    if (Option.isSome(options.url)) {
+      const url = options.url.value
+      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+        return yield* new UsageError({ reason: `--url needs an http:// or https:// URL, got "${url}"` })
+      return {
+        name: new URL(url).host,
+        target: { _tag: "Http", url, transport: options.transport, headers }
+      } satisfies Chosen
+    }
+    if (Option.isNone(options.name))
+      return yield* new UsageError({
+        reason:
+          'which server? Give --stdio "<command>", --url <url>, --server <name> (see `effect-mcp servers`), or a command after --'
+      })
+    const loaded = yield* ConfigLoader.load(ConfigLoader.here(Option.getOrUndefined(options.config)))
+    const output = yield* Output
+    for (const warning of loaded.warnings) yield* output.note(`warning: ${warning}`)
+    const entry = yield* ConfigLoader.find(loaded, options.name.value)
+    const target = yield* ConfigLoader.resolve(entry, expandContext(interactive))
+    // Inline flags add to (and win over) the entry's own.
+    const merged: Target =
+      target._tag === "Stdio"
+        ? {
+            ...target,
+            env: { ...target.env, ...env },
+            ...Option.match(options.cwd, { onNone: () => ({}), onSome: (cwd) => ({ cwd }) })
+          }
+        : { ...target, headers: { ...target.headers, ...headers } }
+    return { name: entry.name, target: merged } satisfies Chosen
+  })
+
+const transportLayer = (chosen: Chosen, inheritEnv: boolean) => {
+  const target = chosen.target
+  if (target._tag === "Stdio")
+    return StdioTransport.layer({
+      command: target.command,
+      args: target.args,
+      env: target.env,
+      name: chosen.name,
+      inheritEnv: inheritEnv ? "all" : "safe",
+      ...(target.cwd === undefined ? {} : { cwd: target.cwd })
+    }).pipe(Layer.provide(NodeContext.layer))
+  return HttpTransport.layer({
+    url: target.url,
+    transport: target.transport,
+    headers: target.headers,
+    name: chosen.name
+  }).pipe(
+    Layer.provide(NodeHttpClient.layerWithoutAgent),
+    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+  )
+}
+
+/** Fails with {@link CommandNotFound} when a stdio server's command cannot be found. */
+const checkCommand = (chosen: Chosen) =>
+  Effect.gen(function* () {
+    const target = chosen.target
+    if (target._tag !== "Stdio") return
+    const searchPath = target.env.PATH ?? process.env.PATH ?? ""
+    const found = yield* which(target.command, searchPath, target.cwd ?? process.cwd())
+    if (Option.isNone(found))
+      return yield* new CommandNotFound({
+        server: chosen.name,
+        command: target.command,
+        searched: searchPath.split(delimiter).filter((entry) => entry !== "")
+      })
+  })
+
+/** Logs go to stderr, never stdout: warnings by default, everything with `--verbose`. */
+export const loggerLayer = (verbose: boolean) =>
+  Layer.merge(
+    Logger.replace(
+      Logger.defaultLogger,
+      Logger.make(({ logLevel, message }) => {
+        const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+        process.stderr.write(`${logLevel.label.toLowerCase()}: ${text}\n`)
+      })
+    ),
+    Logger.minimumLogLevel(verbose ? LogLevel.Debug : LogLevel.Warning)
+  )
+
+/** How the run interacts: whether prompts can be shown. */
+export const isInteractive = () => process.stdin.isTTY === true && process.stderr.isTTY === true
+
+/**
+ * Connects to the chosen server and runs `use` with its client; closes everything after.
+ * `showServerLogs` prints the server's log messages on stderr while `use` runs.
+ */
+export const withClient = <A, E, R>(
+  server: ServerOptions,
+  run: RunOptions,
+  use: (client: McpClient.McpClientService) => Effect.Effect<A, E, R>,
+  settings: { readonly showServerLogs?: boolean } = {}
+): Effect.Effect<
+  A,
+  E | CliFailure,
+  Exclude<R, McpClient.McpClient> | Output | TrailingCommand | NodeContext.NodeContext
+> =>
+  Effect.gen(function* () {
+    const interactive = isInteractive()
+    const chosen = yield* choose(server, interactive)
+    yield* checkCommand(chosen)
+    const handlers = Handlers.layer({
+      interactive,
+      acceptDefaults: run.acceptDefaults,
+      samplingCommand: Option.getOrUndefined(run.samplingCommand),
+      roots: run.roots
+    })
+    const client = McpClient.layer({
+      name: chosen.name,
+      clientInfo,
+      ...Option.match(run.timeout, {
+        onNone: () => ({}),
+        onSome: (seconds) => ({ requestTimeout: Duration.seconds(seconds) })
+      })
+    }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv)), Layer.provide(handlers))
+    const output = yield* Output
+    return yield* Effect.gen(function* () {
+      const mcp = yield* McpClient.McpClient
+      if (settings.showServerLogs !== false)
+        yield* mcp.logMessages.pipe(
+          Stream.runForEach((log) =>
+            output.note(
+              `[${log.level}]${log.logger === undefined ? "" : ` ${log.logger}:`} ${typeof log.data === "string" ? log.data : JSON.stringify(log.data)}`
+            )
+          ),
+          Effect.forkScoped
+        )
+      return yield* use(mcp)
+    }).pipe(Effect.provide(client), Effect.scoped)
+  })

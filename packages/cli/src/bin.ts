@@ -1,0 +1,49 @@
+/**
+ * The `effect-mcp` process: parses the command line (the words after `--` are a stdio server
+ * to run), runs the command, and exits with its code: 0 success, 1 the tool reported an
+ * error, 2 usage or config error, 3 connection or protocol failure, 130 interrupted (Ctrl-C
+ * cancels the running request and closes the server first).
+ */
+
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import { run } from "./Cli.js"
+import { ExitCode } from "./CliError.js"
+import { TrailingCommand } from "./CommonOptions.js"
+
+// A closed pipe (`effect-mcp tools list | head`) ends the output, not the program with a crash.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0)
+})
+
+const dash = process.argv.indexOf("--", 2)
+const argv = dash === -1 ? process.argv : process.argv.slice(0, dash)
+const trailing = dash === -1 ? [] : process.argv.slice(dash + 1)
+
+const codeOf = (exit: Exit.Exit<unknown, unknown>): number => {
+  if (Exit.isSuccess(exit)) return ExitCode.ok
+  if (Cause.isInterruptedOnly(exit.cause)) return ExitCode.interrupted
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "Exit" && "code" in error)
+      return Number(error.code)
+    if (ValidationError.isValidationError(error)) return ExitCode.usage
+  }
+  process.stderr.write(`internal error: ${Cause.pretty(exit.cause)}\n`)
+  return ExitCode.connection
+}
+
+run(argv).pipe(
+  Effect.provideService(TrailingCommand, trailing),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    teardown: (exit, onExit) => onExit(codeOf(exit))
+  })
+)

@@ -1,0 +1,103 @@
+/**
+ * `effect-mcp conformance <url>`: the client side of the official conformance suite. The
+ * runner starts a test server per scenario and runs this command with the server's URL and
+ * `MCP_CONFORMANCE_SCENARIO`; we connect with the real client and transport, list the tools
+ * and call the first one with arguments made from its input schema, answering elicitation
+ * with the schema's defaults. One scenario needs a different step: echoing a tool's input
+ * schema back verbatim (JSON Schema 2020-12 preservation).
+ */
+
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import type { McpClient } from "@effect-mcp/client"
+import type { McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { UsageError } from "../CliError.js"
+import type { RunOptions, ServerOptions } from "../CommonOptions.js"
+import { Output } from "../Output.js"
+import { withClient } from "../Session.js"
+import { runCommand } from "./shared.js"
+
+/** A sample value for a JSON Schema property: its default, first enum value, or one of its type. */
+const sample = (schema: unknown): unknown => {
+  if (typeof schema !== "object" || schema === null) return "test"
+  const property = schema as {
+    readonly default?: unknown
+    readonly enum?: ReadonlyArray<unknown>
+    readonly type?: unknown
+  }
+  if (property.default !== undefined) return property.default
+  if (property.enum !== undefined && property.enum.length > 0) return property.enum[0]
+  switch (property.type) {
+    case "number":
+    case "integer":
+      return 1
+    case "boolean":
+      return true
+    case "array":
+      return []
+    case "object":
+      return {}
+    default:
+      return "test"
+  }
+}
+
+/** Arguments for every property of a tool's input schema. */
+export const sampleArguments = (tool: McpSchema.Tool): { readonly [key: string]: unknown } =>
+  Object.fromEntries(Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => [name, sample(schema)]))
+
+const scenarioStep = (scenario: string, client: McpClient.McpClientService) =>
+  Effect.gen(function* () {
+    const tools = yield* client.tools
+    if (scenario === "json-schema-2020-12-preservation") {
+      const echo = tools.find((tool) => tool.name.endsWith("_echo"))
+      const focal = tools.find((tool) => tool !== echo)
+      if (echo === undefined || focal === undefined)
+        return yield* new UsageError({ reason: "the server offers no echo tool and focal tool" })
+      yield* client.callTool(echo.name, { schema: focal.inputSchema })
+      return
+    }
+    const first = tools[0]
+    if (first !== undefined) yield* client.callTool(first.name, sampleArguments(first))
+  })
+
+/** `conformance <url>`. */
+export const conformance = Command.make(
+  "conformance",
+  { url: Args.text({ name: "url" }).pipe(Args.withDescription("The test server's URL (appended by the runner)")) },
+  ({ url }) => {
+    const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize"
+    const run: RunOptions = {
+      json: false,
+      verbose: process.env.MCP_CONFORMANCE_VERBOSE !== undefined,
+      timeout: Option.some(25),
+      acceptDefaults: true,
+      samplingCommand: Option.none(),
+      roots: []
+    }
+    const server: ServerOptions = {
+      stdio: Option.none(),
+      url: Option.some(url),
+      transport: "auto",
+      headers: [],
+      env: [],
+      inheritEnv: false,
+      cwd: Option.none(),
+      name: Option.none(),
+      config: Option.none()
+    }
+    return runCommand(
+      run,
+      withClient(server, run, (client) => scenarioStep(scenario, client)).pipe(
+        Effect.tap(() => Effect.flatMap(Output, (output) => output.note(`conformance ${scenario}: done`)))
+      )
+    )
+  }
+).pipe(
+  Command.withDescription(
+    "The client side of the official MCP conformance suite (run by the runner, which appends the URL).\n" +
+      'Example: conformance client --command "effect-mcp conformance" --suite all'
+  )
+)

@@ -1,0 +1,164 @@
+/**
+ * `complete` (argument completion for a prompt or a resource template), `logs` (the server's
+ * log messages until interrupted) and `servers` (the configured servers and their transport).
+ */
+
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { UsageError } from "../CliError.js"
+import * as CommonOptions from "../CommonOptions.js"
+import * as ConfigLoader from "../config/ConfigLoader.js"
+import { transportOf } from "../config/ServerEntry.js"
+import { parseStringArguments } from "../internal/words.js"
+import { dim, Output, table } from "../Output.js"
+import { withClient } from "../Session.js"
+import { runCommand } from "./shared.js"
+
+/** `complete`. */
+export const complete = Command.make(
+  "complete",
+  {
+    ...CommonOptions.connection,
+    prompt: Options.text("prompt").pipe(
+      Options.withDescription("Complete an argument of this prompt"),
+      Options.optional
+    ),
+    template: Options.text("template").pipe(
+      Options.withDescription("Complete a variable of this resource template (its URI template)"),
+      Options.optional
+    ),
+    argument: Options.text("argument").pipe(Options.withDescription("The argument or variable to complete")),
+    value: Options.text("value").pipe(Options.withDescription("What has been typed so far"), Options.withDefault("")),
+    context: Options.text("context").pipe(
+      Options.withDescription("An already-resolved argument key=value (repeatable)"),
+      Options.repeated
+    )
+  },
+  ({ server, run, prompt, template, argument, value, context }) =>
+    runCommand(
+      run,
+      Effect.gen(function* () {
+        if (Option.isSome(prompt) === Option.isSome(template))
+          return yield* new UsageError({ reason: "give exactly one of --prompt <name> or --template <uri-template>" })
+        const known = yield* Either.match(parseStringArguments(context), {
+          onLeft: (reason) => Effect.fail(new UsageError({ reason: `--context: ${reason}` })),
+          onRight: Effect.succeed
+        })
+        const ref = Option.isSome(prompt)
+          ? ({ type: "ref/prompt", name: prompt.value } as const)
+          : ({ type: "ref/resource", uri: Option.getOrThrow(template) } as const)
+        yield* withClient(server, run, (client) =>
+          Effect.gen(function* () {
+            const output = yield* Output
+            const completion = yield* client.complete({
+              ref,
+              argument: { name: argument, value },
+              ...(context.length === 0 ? {} : { context: { arguments: known } })
+            })
+            if (output.json) return yield* output.printJson({ completion })
+            for (const candidate of completion.values) yield* output.line(candidate)
+            if (completion.hasMore === true || (completion.total ?? 0) > completion.values.length)
+              yield* output.note(dim(output.color, `(${completion.total ?? "more"} in all)`))
+          })
+        )
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Ask the server to complete a prompt's argument or a resource template's variable.\n" +
+      "Example: effect-mcp complete --prompt completable-prompt --argument department --value E --server everything"
+  )
+)
+
+/** `logs`. */
+export const logs = Command.make(
+  "logs",
+  {
+    ...CommonOptions.connection,
+    level: Options.choice("level", McpSchema.LoggingLevel.literals).pipe(
+      Options.withDescription("The lowest level to receive"),
+      Options.withDefault("debug" as const)
+    )
+  },
+  ({ server, run, level }) =>
+    runCommand(
+      run,
+      withClient(
+        server,
+        run,
+        (client) =>
+          Effect.gen(function* () {
+            const output = yield* Output
+            const printing = yield* client.logMessages.pipe(
+              Stream.runForEach((log) =>
+                output.json
+                  ? output.printJson(log)
+                  : output.line(
+                      `${log.level.padEnd(9)} ${log.logger === undefined ? "" : `${log.logger}: `}${typeof log.data === "string" ? log.data : JSON.stringify(log.data)}`
+                    )
+              ),
+              Effect.forkScoped
+            )
+            yield* client.setLoggingLevel(level)
+            yield* output.note(`streaming ${client.name}'s log messages at ${level} and above; Ctrl-C to stop`)
+            yield* printing.await
+          }).pipe(Effect.scoped),
+        { showServerLogs: false }
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "Stream the server's log messages until interrupted.\nExample: effect-mcp logs --level info --server everything"
+  )
+)
+
+/** `servers`. */
+export const servers = Command.make(
+  "servers",
+  { config: CommonOptions.server.pipe(Options.map((options) => options.config)), run: CommonOptions.run },
+  ({ config, run }) =>
+    runCommand(
+      run,
+      Effect.gen(function* () {
+        const output = yield* Output
+        const loaded = yield* ConfigLoader.load(ConfigLoader.here(Option.getOrUndefined(config)))
+        for (const warning of loaded.warnings) yield* output.note(`warning: ${warning}`)
+        const describeTarget = (target: (typeof loaded.entries)[number]["target"]) =>
+          target._tag === "Stdio" ? [target.command, ...target.args].join(" ") : target.url
+        if (output.json)
+          return yield* output.printJson({
+            files: loaded.files,
+            servers: loaded.entries.map((entry) => ({
+              name: entry.name,
+              transport: transportOf(entry.target),
+              file: entry.file,
+              dialect: entry.dialect
+            }))
+          })
+        if (loaded.files.length === 0)
+          return yield* output.note(
+            "no config file found (looked for ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json and Claude's configs)"
+          )
+        for (const line of table(
+          loaded.entries.map((entry) => [
+            entry.name,
+            `${transportOf(entry.target).padEnd(5)} ${describeTarget(entry.target)}  ${dim(output.color, `${entry.file} (${entry.dialect})`)}`
+          ]),
+          output.width * 2,
+          ""
+        ))
+          yield* output.line(line)
+        for (const entry of loaded.shadowed)
+          yield* output.note(`note: "${entry.name}" in ${entry.file} is hidden by an earlier file`)
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "List the configured servers with their transport and file.\nExample: effect-mcp servers --config ./mcp.json"
+  )
+)

@@ -1,0 +1,54 @@
+/**
+ * What every command does around its work: print to the right streams, log to stderr, and
+ * turn a failure into one readable report (or one JSON object with `--json`) and an exit code.
+ */
+
+import * as Command from "@effect/cli/Command"
+import type { McpClient } from "@effect-mcp/client"
+import * as Effect from "effect/Effect"
+import { type CliFailure, describe, Exit, exitCodeOf, toJson } from "../CliError.js"
+import * as CommonOptions from "../CommonOptions.js"
+import { Output, table } from "../Output.js"
+import { loggerLayer, withClient } from "../Session.js"
+
+/** Prints a failure on stderr and ends with its exit code. */
+export const report = (failure: CliFailure) =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    yield* output.status(undefined)
+    yield* output.note(output.json ? JSON.stringify({ error: toJson(failure) }) : describe(failure, output.verbose))
+    return yield* new Exit({ code: exitCodeOf(failure) })
+  })
+
+/** Runs a command's body with the run's printer and logger; failures are reported. */
+export const runCommand = <R>(
+  run: Pick<CommonOptions.RunOptions, "json" | "verbose">,
+  body: Effect.Effect<void, CliFailure, R>
+): Effect.Effect<void, Exit, Exclude<R, Output>> =>
+  body.pipe(
+    Effect.catchAll(report),
+    Effect.provide(Output.layer({ json: run.json, verbose: run.verbose })),
+    Effect.provide(loggerLayer(run.verbose))
+  )
+
+/** A command that lists something of the server: a table for people, `{ [key]: items }` with `--json`. */
+export const listCommand = <A>(
+  name: string,
+  description: string,
+  key: string,
+  list: (client: McpClient.McpClientService) => Effect.Effect<ReadonlyArray<A>, CliFailure>,
+  row: (item: A) => readonly [string, string | undefined]
+) =>
+  Command.make(name, CommonOptions.connection, ({ server, run }) =>
+    runCommand(
+      run,
+      withClient(server, run, (client) =>
+        Effect.gen(function* () {
+          const output = yield* Output
+          const items = yield* list(client)
+          if (output.json) return yield* output.printJson({ [key]: items })
+          for (const line of table(items.map(row), output.width, "")) yield* output.line(line)
+        })
+      )
+    )
+  ).pipe(Command.withDescription(description))

@@ -1,0 +1,146 @@
+/**
+ * Finding and loading MCP config files. With an explicit file only that file is read;
+ * otherwise `./.mcp.json`, `./mcp.json`, `./.vscode/mcp.json`, `./.cursor/mcp.json`, then the
+ * user's Claude Desktop and Claude Code configs, in that order (the first entry of a name
+ * wins). Resolving an entry expands its variables and reads its `envFile`.
+ */
+import { homedir } from "node:os"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { ConfigError, UsageError } from "../CliError.js"
+import * as Dialects from "./Dialects.js"
+import { type ExpandContext, expandTarget } from "./Expand.js"
+import * as Jsonc from "./Jsonc.js"
+import type { ServerEntry, Target } from "./ServerEntry.js"
+
+/** Where to look. */
+export interface Location {
+  /** An explicit file (`--config`); when set, nothing else is read. */
+  readonly config?: string
+  readonly cwd: string
+  readonly home: string
+  readonly platform: NodeJS.Platform
+  /** `APPDATA` on Windows. */
+  readonly appData?: string
+}
+
+/** This process's location: its working directory, home and platform, and the explicit file if any. */
+export const here = (config: string | undefined): Location => ({
+  ...(config === undefined ? {} : { config }),
+  cwd: process.cwd(),
+  home: homedir(),
+  platform: process.platform,
+  ...(process.env.APPDATA === undefined ? {} : { appData: process.env.APPDATA })
+})
+
+/** Every configured server found, with the files read and their warnings. */
+export interface Loaded {
+  readonly entries: ReadonlyArray<ServerEntry>
+  /** Entries hidden by an earlier one of the same name. */
+  readonly shadowed: ReadonlyArray<ServerEntry>
+  readonly files: ReadonlyArray<string>
+  readonly warnings: ReadonlyArray<string>
+}
+
+/** The files searched without `--config`, in order. */
+export const candidates = (location: Location, path: Path.Path): ReadonlyArray<string> => {
+  const project = [".mcp.json", "mcp.json", ".vscode/mcp.json", ".cursor/mcp.json"].map((file) =>
+    path.join(location.cwd, file)
+  )
+  const desktop =
+    location.platform === "darwin"
+      ? path.join(location.home, "Library", "Application Support", "Claude", "claude_desktop_config.json")
+      : location.platform === "win32"
+        ? path.join(
+            location.appData ?? path.join(location.home, "AppData", "Roaming"),
+            "Claude",
+            "claude_desktop_config.json"
+          )
+        : path.join(location.home, ".config", "Claude", "claude_desktop_config.json")
+  return [...project, desktop, path.join(location.home, ".claude.json")]
+}
+
+/** Reads and parses one config file. */
+export const loadFile = (file: string, cwd: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs
+      .readFileString(file)
+      .pipe(Effect.mapError((cause) => new ConfigError({ file, reason: `cannot be read: ${cause.message}` })))
+    const json = yield* Either.mapLeft(Jsonc.parse(text), (reason) => new ConfigError({ file, reason }))
+    return yield* Dialects.read(file, json, cwd)
+  })
+
+/** Loads the explicit file, or every candidate that exists. */
+export const load = (location: Location) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const files =
+      location.config === undefined
+        ? yield* Effect.filter(candidates(location, path), (file) =>
+            fs.exists(file).pipe(Effect.orElseSucceed(() => false))
+          )
+        : [path.resolve(location.cwd, location.config)]
+    const entries: Array<ServerEntry> = []
+    const shadowed: Array<ServerEntry> = []
+    const warnings: Array<string> = []
+    for (const file of files) {
+      const parsed = yield* loadFile(file, location.cwd)
+      warnings.push(...parsed.warnings)
+      for (const entry of parsed.entries)
+        (entries.some((known) => known.name === entry.name) ? shadowed : entries).push(entry)
+    }
+    return { entries, shadowed, files, warnings } satisfies Loaded
+  })
+
+/** The entry of that name, or a usage error listing what exists. */
+export const find = (loaded: Loaded, name: string): Effect.Effect<ServerEntry, UsageError> => {
+  const entry = loaded.entries.find((candidate) => candidate.name === name)
+  if (entry !== undefined) return Effect.succeed(entry)
+  const where = loaded.files.length === 0 ? "no config file was found" : `looked in ${loaded.files.join(", ")}`
+  const known = loaded.entries.map((candidate) => candidate.name)
+  return Effect.fail(
+    new UsageError({
+      reason: `no server named "${name}" (${where})${known.length === 0 ? "" : `; configured: ${known.join(", ")}`}`
+    })
+  )
+}
+
+/** Parses a dotenv file: `KEY=VALUE` lines, `#` comments, optional `export` and quotes. */
+export const parseEnvFile = (text: string): { readonly [name: string]: string } => {
+  const env: Record<string, string> = {}
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim().replace(/^export\s+/, "")
+    const equals = line.indexOf("=")
+    if (line === "" || line.startsWith("#") || equals <= 0) continue
+    const value = line.slice(equals + 1).trim()
+    const quoted = /^(["'])(.*)\1$/s.exec(value)
+    env[line.slice(0, equals).trim()] = quoted === null ? value.replace(/\s+#.*$/, "") : (quoted[2] as string)
+  }
+  return env
+}
+
+/** The entry ready to use: variables expanded and its `envFile` merged under its `env`. */
+export const resolve = (entry: ServerEntry, context: ExpandContext) =>
+  Effect.gen(function* () {
+    const target: Target = yield* expandTarget(entry, context)
+    if (target._tag !== "Stdio" || target.envFile === undefined) return target
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const file = path.resolve(path.dirname(entry.file), target.envFile)
+    const text = yield* fs.readFileString(file).pipe(
+      Effect.mapError(
+        (cause) =>
+          new ConfigError({
+            file: entry.file,
+            entry: entry.name,
+            field: "envFile",
+            reason: `cannot read ${file}: ${cause.message}`
+          })
+      )
+    )
+    return { ...target, env: { ...parseEnvFile(text), ...target.env } } satisfies Target
+  })

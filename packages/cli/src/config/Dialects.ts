@@ -1,0 +1,248 @@
+/**
+ * Reading the dialects of MCP config files into {@link ServerEntry} values:
+ * `mcpServers` (Claude Desktop, Claude Code, Cursor, Windsurf, Gemini CLI), VS Code's
+ * `servers` with `inputs`, and Zed's `context_servers`. Every entry goes through a Schema;
+ * a broken one is a {@link ConfigError} naming the file, the entry and the field, and a
+ * field that will be ignored is a warning.
+ */
+import * as Arr from "effect/Array"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { ConfigError } from "../CliError.js"
+import type { Dialect, Input, ServerEntry, Target } from "./ServerEntry.js"
+
+const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/** An `mcpServers` entry, as all its dialects together write it. */
+const McpServersEntry = Schema.Struct({
+  command: Schema.optional(Schema.String),
+  args: Schema.optional(Schema.Array(Schema.String)),
+  env: Schema.optional(StringMap),
+  cwd: Schema.optional(Schema.String),
+  type: Schema.optional(Schema.Literal("stdio", "http", "sse", "streamable-http", "streamableHttp")),
+  url: Schema.optional(Schema.String),
+  headers: Schema.optional(StringMap),
+  envFile: Schema.optional(Schema.String),
+  serverUrl: Schema.optional(Schema.String),
+  httpUrl: Schema.optional(Schema.String)
+})
+
+/** Zed's `context_servers` entry: `command` as a string, or the older `{ path, args, env }`. */
+const ZedEntry = Schema.Struct({
+  command: Schema.optional(
+    Schema.Union(
+      Schema.String,
+      Schema.Struct({
+        path: Schema.String,
+        args: Schema.optional(Schema.Array(Schema.String)),
+        env: Schema.optional(StringMap)
+      })
+    )
+  ),
+  args: Schema.optional(Schema.Array(Schema.String)),
+  env: Schema.optional(StringMap),
+  url: Schema.optional(Schema.String),
+  headers: Schema.optional(StringMap)
+})
+
+const VsCodeInput = Schema.Struct({
+  id: Schema.String,
+  type: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  password: Schema.optional(Schema.Boolean),
+  default: Schema.optional(Schema.String)
+})
+
+/** Fields each dialect knows but this client does not use: ignored, with a warning. */
+const knownButIgnored = new Set([
+  "disabled",
+  "autoApprove",
+  "alwaysAllow",
+  "timeout",
+  "trust",
+  "description",
+  "includeTools",
+  "excludeTools",
+  "oauth",
+  "authProviderType",
+  "dev",
+  "source",
+  "settings",
+  "enabled",
+  "disabledTools"
+])
+
+/** The result of reading one file: its entries and its warnings. */
+export interface Parsed {
+  readonly entries: ReadonlyArray<ServerEntry>
+  readonly warnings: ReadonlyArray<string>
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const fieldOf = (issue: ParseResult.ParseIssue): { field: string; reason: string } => {
+  const [first] = ParseResult.ArrayFormatter.formatIssueSync(issue)
+  return {
+    field: first === undefined || first.path.length === 0 ? "" : first.path.map(String).join("."),
+    reason: first?.message ?? "invalid"
+  }
+}
+
+const decodeEntry = <A, I>(
+  schema: Schema.Schema<A, I>,
+  file: string,
+  name: string,
+  raw: unknown
+): Either.Either<A, ConfigError> =>
+  Either.mapLeft(ParseResult.decodeUnknownEither(schema, { errors: "first" })(raw), (issue) => {
+    const { field, reason } = fieldOf(issue)
+    return new ConfigError({ file, entry: name, ...(field === "" ? {} : { field }), reason })
+  })
+
+const unusedFields = (raw: object, used: ReadonlyArray<string>, file: string, name: string) =>
+  Object.keys(raw)
+    .filter((key) => !used.includes(key))
+    .map((key) =>
+      knownButIgnored.has(key)
+        ? `${file}: server "${name}": field "${key}" is ignored by effect-mcp`
+        : `${file}: server "${name}": unknown field "${key}" is ignored`
+    )
+
+const stdio = (
+  command: string,
+  args: ReadonlyArray<string> | undefined,
+  env: { readonly [name: string]: string } | undefined,
+  cwd: string | undefined,
+  envFile: string | undefined
+): Target => ({
+  _tag: "Stdio",
+  command,
+  args: args ?? [],
+  env: env ?? {},
+  ...(cwd === undefined ? {} : { cwd }),
+  ...(envFile === undefined ? {} : { envFile })
+})
+
+const httpTransport = (type: string | undefined, dialect: Dialect): "auto" | "http" | "sse" =>
+  type === "sse"
+    ? "sse"
+    : type === "http" || type === "streamable-http" || type === "streamableHttp"
+      ? "http"
+      : dialect === "gemini"
+        ? "sse"
+        : "auto"
+
+const mcpServersTarget = (
+  entry: typeof McpServersEntry.Type,
+  dialect: Dialect,
+  file: string,
+  name: string
+): Either.Either<Target, ConfigError> => {
+  const fail = (field: string, reason: string) => Either.left(new ConfigError({ file, entry: name, field, reason }))
+  const url = entry.httpUrl ?? entry.serverUrl ?? entry.url
+  if (entry.command !== undefined && url !== undefined)
+    return fail("command", "an entry has either a command or a URL, not both")
+  if (entry.type === "stdio" || (entry.type === undefined && entry.command !== undefined)) {
+    if (entry.command === undefined) return fail("command", 'is required for a "stdio" server')
+    return Either.right(stdio(entry.command, entry.args, entry.env, entry.cwd, entry.envFile))
+  }
+  if (url === undefined) return fail("url", "is required (or give a command to run)")
+  const transport =
+    entry.httpUrl !== undefined || entry.serverUrl !== undefined ? "http" : httpTransport(entry.type, dialect)
+  return Either.right({ _tag: "Http", url, transport, headers: entry.headers ?? {} })
+}
+
+const zedTarget = (entry: typeof ZedEntry.Type, file: string, name: string): Either.Either<Target, ConfigError> => {
+  if (entry.url !== undefined)
+    return Either.right({ _tag: "Http", url: entry.url, transport: "auto", headers: entry.headers ?? {} })
+  if (entry.command === undefined)
+    return Either.left(new ConfigError({ file, entry: name, field: "command", reason: "is required (or give a url)" }))
+  return typeof entry.command === "string"
+    ? Either.right(stdio(entry.command, entry.args, entry.env, undefined, undefined))
+    : Either.right(
+        stdio(
+          entry.command.path,
+          entry.command.args ?? entry.args,
+          entry.command.env ?? entry.env,
+          undefined,
+          undefined
+        )
+      )
+}
+
+const mcpServersFields = Object.keys(McpServersEntry.fields)
+const zedFields = Object.keys(ZedEntry.fields)
+
+/** Which dialect a file speaks, from its path and its top-level keys. */
+export const detectDialect = (file: string, json: Record<string, unknown>): Dialect | undefined => {
+  const path = file.replaceAll("\\", "/")
+  if ("context_servers" in json) return "zed"
+  if ("servers" in json && !("mcpServers" in json)) return "vscode"
+  if (!("mcpServers" in json) && !("projects" in json)) return undefined
+  if (path.endsWith("/.cursor/mcp.json")) return "cursor"
+  if (path.endsWith("/.vscode/mcp.json")) return "vscode"
+  if (path.endsWith("/.mcp.json") || path.endsWith("/.claude.json")) return "claude-code"
+  if (path.endsWith("claude_desktop_config.json")) return "claude-desktop"
+  if (path.endsWith("/windsurf/mcp_config.json")) return "windsurf"
+  if (path.endsWith("/.gemini/settings.json")) return "gemini"
+  return "mcpServers"
+}
+
+const readInputs = (json: Record<string, unknown>, file: string): Either.Either<ReadonlyArray<Input>, ConfigError> => {
+  if (json.inputs === undefined) return Either.right([])
+  return Either.mapBoth(ParseResult.decodeUnknownEither(Schema.Array(VsCodeInput), { errors: "first" })(json.inputs), {
+    onLeft: (issue) => {
+      const { field, reason } = fieldOf(issue)
+      return new ConfigError({ file, field: `inputs${field === "" ? "" : `.${field}`}`, reason })
+    },
+    onRight: (inputs) =>
+      inputs.map((input) => ({
+        id: input.id,
+        password: input.password ?? false,
+        ...(input.description === undefined ? {} : { description: input.description }),
+        ...(input.default === undefined ? {} : { default: input.default })
+      }))
+  })
+}
+
+/**
+ * The server map of a parsed file: `mcpServers`, `servers` or `context_servers`; for Claude
+ * Code's `~/.claude.json`, also the map of the project at `cwd`.
+ */
+const serverMap = (json: Record<string, unknown>, dialect: Dialect, cwd: string): unknown => {
+  if (dialect === "zed") return json.context_servers
+  if (dialect === "vscode") return json.servers ?? json.mcpServers
+  const project = isRecord(json.projects) && isRecord(json.projects[cwd]) ? json.projects[cwd].mcpServers : undefined
+  return isRecord(project) ? { ...(isRecord(json.mcpServers) ? json.mcpServers : {}), ...project } : json.mcpServers
+}
+
+/** Reads the servers of one parsed config file. */
+export const read = (file: string, json: unknown, cwd: string): Either.Either<Parsed, ConfigError> => {
+  if (!isRecord(json)) return Either.left(new ConfigError({ file, reason: "the file is not a JSON object" }))
+  const dialect = detectDialect(file, json)
+  if (dialect === undefined)
+    return Either.left(new ConfigError({ file, reason: 'no "mcpServers", "servers" or "context_servers" map found' }))
+  const map = serverMap(json, dialect, cwd) ?? {}
+  const mapField = dialect === "zed" ? "context_servers" : dialect === "vscode" ? "servers" : "mcpServers"
+  if (!isRecord(map))
+    return Either.left(new ConfigError({ file, field: mapField, reason: "must be an object of servers" }))
+  return Either.gen(function* () {
+    const inputs = dialect === "vscode" ? yield* readInputs(json, file) : []
+    const entries: Array<ServerEntry> = []
+    const warnings: Array<string> = []
+    for (const [name, raw] of Object.entries(map)) {
+      if (!isRecord(raw)) return yield* Either.left(new ConfigError({ file, entry: name, reason: "must be an object" }))
+      const target =
+        dialect === "zed"
+          ? yield* Either.flatMap(decodeEntry(ZedEntry, file, name, raw), (entry) => zedTarget(entry, file, name))
+          : yield* Either.flatMap(decodeEntry(McpServersEntry, file, name, raw), (entry) =>
+              mcpServersTarget(entry, dialect, file, name)
+            )
+      warnings.push(...unusedFields(raw, dialect === "zed" ? zedFields : mcpServersFields, file, name))
+      entries.push({ name, file, dialect, target, inputs })
+    }
+    return { entries, warnings: Arr.dedupe(warnings) }
+  })
+}

@@ -1,0 +1,59 @@
+/**
+ * A server as a config file describes it, whatever the dialect: a command to spawn or a URL
+ * to connect to. An entry remembers its file and dialect; its strings are kept as written
+ * until {@link ./Expand} resolves them for use.
+ */
+
+/** The config dialects people already have. */
+export type Dialect =
+  | "mcpServers"
+  | "claude-desktop"
+  | "claude-code"
+  | "cursor"
+  | "windsurf"
+  | "gemini"
+  | "vscode"
+  | "zed"
+
+/** A server started as a child process. */
+export interface StdioTarget {
+  readonly _tag: "Stdio"
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: { readonly [name: string]: string }
+  readonly cwd?: string
+  readonly envFile?: string
+}
+
+/** A server reached over HTTP; `auto` tries Streamable HTTP, then legacy SSE. */
+export interface HttpTarget {
+  readonly _tag: "Http"
+  readonly url: string
+  readonly transport: "auto" | "http" | "sse"
+  readonly headers: { readonly [name: string]: string }
+}
+
+/** Where to find a server. */
+export type Target = StdioTarget | HttpTarget
+
+/** A VS Code `inputs` entry: a value asked of the user when first needed. */
+export interface Input {
+  readonly id: string
+  readonly description?: string
+  readonly password: boolean
+  readonly default?: string
+}
+
+/** One configured server. */
+export interface ServerEntry {
+  readonly name: string
+  /** The file it came from (absolute). */
+  readonly file: string
+  readonly dialect: Dialect
+  readonly target: Target
+  /** The file's VS Code inputs, for `${input:id}`. */
+  readonly inputs: ReadonlyArray<Input>
+}
+
+/** The transport a target uses, for listings: `stdio`, `http`, `sse` or `auto`. */
+export const transportOf = (target: Target): string => (target._tag === "Stdio" ? "stdio" : target.transport)

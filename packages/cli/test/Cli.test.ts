@@ -1,0 +1,310 @@
+/**
+ * The CLI as a user runs it: the built binary against the real reference server (stdio and
+ * HTTP), config files, bad input, failing tools, Ctrl-C, and the failures people hit daily.
+ */
+
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
+import { isAlive } from "../../client/test/support/processes.js"
+import { eventually, everything, everythingStdio, run, start } from "./support/cli.js"
+
+const testServer = fileURLToPath(new URL("fixtures/test-server.mjs", import.meta.url))
+
+/** The process ids of a process's children. */
+const childrenOf = (pid: number): ReadonlyArray<number> => {
+  try {
+    return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((line) => Number(line.trim()))
+      .filter((child) => child > 0)
+  } catch {
+    return []
+  }
+}
+
+describe.concurrent("against the reference server over stdio", () => {
+  it("inspect shows the overview", async () => {
+    const result = await run(["inspect", ...everythingStdio])
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Everything Reference Server 2\.0\.0/)
+    expect(result.stdout).toMatch(/protocol\s+2025-11-25/)
+    expect(result.stdout).toMatch(/^tools \(\d+\)$/m)
+    expect(result.stdout).toMatch(/^ {2}echo +Echoes back the input string$/m)
+    expect(result.stdout).toMatch(/^resource templates \(2\)$/m)
+    expect(result.stdout).toMatch(/^ {2}args-prompt <city> \[state\]/m)
+  })
+
+  it("info --json prints the handshake's facts exactly", async () => {
+    const result = await run(["info", "--json", ...everythingStdio])
+    expect(result.code).toBe(0)
+    const info = JSON.parse(result.stdout)
+    expect(info.serverInfo.name).toBe("mcp-servers/everything")
+    expect(info.protocolVersion).toBe("2025-11-25")
+    expect(Object.keys(info.capabilities)).toContain("tools")
+    expect(typeof info.instructions).toBe("string")
+  })
+
+  it("tools list, call with key=value and key:=json, and --args", async () => {
+    const list = await run(["tools", "list", "--json", ...everythingStdio])
+    expect(JSON.parse(list.stdout).tools.map((tool: { name: string }) => tool.name)).toContain("get-sum")
+    const echo = await run(["tools", "call", "echo", "message=hello there", ...everythingStdio])
+    expect([echo.code, echo.stdout]).toStrictEqual([0, "Echo: hello there\n"])
+    const sum = await run(["tools", "call", "get-sum", "a=2", "b:=3", "--json", ...everythingStdio])
+    expect(sum.code).toBe(0)
+    expect(JSON.parse(sum.stdout).content[0].text).toBe("The sum of 2 and 3 is 5.")
+    const args = await run(["tools", "call", "get-sum", "--args", '{"a": 1, "b": 1}', ...everythingStdio])
+    expect(args.stdout).toBe("The sum of 1 and 1 is 2.\n")
+  })
+
+  it("checks arguments against the input schema before sending (exit 2)", async () => {
+    const result = await run(["tools", "call", "get-sum", "a=two", ...everythingStdio])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(
+      /^error: the arguments do not match the input schema of get-sum: .*required property 'b'/
+    )
+    const unknown = await run(["tools", "call", "no-such-tool", ...everythingStdio])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/has no tool named "no-such-tool" \(tools: echo, /)
+  })
+
+  it("a tool reporting isError exits 1; sampling without a command is declined with a clear message", async () => {
+    const result = await run(["tools", "call", "trigger-sampling-request", "prompt=hi", ...everythingStdio])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/the tool reported an error:\n.*no --sampling-command is configured/)
+    expect(result.stderr).toMatch(/asked for a model completion; declined \(no --sampling-command\)/)
+    expect(result.stderr).toMatch(/error: tool trigger-sampling-request reported an error/)
+  })
+
+  it("answers sampling with --sampling-command", async () => {
+    const reply = JSON.stringify({
+      role: "assistant",
+      content: { type: "text", text: "from the command" },
+      model: "shell"
+    })
+    const result = await run([
+      "tools",
+      "call",
+      "trigger-sampling-request",
+      "prompt=hi",
+      "--sampling-command",
+      `cat > /dev/null; echo '${reply}'`,
+      ...everythingStdio
+    ])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/from the command/)
+  })
+
+  it("off a terminal, elicitation is declined, or accepted with defaults when every required field has one", async () => {
+    const declined = await run(["tools", "call", "trigger-elicitation-request", ...everythingStdio])
+    expect(declined.code).toBe(0)
+    expect(declined.stdout).toMatch(/declined/)
+    expect(declined.stderr).toMatch(/declined \(not a terminal; --accept-defaults accepts defaults\)/)
+    const defaults = await run([
+      "tools",
+      "call",
+      "trigger-elicitation-request",
+      "--accept-defaults",
+      ...everythingStdio
+    ])
+    expect(defaults.stderr).toMatch(/declined \(--accept-defaults, but name has no default\)/)
+  })
+
+  it("resources, templates, prompts, completion and ping", async () => {
+    const resources = await run(["resources", "list", ...everythingStdio])
+    expect(resources.stdout).toMatch(/^demo:\/\/resource\/static\/document\/architecture\.md +architecture\.md/m)
+    const templates = await run(["resources", "templates", "--json", ...everythingStdio])
+    expect(JSON.parse(templates.stdout).resourceTemplates).toHaveLength(2)
+    const read = await run(["resources", "read", "demo://resource/dynamic/text/7", ...everythingStdio])
+    expect([read.code, read.stdout]).toStrictEqual([0, expect.stringMatching(/7/)])
+    const prompt = await run(["prompts", "get", "args-prompt", "city=Paris", ...everythingStdio])
+    expect(prompt.stdout).toMatch(/^user:\n.*Paris/m)
+    const complete = await run([
+      "complete",
+      "--prompt",
+      "completable-prompt",
+      "--argument",
+      "department",
+      "--value",
+      "E",
+      ...everythingStdio
+    ])
+    expect(complete.stdout.split("\n")).toContain("Engineering")
+    const ping = await run(["ping", ...everythingStdio])
+    expect(ping.stdout).toMatch(/^pong from .* in [\d.]+ ms$/m)
+  })
+
+  it("names a server from a config file, and lists the configured servers", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-cli-"))
+    writeFileSync(
+      join(cwd, ".mcp.json"),
+      `{
+        // the reference server
+        "mcpServers": {
+          "everything": { "command": "${process.execPath}", "args": ["${everything}", "stdio"], "env": { "TOKEN": "\${HIDDEN_TOKEN:-default-secret}" } },
+          "remote": { "type": "http", "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer header-secret" } },
+        }
+      }`
+    )
+    const servers = await run(["servers"], { cwd })
+    expect(servers.code).toBe(0)
+    expect(servers.stdout).toMatch(/^everything +stdio +.*index\.js stdio/m)
+    expect(servers.stdout).toMatch(/^remote +http +https:\/\/example\.com\/mcp/m)
+    expect(servers.stdout + servers.stderr).not.toMatch(/secret/)
+    const call = await run(["tools", "call", "echo", "message=configured", "--server", "everything"], { cwd })
+    expect([call.code, call.stdout]).toStrictEqual([0, "Echo: configured\n"])
+    const missing = await run(["info", "--server", "nope"], { cwd })
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/no server named "nope" .*configured: everything, remote/)
+  })
+
+  it("a broken config names the file, the entry and the field (exit 2)", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-cli-"))
+    writeFileSync(
+      join(cwd, "bad.json"),
+      JSON.stringify({ mcpServers: { srv: { command: "node", args: "not-a-list" } } })
+    )
+    const result = await run(["info", "--config", "bad.json", "--server", "srv"], { cwd })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(
+      `error: ${join(cwd, "bad.json")}: server "srv", field "args": Expected ReadonlyArray<string>, actual "not-a-list"\n`
+    )
+    writeFileSync(join(cwd, "unset.json"), JSON.stringify({ mcpServers: { srv: { command: "${NOT_SET_ANYWHERE}" } } }))
+    const unset = await run(["info", "--config", "unset.json", "--server", "srv", "--json"], { cwd })
+    expect(unset.code).toBe(2)
+    expect(JSON.parse(unset.stderr).error).toMatchObject({
+      kind: "ConfigError",
+      message: expect.stringMatching(/variable NOT_SET_ANYWHERE is not set/)
+    })
+  })
+})
+
+describe.concurrent("usage and start-up failures", () => {
+  it("no server, or two, is a usage error (exit 2)", async () => {
+    const none = await run(["tools", "list"])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/which server\?/)
+    const two = await run(["ping", "--url", "http://127.0.0.1:1/mcp", "--stdio", "node x"])
+    expect(two.code).toBe(2)
+    const flag = await run(["ping", "--no-such-flag"])
+    expect(flag.code).toBe(2)
+  })
+
+  it("a command that is not found is named, with the PATH searched (exit 3)", async () => {
+    const result = await run(["ping", "--stdio", "definitely-not-a-command-xyz --flag"], {
+      env: { PATH: "/nowhere:/also/nowhere" }
+    })
+    expect(result.code).toBe(3)
+    expect(result.stderr).toBe(
+      "error: command not found: definitely-not-a-command-xyz\nsearched PATH: /nowhere:/also/nowhere\n"
+    )
+  })
+
+  it("a server that exits during start-up: exit code and stderr tail, no environment values (exit 3)", async () => {
+    const result = await run([
+      "ping",
+      "--env",
+      "API_KEY=env-secret-value",
+      "--verbose",
+      "--",
+      process.execPath,
+      "-e",
+      "console.error('cannot open database'); process.exit(4)"
+    ])
+    expect(result.code).toBe(3)
+    expect(result.stderr).toMatch(/exit code 4/)
+    expect(result.stderr).toMatch(/stderr: cannot open database/)
+    expect(result.stdout + result.stderr).not.toMatch(/env-secret-value/)
+  })
+})
+
+describe("HTTP", () => {
+  let streamable: RunningServer
+  let sse: RunningServer
+  let html: Server
+  let htmlPort = 0
+  beforeAll(async () => {
+    ;[streamable, sse] = await Promise.all([startEverything("streamableHttp"), startEverything("sse")])
+    html = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      response.end("<!doctype html><html><body>Welcome to nginx!</body></html>")
+    })
+    await new Promise<void>((resolve) => html.listen(0, "127.0.0.1", resolve))
+    const address = html.address()
+    htmlPort = typeof address === "object" && address !== null ? address.port : 0
+  })
+  afterAll(async () => {
+    await Promise.all([streamable?.stop(), sse?.stop(), new Promise((resolve) => html?.close(resolve))])
+  })
+
+  it("inspects the reference server over Streamable HTTP and over legacy SSE (auto fallback)", async () => {
+    const overHttp = await run(["tools", "call", "echo", "message=over http", "--url", `${streamable.origin}/mcp`])
+    expect([overHttp.code, overHttp.stdout]).toStrictEqual([0, "Echo: over http\n"])
+    const overSse = await run(["inspect", "--url", `${sse.origin}/sse`])
+    expect(overSse.code).toBe(0)
+    expect(overSse.stdout).toMatch(/^tools \(\d+\)$/m)
+    const forcedSse = await run(["ping", "--url", `${sse.origin}/sse`, "--transport", "sse"])
+    expect(forcedSse.code).toBe(0)
+  })
+
+  it("an HTML answer is reported with status, content type and first bytes; header values never appear (exit 3)", async () => {
+    const result = await run([
+      "info",
+      "--url",
+      `http://127.0.0.1:${htmlPort}/mcp`,
+      "--transport",
+      "http",
+      "--header",
+      "Authorization: Bearer header-secret-token",
+      "--verbose"
+    ])
+    expect(result.code).toBe(3)
+    expect(result.stderr).toMatch(
+      /unexpected content type text\/html; charset=utf-8 with status 200: <!doctype html><html><body>Welcome to nginx!/
+    )
+    expect(result.stdout + result.stderr).not.toMatch(/header-secret-token/)
+  })
+})
+
+describe("Ctrl-C", () => {
+  it("cancels the running request (the server receives notifications/cancelled), exits 130, and leaves no process", async () => {
+    const received = join(mkdtempSync(join(tmpdir(), "effect-mcp-cancel-")), "received.log")
+    writeFileSync(received, "")
+    const started = start(["tools", "call", "slow", "--", process.execPath, testServer, received])
+    await eventually(() => /progress slow: 2/.test(started.stderr()), "progress on stderr")
+    const pid = started.child.pid ?? 0
+    const servers = childrenOf(pid)
+    expect(servers.length).toBeGreaterThan(0)
+    started.child.kill("SIGINT")
+    const result = await started.finished
+    expect(result.code).toBe(130)
+    const messages = readFileSync(received, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { method?: string; params?: { requestId?: unknown } })
+    const call = messages.find((message) => message.method === "tools/call") as { id: unknown }
+    expect(messages.find((message) => message.method === "notifications/cancelled")?.params?.requestId).toBe(call.id)
+    await eventually(() => servers.every((server) => !isAlive(server)), "the server process to end", 10_000)
+  })
+
+  it("ends a streaming command (resources subscribe) cleanly", async () => {
+    const started = start([
+      "resources",
+      "subscribe",
+      "demo://resource/static/document/architecture.md",
+      ...everythingStdio
+    ])
+    await eventually(() => /subscribed to/.test(started.stderr()), "the subscription")
+    const servers = childrenOf(started.child.pid ?? 0)
+    started.child.kill("SIGINT")
+    const result = await started.finished
+    expect(result.code).toBe(130)
+    await eventually(() => servers.every((server) => !isAlive(server)), "the server process to end", 10_000)
+  })
+})

@@ -1,0 +1,87 @@
+/**
+ * Runs the built `effect-mcp` binary as a user would, with a bounded wait: the process is
+ * killed if it has not ended in time, and the test fails with what it printed.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createRequire } from "node:module"
+import { fileURLToPath } from "node:url"
+
+/** The built binary. */
+export const bin = fileURLToPath(new URL("../../bin/effect-mcp.js", import.meta.url))
+
+/** The reference server's entry point. */
+export const everything = createRequire(import.meta.url).resolve(
+  "@modelcontextprotocol/server-everything/dist/index.js"
+)
+
+/** The reference server over stdio, as words after `--`. */
+export const everythingStdio: ReadonlyArray<string> = ["--", process.execPath, everything, "stdio"]
+
+/** What a finished run printed and how it ended. */
+export interface Finished {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Options of a run. */
+export interface RunOptions {
+  readonly cwd?: string
+  readonly env?: { readonly [name: string]: string | undefined }
+  readonly input?: string
+  /** The longest the run may take. Default: 30 s. */
+  readonly timeoutMs?: number
+}
+
+/** A started run: the child, and its end. */
+export interface Started {
+  readonly child: ChildProcess
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly finished: Promise<Finished>
+}
+
+/** Starts `effect-mcp <args>`. */
+export const start = (args: ReadonlyArray<string>, options: RunOptions = {}): Started => {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk
+  })
+  if (options.input !== undefined) child.stdin?.end(options.input)
+  else child.stdin?.end()
+  const finished = new Promise<Finished>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`effect-mcp ${args.join(" ")} did not end in time\nstdout: ${stdout}\nstderr: ${stderr}`))
+    }, options.timeoutMs ?? 30_000)
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer)
+      // Let the pipes drain.
+      setImmediate(() => resolve({ code, signal, stdout, stderr }))
+    })
+  })
+  return { child, stdout: () => stdout, stderr: () => stderr, finished }
+}
+
+/** Runs `effect-mcp <args>` to its end. */
+export const run = (args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Finished> =>
+  start(args, options).finished
+
+/** Waits (bounded) until `condition` holds, polling every 50 ms. */
+export const eventually = async (condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> => {
+  for (let waited = 0; waited < timeoutMs; waited += 50) {
+    if (condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
