@@ -21,6 +21,17 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0)
 })
 
+// @effect/cli colours its help and messages always; colours belong on a terminal only.
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g")
+const plain = (stream: NodeJS.WriteStream) => {
+  if (stream.isTTY === true && process.env.NO_COLOR === undefined) return
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: Array<unknown>) => boolean
+  stream.write = ((chunk: unknown, ...rest: Array<unknown>) =>
+    write(typeof chunk === "string" ? chunk.replace(ANSI, "") : chunk, ...rest)) as typeof stream.write
+}
+plain(process.stdout)
+plain(process.stderr)
+
 const dash = process.argv.indexOf("--", 2)
 const argv = dash === -1 ? process.argv : process.argv.slice(0, dash)
 const trailing = dash === -1 ? [] : process.argv.slice(dash + 1)

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
 import { isAlive } from "../../client/test/support/processes.js"
@@ -140,6 +140,24 @@ describe.concurrent("against the reference server over stdio", () => {
     expect(ping.stdout).toMatch(/^pong from .* in [\d.]+ ms$/m)
   })
 
+  it("offers --root directories as roots, and --timeout bounds a request (exit 3)", async () => {
+    const roots = await run(["tools", "call", "get-roots-list", "--root", tmpdir(), ...everythingStdio])
+    expect(roots.code).toBe(0)
+    expect(roots.stdout).toContain(pathToFileURL(tmpdir()).href)
+    const slow = await run([
+      "tools",
+      "call",
+      "trigger-long-running-operation",
+      "duration:=20",
+      "steps:=2",
+      "--timeout",
+      "5",
+      ...everythingStdio
+    ])
+    expect(slow.code).toBe(3)
+    expect(slow.stderr).toMatch(/error: .*tools\/call timed out after 5s/)
+  })
+
   it("names a server from a config file, and lists the configured servers", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-cli-"))
     writeFileSync(
@@ -181,6 +199,34 @@ describe.concurrent("against the reference server over stdio", () => {
     expect(JSON.parse(unset.stderr).error).toMatchObject({
       kind: "ConfigError",
       message: expect.stringMatching(/variable NOT_SET_ANYWHERE is not set/)
+    })
+  })
+})
+
+describe.concurrent("help", () => {
+  const commands = [
+    ["inspect"],
+    ["info"],
+    ["ping"],
+    ["tools", "list"],
+    ["tools", "call"],
+    ["resources", "list"],
+    ["resources", "templates"],
+    ["resources", "read"],
+    ["resources", "subscribe"],
+    ["prompts", "list"],
+    ["prompts", "get"],
+    ["complete"],
+    ["logs"],
+    ["servers"],
+    ["conformance"]
+  ]
+  it("every command has --help with an example, without colours off a terminal", async () => {
+    const helps = await Promise.all(commands.map((command) => run([...command, "--help"])))
+    helps.forEach((help, index) => {
+      const command = commands[index]?.join(" ")
+      expect([command, help.code, help.stdout]).toStrictEqual([command, 0, expect.stringMatching(/Example: /)])
+      expect(help.stdout).not.toContain("\x1b[")
     })
   })
 })
@@ -290,6 +336,16 @@ describe("Ctrl-C", () => {
       .map((line) => JSON.parse(line) as { method?: string; params?: { requestId?: unknown } })
     const call = messages.find((message) => message.method === "tools/call") as { id: unknown }
     expect(messages.find((message) => message.method === "notifications/cancelled")?.params?.requestId).toBe(call.id)
+    await eventually(() => servers.every((server) => !isAlive(server)), "the server process to end", 10_000)
+  })
+
+  it("ends a streaming command (logs) cleanly", async () => {
+    const started = start(["logs", "--level", "info", ...everythingStdio])
+    await eventually(() => /streaming .* log messages at info and above/.test(started.stderr()), "the log stream")
+    const servers = childrenOf(started.child.pid ?? 0)
+    started.child.kill("SIGINT")
+    const result = await started.finished
+    expect(result.code).toBe(130)
     await eventually(() => servers.every((server) => !isAlive(server)), "the server process to end", 10_000)
   })
 
