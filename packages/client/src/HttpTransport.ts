@@ -34,12 +34,14 @@ export const makeAuto = (
     const forward = (transport: TransportService) =>
       FiberSet.run(
         fibers,
-        transport.incoming.pipe(
-          Stream.runForEach((item) => inbound.offer(item)),
-          Effect.matchEffect({
-            onFailure: (error) => (current === transport ? inbound.fail(error) : Effect.void),
-            onSuccess: () => (current === transport ? inbound.end : Effect.void)
-          })
+        Effect.interruptible(
+          transport.incoming.pipe(
+            Stream.runForEach((item) => inbound.offer(item)),
+            Effect.matchEffect({
+              onFailure: (error) => (current === transport ? inbound.fail(error) : Effect.void),
+              onSuccess: () => (current === transport ? inbound.end : Effect.void)
+            })
+          )
         )
       )
     const streamable = yield* StreamableHttpTransport.make({

@@ -129,7 +129,11 @@ export const make = (
     return {
       incoming: Mailbox.toStream(inbound),
       send: (message) =>
-        closed ? Effect.fail(error("the transport is closed")) : Effect.asVoid(FiberSet.run(fibers, post(message))),
+        closed
+          ? Effect.fail(error("the transport is closed"))
+          : // Interruptible whatever the caller's region (a response is often sent from a handler's
+            // onExit, which is not): closing must be able to abort a POST the server never answers.
+            Effect.asVoid(FiberSet.run(fibers, Effect.interruptible(post(message)))),
       setProtocolVersion: () => Effect.void
     } satisfies TransportService
   })

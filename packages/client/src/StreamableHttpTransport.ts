@@ -274,13 +274,17 @@ export const make = (
     return {
       incoming: Mailbox.toStream(inbound),
       send: (message) =>
-        closed ? Effect.fail(httpError("the transport is closed")) : Effect.asVoid(FiberSet.run(fibers, post(message))),
+        closed
+          ? Effect.fail(httpError("the transport is closed"))
+          : // Interruptible whatever the caller's region (a response is often sent from a handler's
+            // onExit, which is not): closing must be able to abort a POST the server never answers.
+            Effect.asVoid(FiberSet.run(fibers, Effect.interruptible(post(message)))),
       setProtocolVersion: (version) =>
         Effect.gen(function* () {
           protocolVersion = version
           if (options.listen === false || sessionId === undefined || listening === sessionId) return
           listening = sessionId
-          yield* FiberSet.run(fibers, listen(sessionId))
+          yield* FiberSet.run(fibers, Effect.interruptible(listen(sessionId)))
         })
     } satisfies TransportService
   })

@@ -1,7 +1,7 @@
 /** The legacy HTTP+SSE transport against loopback servers written to misbehave. */
 
 import { describe, expect, it } from "@effect/vitest"
-import { HttpTransport, McpClient, SseTransport } from "@effect-mcp/client"
+import { Capabilities, HttpTransport, McpClient, SseTransport } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -75,5 +75,55 @@ describe("SseTransport faults", () => {
       const error = yield* Effect.flip(client.callTool("x"))
       expect(error._tag).toBe("TransportError")
     }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live(
+    "closing is not held up by a POST the server never answers (a response to its request, sent as the session ends)",
+    () =>
+      Effect.gen(function* () {
+        let stream: import("node:http").ServerResponse | undefined
+        const { url, received } = yield* faultServer((request, response) => {
+          if (request.method === "GET") {
+            stream = response
+            response.writeHead(200, { "content-type": "text/event-stream" })
+            response.write("event: endpoint\ndata: /messages?session=1\n\n")
+            return
+          }
+          const message = rpc(request)
+          if (message.method === "initialize") {
+            response.writeHead(202).end()
+            stream?.write(`event: message\ndata: ${JSON.stringify(initialized(message.id))}\n\n`)
+            return
+          }
+          if (message.method === "notifications/initialized") {
+            response.writeHead(202).end()
+            // Like the reference server: a request of its own, right after the handshake.
+            stream?.write(
+              `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: "roots-1", method: "roots/list" })}\n\n`
+            )
+            return
+          }
+          // Like the reference server for a session it has forgotten: the POST is never answered.
+        })
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            yield* Layer.build(
+              McpClient.layer({ name: "legacy" }).pipe(
+                Layer.provide(SseTransport.layer({ url })),
+                Layer.provide(keepAliveHttpClient),
+                Layer.provide(Layer.succeed(Capabilities.Roots, { list: Effect.succeed([{ uri: "file:///tmp" }]) }))
+              )
+            )
+            // Wait until our answer to roots/list is on its way (and stuck).
+            for (let i = 0; i < 200 && !received.some((entry) => rpc(entry).id === "roots-1"); i++)
+              yield* Effect.sleep("10 millis")
+            expect(received.some((entry) => rpc(entry).id === "roots-1")).toBe(true)
+          })
+          // disconnect: a hang fails the test instead of holding it forever.
+        ).pipe(
+          Effect.disconnect,
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("closing the client hung") })
+        )
+      }).pipe(Effect.scoped, noFibersLeft)
   )
 })

@@ -1,7 +1,7 @@
 /** The Streamable HTTP transport against loopback servers written to misbehave. */
 
 import { describe, expect, it } from "@effect/vitest"
-import { McpClient, StreamableHttpTransport } from "@effect-mcp/client"
+import { Capabilities, McpClient, StreamableHttpTransport } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -220,6 +220,39 @@ describe("StreamableHttpTransport faults", () => {
       const get = received.find((request) => request.method === "GET")
       expect(get?.headers.accept).toBe("text/event-stream")
       expect(get?.headers["mcp-session-id"]).toBe("s1")
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("closing is not held up by a POST the server never answers (our response to its request)", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer((request, response, index) => {
+        if (request.method === "GET") {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: "roots-1", method: "roots/list" })}\n\n`)
+          return
+        }
+        // Our answer to roots/list: never answered.
+        if (rpc(request).id === "roots-1") return
+        return mcp(() => undefined)(request, response, index)
+      })
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* Layer.build(
+            McpClient.layer({ name: "fault" }).pipe(
+              Layer.provide(StreamableHttpTransport.layer({ url, name: "fault" })),
+              Layer.provide(keepAliveHttpClient),
+              Layer.provide(Layer.succeed(Capabilities.Roots, { list: Effect.succeed([{ uri: "file:///tmp" }]) }))
+            )
+          )
+          for (let i = 0; i < 200 && !received.some((entry) => rpc(entry).id === "roots-1"); i++)
+            yield* Effect.sleep("10 millis")
+          expect(received.some((entry) => rpc(entry).id === "roots-1")).toBe(true)
+        })
+        // disconnect: a hang fails the test instead of holding it forever.
+      ).pipe(
+        Effect.disconnect,
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("closing the client hung") })
+      )
     }).pipe(Effect.scoped, noFibersLeft)
   )
 })
