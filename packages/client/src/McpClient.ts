@@ -454,7 +454,10 @@ export const make = (
     const callTool: McpClientService["callTool"] = (tool, args, call) =>
       request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, call).pipe(
         Effect.flatMap((result) => checkOutput(tool, result)),
-        Effect.withSpan("McpClient.callTool", { attributes: { "mcp.server": name, "mcp.tool": tool } })
+        Effect.withSpan("McpClient.callTool", {
+          attributes: { "mcp.server": name, "mcp.tool": tool },
+          captureStackTrace: false
+        })
       )
 
     if (options.keepAlive !== undefined) {

@@ -16,6 +16,7 @@
 import type * as Command from "@effect/platform/Command"
 import * as CommandRuntime from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as Chunk from "effect/Chunk"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -186,21 +187,24 @@ export const make = (
     })
 
     const framer = new LineFramer(maxBytes)
-    const frame = (chunk: Uint8Array): Effect.Effect<ReadonlyArray<Incoming>, TransportError> => {
-      const framed = framer.push(chunk)
-      if (framed._tag === "Overflow") {
-        return Effect.fail(
-          new TransportError({
-            server,
-            reason: `a message from the server exceeded the maximum size of ${maxBytes} bytes`
-          })
-        )
-      }
+    /** The messages in a chunk of stdout reads (a partial line waits for the rest). */
+    const frame = (reads: Chunk.Chunk<Uint8Array>): Effect.Effect<Array<Incoming>, TransportError> => {
       const items: Array<Incoming> = []
-      for (const line of framed.lines) {
-        const text = lineText(line)
-        if (text.trim() === "") continue
-        for (const item of parseIncoming(text)) items.push(item)
+      for (const read of reads) {
+        const framed = framer.push(read)
+        if (framed._tag === "Overflow") {
+          return Effect.fail(
+            new TransportError({
+              server,
+              reason: `a message from the server exceeded the maximum size of ${maxBytes} bytes`
+            })
+          )
+        }
+        for (const line of framed.lines) {
+          const text = lineText(line)
+          if (text.trim() === "") continue
+          for (const item of parseIncoming(text)) items.push(item)
+        }
       }
       return Effect.succeed(items)
     }
@@ -212,14 +216,22 @@ export const make = (
         closing ? Effect.void : Effect.fail(new TransportError({ server, reason: "the server closed its stdout" }))
       )
     )
-    const incoming: Stream.Stream<Incoming, TransportError> = process.stdout.pipe(
+    // stdout is read into a mailbox, a chunk of reads at a time; the process dying fails it once
+    // what it wrote before has been read. (Cheaper per message than racing every pull with death.)
+    const inbox = yield* Mailbox.make<Incoming, TransportError>()
+    yield* process.stdout.pipe(
       Stream.mapError((error) => new TransportError({ server, reason: `reading stdout failed: ${error.message}` })),
-      Stream.mapEffect(frame),
-      Stream.flattenIterables,
-      Stream.ensuring(Deferred.succeed(stdoutDone, undefined)),
-      Stream.concat(Stream.drain(Stream.fromEffect(afterStdout))),
-      Stream.interruptWhen(death)
+      Stream.runForEachChunk((reads) => Effect.flatMap(frame(reads), (items) => inbox.offerAll(items))),
+      Effect.ensuring(Deferred.succeed(stdoutDone, undefined)),
+      Effect.zipRight(afterStdout),
+      Effect.matchEffect({ onFailure: (error) => inbox.fail(error), onSuccess: () => inbox.end }),
+      Effect.forkScoped
     )
+    yield* death.pipe(
+      Effect.catchAll((error) => inbox.fail(error)),
+      Effect.forkScoped
+    )
+    const incoming: Stream.Stream<Incoming, TransportError> = Mailbox.toStream(inbox)
 
     const send = (message: unknown) =>
       Effect.suspend(() =>

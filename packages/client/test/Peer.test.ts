@@ -66,6 +66,25 @@ describe("Peer", () => {
     )
   )
 
+  it.effect("one timer serves every request: a shorter timeout fires first, the longer one later", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { peer, next } = yield* scriptedPeer()
+        const long = yield* Effect.fork(Effect.flip(peer.request("long", undefined, { timeout: "60 seconds" })))
+        yield* next
+        const short = yield* Effect.fork(Effect.flip(peer.request("short", undefined, { timeout: "2 seconds" })))
+        yield* next
+        yield* TestClock.adjust("2 seconds")
+        expect(yield* Fiber.join(short)).toMatchObject({ _tag: "RequestTimeout", method: "short" })
+        expect(Option.isNone(yield* Fiber.poll(long))).toBe(true)
+        expect((yield* peer.stats).pending).toBe(1)
+        yield* TestClock.adjust("58 seconds")
+        expect(yield* Fiber.join(long)).toMatchObject({ _tag: "RequestTimeout", method: "long" })
+        expect((yield* peer.stats).pending).toBe(0)
+      })
+    )
+  )
+
   it.effect("progress restarts the timeout when asked, and the maximum total time still holds", () =>
     Effect.scoped(
       Effect.gen(function* () {
