@@ -1,0 +1,41 @@
+/** effect-mcp's `McpClient`, over its stdio transport or its HTTP transport on node:http with keep-alive. */
+
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { HttpTransport, McpClient, StdioTransport } from "@effect-mcp/client"
+import type { McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import type { Client, Target } from "./Session.js"
+
+const transportOf = (target: Target) =>
+  target.kind === "stdio"
+    ? StdioTransport.layer({ command: target.command, args: target.args, name: "bench" }).pipe(
+        Layer.provide(NodeContext.layer)
+      )
+    : HttpTransport.layer({ url: target.url, transport: "http", name: "bench" }).pipe(
+        Layer.provide(NodeHttpClient.layerWithoutAgent),
+        Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+      )
+
+const textLength = (result: McpSchema.CallToolResult) =>
+  result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)
+
+/** The effect-mcp client. */
+export const client: Client = {
+  name: "effect-mcp",
+  connect: async (target) => {
+    const runtime = ManagedRuntime.make(
+      McpClient.layer({ name: "bench", requestTimeout: "120 seconds" }).pipe(Layer.provide(transportOf(target)))
+    )
+    const mcp = await runtime.runPromise(McpClient.McpClient)
+    return {
+      list: () => runtime.runPromise(Effect.map(mcp.request("tools/list", undefined), (result) => result.tools.length)),
+      echo: (message) => runtime.runPromise(Effect.asVoid(mcp.callTool("echo", { message }))),
+      blob: (kb) => runtime.runPromise(Effect.map(mcp.callTool("blob", { kb }), textLength)),
+      sleep: (ms) => runtime.runPromise(Effect.asVoid(mcp.callTool("sleep", { ms }))),
+      close: () => runtime.dispose()
+    }
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * The benchmark: effect-mcp, the official SDK v1 client and a raw client against the same
+ * SDK-built server, each measurement in its own process, interleaved (the client order rotates
+ * every round), at least 5 rounds. Prints medians per client and, per round, the ratio of
+ * effect-mcp to the SDK and to the raw client (the median of those ratios is the claim);
+ * writes everything as JSON to `bench-results/`.
+ *
+ *   npm run bench                      the full run (a few minutes)
+ *   node dist/run.js --smoke           tiny sizes, one round: checks that the harness works
+ *   node dist/run.js --rounds 7 --only sequential,inflight
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import type { Target } from "./clients/Session.js"
+import type { Figures, WorkloadSpec } from "./workloads.js"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const serverScript = join(here, "server.js")
+const workerScript = join(here, "worker.js")
+const clients = ["raw", "sdk-v1", "effect-mcp"] as const
+type ClientName = (typeof clients)[number]
+
+/** Command-line settings. */
+export interface Settings {
+  readonly rounds: number
+  readonly smoke: boolean
+  readonly only: ReadonlyArray<string> | undefined
+}
+
+const parseSettings = (argv: ReadonlyArray<string>): Settings => {
+  const value = (flag: string) => {
+    const index = argv.indexOf(flag)
+    return index === -1 ? undefined : argv[index + 1]
+  }
+  const smoke = argv.includes("--smoke")
+  return { smoke, rounds: Number(value("--rounds") ?? (smoke ? 1 : 5)), only: value("--only")?.split(",") }
+}
+
+/** The workloads of a full run, or of a smoke run. */
+export const workloadsFor = (smoke: boolean): ReadonlyArray<WorkloadSpec & { readonly label: string }> => [
+  { label: "stdio cold start (import + connect + first list)", name: "cold", transport: "stdio", n: 1 },
+  { label: "stdio sequential echo", name: "sequential", transport: "stdio", n: smoke ? 20 : 3000 },
+  { label: "stdio 100 in flight", name: "inflight", transport: "stdio", n: smoke ? 200 : 10_000, concurrency: 100 },
+  { label: "stdio 1 MB results", name: "big", transport: "stdio", n: smoke ? 2 : 40, kb: 1024 },
+  { label: "stdio 8 MB results", name: "big", transport: "stdio", n: smoke ? 1 : 5, kb: 8192 },
+  { label: "stdio 5,000 pending", name: "pending", transport: "stdio", n: smoke ? 50 : 5000 },
+  { label: "http cold start", name: "cold", transport: "http", n: 1 },
+  { label: "http sequential echo", name: "sequential", transport: "http", n: smoke ? 20 : 2000 },
+  { label: "http 100 in flight", name: "inflight", transport: "http", n: smoke ? 200 : 10_000, concurrency: 100 },
+  { label: "http 1 MB results", name: "big", transport: "http", n: smoke ? 2 : 40, kb: 1024 },
+  { label: "http 50 sessions", name: "sessions", transport: "http", n: smoke ? 3 : 50 }
+]
+
+/** Metrics where less is better. */
+const lowerIsBetter = new Set([
+  "p50Us",
+  "p99Us",
+  "cpuUsPerCall",
+  "heapMB",
+  "rssMB",
+  "coldMs",
+  "heapKBPerPending",
+  "sessionsMs",
+  "heapKBPerSession"
+])
+
+const startHttpServer = () =>
+  new Promise<{ readonly url: string; readonly child: ChildProcess }>((resolve, reject) => {
+    const child = spawn(process.execPath, [serverScript, "http", "0"], { stdio: ["ignore", "pipe", "inherit"] })
+    let out = ""
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /listening (\d+)/.exec(out)
+      if (match !== null) resolve({ url: `http://127.0.0.1:${match[1]}/mcp`, child })
+    })
+    child.once("exit", (code) => reject(new Error(`the HTTP server exited with ${code}`)))
+  })
+
+const runWorker = (client: ClientName, spec: WorkloadSpec, target: Target) =>
+  new Promise<Figures>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--expose-gc", workerScript, client, JSON.stringify(spec), JSON.stringify(target)],
+      {
+        stdio: ["ignore", "pipe", "pipe"]
+      }
+    )
+    let out = ""
+    let err = ""
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+    })
+    child.stderr?.on("data", (chunk: Buffer) => {
+      err += chunk.toString()
+    })
+    const timer = setTimeout(() => child.kill("SIGKILL"), 300_000)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      const line = out.split("\n").find((candidate) => candidate.startsWith("RESULT "))
+      if (code === 0 && line !== undefined) resolve(JSON.parse(line.slice(7)) as Figures)
+      else reject(new Error(`${client} ${spec.name} (${spec.transport}) failed with ${code}: ${err.slice(-2000)}`))
+    })
+  })
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+const format = (value: number) =>
+  Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(Math.abs(value) >= 10 ? 1 : 2)
+
+/** Per workload label, per client, per metric: the value of each round. */
+type Results = Map<string, Map<ClientName, Map<string, Array<number>>>>
+
+const getOrAdd = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
+  const found = map.get(key)
+  if (found !== undefined) return found
+  const made = make()
+  map.set(key, made)
+  return made
+}
+
+/** Runs the benchmark; returns the results and the printed table. */
+export const run = async (settings: Settings) => {
+  const workloads = workloadsFor(settings.smoke).filter(
+    (workload) =>
+      settings.only === undefined || settings.only.includes(workload.name) || settings.only.includes(workload.transport)
+  )
+  const http = workloads.some((workload) => workload.transport === "http") ? await startHttpServer() : undefined
+  const stdio: Target = { kind: "stdio", command: process.execPath, args: [serverScript, "stdio"] }
+  const results: Results = new Map()
+  try {
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const workload of workloads) {
+        const target: Target = workload.transport === "stdio" ? stdio : { kind: "http", url: http?.url ?? "" }
+        const order = clients.map((_, index) => clients[(index + round) % clients.length] as ClientName)
+        for (const client of order) {
+          const figures = await runWorker(client, workload, target)
+          const perClient = getOrAdd(
+            getOrAdd(results, workload.label, () => new Map()),
+            client,
+            () => new Map()
+          )
+          for (const [metric, value] of Object.entries(figures))
+            getOrAdd(perClient, metric, (): Array<number> => []).push(value)
+        }
+      }
+    }
+  } finally {
+    http?.child.kill()
+  }
+  const lines: Array<string> = []
+  const rows: Array<Record<string, unknown>> = []
+  lines.push(
+    `| workload | metric | raw | SDK v1 | effect-mcp | effect-mcp / SDK v1 | effect-mcp / raw |`,
+    `| --- | --- | ---: | ---: | ---: | ---: | ---: |`
+  )
+  for (const [label, perClient] of results) {
+    for (const metric of perClient.get("effect-mcp")?.keys() ?? []) {
+      const values = (client: ClientName) => perClient.get(client)?.get(metric) ?? []
+      const ratio = (other: ClientName) =>
+        median(values("effect-mcp").map((value, round) => value / (values(other)[round] ?? Number.NaN)))
+      const better = lowerIsBetter.has(metric) ? "↓" : "↑"
+      const row = {
+        workload: label,
+        metric,
+        better: lowerIsBetter.has(metric) ? "lower" : "higher",
+        raw: median(values("raw")),
+        sdk: median(values("sdk-v1")),
+        effect: median(values("effect-mcp")),
+        ratioToSdk: ratio("sdk-v1"),
+        ratioToRaw: ratio("raw"),
+        rounds: { raw: values("raw"), sdk: values("sdk-v1"), effect: values("effect-mcp") }
+      }
+      rows.push(row)
+      lines.push(
+        `| ${label} | ${metric} ${better} | ${format(row.raw)} | ${format(row.sdk)} | ${format(row.effect)} | ${row.ratioToSdk.toFixed(2)}× | ${row.ratioToRaw.toFixed(2)}× |`
+      )
+    }
+  }
+  return { rows, table: lines.join("\n") }
+}
+
+const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]
+if (isMain) {
+  const settings = parseSettings(process.argv.slice(2))
+  const started = Date.now()
+  const { rows, table } = await run(settings)
+  console.log(
+    `effect-mcp benchmark: ${settings.rounds} round(s), Node ${process.version}, ${settings.smoke ? "smoke sizes" : "full sizes"}`
+  )
+  console.log("↑ higher is better, ↓ lower is better; ratios are medians of same-round ratios\n")
+  console.log(table)
+  const directory = join(here, "..", "bench-results")
+  mkdirSync(directory, { recursive: true })
+  const file = join(directory, `bench-${new Date(started).toISOString().replaceAll(":", "-")}.json`)
+  writeFileSync(file, `${JSON.stringify({ node: process.version, settings, rows }, null, 2)}\n`)
+  console.log(`\nJSON: ${file} (${Math.round((Date.now() - started) / 1000)} s)`)
+}

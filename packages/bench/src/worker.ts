@@ -1,0 +1,64 @@
+/**
+ * One measurement in its own process: `node --expose-gc worker.js <client> <spec-json> <target-json>`.
+ * Prints one line `RESULT <json>` with the figures (other output, such as logs, is ignored).
+ */
+import type { Client, Session, Target } from "./clients/Session.js"
+import { type Figures, gc, measure, type WorkloadSpec } from "./workloads.js"
+
+const [clientName = "raw", specJson = "{}", targetJson = "{}"] = process.argv.slice(2)
+const spec = JSON.parse(specJson) as WorkloadSpec
+const target = JSON.parse(targetJson) as Target
+
+const load = async (): Promise<Client> => {
+  switch (clientName) {
+    case "effect-mcp":
+      return (await import("./clients/effect.js")).client
+    case "sdk-v1":
+      return (await import("./clients/sdk.js")).client
+    default:
+      return (await import("./clients/raw.js")).client
+  }
+}
+
+const main = async (): Promise<Figures> => {
+  const client = await load()
+  if (spec.name === "sessions") {
+    const before = process.memoryUsage()
+    gc()
+    const heapBefore = process.memoryUsage().heapUsed
+    const started = performance.now()
+    const sessions: Array<Session> = await Promise.all(
+      Array.from({ length: spec.n }, async () => {
+        const session = await client.connect(target)
+        await session.list()
+        return session
+      })
+    )
+    const elapsed = performance.now() - started
+    gc()
+    const heapAfter = process.memoryUsage().heapUsed
+    await Promise.all(sessions.map((session) => session.close()))
+    return {
+      sessionsMs: elapsed,
+      heapKBPerSession: (heapAfter - heapBefore) / spec.n / 1024,
+      rssMB: before.rss / 2 ** 20
+    }
+  }
+  const session = await client.connect(target)
+  await session.list()
+  // Process start → imported, connected, listed.
+  const figures = spec.name === "cold" ? { coldMs: performance.now() } : await measure(spec, session)
+  await session.close()
+  return figures
+}
+
+main().then(
+  (figures) => {
+    process.stdout.write(`RESULT ${JSON.stringify(figures)}\n`)
+    process.exit(0)
+  },
+  (error: unknown) => {
+    process.stderr.write(`worker failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    process.exit(1)
+  }
+)

@@ -1,0 +1,52 @@
+/**
+ * The benchmark harness cannot rot: a smoke run (tiny sizes, one round, the built harness)
+ * measures every client on both transports and writes its table and JSON. No assertion is made
+ * on timing.
+ */
+
+import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+
+const harness = fileURLToPath(new URL("../dist/run.js", import.meta.url))
+
+describe("benchmark harness", () => {
+  it("a smoke run measures raw, SDK v1 and effect-mcp on stdio and HTTP", () => {
+    const result = spawnSync(process.execPath, [harness, "--smoke", "--only", "sequential,pending,sessions"], {
+      encoding: "utf8",
+      timeout: 240_000
+    })
+    expect(result.status, result.stderr).toBe(0)
+    const rows = result.stdout.split("\n").filter((line) => line.startsWith("| stdio") || line.startsWith("| http"))
+    const metrics = rows.map((row) => row.split("|")[1]?.trim() + " / " + row.split("|")[2]?.trim().split(" ")[0])
+    expect(metrics).toStrictEqual([
+      "stdio sequential echo / callsPerSec",
+      "stdio sequential echo / p50Us",
+      "stdio sequential echo / p99Us",
+      "stdio sequential echo / cpuUsPerCall",
+      "stdio 5,000 pending / heapKBPerPending",
+      "http sequential echo / callsPerSec",
+      "http sequential echo / p50Us",
+      "http sequential echo / p99Us",
+      "http sequential echo / cpuUsPerCall",
+      "http 50 sessions / sessionsMs",
+      "http 50 sessions / heapKBPerSession",
+      "http 50 sessions / rssMB"
+    ])
+    // Every cell is a number and every ratio is finite.
+    for (const row of rows) {
+      const cells = row
+        .split("|")
+        .slice(3, 8)
+        .map((cell) => cell.trim().replace(/[,×]/g, ""))
+      for (const cell of cells) expect(Number.isFinite(Number(cell)), row).toBe(true)
+    }
+    const file = /JSON: (\S+)/.exec(result.stdout)?.[1] ?? ""
+    const json = JSON.parse(readFileSync(file, "utf8")) as {
+      rows: ReadonlyArray<{ rounds: Record<string, ReadonlyArray<number>> }>
+    }
+    expect(json.rows).toHaveLength(rows.length)
+    for (const row of json.rows) expect(Object.keys(row.rounds)).toStrictEqual(["raw", "sdk", "effect"])
+  })
+})
