@@ -66,7 +66,8 @@ const lowerIsBetter = new Set([
   "heapKBPerSession"
 ])
 
-const startHttpServer = () =>
+/** Starts the benchmark server over Streamable HTTP on a free loopback port. */
+export const startHttpServer = () =>
   new Promise<{ readonly url: string; readonly child: ChildProcess }>((resolve, reject) => {
     const child = spawn(process.execPath, [serverScript, "http", "0"], { stdio: ["ignore", "pipe", "inherit"] })
     let out = ""
@@ -104,7 +105,8 @@ const runWorker = (client: ClientName, spec: WorkloadSpec, target: Target) =>
     })
   })
 
-const median = (values: ReadonlyArray<number>) => {
+/** The median of the values. */
+export const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2

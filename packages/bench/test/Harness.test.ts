@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 
 const harness = fileURLToPath(new URL("../dist/run.js", import.meta.url))
+const hostHarness = fileURLToPath(new URL("../dist/host.js", import.meta.url))
 
 describe("benchmark harness", () => {
   it("a smoke run measures raw, SDK v1 and effect-mcp on stdio and HTTP", () => {
@@ -48,5 +49,16 @@ describe("benchmark harness", () => {
     }
     expect(json.rows).toHaveLength(rows.length)
     for (const row of json.rows) expect(Object.keys(row.rounds)).toStrictEqual(["raw", "sdk", "effect"])
+  })
+
+  it("a smoke run of the host benchmark connects stdio servers and HTTP sessions through McpHost", () => {
+    const result = spawnSync(
+      process.execPath,
+      ["--expose-gc", hostHarness, "--stdio", "2", "--http", "2", "--rounds", "1"],
+      { encoding: "utf8", timeout: 120_000 }
+    )
+    expect(result.status, result.stderr).toBe(0)
+    for (const figure of ["slowest single server alone", "all 4 at once through McpHost", "heap per connected client"])
+      expect(result.stdout).toMatch(new RegExp(`\\| ${figure}[^|]*\\| [0-9.]+×? \\|`))
   })
 })

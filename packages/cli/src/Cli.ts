@@ -1,6 +1,7 @@
 /** The `effect-mcp` command tree. */
 import * as Command from "@effect/cli/Command"
 import { conformance } from "./commands/conformance.js"
+import { host } from "./commands/host.js"
 import { complete, logs, servers } from "./commands/misc.js"
 import { prompts } from "./commands/prompts.js"
 import { resources } from "./commands/resources.js"
@@ -14,7 +15,7 @@ export const root = Command.make("effect-mcp").pipe(
     'Inspect and drive any MCP server. Choose it inline (--stdio "cmd args", -- cmd args, or --url URL) or by --server name from a config file.\n' +
       'Example: effect-mcp inspect --stdio "npx -y @modelcontextprotocol/server-everything"'
   ),
-  Command.withSubcommands([inspect, info, ping, tools, resources, prompts, complete, logs, servers, conformance])
+  Command.withSubcommands([inspect, info, ping, tools, resources, prompts, complete, logs, servers, host, conformance])
 )
 
 /** Parses `argv` (without the node and script words) and runs the chosen command. */

@@ -4,9 +4,13 @@
  * 3 connection or protocol failure, 130 interrupted.
  */
 import type { McpError } from "@effect-mcp/client"
+import { ConfigError, type HostError } from "@effect-mcp/host"
 import type { ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
+
+/** A config file cannot be used (the host package reads config files). */
+export { ConfigError }
 
 /** Exit codes of `effect-mcp`. */
 export const ExitCode = {
@@ -25,22 +29,6 @@ export class UsageError extends Data.TaggedError("UsageError")<{
 }> {
   override get message() {
     return this.reason
-  }
-}
-
-/** A config file cannot be used: names the file, and where known the server entry and the field. */
-export class ConfigError extends Data.TaggedError("ConfigError")<{
-  readonly file: string
-  readonly entry?: string
-  readonly field?: string
-  readonly reason: string
-}> {
-  override get message() {
-    const where = [
-      this.entry === undefined ? undefined : `server "${this.entry}"`,
-      this.field === undefined ? undefined : `field "${this.field}"`
-    ].filter((part) => part !== undefined)
-    return `${this.file}${where.length === 0 ? "" : `: ${where.join(", ")}`}: ${this.reason}`
   }
 }
 
@@ -71,6 +59,10 @@ export class ToolReportedError extends Data.TaggedError("ToolReportedError")<{
 export type CliFailure =
   | UsageError
   | ConfigError
+  | HostError.UnknownServer
+  | HostError.NotFound
+  | HostError.ServerUnavailable
+  | HostError.ToolNotAllowed
   | CommandNotFound
   | ToolReportedError
   | McpError.TransportError
@@ -89,6 +81,9 @@ export const exitCodeOf = (failure: CliFailure): number => {
   switch (failure._tag) {
     case "UsageError":
     case "ConfigError":
+    case "UnknownServer":
+    case "NotFound":
+    case "ToolNotAllowed":
     case "InvalidInput":
     case "UnrepresentableMessage":
       return ExitCode.usage

@@ -11,6 +11,7 @@ import * as Prompt from "@effect/cli/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { HttpTransport, McpClient, StdioTransport } from "@effect-mcp/client"
+import { ConfigLoader, type Expand, type ServerEntry } from "@effect-mcp/host"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -22,9 +23,6 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./CliError.js"
 import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
-import * as ConfigLoader from "./config/ConfigLoader.js"
-import type { ExpandContext } from "./config/Expand.js"
-import type { Input, ServerEntry, Target } from "./config/ServerEntry.js"
 import * as Handlers from "./Handlers.js"
 import { which } from "./internal/which.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "./internal/words.js"
@@ -36,7 +34,7 @@ export const clientInfo = { name: "effect-mcp", title: "effect-mcp CLI", version
 /** A server chosen for this run: its name for messages and where it is. */
 export interface Chosen {
   readonly name: string
-  readonly target: Target
+  readonly target: ServerEntry.Target
 }
 
 const collect = <A>(
@@ -52,14 +50,14 @@ const collect = <A>(
   ).pipe(Effect.map((pairs) => Object.fromEntries(pairs) as A))
 
 /** The environment and prompts config expansion uses. */
-export const expandContext = (interactive: boolean): ExpandContext => {
+export const expandContext = (interactive: boolean): Expand.ExpandContext => {
   const asked = new Map<string, string>()
   return {
     env: process.env,
     home: homedir(),
     workspaceFolder: process.cwd(),
     pathSeparator: sep,
-    ask: (input: Input, entry: ServerEntry) => {
+    ask: (input: ServerEntry.Input, entry: ServerEntry.ServerEntry) => {
       const known = asked.get(input.id)
       if (known !== undefined) return Effect.succeed(known)
       if (!interactive)
@@ -165,7 +163,7 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
     const entry = yield* ConfigLoader.find(loaded, options.name.value)
     const target = yield* ConfigLoader.resolve(entry, expandContext(interactive))
     // Inline flags add to (and win over) the entry's own.
-    const merged: Target =
+    const merged: ServerEntry.Target =
       target._tag === "Stdio"
         ? {
             ...target,

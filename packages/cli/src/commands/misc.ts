@@ -5,6 +5,7 @@
 
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import { ConfigLoader, ServerEntry } from "@effect-mcp/host"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -12,8 +13,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
-import * as ConfigLoader from "../config/ConfigLoader.js"
-import { transportOf } from "../config/ServerEntry.js"
+
 import { parseStringArguments } from "../internal/words.js"
 import { dim, Output, table } from "../Output.js"
 import { withClient } from "../Session.js"
@@ -135,7 +135,7 @@ export const servers = Command.make(
             files: loaded.files,
             servers: loaded.entries.map((entry) => ({
               name: entry.name,
-              transport: transportOf(entry.target),
+              transport: ServerEntry.transportOf(entry.target),
               file: entry.file,
               dialect: entry.dialect
             }))
@@ -147,7 +147,7 @@ export const servers = Command.make(
         for (const line of table(
           loaded.entries.map((entry) => [
             entry.name,
-            `${transportOf(entry.target).padEnd(5)} ${describeTarget(entry.target)}  ${dim(output.color, `${entry.file} (${entry.dialect})`)}`
+            `${ServerEntry.transportOf(entry.target).padEnd(5)} ${describeTarget(entry.target)}  ${dim(output.color, `${entry.file} (${entry.dialect})`)}`
           ]),
           output.width * 2,
           ""

@@ -106,17 +106,22 @@ export const callAndPrint = (
     if (result.isError === true) return yield* new ToolReportedError({ server: client.name, tool: name })
   })
 
+/** A call's arguments: `--args '<json>'` and `key=value` / `key:=json` words. */
+export const argumentOptions = {
+  args: Options.text("args").pipe(Options.withDescription("The arguments as one JSON object"), Options.optional),
+  pairs: Args.text({ name: "key=value | key:=json" }).pipe(
+    Args.withDescription("Arguments: key=value (JSON when it parses, else a string) or key:=json (always JSON)"),
+    Args.repeated
+  )
+}
+
 /** `tools call <name>`. */
 export const call = Command.make(
   "call",
   {
     ...CommonOptions.connection,
-    args: Options.text("args").pipe(Options.withDescription("The arguments as one JSON object"), Options.optional),
     name: Args.text({ name: "tool" }).pipe(Args.withDescription("The tool's name")),
-    pairs: Args.text({ name: "key=value | key:=json" }).pipe(
-      Args.withDescription("Arguments: key=value (JSON when it parses, else a string) or key:=json (always JSON)"),
-      Args.repeated
-    )
+    ...argumentOptions
   },
   ({ server, run, args, name, pairs }) =>
     runCommand(

@@ -9,7 +9,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { ConfigError, UsageError } from "../CliError.js"
+import { ConfigError, UnknownServer } from "../HostError.js"
 import * as Dialects from "./Dialects.js"
 import { type ExpandContext, expandTarget } from "./Expand.js"
 import * as Jsonc from "./Jsonc.js"
@@ -96,15 +96,15 @@ export const load = (location: Location) =>
     return { entries, shadowed, files, warnings } satisfies Loaded
   })
 
-/** The entry of that name, or a usage error listing what exists. */
-export const find = (loaded: Loaded, name: string): Effect.Effect<ServerEntry, UsageError> => {
+/** The entry of that name, or {@link UnknownServer} listing what exists and where it looked. */
+export const find = (loaded: Loaded, name: string): Effect.Effect<ServerEntry, UnknownServer> => {
   const entry = loaded.entries.find((candidate) => candidate.name === name)
   if (entry !== undefined) return Effect.succeed(entry)
-  const where = loaded.files.length === 0 ? "no config file was found" : `looked in ${loaded.files.join(", ")}`
-  const known = loaded.entries.map((candidate) => candidate.name)
   return Effect.fail(
-    new UsageError({
-      reason: `no server named "${name}" (${where})${known.length === 0 ? "" : `; configured: ${known.join(", ")}`}`
+    new UnknownServer({
+      server: name,
+      known: loaded.entries.map((candidate) => candidate.name),
+      where: loaded.files.length === 0 ? "no config file was found" : `looked in ${loaded.files.join(", ")}`
     })
   )
 }
@@ -143,4 +143,16 @@ export const resolve = (entry: ServerEntry, context: ExpandContext) =>
       )
     )
     return { ...target, env: { ...parseEnvFile(text), ...target.env } } satisfies Target
+  })
+
+/** Every entry of a load resolved; an entry that cannot be resolved is a problem, not a failure of the rest. */
+export const resolveAll = (loaded: Loaded, context: ExpandContext) =>
+  Effect.gen(function* () {
+    const results = yield* Effect.forEach(loaded.entries, (entry) =>
+      Effect.either(Effect.map(resolve(entry, context), (target) => ({ entry, target })))
+    )
+    return {
+      resolved: results.flatMap((result) => (Either.isRight(result) ? [result.right] : [])),
+      problems: results.flatMap((result) => (Either.isLeft(result) ? [result.left] : []))
+    }
   })

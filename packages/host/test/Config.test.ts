@@ -5,12 +5,12 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { ConfigError } from "../src/CliError.js"
 import * as ConfigLoader from "../src/config/ConfigLoader.js"
 import * as Dialects from "../src/config/Dialects.js"
 import type { ExpandContext } from "../src/config/Expand.js"
 import * as Jsonc from "../src/config/Jsonc.js"
 import type { ServerEntry } from "../src/config/ServerEntry.js"
+import type { ConfigError } from "../src/HostError.js"
 
 const context = (
   env: { readonly [name: string]: string } = {},
@@ -266,7 +266,7 @@ describe("discovery", () => {
       ])
       expect(loaded.shadowed.map((entry) => entry.file)).toStrictEqual([join(cwd, ".cursor", "mcp.json")])
       const missing = yield* ConfigLoader.find(loaded, "zzz").pipe(Effect.flip)
-      expect(missing.reason).toMatch(/no server named "zzz".*configured: a, b, c/)
+      expect(missing.message).toMatch(/no server named "zzz".*configured: a, b, c/)
     })
   )
 

@@ -9,7 +9,7 @@ import * as Arr from "effect/Array"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { ConfigError } from "../CliError.js"
+import { ConfigError } from "../HostError.js"
 import type { Dialect, Input, ServerEntry, Target } from "./ServerEntry.js"
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })

@@ -6,8 +6,10 @@
  * is unset and has no default, or an input that cannot be asked, is a {@link ConfigError}
  * naming the variable, the entry and the file; nothing is passed through literally.
  */
+import { homedir } from "node:os"
+import { sep } from "node:path"
 import * as Effect from "effect/Effect"
-import { ConfigError } from "../CliError.js"
+import { ConfigError } from "../HostError.js"
 import type { Dialect, Input, ServerEntry, Target } from "./ServerEntry.js"
 
 /** What expansion reads: the environment, the home and workspace folders, and how to ask for an input. */
@@ -19,6 +21,21 @@ export interface ExpandContext {
   /** Asks the user for a VS Code input (fails when there is no terminal to ask on). */
   readonly ask: (input: Input, entry: ServerEntry) => Effect.Effect<string, ConfigError>
 }
+
+/**
+ * This process's context: its environment, home and working directory; VS Code inputs cannot be
+ * asked (an entry that needs one is a `ConfigError` naming the input).
+ */
+export const processContext = (): ExpandContext => ({
+  env: process.env,
+  home: homedir(),
+  workspaceFolder: process.cwd(),
+  pathSeparator: sep,
+  ask: (input, entry) =>
+    Effect.fail(
+      new ConfigError({ file: entry.file, entry: entry.name, reason: `input "${input.id}" cannot be asked here` })
+    )
+})
 
 type Form = "posix" | "env" | "folders" | "input"
 

@@ -1,0 +1,181 @@
+/**
+ * `effect-mcp host status | tools | call`: every server of the config at once, through
+ * `@effect-mcp/host`'s `McpHost`: their statuses, the aggregated namespaced toolset, and a call
+ * routed by namespaced name.
+ */
+
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { ConfigLoader, McpHost, ServerEntry, ServerStatus } from "@effect-mcp/host"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { UsageError } from "../CliError.js"
+import * as CommonOptions from "../CommonOptions.js"
+import * as Handlers from "../Handlers.js"
+import { dim, Output, table } from "../Output.js"
+import { clientInfo, expandContext, isInteractive } from "../Session.js"
+import { runCommand } from "./shared.js"
+import { argumentOptions, callAndPrint, callArguments } from "./tools.js"
+
+const config = Options.file("config").pipe(
+  Options.withDescription(
+    "The config file (default: ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, Claude's)"
+  ),
+  Options.optional
+)
+
+/** Runs `use` with a host of every configured server; closes them all after. */
+const withHost = <A, E, R>(
+  configFile: Option.Option<string>,
+  run: CommonOptions.RunOptions,
+  use: (host: McpHost.McpHostService) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function* () {
+    const interactive = isInteractive()
+    const output = yield* Output
+    const location = ConfigLoader.here(Option.getOrUndefined(configFile))
+    const { servers, problems, warnings, files } = yield* McpHost.serversFromConfig(
+      location,
+      expandContext(interactive)
+    )
+    for (const warning of warnings) yield* output.note(`warning: ${warning}`)
+    for (const problem of problems) yield* output.note(`warning: ${problem.message} (server left out)`)
+    if (servers.length === 0)
+      return yield* new UsageError({
+        reason:
+          files.length === 0
+            ? "no config file was found (give --config FILE)"
+            : `no usable server in ${files.join(", ")}`
+      })
+    const timeout = Option.map(run.timeout, (seconds) => Duration.seconds(seconds))
+    const host = McpHost.layer({
+      clientInfo,
+      servers: servers.map((server) =>
+        Option.isSome(timeout) ? { ...server, options: { requestTimeout: timeout.value } } : server
+      )
+    }).pipe(
+      Layer.provide(
+        Handlers.layer({
+          interactive,
+          acceptDefaults: run.acceptDefaults,
+          samplingCommand: Option.getOrUndefined(run.samplingCommand),
+          roots: run.roots
+        })
+      ),
+      Layer.provide(NodeContext.layer),
+      Layer.provide(NodeHttpClient.layerWithoutAgent),
+      Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+    )
+    return yield* Effect.flatMap(McpHost.McpHost, use).pipe(Effect.provide(host))
+  })
+
+/** `host status`. */
+export const status = Command.make("status", { config, run: CommonOptions.run }, ({ config, run }) =>
+  runCommand(
+    run,
+    withHost(config, run, (host) =>
+      Effect.gen(function* () {
+        const output = yield* Output
+        const servers = yield* host.servers
+        if (output.json)
+          return yield* output.printJson({
+            servers: servers.map((server) => ({
+              name: server.name,
+              transport: ServerEntry.transportOf(server.config.target),
+              status: server.status._tag,
+              detail: ServerStatus.describe(server.status)
+            }))
+          })
+        const rows = servers.map(
+          (server) =>
+            [
+              server.name,
+              `${ServerEntry.transportOf(server.config.target).padEnd(5)} ${ServerStatus.describe(server.status)}`
+            ] as const
+        )
+        for (const line of table(rows, output.width, "")) yield* output.line(line)
+      })
+    )
+  )
+).pipe(
+  Command.withDescription(
+    "Connect every configured server at once and show each one's status.\nExample: effect-mcp host status --config .mcp.json"
+  )
+)
+
+/** `host tools`. */
+export const tools = Command.make("tools", { config, run: CommonOptions.run }, ({ config, run }) =>
+  runCommand(
+    run,
+    withHost(config, run, (host) =>
+      Effect.gen(function* () {
+        const output = yield* Output
+        const view = yield* host.aggregate
+        if (output.json) return yield* output.printJson({ tools: view.tools, collisions: view.collisions })
+        for (const line of table(
+          view.tools.map((entry) => [entry.name, entry.tool.description] as const),
+          output.width,
+          ""
+        ))
+          yield* output.line(line)
+        for (const collision of view.collisions.filter((entry) => entry.kind === "tool"))
+          yield* output.note(
+            dim(
+              output.color,
+              `note: ${collision.name} is ${collision.kept}'s; also wanted by ${collision.others.map((other) => `${other.server} (now ${other.name})`).join(", ")}`
+            )
+          )
+      })
+    )
+  )
+).pipe(
+  Command.withDescription(
+    "The tools of every configured server as one list, named <server>__<tool>.\nExample: effect-mcp host tools --config .mcp.json"
+  )
+)
+
+/** `host call <server__tool>`. */
+export const call = Command.make(
+  "call",
+  {
+    config,
+    run: CommonOptions.run,
+    name: Args.text({ name: "server__tool" }).pipe(Args.withDescription("The tool's namespaced name")),
+    ...argumentOptions
+  },
+  ({ config, run, args, name, pairs }) =>
+    runCommand(
+      run,
+      withHost(config, run, (host) =>
+        Effect.gen(function* () {
+          const input = yield* callArguments(args, pairs)
+          const found = (yield* host.tools).find((entry) => entry.name === name)
+          if (found === undefined) {
+            const known = (yield* host.tools).map((entry) => entry.name)
+            return yield* new UsageError({
+              method: "tools/call",
+              reason: `no ready server offers "${name}" (tools: ${known.join(", ") || "none"})`
+            })
+          }
+          const client = yield* host.client(found.server)
+          return yield* callAndPrint(client, found.tool.name, input)
+        })
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "Call a tool of any configured server by its namespaced name. Exits 1 when the tool reports an error.\n" +
+      "Example: effect-mcp host call everything__echo message=hi --config .mcp.json"
+  )
+)
+
+/** `effect-mcp host`. */
+export const host = Command.make("host").pipe(
+  Command.withDescription("Every configured server at once: statuses, one namespaced toolset, routed calls."),
+  Command.withSubcommands([status, tools, call])
+)

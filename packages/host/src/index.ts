@@ -1,0 +1,23 @@
+/**
+ * @effect-mcp/host: many MCP servers from one config, one aggregated and namespaced toolset.
+ */
+
+/** The aggregated view: namespacing, collisions, allow and deny lists. */
+export * as Aggregate from "./Aggregate.js"
+/** Finding, loading and resolving config files of every common dialect. */
+export * as ConfigLoader from "./config/ConfigLoader.js"
+/** Reading each config dialect into server entries. */
+export * as Dialects from "./config/Dialects.js"
+/** Variable expansion as each dialect does it. */
+export * as Expand from "./config/Expand.js"
+/** JSON with comments and trailing commas. */
+export * as Jsonc from "./config/Jsonc.js"
+/** A configured server, whatever the dialect. */
+export * as ServerEntry from "./config/ServerEntry.js"
+/** The host's errors (and config errors). */
+export * as HostError from "./HostError.js"
+export { ConfigError } from "./HostError.js"
+/** The host service and its layer. */
+export * as McpHost from "./McpHost.js"
+/** The status of one server in a host. */
+export * as ServerStatus from "./ServerStatus.js"

@@ -1,0 +1,354 @@
+/**
+ * The host against real servers: the reference server over stdio twice under different names
+ * and once over Streamable HTTP, a command that does not exist, and a stdio server that
+ * crashes. Killing one server mid-session restarts it while the others keep serving; at the
+ * end no server process is left.
+ */
+
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Capabilities, McpError } from "@effect-mcp/client"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import { noFibersLeft } from "../../client/test/support/fibers.js"
+import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
+import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
+import { everythingServer, isAlive, miniServer } from "../../client/test/support/processes.js"
+import type { ServerEntry } from "../src/index.js"
+import { Expand, McpHost, type ServerStatus } from "../src/index.js"
+
+let web: RunningServer | undefined
+beforeAll(async () => {
+  web = await startEverything("streamableHttp")
+})
+afterAll(async () => {
+  await web?.stop()
+})
+
+const stdio = (...args: ReadonlyArray<string>): ServerEntry.StdioTarget => ({
+  _tag: "Stdio",
+  command: process.execPath,
+  args,
+  env: {}
+})
+const everything = stdio(everythingServer, "stdio")
+const http = (): ServerEntry.Target => ({
+  _tag: "Http",
+  url: `${web?.origin ?? ""}/mcp`,
+  transport: "http",
+  headers: {}
+})
+
+const platform = Layer.merge(NodeContext.layer, keepAliveHttpClient)
+const hostLayer = (options: McpHost.HostOptions) => McpHost.layer(options).pipe(Layer.provide(platform))
+
+const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
+  result.content.map((block) => ("text" in block ? String(block.text) : block.type)).join("\n")
+
+const pidOf = (status: ServerStatus.ServerStatus) => (status._tag === "Ready" ? status.pid : undefined)
+
+describe("McpHost", () => {
+  it.live("serves three real servers at once; a server that cannot start fails alone", () =>
+    Effect.gen(function* () {
+      const pids: Array<number> = []
+      yield* Effect.gen(function* () {
+        const host = yield* McpHost.McpHost
+        const statuses = yield* host.servers
+        expect(statuses.map((info) => [info.name, info.status._tag])).toStrictEqual([
+          ["alpha", "Ready"],
+          ["beta", "Ready"],
+          ["web", "Ready"],
+          ["missing", "Failed"]
+        ])
+        const missing = statuses[3]?.status
+        expect(missing?._tag === "Failed" && missing.cause.message).toMatch(/no-such-mcp-server/)
+        for (const info of statuses) {
+          const pid = pidOf(info.status)
+          if (pid !== undefined) pids.push(pid)
+        }
+        expect(pids).toHaveLength(2)
+
+        // One namespaced toolset; each entry carries its server.
+        const tools = yield* host.tools
+        const names = tools.map((tool) => tool.name)
+        expect(names).toEqual(expect.arrayContaining(["alpha__echo", "beta__echo", "web__echo", "web__get-sum"]))
+        expect(new Set(names).size).toBe(names.length)
+        expect(tools.find((tool) => tool.name === "web__get-sum")?.server).toBe("web")
+
+        // Calls route to the right client.
+        const echoed = yield* host.callTool("beta__echo", { message: "to beta" })
+        expect(textOf(echoed)).toContain("to beta")
+        const sum = yield* host.callTool("web__get-sum", { a: 2, b: 40 })
+        expect(textOf(sum)).toContain("42")
+        const unknown = yield* host.callTool("nobody__echo", { message: "x" }).pipe(Effect.flip)
+        expect(unknown._tag).toBe("NotFound")
+
+        // Resources route by URI; the same URI listed by three servers is kept once and reported.
+        const resources = yield* host.resources
+        const first = resources[0]
+        expect(first?.server).toBe("alpha")
+        const read = yield* host.readResource(first?.resource.uri ?? "")
+        expect(read.contents.length).toBeGreaterThan(0)
+        const templated = yield* host.readResource("demo://resource/dynamic/text/7")
+        expect(JSON.stringify(templated.contents)).toContain("7")
+        const collisions = (yield* host.aggregate).collisions
+        expect(collisions.some((collision) => collision.kind === "resource" && collision.kept === "alpha")).toBe(true)
+
+        // Prompts by namespaced name.
+        const prompt = yield* host.getPrompt("web__simple-prompt")
+        expect(prompt.messages.length).toBeGreaterThan(0)
+      }).pipe(
+        Effect.provide(
+          hostLayer({
+            servers: [
+              { name: "alpha", target: everything },
+              { name: "beta", target: everything },
+              { name: "web", target: http() },
+              { name: "missing", target: { ...everything, command: "no-such-mcp-server" } }
+            ]
+          })
+        )
+      )
+      // The host's scope closed every server.
+      expect(pids.filter(isAlive)).toStrictEqual([])
+    }).pipe(noFibersLeft)
+  )
+
+  it.live("restarts a killed server while the others keep serving; a call waits for the restart", () =>
+    Effect.gen(function* () {
+      const pids: Array<number> = []
+      yield* Effect.gen(function* () {
+        const host = yield* McpHost.McpHost
+        const before = pidOf(yield* host.status("alpha")) ?? 0
+        pids.push(before)
+        const statuses = yield* host.statusChanges.pipe(
+          Stream.filter((event) => event.server === "alpha"),
+          Stream.map((event) => event.status._tag),
+          Stream.drop(1),
+          Stream.takeUntil((tag) => tag === "Ready"),
+          Stream.runCollect,
+          Effect.fork
+        )
+        // A call in flight when the process dies fails with a typed error naming the server.
+        const inFlight = yield* host
+          .callTool("alpha__trigger-long-running-operation", { duration: 30, steps: 30 })
+          .pipe(Effect.flip, Effect.fork)
+        yield* Effect.sleep("300 millis")
+        process.kill(before, "SIGKILL")
+        const failure = yield* Fiber.join(inFlight)
+        expect(failure._tag).toBe("TransportError")
+        expect(failure instanceof McpError.TransportError && failure.server).toBe("alpha")
+        // The others are unaffected meanwhile.
+        expect(textOf(yield* host.callTool("beta__echo", { message: "still here" }))).toContain("still here")
+        // A call during recovery waits for the restarted server.
+        expect(textOf(yield* host.callTool("alpha__echo", { message: "after restart" }))).toContain("after restart")
+        expect(Chunk.toReadonlyArray(yield* Fiber.join(statuses))).toStrictEqual(["Reconnecting", "Ready"])
+        const after = pidOf(yield* host.status("alpha"))
+        expect(after).toBeDefined()
+        expect(after).not.toBe(before)
+        pids.push(after ?? 0, pidOf(yield* host.status("beta")) ?? 0)
+      }).pipe(
+        Effect.provide(
+          hostLayer({
+            servers: [
+              { name: "alpha", target: everything },
+              { name: "beta", target: everything }
+            ],
+            restart: Schedule.spaced("50 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+          })
+        )
+      )
+      expect(pids.filter(isAlive)).toStrictEqual([])
+    })
+  )
+
+  it.live("gives up on a server that keeps crashing once the restart schedule ends", () =>
+    Effect.gen(function* () {
+      const host = yield* McpHost.McpHost
+      const seen: Array<string> = []
+      const watcher = yield* host.statusChanges.pipe(
+        Stream.filter((event) => event.server === "crashy"),
+        Stream.map((event) =>
+          event.status._tag === "Reconnecting" ? `Reconnecting ${event.status.attempt}` : event.status._tag
+        ),
+        Stream.tap((tag) => Effect.sync(() => seen.push(tag))),
+        Stream.takeUntil((tag) => tag === "Failed"),
+        Stream.runDrain,
+        Effect.fork
+      )
+      // Each call makes the server exit; the call fails with the process's exit.
+      for (let crash = 0; crash < 3; crash++) {
+        const error = yield* host.callTool("crashy__echo", {}).pipe(Effect.flip)
+        expect(error._tag).toBe("TransportError")
+      }
+      yield* Fiber.join(watcher)
+      expect(seen).toStrictEqual([
+        "Ready",
+        "Reconnecting 1",
+        "Ready",
+        "Reconnecting 2",
+        "Ready",
+        "Reconnecting 3",
+        "Failed"
+      ])
+      const status = yield* host.status("crashy")
+      expect(status._tag === "Failed" && status.cause._tag === "TransportError" && status.cause.exitCode).toBe(3)
+      const refused = yield* host.client("crashy").pipe(Effect.flip)
+      expect(refused._tag).toBe("ServerUnavailable")
+    }).pipe(
+      Effect.provide(
+        hostLayer({
+          servers: [{ name: "crashy", target: stdio(miniServer, "crash") }],
+          restart: Schedule.spaced("20 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
+        })
+      )
+    )
+  )
+
+  it.live("adds, disables, enables, removes and reloads servers at run time, touching only what changed", () =>
+    Effect.gen(function* () {
+      const host = yield* McpHost.McpHost
+      const changes = yield* host.changes.pipe(
+        Stream.filter((change) => change._tag === "List" && change.server === "gamma"),
+        Stream.take(1),
+        Stream.runCollect,
+        Effect.fork
+      )
+      yield* host.add({ name: "gamma", target: stdio(miniServer, "normal") })
+      expect((yield* Fiber.join(changes)).length).toBe(1)
+      expect((yield* host.tools).map((tool) => tool.name)).toContain("gamma__echo")
+      const duplicate = yield* host.add({ name: "gamma", target: stdio(miniServer, "normal") }).pipe(Effect.flip)
+      expect(duplicate._tag).toBe("DuplicateServer")
+
+      yield* host.disable("gamma")
+      expect((yield* host.status("gamma"))._tag).toBe("Stopped")
+      expect((yield* host.tools).map((tool) => tool.name)).not.toContain("gamma__echo")
+      const unavailable = yield* host.callTool("gamma__echo", {}).pipe(Effect.flip)
+      expect(unavailable._tag).toBe("NotFound")
+      yield* host.enable("gamma")
+      expect((yield* host.status("gamma"))._tag).toBe("Ready")
+
+      const alphaPid = pidOf(yield* host.status("alpha"))
+      const gammaPid = pidOf(yield* host.status("gamma"))
+      const summary = yield* host.reload([
+        { name: "alpha", target: stdio(miniServer, "normal") },
+        { name: "gamma", target: { ...stdio(miniServer, "normal"), env: { CHANGED: "1" } } },
+        { name: "delta", target: stdio(miniServer, "normal"), options: { enabled: false } }
+      ])
+      expect(summary).toStrictEqual({ added: ["delta"], removed: [], restarted: ["gamma"], unchanged: ["alpha"] })
+      expect(pidOf(yield* host.status("alpha"))).toBe(alphaPid)
+      expect(pidOf(yield* host.status("gamma"))).not.toBe(gammaPid)
+      expect((yield* host.status("delta"))._tag).toBe("Stopped")
+
+      yield* host.remove("gamma")
+      const gone = yield* host.status("gamma").pipe(Effect.flip)
+      expect(gone._tag).toBe("UnknownServer")
+      expect(gammaPid !== undefined && isAlive(gammaPid)).toBe(false)
+      expect((yield* host.servers).map((info) => info.name)).toStrictEqual(["alpha", "delta"])
+    }).pipe(Effect.provide(hostLayer({ servers: [{ name: "alpha", target: stdio(miniServer, "normal") }] })))
+  )
+
+  it.live("builds from a config file and reloads it, restarting only the entries that changed", () =>
+    Effect.gen(function* () {
+      const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-host-config-"))
+      const file = join(cwd, ".mcp.json")
+      const write = (env: string) =>
+        writeFileSync(
+          file,
+          JSON.stringify({
+            mcpServers: {
+              same: { command: process.execPath, args: [miniServer, "normal"] },
+              edited: { command: process.execPath, args: [miniServer, "normal"], env: { VERSION: env } },
+              // An entry that cannot be resolved is left out; the others serve.
+              broken: { command: "${NOT_SET_FOR_THE_HOST_TEST}" }
+            }
+          })
+        )
+      write("1")
+      const location = { cwd, home: cwd, platform: "linux" as const }
+      yield* Effect.gen(function* () {
+        const host = yield* McpHost.McpHost
+        expect((yield* host.servers).map((info) => [info.name, info.status._tag])).toStrictEqual([
+          ["same", "Ready"],
+          ["edited", "Ready"]
+        ])
+        const samePid = pidOf(yield* host.status("same"))
+        write("2")
+        const summary = yield* McpHost.reloadConfig(host, location, Expand.processContext()).pipe(
+          Effect.provide(NodeContext.layer)
+        )
+        expect(summary).toStrictEqual({ added: [], removed: [], restarted: ["edited"], unchanged: ["same"] })
+        expect(pidOf(yield* host.status("same"))).toBe(samePid)
+      }).pipe(Effect.provide(McpHost.layerFromConfig(location, Expand.processContext()).pipe(Layer.provide(platform))))
+    })
+  )
+
+  it.live("applies allow and deny lists and shares one set of handlers, which learn the asking server", () =>
+    Effect.gen(function* () {
+      const askedBy: Array<string> = []
+      const elicitation = Layer.succeed(Capabilities.Elicitation, {
+        form: (_params, context) =>
+          Effect.sync(() => askedBy.push(context.server)).pipe(Effect.as({ action: "decline" as const }))
+      })
+      yield* Effect.gen(function* () {
+        const host = yield* McpHost.McpHost
+        const names = (yield* host.tools).map((tool) => tool.name)
+        expect(names.filter((name) => name.startsWith("limited__")).sort()).toStrictEqual([
+          "limited__echo",
+          "limited__trigger-elicitation-request",
+          "limited__trigger-long-running-operation"
+        ])
+        expect(names).not.toContain("web__get-sum")
+        expect(names).toContain("web__echo")
+        const denied = yield* host.callTool("web__get-sum", { a: 1, b: 2 }).pipe(Effect.flip)
+        expect(denied._tag).toBe("NotFound")
+        yield* host.callTool("limited__trigger-elicitation-request", {})
+        yield* host.callTool("web__trigger-elicitation-request", {})
+        expect(askedBy).toStrictEqual(["limited", "web"])
+
+        // Three slow calls at once: "limited" (concurrency 1) has one in flight at a time, "web" all three.
+        const mostInFlight = (server: string, tool: string) =>
+          Effect.gen(function* () {
+            const client = yield* host.client(server)
+            let most = 0
+            const sampler = yield* client.stats.pipe(
+              Effect.tap((stats) => Effect.sync(() => (most = Math.max(most, stats.pending)))),
+              Effect.repeat(Schedule.spaced("10 millis")),
+              Effect.fork
+            )
+            yield* Effect.all(
+              Array.from({ length: 3 }, () => host.callTool(tool, { duration: 1, steps: 2 })),
+              { concurrency: "unbounded", discard: true }
+            )
+            yield* Fiber.interrupt(sampler)
+            return most
+          })
+        expect(yield* mostInFlight("limited", "limited__trigger-long-running-operation")).toBe(1)
+        expect(yield* mostInFlight("web", "web__trigger-long-running-operation")).toBe(3)
+      }).pipe(
+        Effect.provide(
+          McpHost.layer({
+            servers: [
+              {
+                name: "limited",
+                target: everything,
+                options: {
+                  allowTools: ["echo", "trigger-elicitation-request", "trigger-long-running-operation"],
+                  concurrency: 1
+                }
+              },
+              { name: "web", target: http(), options: { denyTools: ["get-sum"] } }
+            ]
+          }).pipe(Layer.provide(Layer.merge(platform, elicitation)))
+        )
+      )
+    })
+  )
+})
