@@ -76,17 +76,29 @@ const main = Effect.gen(function* () {
       ...Array.from({ length: stdioCount }, (_, i) => stdio(`stdio${i}`)),
       ...Array.from({ length: httpCount }, (_, i) => remote(`http${i}`))
     ]
-    const results: Array<{ single: number; sum: number; host: number; heap: number; rss: number }> = []
+    const results: Array<{
+      single: number
+      sum: number
+      host: number
+      heap: number
+      rss: number
+      httpOnly: number
+      httpSingle: number
+    }> = []
     for (let round = 0; round < rounds; round++) {
       const aloneStdio = yield* measure([stdio("alone")])
       const aloneHttp = yield* measure([remote("alone")])
       const host = yield* measure(all)
+      // HTTP sessions alone: the host's own concurrency, without N server processes starting on 2 cores.
+      const httpOnly = yield* measure(all.filter((server) => server.target._tag === "Http"))
       results.push({
         single: Math.max(aloneStdio.ms, aloneHttp.ms),
         sum: aloneStdio.ms * stdioCount + aloneHttp.ms * httpCount,
         host: host.ms,
         heap: host.heapKBPerClient,
-        rss: host.rssKBPerClient
+        rss: host.rssKBPerClient,
+        httpOnly: httpOnly.ms,
+        httpSingle: aloneHttp.ms
       })
     }
     const pick = (key: keyof (typeof results)[number]) => median(results.map((result) => result[key]))
@@ -109,6 +121,8 @@ const main = Effect.gen(function* () {
     console.log(`| all ${all.length} at once through McpHost, ms | ${rows.hostStartupMs.toFixed(0)} |`)
     console.log(`| host / slowest single | ${rows.hostOverSlowest.toFixed(2)}× |`)
     console.log(`| one after another (sum of singles), ms | ${rows.sequentialSumMs.toFixed(0)} |`)
+    console.log(`| one HTTP session alone, ms | ${pick("httpSingle").toFixed(0)} |`)
+    console.log(`| the ${httpCount} HTTP sessions at once through McpHost, ms | ${pick("httpOnly").toFixed(0)} |`)
     console.log(`| heap per connected client, KB | ${rows.heapKBPerClient.toFixed(0)} |`)
     console.log(`| RSS per connected client, KB | ${rows.rssKBPerClient.toFixed(0)} |`)
     const directory = join(here, "..", "bench-results")

@@ -9,11 +9,10 @@ import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Scope_ from "effect/Scope"
-import * as Stream from "effect/Stream"
 import type { TransportError } from "./McpError.js"
 import * as SseTransport from "./SseTransport.js"
 import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
-import { type Incoming, Transport, type TransportService } from "./Transport.js"
+import { forEachIncoming, fromMailbox, type Incoming, Transport, type TransportService } from "./Transport.js"
 
 /** Options for any HTTP transport. */
 export interface HttpOptions extends Omit<StreamableHttpTransport.StreamableHttpOptions, "onLegacyServer"> {
@@ -35,8 +34,7 @@ export const makeAuto = (
       FiberSet.run(
         fibers,
         Effect.interruptible(
-          transport.incoming.pipe(
-            Stream.runForEach((item) => inbound.offer(item)),
+          forEachIncoming(transport, (item) => Effect.asVoid(inbound.offer(item))).pipe(
             Effect.matchEffect({
               onFailure: (error) => (current === transport ? inbound.fail(error) : Effect.void),
               onSuccess: () => (current === transport ? inbound.end : Effect.void)
@@ -63,7 +61,7 @@ export const makeAuto = (
     yield* forward(streamable)
     const active = () => current ?? streamable
     return {
-      incoming: Mailbox.toStream(inbound),
+      ...fromMailbox(inbound),
       send: (message) => Effect.suspend(() => active().send(message)),
       setProtocolVersion: (version) => Effect.suspend(() => active().setProtocolVersion(version))
     } satisfies TransportService

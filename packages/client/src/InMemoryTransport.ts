@@ -8,7 +8,7 @@ import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import { TransportError } from "./McpError.js"
-import { decodeIncoming, type Incoming, Transport, type TransportService } from "./Transport.js"
+import { decodeIncoming, fromMailbox, type Incoming, Transport, type TransportService } from "./Transport.js"
 
 /** One end of a pair, plus a way to end the connection as a peer dying would. */
 export interface End extends TransportService {
@@ -25,7 +25,7 @@ const makeEnd = (
   inbox: Mailbox.Mailbox<Incoming, TransportError>,
   outbox: Mailbox.Mailbox<Incoming, TransportError>
 ): End => ({
-  incoming: Mailbox.toStream(inbox),
+  ...fromMailbox(inbox),
   send: (message: JsonRpc.JSONRPCMessage) =>
     outbox
       .offerAll(decodeIncoming(JSON.parse(JSON.stringify(message))))

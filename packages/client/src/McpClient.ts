@@ -185,10 +185,19 @@ export const make = (
     // Only legal transitions happen; a refused one (a late failure after closing) changes and
     // publishes nothing (a SubscriptionRef publishes on every write, so check before writing).
     const moveLock = yield* Effect.makeSemaphore(1)
+    // `current` mirrors the state for the request path, which reads it on every request.
+    let current: SessionState = SessionState.Disconnected()
     const move = (next: SessionState) =>
       moveLock.withPermits(1)(
-        Effect.flatMap(SubscriptionRef.get(state), (current) =>
-          canMove(current, next) ? SubscriptionRef.set(state, next) : Effect.void
+        Effect.flatMap(SubscriptionRef.get(state), (now) =>
+          canMove(now, next)
+            ? Effect.zipRight(
+                Effect.sync(() => {
+                  current = next
+                }),
+                SubscriptionRef.set(state, next)
+              )
+            : Effect.void
         )
       )
     yield* move(SessionState.Connecting())
@@ -244,23 +253,27 @@ export const make = (
       return Revision.requestParams(version, method, encoded.right)
     }
 
+    // The hot path: no generator, one effect for the wire and one step to decode.
     const send = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
       options?: Peer.RequestOptions
     ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
-      Effect.gen(function* () {
-        const wire = yield* encodeParams(method, params)
-        const raw = yield* peer.request(method, wire, options)
-        const decoded = Methods.decodeResult(method, raw)
-        if (Either.isLeft(decoded)) {
-          return yield* new DecodeError({
-            server: name,
-            method,
-            issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
-          })
-        }
-        return decoded.right
+      Effect.suspend((): Effect.Effect<Methods.ResultOf<M>, RequestError> => {
+        const wire = encodeParams(method, params)
+        if (Either.isLeft(wire)) return Effect.fail(wire.left)
+        return Effect.flatMap(peer.request(method, wire.right, options), (raw) => {
+          const decoded = Methods.decodeResult(method, raw)
+          return Either.isLeft(decoded)
+            ? Effect.fail(
+                new DecodeError({
+                  server: name,
+                  method,
+                  issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+                })
+              )
+            : Effect.succeed(decoded.right)
+        })
       })
 
     // Server-to-client requests, for the capabilities the provided handlers declare. Registered
@@ -303,24 +316,31 @@ export const make = (
     const sessionRetries = options.sessionRetries ?? 1
     const reinitLock = yield* Effect.makeSemaphore(1)
     let sessionGeneration = 0
-    const reinitialize = (seen: number) =>
-      reinitLock.withPermits(1)(
-        Effect.suspend(() =>
-          seen !== sessionGeneration
-            ? Effect.void
-            : Effect.logWarning(`${name}: the server lost the session; initializing a new one`).pipe(
-                Effect.zipRight(handshake),
-                Effect.tap(() => Effect.sync(() => sessionGeneration++)),
-                Effect.asVoid
-              )
+    const reinitialize = (seen: number): Effect.Effect<void, RequestError> =>
+      reinitLock
+        .withPermits(1)(
+          Effect.suspend(() =>
+            seen !== sessionGeneration
+              ? Effect.void
+              : Effect.logWarning(`${name}: the server lost the session; initializing a new one`).pipe(
+                  Effect.zipRight(handshake),
+                  Effect.tap(() => Effect.sync(() => sessionGeneration++)),
+                  Effect.asVoid
+                )
+          )
         )
-      )
+        .pipe(
+          Effect.catchTag(
+            "UnsupportedProtocolVersion",
+            (error) => new SessionUnavailable({ server: name, reason: error.message })
+          )
+        )
     const sendWithSession = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
       requestOptions: Peer.RequestOptions,
       retriesLeft = sessionRetries
-    ): Effect.Effect<Methods.ResultOf<M>, RequestError | InitializeError> =>
+    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
       Effect.suspend(() => {
         const seen = sessionGeneration
         return send(method, params, requestOptions).pipe(
@@ -332,31 +352,39 @@ export const make = (
         )
       })
 
-    const availability = Effect.flatMap(SubscriptionRef.get(state), (current) =>
+    /** Fails unless the session is ready (read from the state's mirror, without an effect). */
+    const unavailable = (): SessionUnavailable | undefined =>
       current._tag === "Ready"
-        ? Effect.void
+        ? undefined
         : new SessionUnavailable({
             server: name,
             reason: current._tag === "Failed" ? current.cause.message : `the session is ${current._tag}`
           })
-    )
+    const availability = Effect.suspend(() => {
+      const error = unavailable()
+      return error === undefined ? Effect.void : Effect.fail(error)
+    })
 
     const request = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
-      call?: CallOptions
+      call?: CallOptions,
+      spanAttributes?: Peer.RequestOptions["spanAttributes"]
     ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
-      Effect.gen(function* () {
-        yield* availability
+      Effect.suspend((): Effect.Effect<Methods.ResultOf<M>, RequestError> => {
+        const error = unavailable()
+        if (error !== undefined) return Effect.fail(error)
         const capability = Methods.requestCapability(method)
         if (capability?.side === "server" && !Methods.declares(serverCapabilities, capability, version)) {
-          return yield* new CapabilityNotSupported({ server: name, method, capability: capability.path.join(".") })
-        }
-        return yield* sendWithSession(method, params, callOptions(call)).pipe(
-          Effect.catchTag(
-            "UnsupportedProtocolVersion",
-            (error) => new SessionUnavailable({ server: name, reason: error.message })
+          return Effect.fail(
+            new CapabilityNotSupported({ server: name, method, capability: capability.path.join(".") })
           )
+        }
+        const requestOptions = callOptions(call)
+        return sendWithSession(
+          method,
+          params,
+          spanAttributes === undefined ? requestOptions : { ...requestOptions, spanAttributes }
         )
       })
 
@@ -452,13 +480,9 @@ export const make = (
       })
 
     const callTool: McpClientService["callTool"] = (tool, args, call) =>
-      request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, call).pipe(
-        Effect.flatMap((result) => checkOutput(tool, result)),
-        Effect.withSpan("McpClient.callTool", {
-          attributes: { "mcp.server": name, "mcp.tool": tool },
-          captureStackTrace: false
-        })
-      )
+      request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, call, {
+        "mcp.tool": tool
+      }).pipe(Effect.flatMap((result) => checkOutput(tool, result)))
 
     if (options.keepAlive !== undefined) {
       const { interval, timeout } = options.keepAlive

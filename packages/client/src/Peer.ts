@@ -16,6 +16,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as FiberMap from "effect/FiberMap"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
@@ -27,7 +28,7 @@ import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import { DecodeError, JsonRpcFailure, RequestTimeout, RpcError, TransportError } from "./McpError.js"
 import { composeInbound, composeOutbound, Middleware } from "./Middleware.js"
-import type { Incoming, TransportService } from "./Transport.js"
+import { forEachIncoming, type Incoming, type TransportService } from "./Transport.js"
 
 /** A JSON object as it is on the wire. */
 export type WireObject = { readonly [key: string]: unknown }
@@ -46,6 +47,8 @@ export interface RequestOptions {
   readonly meta?: WireObject
   /** Whether interruption sends `notifications/cancelled` (never for `initialize`). Default: true. */
   readonly cancellable?: boolean
+  /** Extra attributes of the request's span. */
+  readonly spanAttributes?: { readonly [key: string]: unknown }
 }
 
 /** A protocol violation the peer logged, counted and survived. */
@@ -150,7 +153,10 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     }
 
     const send = composeOutbound(interceptors, server, (message) => transport.send(message))
-    const write = (message: JsonRpc.JSONRPCMessage) => writeLock.withPermits(1)(send(message))
+    // Interceptors may suspend, so messages pass them one at a time; without any, the
+    // transport's own send keeps the order and no lock is needed.
+    const write =
+      interceptors.length === 0 ? send : (message: JsonRpc.JSONRPCMessage) => writeLock.withPermits(1)(send(message))
 
     const gone = () =>
       Option.getOrElse(ended ?? Option.none(), () => new TransportError({ server, reason: "the connection is closed" }))
@@ -270,8 +276,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
         )
       })
 
-    yield* transport.incoming.pipe(
-      Stream.runForEach(dispatch),
+    yield* forEachIncoming(transport, dispatch).pipe(
       Effect.matchCauseEffect({
         onSuccess: () => end(Option.none()),
         onFailure: (cause) => {
@@ -330,9 +335,9 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       Effect.interruptible,
       Effect.forkScoped
     )
-    const schedule = (entry: Pending) =>
-      Effect.suspend(() => (dueOf(entry).at < timerWakesAt ? wakeTimer.open : Effect.void))
 
+    // The request's span is made, not entered: entering a span (withSpan) copies the fiber's
+    // references twice per request, a fifth of a request's cost, and a request has no child spans.
     const request: Peer["request"] = (method, params, requestOptions = {}) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
@@ -340,7 +345,9 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           const id = nextId++
           const timeout =
             requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout)
-          const deferred = yield* Deferred.make<WireObject, TransportError | RpcError | DecodeError | RequestTimeout>()
+          const deferred = Deferred.unsafeMake<WireObject, TransportError | RpcError | DecodeError | RequestTimeout>(
+            FiberId.none
+          )
           const now = yield* Clock.currentTimeMillis
           const entry: Pending = {
             method,
@@ -356,36 +363,41 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
             lastActivity: now
           }
           pending.set(id, entry)
-          const span = yield* Effect.option(Effect.currentSpan)
+          const span = yield* Effect.makeSpan(`mcp.request ${method}`, {
+            kind: "client",
+            captureStackTrace: false,
+            attributes: { "mcp.server": server, "mcp.method": method, ...requestOptions.spanAttributes }
+          })
           const traceState = yield* TraceState
           const meta = {
             ...(requestOptions.onProgress === undefined ? {} : { progressToken: id }),
-            ...(Option.isSome(span) ? { traceparent: traceparent(span.value) } : {}),
-            ...(Option.isSome(span) && traceState !== undefined ? { tracestate: traceState } : {}),
+            traceparent: traceparent(span),
+            ...(traceState === undefined ? {} : { tracestate: traceState }),
             ...requestOptions.meta
           }
-          const withMeta =
-            Object.keys(meta).length === 0 ? params : { ...params, _meta: { ...metaOf(params), ...meta } }
-          const message: JsonRpc.JSONRPCRequest =
-            withMeta === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params: withMeta }
+          const message: JsonRpc.JSONRPCRequest = {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params: { ...params, _meta: { ...metaOf(params), ...meta } }
+          }
           const cancellable = requestOptions.cancellable !== false
-          yield* schedule(entry)
+          if (dueOf(entry).at < timerWakesAt) yield* wakeTimer.open
           return yield* restore(Effect.zipRight(write(message), Deferred.await(deferred))).pipe(
-            Effect.tapErrorTag("RequestTimeout", (timedOut) =>
-              cancellable ? cancel(id, timedOut.message) : Effect.void
-            ),
-            Effect.onInterrupt(() =>
-              cancellable && pending.has(id) ? cancel(id, "The request was cancelled") : Effect.void
-            ),
-            Effect.ensuring(Effect.sync(() => pending.delete(id)))
+            Effect.onExit((exit) => {
+              const stillPending = pending.delete(id)
+              const endSpan = Effect.flatMap(Clock.currentTimeNanos, (time) => Effect.sync(() => span.end(time, exit)))
+              if (Exit.isSuccess(exit) || !cancellable) return endSpan
+              const failure = Cause.failureOption(exit.cause)
+              const reason =
+                Option.isSome(failure) && failure.value._tag === "RequestTimeout"
+                  ? failure.value.message
+                  : Cause.isInterruptedOnly(exit.cause) && stillPending
+                    ? "The request was cancelled"
+                    : undefined
+              return reason === undefined ? endSpan : Effect.zipRight(cancel(id, reason), endSpan)
+            })
           )
-        })
-      ).pipe(
-        Effect.withSpan(`mcp.request ${method}`, {
-          kind: "client",
-          // A stack trace per request costs more than the rest of the request's bookkeeping.
-          captureStackTrace: false,
-          attributes: { "mcp.server": server, "mcp.method": method }
         })
       )
 

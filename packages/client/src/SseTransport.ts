@@ -17,7 +17,7 @@ import * as Stream from "effect/Stream"
 import { describeHttpError, readExcerpt } from "./internal/httpBody.js"
 import { parse as parseSse } from "./internal/sse.js"
 import { TransportError } from "./McpError.js"
-import { type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
+import { fromMailbox, type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
 /** Where the server's SSE endpoint is and how to talk to it. */
 export interface SseOptions {
@@ -127,7 +127,7 @@ export const make = (
       )
 
     return {
-      incoming: Mailbox.toStream(inbound),
+      ...fromMailbox(inbound),
       send: (message) =>
         closed
           ? Effect.fail(error("the transport is closed"))

@@ -31,7 +31,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { encodeLine, LineFramer, lineText } from "./internal/framing.js"
 import { TransportError } from "./McpError.js"
-import { type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
+import { fromMailbox, type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
 /** How to start and stop the server process. */
 export interface StdioOptions {
@@ -220,8 +220,13 @@ export const make = (
     // what it wrote before has been read. (Cheaper per message than racing every pull with death.)
     const inbox = yield* Mailbox.make<Incoming, TransportError>()
     yield* process.stdout.pipe(
-      Stream.mapError((error) => new TransportError({ server, reason: `reading stdout failed: ${error.message}` })),
       Stream.runForEachChunk((reads) => Effect.flatMap(frame(reads), (items) => inbox.offerAll(items))),
+      // On the effect, not the stream: a stream combinator costs a step per chunk read.
+      Effect.mapError((error) =>
+        error._tag === "TransportError"
+          ? error
+          : new TransportError({ server, reason: `reading stdout failed: ${error.message}` })
+      ),
       Effect.ensuring(Deferred.succeed(stdoutDone, undefined)),
       Effect.zipRight(afterStdout),
       Effect.matchEffect({ onFailure: (error) => inbox.fail(error), onSuccess: () => inbox.end }),
@@ -231,7 +236,6 @@ export const make = (
       Effect.catchAll((error) => inbox.fail(error)),
       Effect.forkScoped
     )
-    const incoming: Stream.Stream<Incoming, TransportError> = Mailbox.toStream(inbox)
 
     const send = (message: unknown) =>
       Effect.suspend(() =>
@@ -266,7 +270,7 @@ export const make = (
       })
     )
 
-    const transport: TransportService = { incoming, send, setProtocolVersion: () => Effect.void }
+    const transport: TransportService = { ...fromMailbox(inbox), send, setProtocolVersion: () => Effect.void }
     const info: StdioProcessService = { pid, stderr: Stream.fromPubSub(stderrHub), stderrTail }
     return [transport, info] as const
   })

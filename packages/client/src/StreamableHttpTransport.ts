@@ -30,7 +30,14 @@ import * as Stream from "effect/Stream"
 import { describeHttpError, readBody, readExcerpt } from "./internal/httpBody.js"
 import { parse as parseSse } from "./internal/sse.js"
 import { TransportError } from "./McpError.js"
-import { decodeIncoming, type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
+import {
+  decodeIncoming,
+  fromMailbox,
+  type Incoming,
+  parseIncoming,
+  Transport,
+  type TransportService
+} from "./Transport.js"
 
 /** Where the server is and how to talk to it. */
 export interface StreamableHttpOptions {
@@ -272,7 +279,7 @@ export const make = (
     )
 
     return {
-      incoming: Mailbox.toStream(inbound),
+      ...fromMailbox(inbound),
       send: (message) =>
         closed
           ? Effect.fail(httpError("the transport is closed"))

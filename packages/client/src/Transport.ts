@@ -5,11 +5,12 @@
  */
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Mailbox from "effect/Mailbox"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import type { TransportError } from "./McpError.js"
 
 /**
@@ -26,10 +27,39 @@ export type Incoming =
 export interface TransportService {
   /** Every inbound item, in order. Ends when the connection closes; fails when it breaks. */
   readonly incoming: Stream.Stream<Incoming, TransportError>
+  /**
+   * The same items, for a transport that keeps them in a mailbox: a reader that takes them in
+   * batches from here skips the stream's per-item machinery. Read one or the other, never both.
+   */
+  readonly inbox?: Mailbox.ReadonlyMailbox<Incoming, TransportError>
   /** Sends one message. Fails when the connection is gone. */
   readonly send: (message: JsonRpc.JSONRPCMessage) => Effect.Effect<void, TransportError>
   /** Told the negotiated revision once the handshake is done (HTTP sends it as a header). */
   readonly setProtocolVersion: (version: string) => Effect.Effect<void>
+}
+
+/** Inbound items kept in a mailbox, as a transport's `incoming` and `inbox`. */
+export const fromMailbox = (
+  mailbox: Mailbox.ReadonlyMailbox<Incoming, TransportError>
+): Pick<TransportService, "incoming" | "inbox"> => ({ incoming: Mailbox.toStream(mailbox), inbox: mailbox })
+
+/**
+ * Runs `f` on every inbound item in order: in batches from the transport's `inbox` when it has
+ * one, else from `incoming`. Ends when the connection ends; fails when it breaks.
+ */
+export const forEachIncoming = <R>(
+  transport: TransportService,
+  f: (item: Incoming) => Effect.Effect<void, never, R>
+): Effect.Effect<void, TransportError, R> => {
+  const inbox = transport.inbox
+  if (inbox === undefined) return Stream.runForEach(transport.incoming, f)
+  return Effect.gen(function* () {
+    while (true) {
+      const [items, done] = yield* inbox.takeAll
+      for (const item of items) yield* f(item)
+      if (done) return
+    }
+  })
 }
 
 /** The connection the client speaks over. */
