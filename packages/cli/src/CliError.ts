@@ -73,6 +73,8 @@ export type CliFailure =
   | McpError.InvalidInput
   | McpError.ToolOutputInvalid
   | McpError.SessionUnavailable
+  | McpError.TaskRequired
+  | McpError.TaskNotAllowed
   | Revision.UnrepresentableMessage
   | ProtocolVersion.UnsupportedProtocolVersion
 
@@ -84,6 +86,8 @@ export const exitCodeOf = (failure: CliFailure): number => {
     case "UnknownServer":
     case "NotFound":
     case "ToolNotAllowed":
+    case "TaskRequired":
+    case "TaskNotAllowed":
     case "InvalidInput":
     case "UnrepresentableMessage":
       return ExitCode.usage
@@ -123,6 +127,8 @@ const headline = (failure: CliFailure): string => {
       return `${failure.server}: tool ${failure.tool} returned structured content that does not match its output schema: ${failure.reason}`
     case "SessionUnavailable":
       return `${failure.server}: ${failure.reason}`
+    case "TaskRequired":
+      return `${failure.message} (add --task)`
     default:
       return failure.message
   }

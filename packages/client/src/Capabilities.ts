@@ -67,8 +67,8 @@ export interface Handlers {
   readonly roots: Option.Option<Context.Tag.Service<Roots>>
 }
 
-/** The client capabilities that the provided handlers amount to. */
-export const clientCapabilities = (handlers: Handlers): McpSchema.ClientCapabilities => {
+/** The client capabilities that the provided handlers amount to (with `tasks` when the client serves them). */
+export const clientCapabilities = (handlers: Handlers, servesTasks = false): McpSchema.ClientCapabilities => {
   const sampling = Option.map(handlers.sampling, (service) => ({
     ...(service.tools === true ? { tools: {} } : {}),
     ...(service.context === true ? { context: {} } : {})
@@ -82,9 +82,15 @@ export const clientCapabilities = (handlers: Handlers): McpSchema.ClientCapabili
         })
   )
   const roots = Option.map(handlers.roots, (service) => (service.changes === undefined ? {} : { listChanged: true }))
+  const taskRequests = {
+    ...(Option.isSome(sampling) ? { sampling: { createMessage: {} } } : {}),
+    ...(Option.isSome(elicitation) ? { elicitation: { create: {} } } : {})
+  }
+  const tasks = servesTasks && Object.keys(taskRequests).length > 0
   return {
     ...(Option.isSome(sampling) ? { sampling: sampling.value } : {}),
     ...(Option.isSome(elicitation) ? { elicitation: elicitation.value } : {}),
-    ...(Option.isSome(roots) ? { roots: roots.value } : {})
+    ...(Option.isSome(roots) ? { roots: roots.value } : {}),
+    ...(tasks ? { tasks: { list: {}, cancel: {}, requests: taskRequests } } : {})
   }
 }

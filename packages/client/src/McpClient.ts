@@ -19,9 +19,11 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { clientCapabilities, Elicitation, Roots, Sampling } from "./Capabilities.js"
+import * as ClientTasks from "./internal/clientTasks.js"
 import { validate } from "./internal/jsonSchema.js"
 import * as Lists from "./internal/lists.js"
 import * as ServerRequests from "./internal/serverRequests.js"
+import * as Tasks from "./internal/tasks.js"
 import {
   CapabilityNotSupported,
   DecodeError,
@@ -29,6 +31,8 @@ import {
   InvalidInput,
   type RequestError,
   SessionUnavailable,
+  type TaskNotAllowed,
+  type TaskRequired,
   ToolOutputInvalid,
   TransportError
 } from "./McpError.js"
@@ -50,6 +54,11 @@ export interface McpClientOptions {
   readonly sessionRetries?: number
   /** Ping the server every `interval`; no answer within `timeout` marks the session `Failed`. */
   readonly keepAlive?: { readonly interval: Duration.DurationInput; readonly timeout?: Duration.DurationInput }
+  /**
+   * Serve task-augmented sampling and elicitation requests (2025-11-25): declared as the `tasks`
+   * capability; the handler runs as a task the server polls. Off by default.
+   */
+  readonly clientTasks?: ClientTasks.ClientTaskOptions
 }
 
 /** Progress reported by the server for one request. */
@@ -107,13 +116,43 @@ export interface McpClientService {
     name: string,
     args?: { readonly [key: string]: unknown },
     options?: CallOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskRequired>
+  /** Calls a tool as a task (2025-11-25): the task as created; fetch its result with {@link McpClientService.taskResult}. */
+  readonly callToolAsTask: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: Tasks.TaskOptions
+  ) => Effect.Effect<McpSchema.Task, RequestError | TaskNotAllowed>
+  /** Runs a tool as a task to its end: status changes to `onStatus`, polling at the server's interval; interruption cancels the task. */
+  readonly runToolAsTask: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: Tasks.RunOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
+  /** A task's current state (`tasks/get`). */
+  readonly getTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
+  /** Waits for a tool task's result (`tasks/result`, which blocks until the task is final). */
+  readonly taskResult: (
+    tool: string,
+    taskId: string,
+    options?: Tasks.TaskOptions
   ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
+  /** Every task the server keeps for this client, all pages (`tasks/list`). */
+  readonly tasks: Effect.Effect<ReadonlyArray<McpSchema.Task>, RequestError>
+  /** Every task, page by page. */
+  readonly tasksStream: Stream.Stream<McpSchema.Task, RequestError>
+  /** Cancels a task (`tasks/cancel`): its state afterwards. */
+  readonly cancelTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
+  /** One task's pushed status changes (`notifications/tasks/status`), until it is final. */
+  readonly taskStatus: (taskId: string) => Stream.Stream<McpSchema.Task>
+  /** Every pushed task status change. */
+  readonly taskStatuses: Stream.Stream<McpSchema.Task>
   /** Calls a tool; its progress and then its result as a `Stream`. Ending the stream early cancels the call. */
   readonly callToolStream: (
     name: string,
     args?: { readonly [key: string]: unknown },
     options?: Omit<CallOptions, "onProgress">
-  ) => Stream.Stream<ToolCallEvent, RequestError | ToolOutputInvalid>
+  ) => Stream.Stream<ToolCallEvent, RequestError | ToolOutputInvalid | TaskRequired>
   /** Every resource, all pages; cached until the server says the list changed. */
   readonly resources: Effect.Effect<ReadonlyArray<McpSchema.Resource>, RequestError>
   /** Every resource, page by page (not cached). */
@@ -278,12 +317,15 @@ export const make = (
 
     // Server-to-client requests, for the capabilities the provided handlers declare. Registered
     // before the handshake: a server may ask as soon as it has seen notifications/initialized.
+    const clientTasks =
+      options.clientTasks === undefined ? undefined : yield* ClientTasks.make(peer, options.clientTasks)
     yield* ServerRequests.register(
       {
         server: name,
         peer,
         version: () => version,
-        rootsChanged: Effect.suspend(() => Effect.ignore(notify("notifications/roots/list_changed", undefined)))
+        rootsChanged: Effect.suspend(() => Effect.ignore(notify("notifications/roots/list_changed", undefined))),
+        ...(clientTasks === undefined ? {} : { tasks: clientTasks })
       },
       handlers
     )
@@ -292,7 +334,7 @@ export const make = (
     const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
     const handshake = send(
       "initialize",
-      { protocolVersion: version, capabilities: clientCapabilities(handlers), clientInfo },
+      { protocolVersion: version, capabilities: clientCapabilities(handlers, clientTasks !== undefined), clientInfo },
       { cancellable: false }
     ).pipe(
       Effect.flatMap((result) =>
@@ -479,10 +521,38 @@ export const make = (
         return result
       })
 
+    const knownTool = (tool: string) =>
+      Effect.flatMap(tools.peek, (known) =>
+        Option.isSome(known) ? Effect.succeed(known) : Effect.option(tools.get)
+      ).pipe(Effect.map(Option.flatMap((list) => Option.fromNullable(list.find((entry) => entry.name === tool)))))
+
+    const tasks = Tasks.make({
+      server: name,
+      serverCapabilities,
+      request: (method, params, requestOptions) =>
+        Effect.suspend(() => {
+          const error = unavailable()
+          return error === undefined ? sendWithSession(method, params, requestOptions ?? {}) : Effect.fail(error)
+        }),
+      callToolRaw: (params, requestOptions) =>
+        Effect.suspend((): Effect.Effect<Peer.WireObject, RequestError> => {
+          const error = unavailable()
+          if (error !== undefined) return Effect.fail(error)
+          const wire = encodeParams("tools/call", params)
+          return Either.isLeft(wire) ? Effect.fail(wire.left) : peer.request("tools/call", wire.right, requestOptions)
+        }),
+      tool: knownTool,
+      checkOutput,
+      statuses: notificationsOf("notifications/tasks/status").pipe(Stream.map(({ _meta: _, ...task }) => task))
+    })
+
     const callTool: McpClientService["callTool"] = (tool, args, call) =>
-      request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, call, {
-        "mcp.tool": tool
-      }).pipe(Effect.flatMap((result) => checkOutput(tool, result)))
+      Effect.zipRight(
+        tasks.checkPlainCall(tool),
+        request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, call, {
+          "mcp.tool": tool
+        }).pipe(Effect.flatMap((result) => checkOutput(tool, result)))
+      )
 
     if (options.keepAlive !== undefined) {
       const { interval, timeout } = options.keepAlive
@@ -521,10 +591,19 @@ export const make = (
       tools: tools.get,
       toolsStream,
       callTool,
+      callToolAsTask: tasks.callToolAsTask,
+      runToolAsTask: tasks.runToolAsTask,
+      getTask: tasks.getTask,
+      taskResult: tasks.toolTaskResult,
+      tasks: Tasks.collect(tasks.tasksStream),
+      tasksStream: tasks.tasksStream,
+      cancelTask: tasks.cancelTask,
+      taskStatus: tasks.taskStatus,
+      taskStatuses: notificationsOf("notifications/tasks/status").pipe(Stream.map(({ _meta: _, ...task }) => task)),
       callToolStream: (tool, args, call) =>
         Stream.unwrapScoped(
           Effect.gen(function* () {
-            const events = yield* Mailbox.make<ToolCallEvent, RequestError | ToolOutputInvalid>()
+            const events = yield* Mailbox.make<ToolCallEvent, RequestError | ToolOutputInvalid | TaskRequired>()
             yield* callTool(tool, args, {
               ...call,
               onProgress: (progress) => Effect.asVoid(events.offer({ _tag: "Progress", ...progress }))

@@ -111,6 +111,27 @@ export class SessionUnavailable extends Data.TaggedError("SessionUnavailable")<{
   }
 }
 
+/** The tool may not be called as a task: the tool's `execution.taskSupport` is absent or `forbidden`. */
+export class TaskNotAllowed extends Data.TaggedError("TaskNotAllowed")<{
+  readonly server: string
+  readonly tool: string
+  readonly taskSupport: "forbidden"
+}> {
+  override get message() {
+    return `${this.server}: tool ${this.tool} cannot be called as a task (its taskSupport is ${this.taskSupport})`
+  }
+}
+
+/** The tool must be called as a task (`execution.taskSupport: "required"`); nothing was sent. */
+export class TaskRequired extends Data.TaggedError("TaskRequired")<{
+  readonly server: string
+  readonly tool: string
+}> {
+  override get message() {
+    return `${this.server}: tool ${this.tool} must be called as a task`
+  }
+}
+
 /** Re-exported: the server answered `initialize` with a revision this client does not speak. */
 export const UnsupportedProtocolVersion = ProtocolVersion.UnsupportedProtocolVersion
 /** The type of {@link UnsupportedProtocolVersion}. */

@@ -110,7 +110,12 @@ export interface ReloadSummary {
 }
 
 /** What a routed call can fail with. */
-export type HostCallError = McpError.RequestError | NotFound | ServerUnavailable | ToolNotAllowed
+export type HostCallError =
+  | McpError.RequestError
+  | McpError.TaskRequired
+  | NotFound
+  | ServerUnavailable
+  | ToolNotAllowed
 
 /** Per-call options of routed calls. */
 export type CallOptions = McpClient.CallOptions

@@ -7,7 +7,8 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { JsonSchema, type McpClient } from "@effect-mcp/client"
+import { JsonSchema, type McpClient, type McpError } from "@effect-mcp/client"
+import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -57,7 +58,8 @@ export const callArguments = (json: Option.Option<string>, words: ReadonlyArray<
 export const callAndPrint = (
   client: McpClient.McpClientService,
   name: string,
-  args: { readonly [key: string]: unknown }
+  args: { readonly [key: string]: unknown },
+  asTask = false
 ) =>
   Effect.gen(function* () {
     const output = yield* Output
@@ -82,17 +84,27 @@ export const callAndPrint = (
     const spinner = output.interactive
       ? Effect.forkScoped(Effect.repeat(draw, Schedule.spaced("100 millis")))
       : Effect.void
-    const result = yield* Effect.scoped(
-      Effect.zipRight(
-        spinner,
-        client.callTool(name, args, {
-          onProgress: (progress) => {
-            text = `${name}: ${progress.progress}${progress.total === undefined ? "" : `/${progress.total}`}${progress.message === undefined ? "" : ` ${progress.message}`}`
-            return output.interactive ? draw : output.status(`progress ${text}`)
-          }
+    const show = (line: string) => {
+      text = line
+      return output.interactive ? draw : output.status(line)
+    }
+    const call: Effect.Effect<
+      McpSchema.CallToolResult,
+      McpError.RequestError | McpError.ToolOutputInvalid | McpError.TaskRequired | McpError.TaskNotAllowed
+    > = asTask
+      ? client.runToolAsTask(name, args, {
+          onStatus: (task) =>
+            show(
+              `task ${task.taskId}: ${task.status}${task.statusMessage === undefined ? "" : ` ${task.statusMessage}`}`
+            )
         })
-      )
-    ).pipe(Effect.ensuring(output.status(undefined)))
+      : client.callTool(name, args, {
+          onProgress: (progress) =>
+            show(
+              `progress ${name}: ${progress.progress}${progress.total === undefined ? "" : `/${progress.total}`}${progress.message === undefined ? "" : ` ${progress.message}`}`
+            )
+        })
+    const result = yield* Effect.scoped(Effect.zipRight(spinner, call)).pipe(Effect.ensuring(output.status(undefined)))
     if (output.json) yield* output.printJson(result)
     else {
       if (result.isError === true)
@@ -121,13 +133,16 @@ export const call = Command.make(
   {
     ...CommonOptions.connection,
     name: Args.text({ name: "tool" }).pipe(Args.withDescription("The tool's name")),
+    task: Options.boolean("task").pipe(
+      Options.withDescription("Run the tool as a task (2025-11-25): show its status changes, wait for its result")
+    ),
     ...argumentOptions
   },
-  ({ server, run, args, name, pairs }) =>
+  ({ server, run, args, name, pairs, task }) =>
     runCommand(
       run,
       withClient(server, run, (client) =>
-        Effect.flatMap(callArguments(args, pairs), (input) => callAndPrint(client, name, input))
+        Effect.flatMap(callArguments(args, pairs), (input) => callAndPrint(client, name, input, task))
       )
     )
 ).pipe(

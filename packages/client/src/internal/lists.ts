@@ -11,7 +11,7 @@ import * as Stream from "effect/Stream"
 import { DecodeError, type RequestError } from "../McpError.js"
 
 /** The paginated list methods. */
-export type ListMethod = "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
+export type ListMethod = "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" | "tasks/list"
 
 /** The most pages one listing may take. */
 export const MAX_PAGES = 10_000

@@ -13,6 +13,7 @@ import * as Stream from "effect/Stream"
 import type { Handlers, RequestContext } from "../Capabilities.js"
 import type { JsonRpcFailure } from "../McpError.js"
 import * as Peer from "../Peer.js"
+import type * as ClientTasks from "./clientTasks.js"
 import * as ElicitationContent from "./elicitation.js"
 
 type ServedMethod = "sampling/createMessage" | "elicitation/create" | "roots/list"
@@ -31,10 +32,12 @@ export interface ServeContext {
   readonly version: () => ProtocolVersion.ProtocolVersion
   /** Sends `notifications/roots/list_changed`. */
   readonly rootsChanged: Effect.Effect<void>
+  /** The client's task store, when it serves task-augmented requests. */
+  readonly tasks?: ClientTasks.ClientTasks
 }
 
 const serve = <M extends ServedMethod>(
-  { peer, server, version }: ServeContext,
+  { peer, server, version, tasks }: ServeContext,
   method: M,
   run: (
     params: Methods.RequestParamsOf<M>,
@@ -51,14 +54,22 @@ const serve = <M extends ServedMethod>(
         )
       }
       const context: RequestContext = { server, requestId: inbound.id, relatedTaskId: relatedTaskId(inbound.params) }
-      const result = yield* run(params.right, context)
-      const encoded = Methods.encodeResult(method, result)
-      if (Either.isLeft(encoded) || !McpSchema.isJsonObject(encoded.right)) {
-        return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, `The client produced an invalid ${method} result`)
-      }
-      const wire = Revision.result(version(), method, encoded.right)
-      if (Either.isLeft(wire)) return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, wire.left.message)
-      return wire.right
+      const answer = Effect.gen(function* () {
+        const result = yield* run(params.right, context)
+        const encoded = Methods.encodeResult(method, result)
+        if (Either.isLeft(encoded) || !McpSchema.isJsonObject(encoded.right)) {
+          return yield* Peer.failWith(
+            JsonRpc.ErrorCode.InternalError,
+            `The client produced an invalid ${method} result`
+          )
+        }
+        const wire = Revision.result(version(), method, encoded.right)
+        if (Either.isLeft(wire)) return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, wire.left.message)
+        return wire.right
+      })
+      // A task-augmented request (when this client serves tasks) is answered at once with a task.
+      const task = "task" in params.right ? params.right.task : undefined
+      return task !== undefined && tasks !== undefined ? yield* tasks.create(task.ttl, answer) : yield* answer
     })
   )
 

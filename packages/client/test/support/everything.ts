@@ -94,7 +94,7 @@ export const everythingSuite = <E>(
     body: (
       client: McpClient.McpClientService,
       seen: Seen
-    ) => Effect.Effect<void, McpError.RequestError | McpError.ToolOutputInvalid>
+    ) => Effect.Effect<void, McpError.RequestError | McpError.ToolOutputInvalid | McpError.TaskRequired>
   ) =>
     it.live(name, () =>
       noFibersLeft(

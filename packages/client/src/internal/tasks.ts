@@ -1,0 +1,244 @@
+/**
+ * Client-to-server tasks (2025-11-25): a tool called as a task answers at once with a task
+ * handle; its status is polled (`tasks/get`) or pushed (`notifications/tasks/status`), its
+ * result fetched with `tasks/result`, and it can be listed and cancelled. Whether a task may or
+ * must be used is checked before anything is sent: the server's `tasks.requests.tools.call`
+ * capability and the tool's `execution.taskSupport`.
+ */
+import { McpSchema, type Methods } from "@effect-mcp/protocol"
+import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import {
+  CapabilityNotSupported,
+  DecodeError,
+  type RequestError,
+  TaskNotAllowed,
+  TaskRequired,
+  type ToolOutputInvalid
+} from "../McpError.js"
+import type * as Peer from "../Peer.js"
+import * as Lists from "./lists.js"
+
+/** A task's status is final: nothing more will happen to it. */
+export const isTerminal = (status: McpSchema.TaskStatus): boolean =>
+  status === "completed" || status === "failed" || status === "cancelled"
+
+/** What the tasks support needs from the client. */
+export interface TasksDeps {
+  readonly server: string
+  readonly serverCapabilities: McpSchema.ServerCapabilities
+  /** Any request of the method table. */
+  readonly request: <M extends Methods.RequestMethodName>(
+    method: M,
+    params: Methods.RequestParamsOf<M> | undefined,
+    options?: Peer.RequestOptions
+  ) => Effect.Effect<Methods.ResultOf<M>, RequestError>
+  /** `tools/call` with the raw result (a task-augmented call answers with a `CreateTaskResult`). */
+  readonly callToolRaw: (
+    params: Methods.RequestParamsOf<"tools/call">,
+    options?: Peer.RequestOptions
+  ) => Effect.Effect<Peer.WireObject, RequestError>
+  /** The tool's definition, if the server lists it. */
+  readonly tool: (name: string) => Effect.Effect<Option.Option<McpSchema.Tool>>
+  /** Checks a tool result as `callTool` does. */
+  readonly checkOutput: (
+    tool: string,
+    result: McpSchema.CallToolResult
+  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
+  /** Inbound `notifications/tasks/status`, decoded. */
+  readonly statuses: Stream.Stream<McpSchema.Task>
+}
+
+/** Options of a tool run as a task. */
+export interface TaskOptions {
+  /** How long the server should keep the task and its result. */
+  readonly ttl?: Duration.DurationInput
+  /** The timeout of each request (creating, polling, and waiting for the result). */
+  readonly timeout?: Duration.DurationInput
+}
+
+/** Options of {@link Tasks.runToolAsTask}. */
+export interface RunOptions extends TaskOptions {
+  /** Called with the task's state each time it changes (polled or pushed). */
+  readonly onStatus?: (task: McpSchema.Task) => Effect.Effect<void>
+  /** How often to poll when the server suggests no interval. Default: 1 second. */
+  readonly pollInterval?: Duration.DurationInput
+}
+
+/** The tasks part of the client. */
+export interface Tasks {
+  readonly callToolAsTask: (
+    name: string,
+    args: { readonly [key: string]: unknown } | undefined,
+    options?: TaskOptions
+  ) => Effect.Effect<McpSchema.Task, RequestError | TaskNotAllowed>
+  readonly getTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
+  readonly toolTaskResult: (
+    tool: string,
+    taskId: string,
+    options?: TaskOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
+  readonly tasksStream: Stream.Stream<McpSchema.Task, RequestError>
+  readonly cancelTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
+  readonly taskStatus: (taskId: string) => Stream.Stream<McpSchema.Task>
+  readonly runToolAsTask: (
+    name: string,
+    args: { readonly [key: string]: unknown } | undefined,
+    options?: RunOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
+  /** Fails when the tool must be called as a task (and the server supports tasks for tools). */
+  readonly checkPlainCall: (name: string) => Effect.Effect<void, TaskRequired>
+}
+
+const decodeCreateTask = Schema.decodeUnknownEither(McpSchema.CreateTaskResult)
+const decodeCallToolResult = Schema.decodeUnknownEither(McpSchema.CallToolResult)
+
+const stripMeta = ({ _meta: _, ...task }: McpSchema.Task & { readonly _meta?: unknown }): McpSchema.Task => task
+
+/** Builds the tasks part of a client. */
+export const make = (deps: TasksDeps): Tasks => {
+  const { server } = deps
+  const toolTasks = deps.serverCapabilities.tasks?.requests?.tools?.call !== undefined
+  const requestOptions = (options: TaskOptions | undefined): Peer.RequestOptions =>
+    options?.timeout === undefined ? {} : { timeout: options.timeout }
+
+  const taskSupportOf = (name: string) =>
+    Effect.map(deps.tool(name), (tool) =>
+      Option.getOrUndefined(Option.flatMap(tool, (found) => Option.fromNullable(found.execution?.taskSupport)))
+    )
+
+  const callToolAsTask: Tasks["callToolAsTask"] = (name, args, options) =>
+    Effect.gen(function* () {
+      if (!toolTasks) {
+        return yield* new CapabilityNotSupported({
+          server,
+          method: "tools/call",
+          capability: "tasks.requests.tools.call"
+        })
+      }
+      const support = yield* taskSupportOf(name)
+      if (support === undefined || support === "forbidden") {
+        return yield* new TaskNotAllowed({ server, tool: name, taskSupport: support ?? "forbidden" })
+      }
+      const ttl = options?.ttl === undefined ? undefined : Math.round(Duration.toMillis(options.ttl))
+      const raw = yield* deps.callToolRaw(
+        {
+          name,
+          ...(args === undefined ? {} : { arguments: args }),
+          task: ttl === undefined ? {} : { ttl }
+        },
+        requestOptions(options)
+      )
+      const created = decodeCreateTask(raw)
+      if (Either.isLeft(created)) {
+        return yield* new DecodeError({
+          server,
+          method: "tools/call",
+          issue: `expected a CreateTaskResult: ${ParseResult.TreeFormatter.formatErrorSync(created.left)}`
+        })
+      }
+      return created.right.task
+    })
+
+  const getTask: Tasks["getTask"] = (taskId) => Effect.map(deps.request("tasks/get", { taskId }), stripMeta)
+
+  const toolTaskResult: Tasks["toolTaskResult"] = (tool, taskId, options) =>
+    Effect.gen(function* () {
+      const raw = yield* deps.request("tasks/result", { taskId }, requestOptions(options))
+      const decoded = decodeCallToolResult(raw)
+      if (Either.isLeft(decoded)) {
+        return yield* new DecodeError({
+          server,
+          method: "tasks/result",
+          issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+        })
+      }
+      return yield* deps.checkOutput(tool, decoded.right)
+    })
+
+  const tasksStream = Lists.paginate(
+    server,
+    "tasks/list",
+    (cursor) => deps.request("tasks/list", cursor === undefined ? undefined : { cursor }),
+    (result) => result.tasks
+  )
+
+  const cancelTask: Tasks["cancelTask"] = (taskId) => Effect.map(deps.request("tasks/cancel", { taskId }), stripMeta)
+
+  const taskStatus: Tasks["taskStatus"] = (taskId) =>
+    deps.statuses.pipe(
+      Stream.filter((task) => task.taskId === taskId),
+      Stream.takeUntil((task) => isTerminal(task.status))
+    )
+
+  const runToolAsTask: Tasks["runToolAsTask"] = (name, args, options = {}) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function* () {
+        const created = yield* restore(callToolAsTask(name, args, options))
+        const taskId = created.taskId
+        let last: McpSchema.Task | undefined
+        const report = (task: McpSchema.Task) =>
+          last !== undefined && last.status === task.status && last.statusMessage === task.statusMessage
+            ? Effect.void
+            : Effect.suspend(() => {
+                last = task
+                return options.onStatus === undefined ? Effect.void : options.onStatus(task)
+              })
+        const interval = Duration.millis(
+          created.pollInterval ?? Duration.toMillis(Duration.decode(options.pollInterval ?? "1 second"))
+        )
+        // Status: what the server pushes, and a poll at its suggested interval until the task is
+        // final. Forked interruptible: this region is not, and a fork inherits that.
+        const poll = getTask(taskId).pipe(
+          Effect.tap(report),
+          Effect.repeat({ schedule: Schedule.spaced(interval), until: (task) => isTerminal(task.status) }),
+          Effect.delay(interval),
+          Effect.ignore
+        )
+        const pushed = Stream.runForEach(taskStatus(taskId), report)
+        const watch = yield* Effect.fork(
+          Effect.interruptible(Effect.all([poll, pushed], { concurrency: 2, discard: true }))
+        )
+        return yield* restore(Effect.zipRight(report(created), toolTaskResult(name, taskId, options))).pipe(
+          Effect.onExit((exit) =>
+            Effect.zipRight(
+              // Interrupted before the result came: cancel the task on the server.
+              Exit.isInterrupted(exit) ? Effect.ignore(cancelTask(taskId)) : Effect.void,
+              Fiber.interrupt(watch)
+            )
+          )
+        )
+      })
+    )
+
+  const checkPlainCall: Tasks["checkPlainCall"] = (name) =>
+    toolTasks
+      ? Effect.flatMap(taskSupportOf(name), (support) =>
+          support === "required" ? Effect.fail(new TaskRequired({ server, tool: name })) : Effect.void
+        )
+      : Effect.void
+
+  return {
+    callToolAsTask,
+    getTask,
+    toolTaskResult,
+    tasksStream,
+    cancelTask,
+    taskStatus,
+    runToolAsTask,
+    checkPlainCall
+  }
+}
+
+/** Collects a stream of tasks. */
+export const collect = (stream: Stream.Stream<McpSchema.Task, RequestError>) =>
+  Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray)

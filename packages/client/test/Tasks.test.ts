@@ -1,0 +1,146 @@
+/**
+ * Tasks (2025-11-25), client to server, against the reference server's task tool
+ * (`simulate-research-query`, task support `required`, about four seconds per run, with an
+ * `input_required` pause when the query is ambiguous).
+ */
+
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { describe, expect, it } from "@effect/vitest"
+import { Capabilities, McpClient, type McpError, StdioTransport } from "@effect-mcp/client"
+import type { McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import { noFibersLeft } from "./support/fibers.js"
+import { everythingServer } from "./support/processes.js"
+
+const TOOL = "simulate-research-query"
+
+/** What the elicitation handler saw: the related task of each request. */
+const asked: Array<string | undefined> = []
+let chosen = ""
+
+const client = McpClient.layer({ name: "everything" }).pipe(
+  Layer.provide(
+    StdioTransport.layer({
+      command: process.execPath,
+      args: [everythingServer, "stdio"],
+      name: "everything",
+      shutdown: { afterStdin: "500 millis", afterTerm: "1 second" }
+    }).pipe(Layer.provide(NodeContext.layer))
+  ),
+  Layer.provide(
+    Layer.succeed(Capabilities.Elicitation, {
+      form: (params, context) =>
+        Effect.sync(() => {
+          asked.push(context.relatedTaskId)
+          // The first of the offered interpretations (the answer is checked against the schema).
+          const [field, schema] = Object.entries(params.requestedSchema.properties)[0] ?? []
+          const options = schema !== undefined && "oneOf" in schema ? schema.oneOf : []
+          chosen = options[0]?.const ?? ""
+          return { action: "accept" as const, content: { [field ?? "interpretation"]: chosen } }
+        })
+    })
+  )
+)
+
+const textOf = (result: McpSchema.CallToolResult) =>
+  result.content.map((block) => (block.type === "text" ? block.text : block.type)).join("\n")
+
+describe("tasks against the reference server", () => {
+  it.live("refuses a plain call of a task-required tool, and a task of a tool that forbids one, before sending", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpClient.McpClient
+      const required = yield* mcp.callTool(TOOL, { topic: "x" }).pipe(Effect.flip)
+      expect(required._tag).toBe("TaskRequired")
+      expect(required.message).toMatch(/must be called as a task/)
+      const forbidden = yield* mcp.callToolAsTask("echo", { message: "x" }).pipe(Effect.flip)
+      expect(forbidden._tag).toBe("TaskNotAllowed")
+      expect((yield* mcp.stats).pending).toBe(0)
+    }).pipe(Effect.provide(client))
+  )
+
+  it.live("runs a tool as a task to its result, reporting status changes", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpClient.McpClient
+      const seen: Array<McpSchema.Task> = []
+      const result = yield* mcp.runToolAsTask(
+        TOOL,
+        { topic: "effect systems" },
+        { ttl: "1 minute", pollInterval: "200 millis", onStatus: (task) => Effect.sync(() => seen.push(task)) }
+      )
+      expect(textOf(result)).toMatch(/Research Report: effect systems/)
+      expect(seen[0]?.status).toBe("working")
+      expect(new Set(seen.map((task) => task.taskId)).size).toBe(1)
+      expect(seen.some((task) => /Analyzing|Synthesizing|Generating/.test(task.statusMessage ?? ""))).toBe(true)
+      const listed = yield* mcp.tasks
+      expect(listed.map((task) => task.taskId)).toContain(seen[0]?.taskId)
+    }).pipe(Effect.provide(client), noFibersLeft)
+  )
+
+  it.live("input_required: the server's elicitation carries the task's id to our handler", () =>
+    Effect.gen(function* () {
+      asked.length = 0
+      const mcp = yield* McpClient.McpClient
+      const statuses: Array<string> = []
+      let taskId = ""
+      const result = yield* mcp.runToolAsTask(
+        TOOL,
+        { topic: "python", ambiguous: true },
+        {
+          pollInterval: "200 millis",
+          onStatus: (task) =>
+            Effect.sync(() => {
+              taskId = task.taskId
+              statuses.push(task.status)
+            })
+        }
+      )
+      expect(asked).toStrictEqual([taskId])
+      expect(chosen).not.toBe("")
+      expect(textOf(result)).toContain(`python (${chosen})`)
+      expect(statuses).toContain("working")
+    }).pipe(Effect.provide(client))
+  )
+
+  it.live("interrupting a running task cancels it on the server; unknown ids are typed errors", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpClient.McpClient
+      let taskId: string | undefined
+      const running = yield* mcp
+        .runToolAsTask(
+          TOOL,
+          { topic: "to be cancelled" },
+          {
+            onStatus: (task) =>
+              Effect.sync(() => {
+                taskId = task.taskId
+              })
+          }
+        )
+        .pipe(Effect.fork)
+      while (taskId === undefined) yield* Effect.sleep("50 millis")
+      yield* Fiber.interrupt(running)
+      const after = yield* mcp.getTask(taskId)
+      expect(after.status).toBe("cancelled")
+      const unknown = yield* mcp.getTask("no-such-task").pipe(Effect.flip)
+      expect(unknown._tag).toBe("RpcError")
+      expect((unknown as McpError.RpcError).method).toBe("tasks/get")
+    }).pipe(Effect.provide(client))
+  )
+
+  it.live("a task created and cancelled by hand: get, cancel, and the result of a cancelled task", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpClient.McpClient
+      const task = yield* mcp.callToolAsTask(TOOL, { topic: "by hand" }, { ttl: "30 seconds" })
+      expect(task.status).toBe("working")
+      expect((yield* mcp.getTask(task.taskId)).taskId).toBe(task.taskId)
+      const cancelled = yield* mcp.cancelTask(task.taskId)
+      expect(cancelled.status).toBe("cancelled")
+      const outcome = yield* mcp.taskResult(TOOL, task.taskId, { timeout: "10 seconds" }).pipe(Effect.either)
+      // A cancelled task has no result: an error, or a result that reports one.
+      if (outcome._tag === "Right") expect(outcome.right.isError).toBe(true)
+      else expect(["RpcError", "DecodeError"]).toContain(outcome.left._tag)
+    }).pipe(Effect.provide(client))
+  )
+})
