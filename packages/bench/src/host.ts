@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import { median, startHttpServer } from "./run.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
+const SLOW_START_MS = 2000
 const serverScript = join(here, "server.js")
 
 const gc = () => (globalThis as { gc?: () => void }).gc?.()
@@ -64,9 +65,14 @@ const main = Effect.gen(function* () {
   const rounds = arg("--rounds", 5)
   const http = yield* Effect.promise(() => startHttpServer())
   try {
-    const stdio = (name: string): McpHost.ServerConfig => ({
+    const stdio = (name: string, startDelayMs = 0): McpHost.ServerConfig => ({
       name,
-      target: { _tag: "Stdio", command: process.execPath, args: [serverScript, "stdio"], env: {} }
+      target: {
+        _tag: "Stdio",
+        command: process.execPath,
+        args: [serverScript, "stdio", "0", String(startDelayMs)],
+        env: {}
+      }
     })
     const remote = (name: string): McpHost.ServerConfig => ({
       name,
@@ -84,6 +90,8 @@ const main = Effect.gen(function* () {
       rss: number
       httpOnly: number
       httpSingle: number
+      slowSingle: number
+      slowAll: number
     }> = []
     for (let round = 0; round < rounds; round++) {
       const aloneStdio = yield* measure([stdio("alone")])
@@ -91,6 +99,12 @@ const main = Effect.gen(function* () {
       const host = yield* measure(all)
       // HTTP sessions alone: the host's own concurrency, without N server processes starting on 2 cores.
       const httpOnly = yield* measure(all.filter((server) => server.target._tag === "Http"))
+      // Servers that wait 2 s before serving (as a server loading a model does): concurrency is
+      // visible when starting is waiting, not CPU; 2 cores cannot boot 20 Node servers at once.
+      const slowAlone = yield* measure([stdio("slow", SLOW_START_MS)])
+      const slowAll = yield* measure(
+        Array.from({ length: Math.min(stdioCount, 10) }, (_, i) => stdio(`slow${i}`, SLOW_START_MS))
+      )
       results.push({
         single: Math.max(aloneStdio.ms, aloneHttp.ms),
         sum: aloneStdio.ms * stdioCount + aloneHttp.ms * httpCount,
@@ -98,7 +112,9 @@ const main = Effect.gen(function* () {
         heap: host.heapKBPerClient,
         rss: host.rssKBPerClient,
         httpOnly: httpOnly.ms,
-        httpSingle: aloneHttp.ms
+        httpSingle: aloneHttp.ms,
+        slowSingle: slowAlone.ms,
+        slowAll: slowAll.ms
       })
     }
     const pick = (key: keyof (typeof results)[number]) => median(results.map((result) => result[key]))
@@ -123,6 +139,10 @@ const main = Effect.gen(function* () {
     console.log(`| one after another (sum of singles), ms | ${rows.sequentialSumMs.toFixed(0)} |`)
     console.log(`| one HTTP session alone, ms | ${pick("httpSingle").toFixed(0)} |`)
     console.log(`| the ${httpCount} HTTP sessions at once through McpHost, ms | ${pick("httpOnly").toFixed(0)} |`)
+    console.log(`| one stdio server that takes ${SLOW_START_MS} ms to start, ms | ${pick("slowSingle").toFixed(0)} |`)
+    console.log(
+      `| ${Math.min(stdioCount, 10)} such servers at once through McpHost, ms | ${pick("slowAll").toFixed(0)} |`
+    )
     console.log(`| heap per connected client, KB | ${rows.heapKBPerClient.toFixed(0)} |`)
     console.log(`| RSS per connected client, KB | ${rows.rssKBPerClient.toFixed(0)} |`)
     const directory = join(here, "..", "bench-results")

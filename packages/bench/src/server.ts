@@ -103,6 +103,10 @@ const serveHttp = (port: number) => {
   })
 }
 
-const [mode = "stdio", port = "0"] = process.argv.slice(2)
+const [mode = "stdio", port = "0", startDelay = "0"] = process.argv.slice(2)
 if (mode === "http") serveHttp(Number(port))
-else await makeServer().connect(new StdioServerTransport())
+else {
+  // A server that takes a while to start (loading a model, opening a database): `stdio <port> <ms>`.
+  await new Promise((resolve) => setTimeout(resolve, Number(startDelay)))
+  await makeServer().connect(new StdioServerTransport())
+}
