@@ -85,6 +85,11 @@ export type ToolCallEvent =
   | ({ readonly _tag: "Progress" } & Progress)
   | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
 
+/** An event of {@link McpClientService.runToolAsTaskStream}: the task's status changes, then the result. */
+export type TaskRunEvent =
+  | { readonly _tag: "Status"; readonly task: McpSchema.Task }
+  | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
+
 /** Which cached list a list-changed notification invalidated. */
 export type ListKind = "tools" | "resources" | "prompts"
 
@@ -129,6 +134,12 @@ export interface McpClientService {
     args?: { readonly [key: string]: unknown },
     options?: Tasks.RunOptions
   ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
+  /** {@link McpClientService.runToolAsTask} as a `Stream`: each status change, then the result. Ending it early cancels the task. */
+  readonly runToolAsTaskStream: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: Omit<Tasks.RunOptions, "onStatus">
+  ) => Stream.Stream<TaskRunEvent, RequestError | ToolOutputInvalid | TaskNotAllowed>
   /** A task's current state (`tasks/get`). */
   readonly getTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
   /** Waits for a tool task's result (`tasks/result`, which blocks until the task is final). */
@@ -209,6 +220,23 @@ export interface McpClientService {
 export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpClient, McpClientService>() {}
 
 const DEFAULT_CLIENT_INFO: McpSchema.Implementation = { name: "effect-mcp", version: "0.1.0" }
+
+/** Runs `run` (which emits events) as a Stream of its events, then its result; ending the stream early interrupts it. */
+const eventStream = <Event, A, E>(
+  run: (emit: (event: Event) => Effect.Effect<void>) => Effect.Effect<A, E>,
+  last: (result: A) => Event
+): Stream.Stream<Event, E> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const events = yield* Mailbox.make<Event, E>()
+      yield* run((event) => Effect.asVoid(events.offer(event))).pipe(
+        Effect.flatMap((result) => events.offer(last(result))),
+        Mailbox.into(events),
+        Effect.forkScoped
+      )
+      return Mailbox.toStream(events)
+    })
+  )
 
 /**
  * Starts a session over the transport in context: the handshake, then a client. Fails
@@ -601,19 +629,15 @@ export const make = (
       taskStatus: tasks.taskStatus,
       taskStatuses: notificationsOf("notifications/tasks/status").pipe(Stream.map(({ _meta: _, ...task }) => task)),
       callToolStream: (tool, args, call) =>
-        Stream.unwrapScoped(
-          Effect.gen(function* () {
-            const events = yield* Mailbox.make<ToolCallEvent, RequestError | ToolOutputInvalid | TaskRequired>()
-            yield* callTool(tool, args, {
-              ...call,
-              onProgress: (progress) => Effect.asVoid(events.offer({ _tag: "Progress", ...progress }))
-            }).pipe(
-              Effect.flatMap((result) => events.offer({ _tag: "Result", result })),
-              Mailbox.into(events),
-              Effect.forkScoped
-            )
-            return Mailbox.toStream(events)
-          })
+        eventStream(
+          (emit) =>
+            callTool(tool, args, { ...call, onProgress: (progress) => emit({ _tag: "Progress", ...progress }) }),
+          (result): ToolCallEvent => ({ _tag: "Result", result })
+        ),
+      runToolAsTaskStream: (tool, args, options) =>
+        eventStream(
+          (emit) => tasks.runToolAsTask(tool, args, { ...options, onStatus: (task) => emit({ _tag: "Status", task }) }),
+          (result): TaskRunEvent => ({ _tag: "Result", result })
         ),
       resources: resources.get,
       resourcesStream,

@@ -8,9 +8,11 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import { Capabilities, McpClient, type McpError, StdioTransport } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import { noFibersLeft } from "./support/fibers.js"
 import { everythingServer } from "./support/processes.js"
 
@@ -76,6 +78,23 @@ describe("tasks against the reference server", () => {
       const listed = yield* mcp.tasks
       expect(listed.map((task) => task.taskId)).toContain(seen[0]?.taskId)
     }).pipe(Effect.provide(client), noFibersLeft)
+  )
+
+  it.live("as a Stream: status changes then the result; ending the stream early cancels the task", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpClient.McpClient
+      const events = yield* mcp
+        .runToolAsTaskStream(TOOL, { topic: "streamed" }, { pollInterval: "200 millis" })
+        .pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
+      const last = events.at(-1)
+      expect(last?._tag === "Result" && textOf(last.result)).toMatch(/Research Report: streamed/)
+      expect(events.slice(0, -1).every((event) => event._tag === "Status")).toBe(true)
+      expect(events[0]?._tag === "Status" && events[0].task.status).toBe("working")
+      // Only the first status, then the stream ends: the task is cancelled on the server.
+      const first = yield* mcp.runToolAsTaskStream(TOOL, { topic: "abandoned" }).pipe(Stream.runHead)
+      const taskId = first._tag === "Some" && first.value._tag === "Status" ? first.value.task.taskId : ""
+      expect((yield* mcp.getTask(taskId)).status).toBe("cancelled")
+    }).pipe(Effect.provide(client))
   )
 
   it.live("input_required: the server's elicitation carries the task's id to our handler", () =>
