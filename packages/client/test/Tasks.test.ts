@@ -1,12 +1,13 @@
 /**
  * Tasks (2025-11-25), client to server, against the reference server's task tool
  * (`simulate-research-query`, task support `required`, about four seconds per run, with an
- * `input_required` pause when the query is ambiguous).
+ * `input_required` pause when the query is ambiguous), and against the official SDK's task
+ * support (its `InMemoryTaskStore`, which honours the requested TTL).
  */
 
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { Capabilities, McpClient, type McpError, StdioTransport } from "@effect-mcp/client"
+import { Capabilities, InMemoryTransport, McpClient, type McpError, StdioTransport } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -15,6 +16,8 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { noFibersLeft } from "./support/fibers.js"
 import { everythingServer } from "./support/processes.js"
+import { serveSdk } from "./support/SdkBridge.js"
+import { makeSdkTaskServer } from "./support/sdkTaskServer.js"
 
 const TOOL = "simulate-research-query"
 
@@ -161,5 +164,48 @@ describe("tasks against the reference server", () => {
       if (outcome._tag === "Right") expect(outcome.right.isError).toBe(true)
       else expect(["RpcError", "DecodeError"]).toContain(outcome.left._tag)
     }).pipe(Effect.provide(client))
+  )
+})
+
+describe("tasks against the official SDK's task support", () => {
+  const sdk = Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const { server, cleanup } = makeSdkTaskServer()
+      yield* Effect.addFinalizer(() => Effect.sync(cleanup))
+      return McpClient.layer({ name: "sdk-tasks" }).pipe(
+        Layer.provide(
+          InMemoryTransport.layer(
+            serveSdk(() => server),
+            "sdk-tasks"
+          )
+        )
+      )
+    })
+  )
+
+  it.live("runs a task to completion, and a failing task reports its error", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpClient.McpClient
+      const done = yield* mcp.runToolAsTask("compute", { ms: 100 })
+      expect(textOf(done)).toBe("done after 100")
+      const failed = yield* mcp.runToolAsTask("compute", { ms: 20, fail: true })
+      expect(failed.isError).toBe(true)
+      expect(textOf(failed)).toBe("it broke")
+    }).pipe(Effect.provide(sdk))
+  )
+
+  it.live("the TTL asked for is kept; past it the task is gone: typed errors, nothing left waiting", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpClient.McpClient
+      const task = yield* mcp.callToolAsTask("compute", { ms: 5_000 }, { ttl: "300 millis" })
+      expect(task.ttl).toBe(300)
+      expect((yield* mcp.tasks).map((entry) => entry.taskId)).toContain(task.taskId)
+      yield* Effect.sleep("800 millis")
+      const gone = yield* mcp.getTask(task.taskId).pipe(Effect.flip)
+      expect(gone._tag).toBe("RpcError")
+      const result = yield* mcp.taskResult("compute", task.taskId).pipe(Effect.flip)
+      expect(result._tag).toBe("RpcError")
+      expect((yield* mcp.stats).pending).toBe(0)
+    }).pipe(Effect.provide(sdk))
   )
 })
