@@ -321,26 +321,27 @@ export const make = (
     }
 
     // The hot path: no generator, one effect for the wire and one step to decode.
+    const sendRaw = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined,
+      options?: Peer.RequestOptions
+    ): Effect.Effect<Peer.WireObject, RequestError> =>
+      Effect.suspend((): Effect.Effect<Peer.WireObject, RequestError> => {
+        const wire = encodeParams(method, params)
+        return Either.isLeft(wire) ? Effect.fail(wire.left) : peer.request(method, wire.right, options)
+      })
     const send = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
       options?: Peer.RequestOptions
     ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
-      Effect.suspend((): Effect.Effect<Methods.ResultOf<M>, RequestError> => {
-        const wire = encodeParams(method, params)
-        if (Either.isLeft(wire)) return Effect.fail(wire.left)
-        return Effect.flatMap(peer.request(method, wire.right, options), (raw) => {
-          const decoded = Methods.decodeResult(method, raw)
-          return Either.isLeft(decoded)
-            ? Effect.fail(
-                new DecodeError({
-                  server: name,
-                  method,
-                  issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
-                })
-              )
-            : Effect.succeed(decoded.right)
-        })
+      Effect.flatMap(sendRaw(method, params, options), (raw) => {
+        const decoded = Methods.decodeResult(method, raw)
+        return Either.isLeft(decoded)
+          ? Effect.fail(
+              new DecodeError({ server: name, method, issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left) })
+            )
+          : Effect.succeed(decoded.right)
       })
 
     // Server-to-client requests, for the capabilities the provided handlers declare. Registered
@@ -520,58 +521,53 @@ export const make = (
         )
       )
 
+    /** The tool's definition from the cached list (listed once if needed; a failure to list is logged, not fatal). */
+    const knownTool = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> =>
+      Effect.flatMap(tools.peek, (known) =>
+        Option.isSome(known)
+          ? Effect.succeed(known)
+          : tools.get.pipe(
+              Effect.tapError((error) =>
+                Effect.logDebug(`${name}: cannot list tools to check ${tool}: ${error.message}`)
+              ),
+              Effect.option
+            )
+      ).pipe(Effect.map(Option.flatMap((list) => Option.fromNullable(list.find((entry) => entry.name === tool)))))
+
+    // Validation needs the tool's definition; a server that cannot list its tools does not make a
+    // successful call fail (the check is skipped, and the log says so).
     const checkOutput = (
       tool: string,
       result: McpSchema.CallToolResult
     ): Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid> =>
-      Effect.gen(function* () {
-        if (result.isError === true) return result
-        const known = yield* tools.peek
-        // Validation needs the tool's definition; a server that cannot list its tools does not
-        // make a successful call fail (the check is skipped, and the log says so).
-        const listed = Option.isSome(known)
-          ? known
-          : yield* tools.get.pipe(
-              Effect.tapError((error) =>
-                Effect.logDebug(`${name}: cannot check the output of ${tool}: ${error.message}`)
-              ),
-              Effect.option
-            )
-        if (Option.isNone(listed)) return result
-        const definition = listed.value.find((candidate) => candidate.name === tool)
-        const outputSchema = definition?.outputSchema
-        if (outputSchema === undefined) return result
-        if (result.structuredContent === undefined) {
-          return yield* new ToolOutputInvalid({ server: name, tool, reason: "structuredContent is missing" })
-        }
-        const problem = validate(outputSchema, result.structuredContent)
-        if (problem !== undefined) return yield* new ToolOutputInvalid({ server: name, tool, reason: problem })
-        return result
-      })
+      result.isError === true
+        ? Effect.succeed(result)
+        : Effect.flatMap(knownTool(tool), (definition) => {
+            const outputSchema = Option.getOrUndefined(definition)?.outputSchema
+            if (outputSchema === undefined) return Effect.succeed(result)
+            if (result.structuredContent === undefined) {
+              return Effect.fail(new ToolOutputInvalid({ server: name, tool, reason: "structuredContent is missing" }))
+            }
+            const problem = validate(outputSchema, result.structuredContent)
+            return problem === undefined
+              ? Effect.succeed(result)
+              : Effect.fail(new ToolOutputInvalid({ server: name, tool, reason: problem }))
+          })
 
-    const knownTool = (tool: string) =>
-      Effect.flatMap(tools.peek, (known) =>
-        Option.isSome(known) ? Effect.succeed(known) : Effect.option(tools.get)
-      ).pipe(Effect.map(Option.flatMap((list) => Option.fromNullable(list.find((entry) => entry.name === tool)))))
+    const taskStatuses = notificationsOf("notifications/tasks/status").pipe(Stream.map(({ _meta: _, ...task }) => task))
 
     const tasks = Tasks.make({
       server: name,
       serverCapabilities,
-      request: (method, params, requestOptions) =>
+      request,
+      callToolRaw: (params, requestOptions) =>
         Effect.suspend(() => {
           const error = unavailable()
-          return error === undefined ? sendWithSession(method, params, requestOptions ?? {}) : Effect.fail(error)
-        }),
-      callToolRaw: (params, requestOptions) =>
-        Effect.suspend((): Effect.Effect<Peer.WireObject, RequestError> => {
-          const error = unavailable()
-          if (error !== undefined) return Effect.fail(error)
-          const wire = encodeParams("tools/call", params)
-          return Either.isLeft(wire) ? Effect.fail(wire.left) : peer.request("tools/call", wire.right, requestOptions)
+          return error === undefined ? sendRaw("tools/call", params, requestOptions) : Effect.fail(error)
         }),
       tool: knownTool,
       checkOutput,
-      statuses: notificationsOf("notifications/tasks/status").pipe(Stream.map(({ _meta: _, ...task }) => task))
+      statuses: taskStatuses
     })
 
     const callTool: McpClientService["callTool"] = (tool, args, call) =>
@@ -627,7 +623,7 @@ export const make = (
       tasksStream: tasks.tasksStream,
       cancelTask: tasks.cancelTask,
       taskStatus: tasks.taskStatus,
-      taskStatuses: notificationsOf("notifications/tasks/status").pipe(Stream.map(({ _meta: _, ...task }) => task)),
+      taskStatuses,
       callToolStream: (tool, args, call) =>
         eventStream(
           (emit) =>

@@ -36,11 +36,11 @@ export const isTerminal = (status: McpSchema.TaskStatus): boolean =>
 export interface TasksDeps {
   readonly server: string
   readonly serverCapabilities: McpSchema.ServerCapabilities
-  /** Any request of the method table. */
+  /** Any request of the method table, as the client sends it. */
   readonly request: <M extends Methods.RequestMethodName>(
     method: M,
     params: Methods.RequestParamsOf<M> | undefined,
-    options?: Peer.RequestOptions
+    options?: { readonly timeout?: Duration.DurationInput }
   ) => Effect.Effect<Methods.ResultOf<M>, RequestError>
   /** `tools/call` with the raw result (a task-augmented call answers with a `CreateTaskResult`). */
   readonly callToolRaw: (
