@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Capabilities, McpError } from "@effect-mcp/client"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -19,32 +19,11 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { noFibersLeft } from "../../client/test/support/fibers.js"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
-import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
-import { everythingServer, isAlive, miniServer } from "../../client/test/support/processes.js"
-import type { ServerEntry } from "../src/index.js"
+import { isAlive, miniServer } from "../../client/test/support/processes.js"
 import { Expand, McpHost, type ServerStatus } from "../src/index.js"
+import { everything, everythingOverHttp, stdio } from "./support/targets.js"
 
-let web: RunningServer | undefined
-beforeAll(async () => {
-  web = await startEverything("streamableHttp")
-})
-afterAll(async () => {
-  await web?.stop()
-})
-
-const stdio = (...args: ReadonlyArray<string>): ServerEntry.StdioTarget => ({
-  _tag: "Stdio",
-  command: process.execPath,
-  args,
-  env: {}
-})
-const everything = stdio(everythingServer, "stdio")
-const http = (): ServerEntry.Target => ({
-  _tag: "Http",
-  url: `${web?.origin ?? ""}/mcp`,
-  transport: "http",
-  headers: {}
-})
+const http = everythingOverHttp()
 
 const platform = Layer.merge(NodeContext.layer, keepAliveHttpClient)
 const hostLayer = (options: McpHost.HostOptions) => McpHost.layer(options).pipe(Layer.provide(platform))

@@ -1,0 +1,219 @@
+/**
+ * The host's aggregated MCP tools as an `@effect/ai` toolkit. Each tool keeps its server's
+ * description and JSON input schema verbatim (the parameters Schema carries it as its JSON
+ * Schema), gets a name every provider accepts, and calls the right server. The toolkit is
+ * read from the host each time it is used, so it follows `notifications/tools/list_changed`
+ * and servers coming and going; {@link McpToolkitService.changes} says when it changed.
+ *
+ * Calls never fail: a tool's `isError` result, a host error (server gone, timeout, unknown
+ * tool) and a refusal all become an error output the model reads (`isFailure` on the tool
+ * result part), so the model can recover.
+ */
+import * as Tool from "@effect/ai/Tool"
+import type * as Toolkit from "@effect/ai/Toolkit"
+import type { McpClient } from "@effect-mcp/client"
+import type { Aggregate } from "@effect-mcp/host"
+import { McpHost } from "@effect-mcp/host"
+import type { McpSchema } from "@effect-mcp/protocol"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as ToolOutput from "./ToolOutput.js"
+
+/** An MCP tool as the model knows it. */
+export interface McpTool {
+  /** The name the model calls it by (letters, digits, `_` and `-`, at most 64 characters). */
+  readonly modelName: string
+  /** Its host-wide name (`<server>__<tool>`). */
+  readonly hostName: string
+  /** The server that offers it. */
+  readonly server: string
+  /** The tool as its server lists it. */
+  readonly tool: McpSchema.Tool
+  /** The `@effect/ai` tool. */
+  readonly aiTool: AiTool
+}
+
+/** How one call went: the output the model receives and whether it is an error. */
+export interface ToolOutcome {
+  readonly output: ToolOutput.ToolOutput
+  readonly isError: boolean
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** How long the call may take; past it the call is cancelled on its server. */
+  readonly timeout?: Duration.DurationInput
+  /** Receives the server's progress notifications (and a task's status changes). */
+  readonly onProgress?: (progress: McpClient.Progress) => Effect.Effect<void>
+}
+
+/** Options of the toolkit. */
+export interface McpToolkitOptions {
+  /** Which host tools the model sees. Default: all. */
+  readonly include?: (tool: Aggregate.HostTool) => boolean
+  /** Whether images, audio and blobs reach the model as base64. Default: `"omit"` (described only). */
+  readonly binary?: ToolOutput.BinaryMode
+  /** The default timeout of a call. Default: 2 minutes. */
+  readonly callTimeout?: Duration.DurationInput
+}
+
+/** The toolkit service. */
+export interface McpToolkitService {
+  /** The tools as they are now. */
+  readonly tools: Effect.Effect<ReadonlyArray<McpTool>>
+  /** The tools as an `@effect/ai` toolkit, for `LanguageModel.generateText({ toolkit })`; built afresh each time. */
+  readonly toolkit: Effect.Effect<AiToolkit>
+  /** These tools as an `@effect/ai` toolkit whose handler calls them. */
+  readonly withHandler: (tools: ReadonlyArray<McpTool>) => AiToolkit
+  /** Calls a tool by its model name. Never fails: errors become an error output. */
+  readonly call: (modelName: string, params: unknown, options?: CallOptions) => Effect.Effect<ToolOutcome>
+  /** The tools, each time the host's tool lists or server statuses change. */
+  readonly changes: Stream.Stream<ReadonlyArray<McpTool>>
+}
+
+/** The toolkit of a host's MCP tools. */
+export class McpToolkit extends Context.Tag("@effect-mcp/ai/McpToolkit")<McpToolkit, McpToolkitService>() {}
+
+/** What every MCP tool takes: a JSON object, described to the model by the tool's own JSON Schema. */
+const parametersFor = (tool: McpSchema.Tool) =>
+  Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+    jsonSchema: tool.inputSchema
+  })
+
+const DEFAULT_TIMEOUT = Duration.minutes(2)
+const MAX_NAME = 64
+
+/** A name every provider accepts: `[A-Za-z0-9_-]{1,64}`, unique among `taken`. */
+export const modelNameFor = (hostName: string, taken: ReadonlySet<string>): string => {
+  const base = hostName.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, MAX_NAME) || "tool"
+  if (!taken.has(base)) return base
+  for (let n = 2; ; n++) {
+    const suffix = `_${n}`
+    const candidate = `${base.slice(0, MAX_NAME - suffix.length)}${suffix}`
+    if (!taken.has(candidate)) return candidate
+  }
+}
+
+/** The `@effect/ai` tool for an MCP tool: its description, its input schema verbatim, its annotations, outputs and errors as {@link ToolOutput.ToolOutput}. */
+export const aiToolFor = (modelName: string, tool: McpSchema.Tool) => {
+  let made = Tool.make(modelName, {
+    description: tool.description ?? tool.title ?? tool.annotations?.title,
+    success: ToolOutput.ToolOutput,
+    failure: ToolOutput.ToolOutput,
+    failureMode: "return"
+  }).setParameters(parametersFor(tool))
+  const hints = tool.annotations
+  if (hints?.title !== undefined) made = made.annotate(Tool.Title, hints.title)
+  if (hints?.readOnlyHint !== undefined) made = made.annotate(Tool.Readonly, hints.readOnlyHint)
+  if (hints?.destructiveHint !== undefined) made = made.annotate(Tool.Destructive, hints.destructiveHint)
+  if (hints?.idempotentHint !== undefined) made = made.annotate(Tool.Idempotent, hints.idempotentHint)
+  if (hints?.openWorldHint !== undefined) made = made.annotate(Tool.OpenWorld, hints.openWorldHint)
+  return made
+}
+
+/** An MCP tool as an `@effect/ai` tool. */
+export type AiTool = ReturnType<typeof aiToolFor>
+
+/** A toolkit of MCP tools, with the handler that calls them. */
+export type AiToolkit = Toolkit.WithHandler<Record<string, AiTool>>
+
+/** Whether a tool says it may destroy something (MCP's `destructiveHint`, which defaults to true for tools that are not read-only). */
+export const isDestructive = (tool: McpSchema.Tool): boolean =>
+  tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false
+
+const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Builds the toolkit over a host. */
+export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = {}): McpToolkitService => {
+  const binary = options.binary ?? "omit"
+  const defaultTimeout = options.callTimeout ?? DEFAULT_TIMEOUT
+  // A tool object is replaced whenever its server's list is refreshed, so this cache never serves a stale tool.
+  const built = new WeakMap<McpSchema.Tool, Map<string, AiTool>>()
+  const aiTool = (modelName: string, tool: McpSchema.Tool): AiTool => {
+    const byName = built.get(tool) ?? new Map<string, AiTool>()
+    built.set(tool, byName)
+    const made = byName.get(modelName) ?? aiToolFor(modelName, tool)
+    byName.set(modelName, made)
+    return made
+  }
+
+  const tools: Effect.Effect<ReadonlyArray<McpTool>> = Effect.map(host.tools, (hostTools) => {
+    const taken = new Set<string>()
+    const out: Array<McpTool> = []
+    for (const hostTool of hostTools) {
+      if (options.include !== undefined && !options.include(hostTool)) continue
+      const modelName = modelNameFor(hostTool.name, taken)
+      taken.add(modelName)
+      out.push({
+        modelName,
+        hostName: hostTool.name,
+        server: hostTool.server,
+        tool: hostTool.tool,
+        aiTool: aiTool(modelName, hostTool.tool)
+      })
+    }
+    return out
+  })
+
+  const run = (
+    entry: McpTool,
+    args: { readonly [key: string]: unknown },
+    call: CallOptions
+  ): Effect.Effect<McpSchema.CallToolResult, { readonly message: string }> =>
+    entry.tool.execution?.taskSupport === "required"
+      ? Effect.flatMap(host.client(entry.server), (client) =>
+          client.runToolAsTask(entry.tool.name, args, {
+            onStatus: (task) =>
+              call.onProgress === undefined
+                ? Effect.void
+                : call.onProgress({ progress: 0, message: task.statusMessage ?? task.status })
+          })
+        )
+      : host.callTool(entry.hostName, args, call.onProgress === undefined ? {} : { onProgress: call.onProgress })
+
+  const call = (modelName: string, params: unknown, call: CallOptions = {}): Effect.Effect<ToolOutcome> =>
+    Effect.flatMap(tools, (current) => {
+      const entry = current.find((tool) => tool.modelName === modelName)
+      if (entry === undefined)
+        return Effect.succeed({ output: ToolOutput.text(`unknown tool "${modelName}"`), isError: true })
+      const timeout = Duration.decode(call.timeout ?? defaultTimeout)
+      return run(entry, isObject(params) ? params : {}, call).pipe(
+        Effect.map((result) => ToolOutput.fromResult(result, binary)),
+        Effect.timeoutFail({
+          duration: timeout,
+          onTimeout: () => ({ message: `the call did not finish within ${Duration.format(timeout)} and was cancelled` })
+        }),
+        Effect.catchAll((error) => Effect.succeed({ output: ToolOutput.text(error.message), isError: true })),
+        Effect.withSpan("McpToolkit.call", { attributes: { "mcp.tool": entry.hostName, "mcp.server": entry.server } })
+      )
+    })
+
+  const withHandler = (current: ReadonlyArray<McpTool>): AiToolkit => ({
+    tools: Object.fromEntries(current.map((entry) => [entry.modelName, entry.aiTool])),
+    handle: (name, params) =>
+      Effect.map(call(String(name), params), ({ output, isError }) => ({
+        result: output,
+        encodedResult: output,
+        isFailure: isError
+      }))
+  })
+
+  const changes = host.changes.pipe(
+    Stream.filter((change) => change._tag === "Status" || change.list === "tools"),
+    Stream.mapEffect(() => tools)
+  )
+
+  return { tools, toolkit: Effect.map(tools, withHandler), withHandler, call, changes }
+}
+
+/** The toolkit over the context's host. */
+export const layer = (options: McpToolkitOptions = {}): Layer.Layer<McpToolkit, never, McpHost.McpHost> =>
+  Layer.effect(
+    McpToolkit,
+    Effect.map(McpHost.McpHost, (host) => make(host, options))
+  )
