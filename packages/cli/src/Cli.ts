@@ -1,5 +1,6 @@
 /** The `effect-mcp` command tree. */
 import * as Command from "@effect/cli/Command"
+import { chat } from "./commands/chat.js"
 import { conformance } from "./commands/conformance.js"
 import { host } from "./commands/host.js"
 import { complete, logs, servers } from "./commands/misc.js"
@@ -15,7 +16,20 @@ export const root = Command.make("effect-mcp").pipe(
     'Inspect and drive any MCP server. Choose it inline (--stdio "cmd args", -- cmd args, or --url URL) or by --server name from a config file.\n' +
       'Example: effect-mcp inspect --stdio "npx -y @modelcontextprotocol/server-everything"'
   ),
-  Command.withSubcommands([inspect, info, ping, tools, resources, prompts, complete, logs, servers, host, conformance])
+  Command.withSubcommands([
+    inspect,
+    info,
+    ping,
+    tools,
+    resources,
+    prompts,
+    complete,
+    logs,
+    servers,
+    host,
+    chat,
+    conformance
+  ])
 )
 
 /** Parses `argv` (without the node and script words) and runs the chosen command. */

@@ -24,6 +24,8 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
   OutputSettings & {
     /** A line on stdout. */
     readonly line: (text: string) => Effect.Effect<void>
+    /** Text on stdout, without a newline (a streamed answer). */
+    readonly text: (text: string) => Effect.Effect<void>
     /** A value as JSON on stdout. */
     readonly printJson: (value: unknown) => Effect.Effect<void>
     /** A line on stderr (cleared of any spinner first). */
@@ -54,6 +56,11 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
           Effect.sync(() => {
             clear()
             process.stdout.write(`${text}\n`)
+          }),
+        text: (text) =>
+          Effect.sync(() => {
+            clear()
+            process.stdout.write(text)
           }),
         printJson: (value) =>
           Effect.sync(() => {

@@ -9,6 +9,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type { Capabilities } from "@effect-mcp/client"
 import { ConfigLoader, McpHost, ServerEntry, ServerStatus } from "@effect-mcp/host"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -22,18 +23,23 @@ import { clientInfo, expandContext, isInteractive } from "../Session.js"
 import { runCommand } from "./shared.js"
 import { argumentOptions, callAndPrint, callArguments } from "./tools.js"
 
-const config = Options.file("config").pipe(
+/** `--config FILE`. */
+export const config = Options.file("config").pipe(
   Options.withDescription(
     "The config file (default: ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, Claude's)"
   ),
   Options.optional
 )
 
-/** Runs `use` with a host of every configured server; closes them all after. */
-const withHost = <A, E, R>(
+/**
+ * Runs `use` with a host of every configured server; closes them all after. `handlers`
+ * replace the command-line handlers they provide (chat serves sampling by its model).
+ */
+export const withHost = <A, E, R, RH = never>(
   configFile: Option.Option<string>,
   run: CommonOptions.RunOptions,
-  use: (host: McpHost.McpHostService) => Effect.Effect<A, E, R>
+  use: (host: McpHost.McpHostService) => Effect.Effect<A, E, R>,
+  handlers: Layer.Layer<never, never, RH> | Layer.Layer<Capabilities.Sampling, never, RH> = Layer.empty
 ) =>
   Effect.gen(function* () {
     const interactive = isInteractive()
@@ -59,6 +65,7 @@ const withHost = <A, E, R>(
         Option.isSome(timeout) ? { ...server, options: { requestTimeout: timeout.value } } : server
       )
     }).pipe(
+      Layer.provide(handlers),
       Layer.provide(
         Handlers.layer({
           interactive,

@@ -1,0 +1,78 @@
+/**
+ * The language model of `effect-mcp chat`: Anthropic or OpenAI through `@effect/ai`'s provider
+ * packages, chosen by `--provider` (or by which key is set), with the key read from the
+ * environment (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`) as a redacted `Config`. Without a key
+ * the choice fails with a `UsageError` that says what to set.
+ */
+
+import type * as LanguageModel from "@effect/ai/LanguageModel"
+import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
+import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
+import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
+import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { UsageError } from "./CliError.js"
+
+/** The providers `chat` speaks to. */
+export const providers = ["anthropic", "openai"] as const
+
+/** One of {@link providers}. */
+export type ProviderName = (typeof providers)[number]
+
+/** What the command line says about the model. */
+export interface ProviderChoice {
+  readonly provider: Option.Option<ProviderName>
+  readonly model: Option.Option<string>
+  /** Another endpoint speaking the provider's API (a proxy, a gateway, a local server). */
+  readonly apiUrl: Option.Option<string>
+}
+
+/** The model chosen, for the banner. */
+export interface ChosenModel {
+  readonly provider: ProviderName
+  readonly model: string
+  readonly layer: Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient>
+}
+
+const keyVariable: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" }
+const defaultModel: Record<ProviderName, string> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4.1" }
+
+const keyOf = (provider: ProviderName) =>
+  Config.option(Config.redacted(keyVariable[provider])).pipe(
+    Effect.map(Option.filter((key) => Redacted.value(key).length > 0)),
+    Effect.orElseSucceed(() => Option.none<Redacted.Redacted>())
+  )
+
+const layerOf = (
+  provider: ProviderName,
+  model: string,
+  apiKey: Redacted.Redacted,
+  apiUrl: string | undefined
+): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
+  provider === "anthropic"
+    ? AnthropicLanguageModel.layer({ model }).pipe(Layer.provide(AnthropicClient.layer({ apiKey, apiUrl })))
+    : OpenAiLanguageModel.layer({ model }).pipe(Layer.provide(OpenAiClient.layer({ apiKey, apiUrl })))
+
+/** The model to use, or a `UsageError` naming the key to set. */
+export const choose = (choice: ProviderChoice): Effect.Effect<ChosenModel, UsageError> =>
+  Effect.gen(function* () {
+    const candidates = Option.match(choice.provider, { onNone: () => providers, onSome: (one) => [one] })
+    for (const provider of candidates) {
+      const key = yield* keyOf(provider)
+      if (Option.isNone(key)) continue
+      const model = Option.getOrElse(choice.model, () => defaultModel[provider])
+      return { provider, model, layer: layerOf(provider, model, key.value, Option.getOrUndefined(choice.apiUrl)) }
+    }
+    return yield* new UsageError({
+      reason: Option.match(choice.provider, {
+        onNone: () =>
+          "chat needs a language model: set ANTHROPIC_API_KEY (Anthropic) or OPENAI_API_KEY (OpenAI) in the environment",
+        onSome: (provider) => `--provider ${provider} needs ${keyVariable[provider]} set in the environment`
+      })
+    })
+  })

@@ -1,0 +1,174 @@
+/**
+ * `effect-mcp chat`: the conversation itself in-process, with a scripted model (no network
+ * here) and real servers (the reference server and the bridge tests' workshop server over
+ * stdio), read from scripted lines and printed to a captured transcript; and the binary
+ * without a key, which says what is missing and exits 2.
+ */
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Prompt from "@effect/ai/Prompt"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { describe, expect, it } from "@effect/vitest"
+import { McpToolkit } from "@effect-mcp/ai"
+import { McpHost } from "@effect-mcp/host"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { lastToolResults, scriptedModel } from "../../ai/test/support/scriptedModel.js"
+import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
+import { everything, stdio } from "../../host/test/support/targets.js"
+import { ChatInput, type ChatSettings, converse } from "../src/commands/chat.js"
+import { Output } from "../src/Output.js"
+import { run } from "./support/cli.js"
+
+const workshop = fileURLToPath(new URL("../../ai/test/fixtures/workshop-server.mjs", import.meta.url))
+
+/** An Output that records what would be printed: stdout as one string, stderr as lines. */
+const captured = () => {
+  const transcript = { stdout: "", stderr: [] as Array<string> }
+  const layer = Layer.succeed(Output, {
+    json: false,
+    verbose: false,
+    color: false,
+    interactive: false,
+    width: 100,
+    line: (text) => Effect.sync(() => void (transcript.stdout += `${text}\n`)),
+    text: (text) => Effect.sync(() => void (transcript.stdout += text)),
+    printJson: (value) => Effect.sync(() => void (transcript.stdout += `${JSON.stringify(value)}\n`)),
+    note: (text) => Effect.sync(() => void transcript.stderr.push(text)),
+    status: () => Effect.void,
+    paused: (effect) => effect
+  })
+  return { transcript, layer }
+}
+
+const settings = (overrides: Partial<ChatSettings> = {}): ChatSettings => ({
+  system: Option.some("You are terse."),
+  maxToolCalls: 4,
+  callTimeout: Option.none(),
+  save: Option.none(),
+  yes: false,
+  banner: "scripted model",
+  ...overrides
+})
+
+const conversation = (lines: ReadonlyArray<string>, model: ReturnType<typeof scriptedModel>) => {
+  const output = captured()
+  const host = McpHost.layer({
+    servers: [
+      { name: "alpha", target: everything },
+      { name: "workshop", target: stdio(workshop) }
+    ]
+  }).pipe(Layer.provide(NodeContext.layer), Layer.provide(keepAliveHttpClient))
+  const layer = Layer.mergeAll(
+    McpToolkit.layer().pipe(Layer.provide(host)),
+    model.layer,
+    ChatInput.lines(lines).pipe(Layer.provideMerge(output.layer)),
+    NodeContext.layer
+  )
+  return { layer, transcript: output.transcript }
+}
+
+describe("chat", () => {
+  it.live(
+    "converses with tools: streams answers, shows calls and results, asks before destructive tools, saves",
+    () => {
+      const directory = mkdtempSync(join(tmpdir(), "effect-mcp-chat-"))
+      const saved = join(directory, "conversation.json")
+      const model = scriptedModel({
+        turns: [
+          (request) => {
+            expect(request.prompt.content[0]).toMatchObject({ role: "system", content: "You are terse." })
+            return { calls: [{ name: "alpha__get-sum", params: { a: 2, b: 3 } }] }
+          },
+          (request) => {
+            expect(lastToolResults(request.prompt)[0]?.text).toContain("5")
+            return { text: "It is 5." }
+          },
+          (request) => {
+            // The second question comes with the whole first exchange.
+            expect(request.prompt.content.map((message) => message.role)).toStrictEqual([
+              "system",
+              "user",
+              "assistant",
+              "tool",
+              "assistant",
+              "user"
+            ])
+            return { calls: [{ name: "workshop__delete", params: { path: "/precious" } }] }
+          },
+          (request) => {
+            const [result] = lastToolResults(request.prompt)
+            expect(result?.isFailure).toBe(true)
+            expect(result?.text).toContain("declined")
+            return { text: "I left it alone." }
+          }
+        ]
+      })
+      const { layer, transcript } = conversation(
+        ["what is 2 + 3?", `/save ${saved}`, "delete /precious", "no", "/tools", "/nonsense", "/exit", "never read"],
+        model
+      )
+      return Effect.gen(function* () {
+        yield* converse(settings())
+        const out = transcript.stdout
+        expect(out).toContain("⚙ alpha › get-sum")
+        expect(out).toContain("✓ The sum of 2 and 3 is 5")
+        expect(out).toContain("It is 5.")
+        expect(out).toContain('allow workshop › delete {"path":"/precious"}? [y/N] no')
+        expect(out).toContain("✗ workshop › delete: the user declined this tool call")
+        expect(out).toContain("I left it alone.")
+        expect(out).toMatch(/alpha__echo {2}/)
+        expect(transcript.stderr.join("\n")).toContain("unknown command /nonsense")
+        expect(out).not.toContain("never read")
+        expect(model.received).toHaveLength(4)
+        // The saved file is the conversation up to the save, as @effect/ai's prompt JSON.
+        const prompt = Schema.decodeUnknownSync(Prompt.FromJson)(readFileSync(saved, "utf8"))
+        expect(prompt.content.map((message) => message.role)).toStrictEqual([
+          "system",
+          "user",
+          "assistant",
+          "tool",
+          "assistant"
+        ])
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.live(
+    "with --yes runs destructive tools unasked; --save writes after every answer; a model failure is shown and the chat goes on",
+    () => {
+      const directory = mkdtempSync(join(tmpdir(), "effect-mcp-chat-"))
+      const saved = join(directory, "conversation.json")
+      const model = scriptedModel({
+        turns: [
+          () => ({ calls: [{ name: "workshop__delete", params: { path: "/scratch" } }] }),
+          () => ({ text: "Deleted." })
+        ]
+      })
+      const { layer, transcript } = conversation(["delete /scratch", "and again?"], model)
+      return Effect.gen(function* () {
+        yield* converse(settings({ yes: true, save: Option.some(saved) }))
+        expect(transcript.stdout).toContain("✓ deleted /scratch")
+        expect(transcript.stdout).not.toContain("allow")
+        // The third request has no step: the model fails, the chat says so and reads on to the end of input.
+        expect(transcript.stderr.join("\n")).toContain("the model failed")
+        const prompt = Schema.decodeUnknownSync(Prompt.FromJson)(readFileSync(saved, "utf8"))
+        expect(prompt.content.at(-1)).toMatchObject({ role: "assistant" })
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it("without a key, says which variable to set and exits 2", async () => {
+    const env = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined }
+    const any = await run(["chat"], { env })
+    expect(any.code).toBe(2)
+    expect(any.stderr).toContain("set ANTHROPIC_API_KEY (Anthropic) or OPENAI_API_KEY (OpenAI)")
+    const openai = await run(["chat", "--provider", "openai"], { env: { ...env, ANTHROPIC_API_KEY: "x" } })
+    expect(openai.code).toBe(2)
+    expect(openai.stderr).toContain("--provider openai needs OPENAI_API_KEY")
+  })
+})
