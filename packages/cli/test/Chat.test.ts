@@ -4,7 +4,7 @@
  * stdio), read from scripted lines and printed to a captured transcript; and the binary
  * without a key, which says what is missing and exits 2.
  */
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -22,7 +22,8 @@ import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
 import { everything, stdio } from "../../host/test/support/targets.js"
 import { ChatInput, type ChatSettings, converse } from "../src/commands/chat.js"
 import { Output } from "../src/Output.js"
-import { run } from "./support/cli.js"
+import { everythingStdio, run } from "./support/cli.js"
+import { fakeAnthropic } from "./support/fakeAnthropic.js"
 
 const workshop = fileURLToPath(new URL("../../ai/test/fixtures/workshop-server.mjs", import.meta.url))
 
@@ -170,5 +171,55 @@ describe("chat", () => {
     const openai = await run(["chat", "--provider", "openai"], { env: { ...env, ANTHROPIC_API_KEY: "x" } })
     expect(openai.code).toBe(2)
     expect(openai.stderr).toContain("--provider openai needs OPENAI_API_KEY")
+  })
+
+  it("the binary, with the real Anthropic provider against a loopback Messages API: tools, answers, the key only in its header", async () => {
+    const secret = "sk-ant-test-secret-123"
+    const fake = await fakeAnthropic([
+      (request) => {
+        if (request.headers["x-api-key"] !== secret) throw new Error("the key was not sent as x-api-key")
+        const sum = request.body.tools?.find((tool) => tool.name === "alpha__get-sum")
+        if (sum === undefined) throw new Error("alpha__get-sum was not offered")
+        if (JSON.stringify(sum.input_schema).indexOf('"a"') < 0) throw new Error("the input schema was not kept")
+        return { text: "Let me add. ", calls: [{ name: "alpha__get-sum", input: { a: 2, b: 3 } }] }
+      },
+      (request) => {
+        const last = JSON.stringify(request.body.messages.at(-1))
+        if (!last.includes("tool_result") || !last.includes("5")) throw new Error(`no tool result: ${last}`)
+        return { text: "It is 5." }
+      }
+    ])
+    try {
+      const directory = mkdtempSync(join(tmpdir(), "effect-mcp-chat-"))
+      const config = join(directory, "mcp.json")
+      const [, command, ...args] = everythingStdio
+      writeFileSync(config, JSON.stringify({ mcpServers: { alpha: { command, args } } }))
+      const saved = join(directory, "conversation.json")
+      const result = await run(
+        [
+          "chat",
+          "--config",
+          config,
+          "--provider",
+          "anthropic",
+          "--api-url",
+          fake.url,
+          "--model",
+          "fake",
+          "--save",
+          saved
+        ],
+        { env: { ANTHROPIC_API_KEY: secret, OPENAI_API_KEY: undefined }, input: "what is 2 + 3?\n", timeoutMs: 60_000 }
+      )
+      expect(fake.problems).toStrictEqual([])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("⚙ alpha › get-sum")
+      expect(result.stdout).toContain("It is 5.")
+      expect(result.stderr).toContain("anthropic fake")
+      expect(`${result.stdout}${result.stderr}${readFileSync(saved, "utf8")}`).not.toContain(secret)
+      expect(fake.requests.map((request) => request.body.model)).toStrictEqual(["fake", "fake"])
+    } finally {
+      await fake.stop()
+    }
   })
 })
