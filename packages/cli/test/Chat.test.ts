@@ -30,15 +30,19 @@ const workshop = fileURLToPath(new URL("../../ai/test/fixtures/workshop-server.m
 /** An Output that records what would be printed: stdout as one string, stderr as lines. */
 const captured = () => {
   const transcript = { stdout: "", stderr: [] as Array<string> }
+  const write = (text: string) =>
+    Effect.sync(() => {
+      transcript.stdout = `${transcript.stdout}${text}`
+    })
   const layer = Layer.succeed(Output, {
     json: false,
     verbose: false,
     color: false,
     interactive: false,
     width: 100,
-    line: (text) => Effect.sync(() => void (transcript.stdout += `${text}\n`)),
-    text: (text) => Effect.sync(() => void (transcript.stdout += text)),
-    printJson: (value) => Effect.sync(() => void (transcript.stdout += `${JSON.stringify(value)}\n`)),
+    line: (text) => write(`${text}\n`),
+    text: write,
+    printJson: (value) => write(`${JSON.stringify(value)}\n`),
     note: (text) => Effect.sync(() => void transcript.stderr.push(text)),
     status: () => Effect.void,
     paused: (effect) => effect
