@@ -2,14 +2,11 @@
  * The language model of `effect-mcp chat`: Anthropic or OpenAI through `@effect/ai`'s provider
  * packages, chosen by `--provider` (or by which key is set), with the key read from the
  * environment (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`) as a redacted `Config`. Without a key
- * the choice fails with a `UsageError` that says what to set.
+ * the choice fails with a `UsageError` that says what to set. The provider packages are
+ * loaded only when chosen (they take most of a second to import; other commands never pay it).
  */
 
 import type * as LanguageModel from "@effect/ai/LanguageModel"
-import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
-import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
-import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
-import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
@@ -53,10 +50,22 @@ const layerOf = (
   model: string,
   apiKey: Redacted.Redacted,
   apiUrl: string | undefined
-): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
+): Effect.Effect<Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient>> =>
   provider === "anthropic"
-    ? AnthropicLanguageModel.layer({ model }).pipe(Layer.provide(AnthropicClient.layer({ apiKey, apiUrl })))
-    : OpenAiLanguageModel.layer({ model }).pipe(Layer.provide(OpenAiClient.layer({ apiKey, apiUrl })))
+    ? Effect.promise(async () => {
+        const [client, language] = await Promise.all([
+          import("@effect/ai-anthropic/AnthropicClient"),
+          import("@effect/ai-anthropic/AnthropicLanguageModel")
+        ])
+        return language.layer({ model }).pipe(Layer.provide(client.layer({ apiKey, apiUrl })))
+      })
+    : Effect.promise(async () => {
+        const [client, language] = await Promise.all([
+          import("@effect/ai-openai/OpenAiClient"),
+          import("@effect/ai-openai/OpenAiLanguageModel")
+        ])
+        return language.layer({ model }).pipe(Layer.provide(client.layer({ apiKey, apiUrl })))
+      })
 
 /** The model to use, or a `UsageError` naming the key to set. */
 export const choose = (choice: ProviderChoice): Effect.Effect<ChosenModel, UsageError> =>
@@ -66,7 +75,8 @@ export const choose = (choice: ProviderChoice): Effect.Effect<ChosenModel, Usage
       const key = yield* keyOf(provider)
       if (Option.isNone(key)) continue
       const model = Option.getOrElse(choice.model, () => defaultModel[provider])
-      return { provider, model, layer: layerOf(provider, model, key.value, Option.getOrUndefined(choice.apiUrl)) }
+      const layer = yield* layerOf(provider, model, key.value, Option.getOrUndefined(choice.apiUrl))
+      return { provider, model, layer }
     }
     return yield* new UsageError({
       reason: Option.match(choice.provider, {
