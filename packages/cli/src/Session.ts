@@ -8,9 +8,17 @@
 import { homedir } from "node:os"
 import { delimiter, sep } from "node:path"
 import * as Prompt from "@effect/cli/Prompt"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { HttpTransport, McpClient, StdioTransport } from "@effect-mcp/client"
+import {
+  type Authorizer,
+  HttpTransport,
+  McpClient,
+  type OAuth,
+  StdioTransport,
+  type TokenStore
+} from "@effect-mcp/client"
 import { ConfigLoader, type Expand, type ServerEntry } from "@effect-mcp/host"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -174,7 +182,13 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
     return { name: entry.name, target: merged } satisfies Chosen
   })
 
-const transportLayer = (chosen: Chosen, inheritEnv: boolean) => {
+/** How an HTTP server is authorized: the flow's options and the services it uses. */
+export interface AuthSettings {
+  readonly options: OAuth.OAuthOptions
+  readonly services: Layer.Layer<Authorizer.Authorizer | TokenStore.TokenStore, never, HttpClient.HttpClient>
+}
+
+const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings | undefined) => {
   const target = chosen.target
   if (target._tag === "Stdio")
     return StdioTransport.layer({
@@ -189,8 +203,10 @@ const transportLayer = (chosen: Chosen, inheritEnv: boolean) => {
     url: target.url,
     transport: target.transport,
     headers: target.headers,
-    name: chosen.name
+    name: chosen.name,
+    ...(auth === undefined ? {} : { auth: auth.options })
   }).pipe(
+    Layer.provide(auth === undefined ? Layer.empty : auth.services),
     Layer.provide(NodeHttpClient.layerWithoutAgent),
     Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
   )
@@ -235,7 +251,7 @@ export const withClient = <A, E, R>(
   server: ServerOptions,
   run: RunOptions,
   use: (client: McpClient.McpClientService) => Effect.Effect<A, E, R>,
-  settings: { readonly showServerLogs?: boolean } = {}
+  settings: { readonly showServerLogs?: boolean; readonly auth?: AuthSettings } = {}
 ): Effect.Effect<
   A,
   E | CliFailure,
@@ -258,7 +274,7 @@ export const withClient = <A, E, R>(
         onNone: () => ({}),
         onSome: (seconds) => ({ requestTimeout: Duration.seconds(seconds) })
       })
-    }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv)), Layer.provide(handlers))
+    }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv, settings.auth)), Layer.provide(handlers))
     const output = yield* Output
     return yield* Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient

@@ -9,6 +9,8 @@ import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Scope_ from "effect/Scope"
+import * as AuthorizedClient from "./auth/AuthorizedClient.js"
+import * as OAuth from "./auth/OAuth.js"
 import type { TransportError } from "./McpError.js"
 import * as SseTransport from "./SseTransport.js"
 import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
@@ -18,6 +20,12 @@ import { forEachIncoming, fromMailbox, type Incoming, Transport, type TransportS
 export interface HttpOptions extends Omit<StreamableHttpTransport.StreamableHttpOptions, "onLegacyServer"> {
   /** `auto` (default): Streamable HTTP with fallback to legacy SSE; `http`; `sse`. */
   readonly transport?: "auto" | "http" | "sse"
+  /**
+   * OAuth authorization when the server asks for it (a 401): the defaults make a public client
+   * that registers itself; tokens go to the `TokenStore` and the user to the `Authorizer`
+   * found in the context. `false`: a 401 is an error. Default: `{}`.
+   */
+  readonly auth?: OAuth.OAuthOptions | false
 }
 
 /** Streamable HTTP first; legacy HTTP+SSE at the same URL if the server refuses the initialize POST. */
@@ -67,14 +75,30 @@ export const makeAuto = (
     } satisfies TransportService
   })
 
-/** An HTTP `Transport` layer for a URL, by the chosen (or detected) transport. */
-export const layer = (options: HttpOptions): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> => {
-  switch (options.transport ?? "auto") {
-    case "http":
-      return StreamableHttpTransport.layer(options)
-    case "sse":
-      return SseTransport.layer(options)
-    default:
-      return Layer.scoped(Transport, makeAuto(options))
-  }
-}
+/** The HTTP client of the transport: the context's, authorizing unless `auth` is `false`. */
+const clientFor = (options: HttpOptions): Effect.Effect<HttpClient.HttpClient, never, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const raw = yield* HttpClient.HttpClient
+    if (options.auth === false) return raw
+    const session = yield* OAuth.make(options.name ?? new URL(options.url).host, options.url, raw, options.auth ?? {})
+    return AuthorizedClient.authorize(raw, session)
+  })
+
+/**
+ * An HTTP `Transport` layer for a URL, by the chosen (or detected) transport. The optional
+ * `TokenStore` and `Authorizer` services of the context serve its authorization.
+ */
+export const layer = (options: HttpOptions): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> =>
+  Layer.scoped(
+    Transport,
+    Effect.flatMap(clientFor(options), (client) => {
+      const transport = options.transport ?? "auto"
+      const made =
+        transport === "http"
+          ? StreamableHttpTransport.make(options)
+          : transport === "sse"
+            ? SseTransport.make(options)
+            : makeAuto(options)
+      return Effect.provideService(made, HttpClient.HttpClient, client)
+    })
+  )

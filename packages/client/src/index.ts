@@ -2,6 +2,18 @@
  * @effect-mcp/client: a Model Context Protocol client for Effect.
  */
 
+/** The authorization failure. */
+export * as AuthError from "./auth/AuthError.js"
+/** The interactive step of authorization (a loopback listener, or following the redirect in tests). */
+export * as Authorizer from "./auth/Authorizer.js"
+/** `WWW-Authenticate` parsing. */
+export * as Challenge from "./auth/Challenge.js"
+/** OAuth metadata documents and their well-known locations. */
+export * as OAuthMetadata from "./auth/Metadata.js"
+/** OAuth 2.1 authorization of the HTTP transports: the flow and its options. */
+export * as OAuth from "./auth/OAuth.js"
+/** Where tokens and client registrations are kept (memory, or a 0600 file). */
+export * as TokenStore from "./auth/TokenStore.js"
 /** The handler services that become client capabilities: `Sampling`, `Elicitation`, `Roots`. */
 export * as Capabilities from "./Capabilities.js"
 /** HTTP transports by URL, with automatic fallback from Streamable HTTP to HTTP+SSE. */

@@ -9,14 +9,16 @@
 
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import type { McpClient } from "@effect-mcp/client"
+import { Authorizer, type McpClient, type OAuth, TokenStore } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { UsageError } from "../CliError.js"
 import type { RunOptions, ServerOptions } from "../CommonOptions.js"
 import { Output } from "../Output.js"
-import { withClient } from "../Session.js"
+import { type AuthSettings, withClient } from "../Session.js"
 import { runCommand } from "./shared.js"
 
 /** A sample value for a JSON Schema property: its default, first enum value, or one of its type. */
@@ -63,6 +65,53 @@ const scenarioStep = (scenario: string, client: McpClient.McpClientService) =>
     if (first !== undefined) yield* client.callTool(first.name, sampleArguments(first))
   })
 
+/** What the runner passes in `MCP_CONFORMANCE_CONTEXT` (the fields the auth scenarios use). */
+const ScenarioContext = Schema.parseJson(
+  Schema.Struct({
+    name: Schema.String,
+    client_id: Schema.optional(Schema.String),
+    client_secret: Schema.optional(Schema.String),
+    private_key_pem: Schema.optional(Schema.String),
+    signing_algorithm: Schema.optional(Schema.Literal("ES256", "ES384", "RS256", "PS256"))
+  })
+)
+
+/** The Client ID Metadata Document URL the `auth/basic-cimd` scenario expects. */
+const CONFORMANCE_CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+/** The authorization the scenario asks for: machine credentials, pre-registered ones, or a client that registers itself. */
+const authFor = (scenario: string, raw: string | undefined): AuthSettings => {
+  const context = raw === undefined ? Option.none() : Schema.decodeUnknownOption(ScenarioContext)(raw)
+  const clientId = Option.flatMap(context, (value) => Option.fromNullable(value.client_id))
+  const secret = Option.flatMap(context, (value) => Option.fromNullable(value.client_secret))
+  const key = Option.flatMap(context, (value) => Option.fromNullable(value.private_key_pem))
+  const algorithm = Option.flatMap(context, (value) => Option.fromNullable(value.signing_algorithm))
+  const options: OAuth.OAuthOptions =
+    Option.isSome(clientId) && Option.isSome(key)
+      ? {
+          machine: {
+            _tag: "PrivateKeyJwt",
+            clientId: clientId.value,
+            privateKeyPem: key.value,
+            ...(Option.isSome(algorithm) ? { algorithm: algorithm.value } : {})
+          }
+        }
+      : Option.isSome(clientId) && Option.isSome(secret) && scenario.startsWith("auth/client-credentials")
+        ? { machine: { _tag: "Secret", clientId: clientId.value, clientSecret: secret.value } }
+        : Option.isSome(clientId)
+          ? {
+              client: {
+                clientId: clientId.value,
+                ...(Option.isSome(secret) ? { clientSecret: secret.value } : {})
+              }
+            }
+          : { clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL }
+  return {
+    options: { clientName: "effect-mcp conformance", ...options },
+    services: Layer.merge(Authorizer.followRedirect(), TokenStore.layerMemory)
+  }
+}
+
 /** `conformance <url>`. */
 export const conformance = Command.make(
   "conformance",
@@ -90,9 +139,9 @@ export const conformance = Command.make(
     }
     return runCommand(
       run,
-      withClient(server, run, (client) => scenarioStep(scenario, client)).pipe(
-        Effect.tap(() => Effect.flatMap(Output, (output) => output.note(`conformance ${scenario}: done`)))
-      )
+      withClient(server, run, (client) => scenarioStep(scenario, client), {
+        auth: authFor(scenario, process.env.MCP_CONFORMANCE_CONTEXT)
+      }).pipe(Effect.tap(() => Effect.flatMap(Output, (output) => output.note(`conformance ${scenario}: done`))))
     )
   }
 ).pipe(

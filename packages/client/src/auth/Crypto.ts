@@ -1,0 +1,74 @@
+/**
+ * The cryptography of the flow on Web Crypto (in Node 20 and every browser): random state and
+ * PKCE verifiers, the S256 challenge, and signed JWT client assertions (RFC 7523, for
+ * `private_key_jwt`) from a PKCS#8 PEM key.
+ */
+import type { webcrypto } from "node:crypto"
+import * as Effect from "effect/Effect"
+
+const base64url = (bytes: Uint8Array): string => {
+  let binary = ""
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+}
+
+const utf8 = (text: string) => new TextEncoder().encode(text)
+
+/** `bytes` random bytes, base64url: 32 make a PKCE verifier of 43 characters. */
+export const randomToken = (bytes = 32): string => base64url(globalThis.crypto.getRandomValues(new Uint8Array(bytes)))
+
+/** The S256 code challenge of a verifier: BASE64URL(SHA256(verifier)). */
+export const challengeS256 = (verifier: string): Effect.Effect<string> =>
+  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", utf8(verifier))).pipe(
+    Effect.map((digest) => base64url(new Uint8Array(digest)))
+  )
+
+/** The JWS algorithms a client assertion can be signed with. */
+export type SigningAlgorithm = "ES256" | "ES384" | "RS256" | "PS256"
+
+/** The Web Crypto parameters of each algorithm (the types only come from Node's declarations). */
+const importParams = (
+  algorithm: SigningAlgorithm
+): {
+  readonly import: webcrypto.EcKeyImportParams | webcrypto.RsaHashedImportParams
+  readonly sign: webcrypto.EcdsaParams | webcrypto.RsaPssParams | webcrypto.AlgorithmIdentifier
+} => {
+  switch (algorithm) {
+    case "ES256":
+      return { import: { name: "ECDSA", namedCurve: "P-256" }, sign: { name: "ECDSA", hash: "SHA-256" } }
+    case "ES384":
+      return { import: { name: "ECDSA", namedCurve: "P-384" }, sign: { name: "ECDSA", hash: "SHA-384" } }
+    case "RS256":
+      return { import: { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, sign: { name: "RSASSA-PKCS1-v1_5" } }
+    case "PS256":
+      return { import: { name: "RSA-PSS", hash: "SHA-256" }, sign: { name: "RSA-PSS", saltLength: 32 } }
+  }
+}
+
+const pemBody = (pem: string): Uint8Array => {
+  const base64 = pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, "").replace(/\s+/g, "")
+  const binary = atob(base64)
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return bytes
+}
+
+/** A signed JWT: `header.payload.signature`, fails with a reason when the key cannot be used. */
+export const signJwt = (
+  claims: { readonly [name: string]: unknown },
+  privateKeyPem: string,
+  algorithm: SigningAlgorithm
+): Effect.Effect<string, string> =>
+  Effect.tryPromise({
+    try: async () => {
+      const params = importParams(algorithm)
+      const key = await globalThis.crypto.subtle.importKey("pkcs8", pemBody(privateKeyPem), params.import, false, [
+        "sign"
+      ])
+      const input = `${base64url(utf8(JSON.stringify({ alg: algorithm, typ: "JWT" })))}.${base64url(utf8(JSON.stringify(claims)))}`
+      const signature = await globalThis.crypto.subtle.sign(params.sign, key, utf8(input))
+      return `${input}.${base64url(new Uint8Array(signature))}`
+    },
+    catch: (error) =>
+      `the private key could not sign a ${algorithm} assertion (${error instanceof Error ? error.name : "error"})`
+  })

@@ -1,0 +1,177 @@
+/**
+ * The HTTP requests of the OAuth flow, never carrying the MCP access token: metadata GETs with
+ * a size limit and a time limit that follow redirects only within the same origin, and form
+ * POSTs to token and registration endpoints whose JSON answers are decoded by Schemas.
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { AuthorizationError, type AuthStep } from "../auth/AuthError.js"
+import { ErrorResponse } from "../auth/Metadata.js"
+import { readBody } from "./httpBody.js"
+
+/** Limits of every request of the flow. */
+export interface Limits {
+  readonly maxBytes: number
+  readonly timeout: Duration.Duration
+}
+
+const MAX_REDIRECTS = 3
+
+/** What the requests need: the client (without authorization), the server's name, the limits. */
+export interface Requester {
+  readonly client: HttpClient.HttpClient
+  readonly server: string
+  readonly limits: Limits
+}
+
+const fail = (
+  requester: Requester,
+  step: AuthStep,
+  reason: string,
+  extra: { oauthError?: string; cause?: unknown } = {}
+) => new AuthorizationError({ server: requester.server, step, reason, ...extra })
+
+/** Runs a request to its response within the time limit (in the caller's scope). */
+const execute = (requester: Requester, step: AuthStep, request: HttpClientRequest.HttpClientRequest) =>
+  requester.client.execute(request).pipe(
+    Effect.mapError((cause) => fail(requester, step, `${request.method} ${request.url} failed`, { cause })),
+    Effect.timeoutFail({
+      duration: requester.limits.timeout,
+      onTimeout: () =>
+        fail(
+          requester,
+          step,
+          `${request.method} ${request.url} took longer than ${Duration.format(requester.limits.timeout)}`
+        )
+    })
+  )
+
+const bodyOf = (requester: Requester, step: AuthStep, url: string, response: HttpClientResponse.HttpClientResponse) =>
+  readBody(response, requester.limits.maxBytes).pipe(
+    Effect.mapError((reason) => fail(requester, step, `${url}: ${reason}`)),
+    Effect.timeoutFail({
+      duration: requester.limits.timeout,
+      onTimeout: () =>
+        fail(requester, step, `${url}: the body took longer than ${Duration.format(requester.limits.timeout)}`)
+    })
+  )
+
+const parseJson = (requester: Requester, step: AuthStep, url: string, text: string) =>
+  Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: () => fail(requester, step, `${url} did not answer with JSON`)
+  })
+
+/**
+ * GETs a metadata document: `None` when the server has none there (any status but 200 after
+ * same-origin redirects), the decoded document at 200, a failure for a redirect to another
+ * origin, an oversize or slow body, or a document the Schema refuses.
+ */
+export const getDocument = <A, I>(
+  requester: Requester,
+  step: AuthStep,
+  url: string,
+  schema: Schema.Schema<A, I>
+): Effect.Effect<Option.Option<A>, AuthorizationError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      let current = url
+      for (let hop = 0; ; hop++) {
+        const response = yield* execute(
+          requester,
+          step,
+          HttpClientRequest.get(current).pipe(HttpClientRequest.setHeader("accept", "application/json"))
+        )
+        if (response.status >= 300 && response.status < 400 && response.headers.location !== undefined) {
+          const next = new URL(response.headers.location, current)
+          if (next.origin !== new URL(current).origin)
+            return yield* fail(requester, step, `${url} redirected to another origin (${next.origin}); not followed`)
+          if (hop >= MAX_REDIRECTS)
+            return yield* fail(requester, step, `${url} redirected more than ${MAX_REDIRECTS} times`)
+          current = next.href
+          continue
+        }
+        if (response.status !== 200) return Option.none()
+        const json = yield* parseJson(requester, step, current, yield* bodyOf(requester, step, current, response))
+        const decoded = yield* Schema.decodeUnknown(schema)(json).pipe(
+          Effect.mapError((cause) => fail(requester, step, `${current} is not a valid metadata document`, { cause }))
+        )
+        return Option.some(decoded)
+      }
+    })
+  )
+
+/** The first document found at these URLs, in order, with the URL it came from. */
+export const firstDocument = <A, I>(
+  requester: Requester,
+  step: AuthStep,
+  urls: ReadonlyArray<string>,
+  schema: Schema.Schema<A, I>
+): Effect.Effect<Option.Option<{ readonly url: string; readonly document: A }>, AuthorizationError> =>
+  Effect.gen(function* () {
+    for (const url of urls) {
+      const found = yield* getDocument(requester, step, url, schema)
+      if (Option.isSome(found)) return Option.some({ url, document: found.value })
+    }
+    return Option.none()
+  })
+
+/** The form body of a request, from defined values only. */
+export const form = (fields: { readonly [name: string]: string | undefined }): Record<string, string> =>
+  Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined))
+
+/**
+ * POSTs to an OAuth endpoint (a form, or JSON for registration) and decodes a 2xx answer;
+ * an error answer becomes a failure carrying the OAuth error code and description.
+ */
+export const post = <A, I>(
+  requester: Requester,
+  step: AuthStep,
+  url: string,
+  body: { readonly form: Record<string, string> } | { readonly json: unknown },
+  schema: Schema.Schema<A, I>,
+  headers: Record<string, string> = {}
+): Effect.Effect<A, AuthorizationError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const base = HttpClientRequest.post(url).pipe(
+        HttpClientRequest.setHeaders({ accept: "application/json", ...headers })
+      )
+      const request =
+        "form" in body
+          ? HttpClientRequest.bodyUrlParams(base, body.form)
+          : HttpClientRequest.bodyText(base, JSON.stringify(body.json), "application/json")
+      const response = yield* execute(requester, step, request)
+      const text = yield* bodyOf(requester, step, url, response)
+      if (response.status < 200 || response.status >= 300) {
+        const error = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(ErrorResponse))(text))
+        return yield* fail(
+          requester,
+          step,
+          error === undefined
+            ? `${url} answered ${response.status}`
+            : `${url} answered ${response.status} ${error.error}${error.error_description === undefined ? "" : `: ${error.error_description}`}`,
+          error === undefined ? {} : { oauthError: error.error }
+        )
+      }
+      const json = yield* parseJson(requester, step, url, text)
+      return yield* Schema.decodeUnknown(schema)(json).pipe(
+        Effect.mapError((cause) => fail(requester, step, `${url} answered with an unexpected document`, { cause }))
+      )
+    })
+  )
+
+/** A client without redirect following by anyone but {@link getDocument}. */
+export const requester = (client: HttpClient.HttpClient, server: string, limits: Limits): Requester => ({
+  client,
+  server,
+  limits
+})
+
+/** `HttpClient` is re-exported for the flow's signature only. */
+export type Client = HttpClient.HttpClient
