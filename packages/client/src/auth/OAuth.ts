@@ -537,19 +537,26 @@ export const make = (
         )
       )
 
+    const expired = (tokens: StoredTokens, now: number) =>
+      tokens.expires_at !== undefined && tokens.expires_at - EXPIRY_SKEW_MS <= now
+
     const authorization = (url: string) =>
       Effect.gen(function* () {
         if (new URL(url).origin !== origin) return Option.none<string>()
         const found = yield* current
         if (Option.isNone(found)) return Option.none<string>()
         const { key, tokens } = found.value
-        const now = yield* Clock.currentTimeMillis
-        if (tokens.expires_at !== undefined && tokens.expires_at - EXPIRY_SKEW_MS <= now) {
-          const refreshed = yield* lock.withPermits(1)(refresh(key, tokens))
-          if (!refreshed) return Option.none<string>()
-          return Option.map(yield* store.tokens(key), (fresh) => `Bearer ${fresh.access_token}`)
-        }
-        return Option.some(`Bearer ${tokens.access_token}`)
+        if (!expired(tokens, yield* Clock.currentTimeMillis)) return Option.some(`Bearer ${tokens.access_token}`)
+        // Refreshed once, under the lock: concurrent requests wait for it and take its result.
+        return yield* lock.withPermits(1)(
+          Effect.gen(function* () {
+            const latest = yield* store.tokens(key)
+            if (Option.isNone(latest)) return Option.none<string>()
+            if (!expired(latest.value, yield* Clock.currentTimeMillis) || (yield* refresh(key, latest.value)))
+              return Option.map(yield* store.tokens(key), (fresh) => `Bearer ${fresh.access_token}`)
+            return Option.none<string>()
+          })
+        )
       })
 
     const challenged = (status: number, header: string | undefined, sent: string | undefined) =>
