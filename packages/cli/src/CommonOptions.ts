@@ -5,6 +5,7 @@
 import * as Options from "@effect/cli/Options"
 import * as Context from "effect/Context"
 import type * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 
 /** The server-choosing options. */
 export const server: Options.Options<ServerOptions> = Options.all({
@@ -61,6 +62,17 @@ export const run: Options.Options<RunOptions> = Options.all({
   roots: Options.directory("root").pipe(
     Options.withDescription("A root directory offered to the server (repeatable)"),
     Options.repeated
+  ),
+  clientId: Options.text("client-id").pipe(
+    Options.withDescription("OAuth: a client id registered with the server's authorization server"),
+    Options.optional
+  ),
+  clientSecret: Options.redacted("client-secret").pipe(
+    Options.withDescription("OAuth: that client's secret (never printed)"),
+    Options.optional
+  ),
+  open: Options.boolean("open").pipe(
+    Options.withDescription("OAuth: open the authorization page in a browser (it is printed either way)")
   )
 })
 
@@ -88,6 +100,9 @@ export interface RunOptions {
   readonly acceptDefaults: boolean
   readonly samplingCommand: Option.Option<string>
   readonly roots: ReadonlyArray<string>
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted>
+  readonly open: boolean
 }
 
 /** The words after `--` on the command line: a stdio server to run. */

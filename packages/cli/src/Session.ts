@@ -29,6 +29,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as Authorization from "./Authorization.js"
 import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./CliError.js"
 import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
 import * as Handlers from "./Handlers.js"
@@ -185,7 +186,7 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
 /** How an HTTP server is authorized: the flow's options and the services it uses. */
 export interface AuthSettings {
   readonly options: OAuth.OAuthOptions
-  readonly services: Layer.Layer<Authorizer.Authorizer | TokenStore.TokenStore, never, HttpClient.HttpClient>
+  readonly services: Layer.Layer<Authorizer.Authorizer | TokenStore.TokenStore, never, HttpClient.HttpClient | Output>
 }
 
 const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings | undefined) => {
@@ -267,6 +268,7 @@ export const withClient = <A, E, R>(
       samplingCommand: Option.getOrUndefined(run.samplingCommand),
       roots: run.roots
     })
+    const auth = settings.auth ?? (yield* Authorization.settings(run))
     const client = McpClient.layer({
       name: chosen.name,
       clientInfo,
@@ -274,7 +276,7 @@ export const withClient = <A, E, R>(
         onNone: () => ({}),
         onSome: (seconds) => ({ requestTimeout: Duration.seconds(seconds) })
       })
-    }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv, settings.auth)), Layer.provide(handlers))
+    }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv, auth)), Layer.provide(handlers))
     const output = yield* Output
     return yield* Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient

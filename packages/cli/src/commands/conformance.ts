@@ -124,7 +124,10 @@ export const conformance = Command.make(
       timeout: Option.some(25),
       acceptDefaults: true,
       samplingCommand: Option.none(),
-      roots: []
+      roots: [],
+      clientId: Option.none(),
+      clientSecret: Option.none(),
+      open: false
     }
     const server: ServerOptions = {
       stdio: Option.none(),

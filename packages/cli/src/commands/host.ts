@@ -15,6 +15,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Authorization from "../Authorization.js"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import * as Handlers from "../Handlers.js"
@@ -59,6 +60,8 @@ export const withHost = <A, E, R, RH = never>(
             : `no usable server in ${files.join(", ")}`
       })
     const timeout = Option.map(run.timeout, (seconds) => Duration.seconds(seconds))
+    // HTTP servers that ask for OAuth are authorized like the single-server commands do.
+    const auth = yield* Authorization.settings(run)
     const host = McpHost.layer({
       clientInfo,
       servers: servers.map((server) =>
@@ -66,6 +69,7 @@ export const withHost = <A, E, R, RH = never>(
       )
     }).pipe(
       Layer.provide(handlers),
+      Layer.provide(auth.services),
       Layer.provide(
         Handlers.layer({
           interactive,
