@@ -245,6 +245,66 @@ describe("OAuth: the flow", () => {
     })
   )
 
+  it.scopedLive(
+    "workload identity (a JWT-bearer grant) and enterprise-managed authorization (token exchange, then JWT bearer)",
+    () =>
+      Effect.gen(function* () {
+        const workload = yield* world()
+        yield* Effect.scoped(
+          Effect.flatMap(
+            connect(workload.url, {
+              machine: { _tag: "JwtBearer", clientId: "workload", assertion: Effect.succeed("workload-jwt") }
+            }),
+            (client) => client.tools
+          )
+        )
+        const grant = new URLSearchParams(workload.authorization.seen.find((entry) => entry.path === "/token")?.body)
+        expect(grant.get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer")
+        expect(grant.get("assertion")).toBe("workload-jwt")
+        expect(grant.get("resource")).toBe(workload.url)
+
+        // A rejected assertion is surfaced once: no retry, no other grant.
+        const rejected = yield* world()
+        const exit = yield* Effect.scoped(
+          Effect.flatMap(
+            connect(rejected.url, { machine: { _tag: "JwtBearer", clientId: "workload", assertion: "rejected" } }),
+            (client) => client.tools
+          )
+        ).pipe(Effect.exit)
+        expect(failureText(exit)).toContain("invalid_grant")
+        expect(rejected.authorization.seen.filter((entry) => entry.path === "/token")).toHaveLength(1)
+
+        const registry = new TokenRegistry()
+        const idp = yield* authorizationServer(registry)
+        const enterprise = yield* world({ clients: { "enterprise-client": "enterprise-secret" } })
+        yield* Effect.scoped(
+          Effect.flatMap(
+            connect(enterprise.url, {
+              machine: {
+                _tag: "IdJag",
+                clientId: "enterprise-client",
+                clientSecret: "enterprise-secret",
+                identityProvider: {
+                  tokenEndpoint: `${idp.origin}/token`,
+                  clientId: "idp-client",
+                  idToken: "user-id-token"
+                }
+              }
+            }),
+            (client) => client.tools
+          )
+        )
+        const exchange = new URLSearchParams(idp.seen.find((entry) => entry.path === "/token")?.body)
+        expect(exchange.get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:token-exchange")
+        expect(exchange.get("subject_token_type")).toBe("urn:ietf:params:oauth:token-type:id_token")
+        expect(exchange.get("audience")).toBe(enterprise.authorization.origin)
+        expect(exchange.get("resource")).toBe(enterprise.url)
+        const bearer = enterprise.authorization.seen.find((entry) => entry.path === "/token")
+        expect(new URLSearchParams(bearer?.body).get("assertion")).toBe("jag-for-user-id-token")
+        expect(bearer?.headers.authorization).toMatch(/^Basic /)
+      })
+  )
+
   it.scopedLive("a 2025-03-26 server without any metadata: its origin's default endpoints", () =>
     Effect.gen(function* () {
       // One origin is both the MCP server and the authorization server, with no metadata documents.

@@ -72,7 +72,11 @@ const ScenarioContext = Schema.parseJson(
     client_id: Schema.optional(Schema.String),
     client_secret: Schema.optional(Schema.String),
     private_key_pem: Schema.optional(Schema.String),
-    signing_algorithm: Schema.optional(Schema.Literal("ES256", "ES384", "RS256", "PS256"))
+    signing_algorithm: Schema.optional(Schema.Literal("ES256", "ES384", "RS256", "PS256")),
+    valid_jwt: Schema.optional(Schema.String),
+    idp_client_id: Schema.optional(Schema.String),
+    idp_id_token: Schema.optional(Schema.String),
+    idp_token_endpoint: Schema.optional(Schema.String)
   })
 )
 
@@ -81,31 +85,45 @@ const CONFORMANCE_CLIENT_METADATA_URL = "https://conformance-test.local/client-m
 
 /** The authorization the scenario asks for: machine credentials, pre-registered ones, or a client that registers itself. */
 const authFor = (scenario: string, raw: string | undefined): AuthSettings => {
-  const context = raw === undefined ? Option.none() : Schema.decodeUnknownOption(ScenarioContext)(raw)
-  const clientId = Option.flatMap(context, (value) => Option.fromNullable(value.client_id))
-  const secret = Option.flatMap(context, (value) => Option.fromNullable(value.client_secret))
-  const key = Option.flatMap(context, (value) => Option.fromNullable(value.private_key_pem))
-  const algorithm = Option.flatMap(context, (value) => Option.fromNullable(value.signing_algorithm))
-  const options: OAuth.OAuthOptions =
-    Option.isSome(clientId) && Option.isSome(key)
-      ? {
-          machine: {
-            _tag: "PrivateKeyJwt",
-            clientId: clientId.value,
-            privateKeyPem: key.value,
-            ...(Option.isSome(algorithm) ? { algorithm: algorithm.value } : {})
+  const context =
+    raw === undefined ? undefined : Option.getOrUndefined(Schema.decodeUnknownOption(ScenarioContext)(raw))
+  const options = ((): OAuth.OAuthOptions => {
+    if (context?.client_id === undefined) return { clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL }
+    const clientId = context.client_id
+    if (context.private_key_pem !== undefined)
+      return {
+        machine: {
+          _tag: "PrivateKeyJwt",
+          clientId,
+          privateKeyPem: context.private_key_pem,
+          ...(context.signing_algorithm === undefined ? {} : { algorithm: context.signing_algorithm })
+        }
+      }
+    if (context.valid_jwt !== undefined)
+      return { machine: { _tag: "JwtBearer", clientId, assertion: context.valid_jwt } }
+    if (
+      context.idp_id_token !== undefined &&
+      context.idp_token_endpoint !== undefined &&
+      context.idp_client_id !== undefined
+    )
+      return {
+        machine: {
+          _tag: "IdJag",
+          clientId,
+          ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }),
+          identityProvider: {
+            tokenEndpoint: context.idp_token_endpoint,
+            clientId: context.idp_client_id,
+            idToken: context.idp_id_token
           }
         }
-      : Option.isSome(clientId) && Option.isSome(secret) && scenario.startsWith("auth/client-credentials")
-        ? { machine: { _tag: "Secret", clientId: clientId.value, clientSecret: secret.value } }
-        : Option.isSome(clientId)
-          ? {
-              client: {
-                clientId: clientId.value,
-                ...(Option.isSome(secret) ? { clientSecret: secret.value } : {})
-              }
-            }
-          : { clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL }
+      }
+    if (context.client_secret !== undefined && scenario.startsWith("auth/client-credentials"))
+      return { machine: { _tag: "Secret", clientId, clientSecret: context.client_secret } }
+    return {
+      client: { clientId, ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }) }
+    }
+  })()
   return {
     options: { clientName: "effect-mcp conformance", ...options },
     services: Layer.merge(Authorizer.followRedirect(), TokenStore.layerMemory)

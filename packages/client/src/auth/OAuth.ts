@@ -62,7 +62,19 @@ export interface ClientCredentials {
   readonly tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none"
 }
 
-/** A machine client (the client credentials grant): a secret, or a private key that signs JWT assertions. */
+/** A token or assertion the host obtains (a workload identity JWT, an enterprise ID token), fresh for each use. */
+export type Assertion = string | Effect.Effect<string, string>
+
+/**
+ * A client acting on its own behalf, without a user:
+ * - `Secret`, `PrivateKeyJwt`: the client credentials grant, authenticated by a secret or by
+ *   a private key that signs JWT assertions (RFC 7523 §2.2);
+ * - `JwtBearer`: workload identity federation, a JWT from the workload's identity provider
+ *   presented as the grant (RFC 7523 §2.1);
+ * - `IdJag`: enterprise-managed authorization, the user's ID token exchanged at the
+ *   enterprise identity provider for an identity assertion grant (RFC 8693), then presented
+ *   to the authorization server as a JWT-bearer grant.
+ */
 export type MachineCredentials =
   | { readonly _tag: "Secret"; readonly clientId: string; readonly clientSecret: string }
   | {
@@ -73,6 +85,23 @@ export type MachineCredentials =
       /** Default: ES256. */
       readonly algorithm?: SigningAlgorithm
     }
+  | { readonly _tag: "JwtBearer"; readonly clientId: string; readonly assertion: Assertion }
+  | {
+      readonly _tag: "IdJag"
+      readonly clientId: string
+      readonly clientSecret?: string
+      /** The enterprise identity provider: its token endpoint, this client's id there, and the user's ID token. */
+      readonly identityProvider: {
+        readonly tokenEndpoint: string
+        readonly clientId: string
+        readonly idToken: Assertion
+      }
+    }
+
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+const ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
+const ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
 
 /** How the client authorizes. Everything is optional: the defaults make a public client that registers itself. */
 export interface OAuthOptions {
@@ -449,41 +478,104 @@ export const make = (
         })
       )
 
+    const assertionOf = (assertion: Assertion) =>
+      (typeof assertion === "string" ? Effect.succeed(assertion) : assertion).pipe(
+        Effect.mapError((reason) => failed("token", `the assertion could not be obtained: ${reason}`))
+      )
+
     const machine = (discovered: Discovered, credentials: MachineCredentials, scopes: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        const authentication =
-          credentials._tag === "Secret"
-            ? clientAuthentication(
-                { client_id: credentials.clientId, client_secret: credentials.clientSecret },
-                discovered.metadata
-              )
-            : {
+        const scope = scopes.length === 0 ? undefined : scopes.join(" ")
+        const { metadata } = discovered
+        switch (credentials._tag) {
+          case "Secret": {
+            const authentication = clientAuthentication(
+              { client_id: credentials.clientId, client_secret: credentials.clientSecret },
+              metadata
+            )
+            const response = yield* tokenRequest(
+              discovered,
+              "token",
+              { grant_type: "client_credentials", scope },
+              authentication
+            )
+            return { clientId: credentials.clientId, response }
+          }
+          case "PrivateKeyJwt": {
+            const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+            const assertion = yield* signJwt(
+              {
+                iss: credentials.clientId,
+                sub: credentials.clientId,
+                aud: metadata.issuer,
+                iat: now,
+                exp: now + 300,
+                jti: randomToken(16)
+              },
+              credentials.privateKeyPem,
+              credentials.algorithm ?? "ES256"
+            ).pipe(Effect.mapError((reason) => failed("token", reason)))
+            const response = yield* tokenRequest(
+              discovered,
+              "token",
+              { grant_type: "client_credentials", scope },
+              {
                 headers: {},
                 fields: {
                   client_id: credentials.clientId,
                   client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-                  client_assertion: yield* signJwt(
-                    {
-                      iss: credentials.clientId,
-                      sub: credentials.clientId,
-                      aud: discovered.metadata.issuer,
-                      iat: now,
-                      exp: now + 300,
-                      jti: randomToken(16)
-                    },
-                    credentials.privateKeyPem,
-                    credentials.algorithm ?? "ES256"
-                  ).pipe(Effect.mapError((reason) => failed("token", reason)))
+                  client_assertion: assertion
                 }
               }
-        const response = yield* tokenRequest(
-          discovered,
-          "token",
-          { grant_type: "client_credentials", scope: scopes.length === 0 ? undefined : scopes.join(" ") },
-          authentication
-        )
-        return { clientId: credentials.clientId, response }
+            )
+            return { clientId: credentials.clientId, response }
+          }
+          case "JwtBearer": {
+            const assertion = yield* assertionOf(credentials.assertion)
+            const response = yield* tokenRequest(
+              discovered,
+              "token",
+              { grant_type: JWT_BEARER, assertion, scope },
+              clientAuthentication({ client_id: credentials.clientId }, metadata)
+            )
+            return { clientId: credentials.clientId, response }
+          }
+          case "IdJag": {
+            const idp = credentials.identityProvider
+            yield* ensureSecure("identity provider token endpoint", idp.tokenEndpoint)
+            const grant = yield* post(
+              requester,
+              "token",
+              idp.tokenEndpoint,
+              {
+                form: form({
+                  grant_type: TOKEN_EXCHANGE,
+                  requested_token_type: ID_JAG,
+                  subject_token: yield* assertionOf(idp.idToken),
+                  subject_token_type: ID_TOKEN,
+                  audience: metadata.issuer,
+                  resource: discovered.resource,
+                  client_id: idp.clientId,
+                  scope
+                })
+              },
+              TokenResponse
+            )
+            const response = yield* tokenRequest(
+              discovered,
+              "token",
+              { grant_type: JWT_BEARER, assertion: grant.access_token, scope },
+              clientAuthentication(
+                {
+                  client_id: credentials.clientId,
+                  ...(credentials.clientSecret === undefined ? {} : { client_secret: credentials.clientSecret })
+                },
+                metadata
+              )
+            )
+            return { clientId: credentials.clientId, response }
+          }
+        }
       })
 
     /** The whole flow: discovery, identity, authorization, tokens; the new tokens become the ones in use. */

@@ -243,6 +243,24 @@ export const authorizationServer = (registry: TokenRegistry, options: Authorizat
               return sendJson(response, 401, { error: "invalid_client" })
             return sendJson(response, 200, issue((form.get("scope") ?? "").split(" ").filter((s) => s !== "")))
           }
+          case "urn:ietf:params:oauth:grant-type:token-exchange": {
+            // As an enterprise identity provider: the ID token for an identity assertion grant.
+            if (
+              form.get("subject_token") === null ||
+              form.get("requested_token_type") !== "urn:ietf:params:oauth:token-type:id-jag"
+            )
+              return sendJson(response, 400, { error: "invalid_request" })
+            return sendJson(response, 200, {
+              access_token: `jag-for-${form.get("subject_token")}`,
+              issued_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+              token_type: "N_A"
+            })
+          }
+          case "urn:ietf:params:oauth:grant-type:jwt-bearer": {
+            if (form.get("assertion") === null) return sendJson(response, 400, { error: "invalid_request" })
+            if (form.get("assertion") === "rejected") return sendJson(response, 400, { error: "invalid_grant" })
+            return sendJson(response, 200, issue([]))
+          }
           default:
             return sendJson(response, 400, { error: "unsupported_grant_type" })
         }
