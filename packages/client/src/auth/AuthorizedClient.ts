@@ -1,7 +1,8 @@
 /**
- * An `HttpClient` that authorizes: it adds the session's `Authorization` header to requests
- * for the server's origin (never elsewhere), and on a 401 or a 403 `insufficient_scope` runs
- * the OAuth flow and sends the request again, at most `maxAttempts` times per request. A
+ * An `HttpClient` that authorizes: it adds the session's `Authorization` header (and a DPoP
+ * proof for sender-constrained tokens) to requests for the server's origin (never elsewhere),
+ * and on a 401 or a 403 `insufficient_scope` runs the OAuth flow (or takes the server's DPoP
+ * nonce) and sends the request again, at most `maxAttempts` times per request. A
  * failed authorization surfaces as the request's error (an `HttpClientError` whose cause is the
  * `AuthorizationError`), so the transports report it like any other failure of the request.
  */
@@ -20,22 +21,29 @@ export const authorize = (raw: HttpClient.HttpClient, session: OAuthSession): Ht
     n: number
   ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
     Effect.gen(function* () {
-      const header = Option.getOrUndefined(yield* session.authorization(request.url))
+      const credentials = Option.getOrUndefined(yield* session.credentials(request.method, request.url))
       const response = yield* raw.execute(
-        header === undefined ? request : HttpClientRequest.setHeader(request, "authorization", header)
+        credentials === undefined ? request : HttpClientRequest.setHeaders(request, credentials.headers)
       )
       if ((response.status !== 401 && response.status !== 403) || n > session.maxAttempts) return response
-      const retry = yield* session.challenged(response.status, response.headers["www-authenticate"], header).pipe(
-        Effect.mapError(
-          (error) =>
-            new HttpClientError.RequestError({
-              request,
-              reason: "Transport",
-              cause: error,
-              description: error.message
-            })
+      const refusal = {
+        status: response.status,
+        wwwAuthenticate: response.headers["www-authenticate"],
+        dpopNonce: response.headers["dpop-nonce"]
+      }
+      const retry = yield* session
+        .challenged(refusal, credentials?.accessToken)
+        .pipe(
+          Effect.mapError(
+            (error) =>
+              new HttpClientError.RequestError({
+                request,
+                reason: "Transport",
+                cause: error,
+                description: error.message
+              })
+          )
         )
-      )
       return retry ? yield* attempt(request, n + 1) : response
     })
   return HttpClient.transform(raw, (_unauthorized, request) => attempt(request, 1))

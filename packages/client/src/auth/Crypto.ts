@@ -1,9 +1,11 @@
 /**
  * The cryptography of the flow on Web Crypto (in Node 20 and every browser): random state and
- * PKCE verifiers, the S256 challenge, and signed JWT client assertions (RFC 7523, for
- * `private_key_jwt`) from a PKCS#8 PEM key.
+ * PKCE verifiers, the S256 challenge, signed JWT client assertions (RFC 7523, for
+ * `private_key_jwt`) from a PKCS#8 PEM key, and DPoP proofs (RFC 9449) with a key pair made
+ * for the session (its private half never leaves Web Crypto).
  */
 import type { webcrypto } from "node:crypto"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 
 const base64url = (bytes: Uint8Array): string => {
@@ -72,3 +74,58 @@ export const signJwt = (
     catch: (error) =>
       `the private key could not sign a ${algorithm} assertion (${error instanceof Error ? error.name : "error"})`
   })
+
+/** A DPoP key pair: the private key (not extractable) and the public key as a JWK. */
+export interface DpopKey {
+  readonly privateKey: webcrypto.CryptoKey
+  readonly publicJwk: { readonly kty: string; readonly crv: string; readonly x: string; readonly y: string }
+}
+
+/** A fresh ES256 key pair for DPoP. */
+export const makeDpopKey: Effect.Effect<DpopKey> = Effect.promise(async () => {
+  const pair = await globalThis.crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, [
+    "sign",
+    "verify"
+  ])
+  const jwk = await globalThis.crypto.subtle.exportKey("jwk", pair.publicKey)
+  return {
+    privateKey: pair.privateKey,
+    publicJwk: { kty: jwk.kty ?? "EC", crv: jwk.crv ?? "P-256", x: jwk.x ?? "", y: jwk.y ?? "" }
+  }
+})
+
+/** The URL a proof names (`htu`): without query and fragment. */
+const htuOf = (url: string) => {
+  const parsed = new URL(url)
+  return `${parsed.origin}${parsed.pathname}`
+}
+
+/** A DPoP proof for one request; `accessToken` binds it to the token (`ath`), `nonce` is the server's. */
+export const dpopProof = (
+  key: DpopKey,
+  request: { readonly method: string; readonly url: string; readonly nonce?: string; readonly accessToken?: string }
+): Effect.Effect<string> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.promise(async () => {
+      const ath =
+        request.accessToken === undefined
+          ? undefined
+          : base64url(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", utf8(request.accessToken))))
+      const header = { typ: "dpop+jwt", alg: "ES256", jwk: key.publicJwk }
+      const claims = {
+        jti: randomToken(16),
+        htm: request.method.toUpperCase(),
+        htu: htuOf(request.url),
+        iat: Math.floor(now / 1000),
+        ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
+        ...(ath === undefined ? {} : { ath })
+      }
+      const input = `${base64url(utf8(JSON.stringify(header)))}.${base64url(utf8(JSON.stringify(claims)))}`
+      const signature = await globalThis.crypto.subtle.sign(
+        { name: "ECDSA", hash: "SHA-256" },
+        key.privateKey,
+        utf8(input)
+      )
+      return `${input}.${base64url(new Uint8Array(signature))}`
+    })
+  )

@@ -31,7 +31,8 @@ export const AuthorizationServerMetadata = Schema.Struct({
   code_challenge_methods_supported: Schema.optional(Strings),
   token_endpoint_auth_methods_supported: Schema.optional(Strings),
   client_id_metadata_document_supported: Schema.optional(Schema.Boolean),
-  authorization_response_iss_parameter_supported: Schema.optional(Schema.Boolean)
+  authorization_response_iss_parameter_supported: Schema.optional(Schema.Boolean),
+  dpop_signing_alg_values_supported: Schema.optional(Strings)
 })
 
 /** The type of {@link AuthorizationServerMetadata}. */

@@ -31,7 +31,15 @@ import { firstDocument, form, type Limits, post, type Requester } from "../inter
 import { AuthorizationError, type AuthStep } from "./AuthError.js"
 import { Authorizer } from "./Authorizer.js"
 import * as Challenge from "./Challenge.js"
-import { challengeS256, randomToken, type SigningAlgorithm, signJwt } from "./Crypto.js"
+import {
+  challengeS256,
+  type DpopKey,
+  dpopProof,
+  makeDpopKey,
+  randomToken,
+  type SigningAlgorithm,
+  signJwt
+} from "./Crypto.js"
 import {
   type AuthorizationServerMetadata,
   authorizationServerMetadataUrls,
@@ -121,21 +129,35 @@ export interface OAuthOptions {
   readonly maxDocumentBytes?: number
   /** The time limit of each request of the flow. Default: 15 seconds. */
   readonly requestTimeout?: Duration.DurationInput
+  /** Sender-constrained tokens (DPoP, RFC 9449) when the authorization server offers ES256 proofs. Default: true. */
+  readonly dpop?: boolean
+}
+
+/** The headers that authorize one request, and the access token they carry. */
+export interface Credentials {
+  readonly accessToken: string
+  /** `Authorization` (`Bearer` or `DPoP`), and a `DPoP` proof for sender-constrained tokens. */
+  readonly headers: Record<string, string>
+}
+
+/** What the server said when it refused a request. */
+export interface Refusal {
+  readonly status: number
+  readonly wwwAuthenticate: string | undefined
+  /** A `DPoP-Nonce` the server wants in the next proof. */
+  readonly dpopNonce: string | undefined
 }
 
 /** What the authorized HTTP client asks of the flow. */
 export interface OAuthSession {
-  /** The `Authorization` header for a request to this URL, if there is a token for it (refreshed first when expired). */
-  readonly authorization: (url: string) => Effect.Effect<Option.Option<string>>
+  /** The headers for a request (method and URL), if there is a token for it (refreshed first when expired). */
+  readonly credentials: (method: string, url: string) => Effect.Effect<Option.Option<Credentials>>
   /**
-   * The server answered 401 or 403 to a request sent with `sent` (or without a token):
-   * authorizes (or refreshes) and says whether to retry; fails when authorization fails.
+   * The server refused (401 or 403) a request sent with the access token `sent` (or without
+   * one): authorizes, refreshes or takes the server's DPoP nonce, and says whether to retry;
+   * fails when authorization fails.
    */
-  readonly challenged: (
-    status: number,
-    wwwAuthenticate: string | undefined,
-    sent: string | undefined
-  ) => Effect.Effect<boolean, AuthorizationError>
+  readonly challenged: (refusal: Refusal, sent: string | undefined) => Effect.Effect<boolean, AuthorizationError>
   /** The most attempts one request may take. */
   readonly maxAttempts: number
 }
@@ -211,6 +233,21 @@ export const make = (
     let scopesAsked: ReadonlyArray<string> = []
     /** The access token the last refresh gave: refused again, it means authorizing anew. */
     let refreshedToken: string | undefined
+    /** DPoP: the session's key (made when first needed) and the servers' latest nonces. */
+    let dpopKey: DpopKey | undefined
+    let tokenEndpointNonce: string | undefined
+    let resourceNonce: string | undefined
+    const usesDpop = (metadata: AuthorizationServerMetadata) =>
+      options.dpop !== false && metadata.dpop_signing_alg_values_supported?.includes("ES256") === true
+    const keyForDpop = Effect.suspend(() =>
+      dpopKey === undefined
+        ? Effect.tap(makeDpopKey, (key) =>
+            Effect.sync(() => {
+              dpopKey = key
+            })
+          )
+        : Effect.succeed(dpopKey)
+    )
 
     const current: Effect.Effect<Option.Option<{ key: TokenKey; tokens: StoredTokens }>> = Effect.suspend(() => {
       if (active !== undefined) {
@@ -386,13 +423,24 @@ export const make = (
         const endpoint = discovered.metadata.token_endpoint
         if (endpoint === undefined) return yield* failed(step, `${discovered.issuer} has no token endpoint`)
         yield* ensureSecure("token endpoint", endpoint)
+        const key = usesDpop(discovered.metadata) ? yield* keyForDpop : undefined
         return yield* post(
           requester,
           step,
           endpoint,
           { form: form({ ...fields, resource: discovered.resource, ...authentication.fields }) },
           TokenResponse,
-          authentication.headers
+          authentication.headers,
+          key === undefined
+            ? undefined
+            : {
+                proof: (nonce) =>
+                  dpopProof(key, { method: "POST", url: endpoint, ...(nonce === undefined ? {} : { nonce }) }),
+                nonce: () => tokenEndpointNonce,
+                setNonce: (nonce) => {
+                  tokenEndpointNonce = nonce
+                }
+              }
         )
       })
 
@@ -632,34 +680,63 @@ export const make = (
     const expired = (tokens: StoredTokens, now: number) =>
       tokens.expires_at !== undefined && tokens.expires_at - EXPIRY_SKEW_MS <= now
 
-    const authorization = (url: string) =>
+    /** The headers that present `tokens`: a DPoP-bound token with a fresh proof, else a bearer token. */
+    const present = (tokens: StoredTokens, method: string, url: string): Effect.Effect<Option.Option<Credentials>> => {
+      if (tokens.token_type.toLowerCase() !== "dpop")
+        return Effect.succeed(
+          Option.some({ accessToken: tokens.access_token, headers: { authorization: `Bearer ${tokens.access_token}` } })
+        )
+      // A DPoP-bound token is useless without the key it is bound to (a token stored by another run).
+      const key = dpopKey
+      if (key === undefined) return Effect.succeed(Option.none())
+      return Effect.map(
+        dpopProof(key, {
+          method,
+          url,
+          accessToken: tokens.access_token,
+          ...(resourceNonce === undefined ? {} : { nonce: resourceNonce })
+        }),
+        (proof) =>
+          Option.some({
+            accessToken: tokens.access_token,
+            headers: { authorization: `DPoP ${tokens.access_token}`, dpop: proof }
+          })
+      )
+    }
+
+    const credentials = (method: string, url: string) =>
       Effect.gen(function* () {
-        if (new URL(url).origin !== origin) return Option.none<string>()
+        if (new URL(url).origin !== origin) return Option.none<Credentials>()
         const found = yield* current
-        if (Option.isNone(found)) return Option.none<string>()
+        if (Option.isNone(found)) return Option.none<Credentials>()
         const { key, tokens } = found.value
-        if (!expired(tokens, yield* Clock.currentTimeMillis)) return Option.some(`Bearer ${tokens.access_token}`)
+        if (!expired(tokens, yield* Clock.currentTimeMillis)) return yield* present(tokens, method, url)
         // Refreshed once, under the lock: concurrent requests wait for it and take its result.
-        return yield* lock.withPermits(1)(
+        const fresh = yield* lock.withPermits(1)(
           Effect.gen(function* () {
             const latest = yield* store.tokens(key)
-            if (Option.isNone(latest)) return Option.none<string>()
+            if (Option.isNone(latest)) return Option.none<StoredTokens>()
             if (!expired(latest.value, yield* Clock.currentTimeMillis) || (yield* refresh(key, latest.value)))
-              return Option.map(yield* store.tokens(key), (fresh) => `Bearer ${fresh.access_token}`)
-            return Option.none<string>()
+              return yield* store.tokens(key)
+            return Option.none<StoredTokens>()
           })
         )
+        return Option.isNone(fresh) ? Option.none<Credentials>() : yield* present(fresh.value, method, url)
       })
 
-    const challenged = (status: number, header: string | undefined, sent: string | undefined) =>
+    const challenged = (refusal: Refusal, sent: string | undefined) =>
       lock.withPermits(1)(
         Effect.gen(function* () {
           const found = yield* current
           // Someone else already replaced the token this request was sent with: just retry.
-          if (Option.isSome(found) && sent !== undefined && sent !== `Bearer ${found.value.tokens.access_token}`)
+          if (Option.isSome(found) && sent !== undefined && sent !== found.value.tokens.access_token) return true
+          const challenge = Challenge.bearer(refusal.wwwAuthenticate)
+          // RFC 9449 §9: the resource server wants its nonce in the proof; the token is fine.
+          if (challenge?.error === "use_dpop_nonce" && refusal.dpopNonce !== undefined && sent !== undefined) {
+            resourceNonce = refusal.dpopNonce
             return true
-          const challenge = Challenge.bearer(header)
-          if (status === 403) {
+          }
+          if (refusal.status === 403) {
             if (challenge?.error !== "insufficient_scope") return false
             yield* authorize(challenge)
             return true
@@ -667,7 +744,7 @@ export const make = (
           if (
             Option.isSome(found) &&
             sent !== undefined &&
-            sent !== `Bearer ${refreshedToken}` &&
+            sent !== refreshedToken &&
             (yield* refresh(found.value.key, found.value.tokens))
           )
             return true
@@ -676,5 +753,5 @@ export const make = (
         })
       )
 
-    return { authorization, challenged, maxAttempts: options.maxAttempts ?? 3 }
+    return { credentials, challenged, maxAttempts: options.maxAttempts ?? 3 }
   })

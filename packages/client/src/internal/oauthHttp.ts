@@ -125,9 +125,18 @@ export const firstDocument = <A, I>(
 export const form = (fields: { readonly [name: string]: string | undefined }): Record<string, string> =>
   Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined))
 
+/** DPoP at a token endpoint: a proof per attempt, and the server's nonce kept between requests (RFC 9449 §8). */
+export interface DpopAtEndpoint {
+  readonly proof: (nonce: string | undefined) => Effect.Effect<string>
+  readonly nonce: () => string | undefined
+  readonly setNonce: (nonce: string) => void
+}
+
 /**
  * POSTs to an OAuth endpoint (a form, or JSON for registration) and decodes a 2xx answer;
- * an error answer becomes a failure carrying the OAuth error code and description.
+ * an error answer becomes a failure carrying the OAuth error code and description. With
+ * `dpop`, each attempt carries a fresh proof, and a `use_dpop_nonce` answer is retried once
+ * with the nonce the server sent.
  */
 export const post = <A, I>(
   requester: Requester,
@@ -135,43 +144,44 @@ export const post = <A, I>(
   url: string,
   body: { readonly form: Record<string, string> } | { readonly json: unknown },
   schema: Schema.Schema<A, I>,
-  headers: Record<string, string> = {}
+  headers: Record<string, string> = {},
+  dpop?: DpopAtEndpoint
 ): Effect.Effect<A, AuthorizationError> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const base = HttpClientRequest.post(url).pipe(
-        HttpClientRequest.setHeaders({ accept: "application/json", ...headers })
-      )
-      const request =
-        "form" in body
-          ? HttpClientRequest.bodyUrlParams(base, body.form)
-          : HttpClientRequest.bodyText(base, JSON.stringify(body.json), "application/json")
-      const response = yield* execute(requester, step, request)
-      const text = yield* bodyOf(requester, step, url, response)
-      if (response.status < 200 || response.status >= 300) {
-        const error = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(ErrorResponse))(text))
-        return yield* fail(
-          requester,
-          step,
-          error === undefined
-            ? `${url} answered ${response.status}`
-            : `${url} answered ${response.status} ${error.error}${error.error_description === undefined ? "" : `: ${error.error_description}`}`,
-          error === undefined ? {} : { oauthError: error.error }
+      for (let attempt = 0; ; attempt++) {
+        const proof = dpop === undefined ? undefined : yield* dpop.proof(dpop.nonce())
+        const base = HttpClientRequest.post(url).pipe(
+          HttpClientRequest.setHeaders({
+            accept: "application/json",
+            ...headers,
+            ...(proof === undefined ? {} : { dpop: proof })
+          })
+        )
+        const request =
+          "form" in body
+            ? HttpClientRequest.bodyUrlParams(base, body.form)
+            : HttpClientRequest.bodyText(base, JSON.stringify(body.json), "application/json")
+        const response = yield* execute(requester, step, request)
+        const nonce = response.headers["dpop-nonce"]
+        if (dpop !== undefined && nonce !== undefined && nonce !== "") dpop.setNonce(nonce)
+        const text = yield* bodyOf(requester, step, url, response)
+        if (response.status < 200 || response.status >= 300) {
+          const error = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(ErrorResponse))(text))
+          if (dpop !== undefined && attempt === 0 && error?.error === "use_dpop_nonce" && nonce !== undefined) continue
+          return yield* fail(
+            requester,
+            step,
+            error === undefined
+              ? `${url} answered ${response.status}`
+              : `${url} answered ${response.status} ${error.error}${error.error_description === undefined ? "" : `: ${error.error_description}`}`,
+            error === undefined ? {} : { oauthError: error.error }
+          )
+        }
+        const json = yield* parseJson(requester, step, url, text)
+        return yield* Schema.decodeUnknown(schema)(json).pipe(
+          Effect.mapError((cause) => fail(requester, step, `${url} answered with an unexpected document`, { cause }))
         )
       }
-      const json = yield* parseJson(requester, step, url, text)
-      return yield* Schema.decodeUnknown(schema)(json).pipe(
-        Effect.mapError((cause) => fail(requester, step, `${url} answered with an unexpected document`, { cause }))
-      )
     })
   )
-
-/** A client without redirect following by anyone but {@link getDocument}. */
-export const requester = (client: HttpClient.HttpClient, server: string, limits: Limits): Requester => ({
-  client,
-  server,
-  limits
-})
-
-/** `HttpClient` is re-exported for the flow's signature only. */
-export type Client = HttpClient.HttpClient
