@@ -37,7 +37,8 @@ import {
   es256KeyPair,
   type ResourceServerOptions,
   resourceServer,
-  TokenRegistry
+  TokenRegistry,
+  verifyDpopProof
 } from "./support/authServers.js"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
@@ -303,6 +304,33 @@ describe("OAuth: the flow", () => {
         expect(new URLSearchParams(bearer?.body).get("assertion")).toBe("jag-for-user-id-token")
         expect(bearer?.headers.authorization).toMatch(/^Basic /)
       })
+  )
+
+  it.scopedLive("DPoP: proofs at the token endpoint and on each request, both servers' nonces honoured", () =>
+    Effect.gen(function* () {
+      const { authorization, resource, url } = yield* world({ dpop: { nonce: "as-nonce" } }, { dpopNonce: "rs-nonce" })
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const client = yield* connect(url)
+          yield* client.tools
+          yield* client.callTool("secret")
+        })
+      )
+      const tokenRequests = authorization.seen.filter((entry) => entry.path === "/token")
+      // The first proof has no nonce and is refused; the retry carries the server's.
+      expect(tokenRequests).toHaveLength(2)
+      const accepted = yield* Effect.promise(() => verifyDpopProof(tokenRequests[1]?.headers.dpop as string))
+      expect(accepted.ok && accepted.claims.nonce).toBe("as-nonce")
+      const presented = resource.seen.filter((entry) => entry.headers.authorization?.startsWith("DPoP ") === true)
+      expect(presented.length).toBeGreaterThanOrEqual(3)
+      expect(bearerRequests(resource.seen)).toStrictEqual([])
+      const proofs = presented.map((entry) => String(entry.headers.dpop))
+      expect(new Set(proofs).size).toBe(proofs.length)
+      const last = yield* Effect.promise(() => verifyDpopProof(proofs.at(-1)))
+      expect(last.ok && last.claims.nonce).toBe("rs-nonce")
+      // The MCP server's nonce did not cost a second authorization.
+      expect(authorization.seen.filter((entry) => entry.path === "/authorize")).toHaveLength(1)
+    })
   )
 
   it.scopedLive("a 2025-03-26 server without any metadata: its origin's default endpoints", () =>

@@ -31,19 +31,17 @@ export const authorize = (raw: HttpClient.HttpClient, session: OAuthSession): Ht
         wwwAuthenticate: response.headers["www-authenticate"],
         dpopNonce: response.headers["dpop-nonce"]
       }
-      const retry = yield* session
-        .challenged(refusal, credentials?.accessToken)
-        .pipe(
-          Effect.mapError(
-            (error) =>
-              new HttpClientError.RequestError({
-                request,
-                reason: "Transport",
-                cause: error,
-                description: error.message
-              })
-          )
+      const retry = yield* session.challenged(refusal, credentials?.accessToken).pipe(
+        Effect.mapError(
+          (error) =>
+            new HttpClientError.RequestError({
+              request,
+              reason: "Transport",
+              cause: error,
+              description: error.message
+            })
         )
+      )
       return retry ? yield* attempt(request, n + 1) : response
     })
   return HttpClient.transform(raw, (_unauthorized, request) => attempt(request, 1))

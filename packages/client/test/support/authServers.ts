@@ -75,7 +75,10 @@ const sendJson = (response: ServerResponse, status: number, body: unknown, heade
 
 /** Tokens issued by authorization servers, shared with the MCP server that checks them. */
 export class TokenRegistry {
-  readonly tokens = new Map<string, { readonly scopes: ReadonlyArray<string>; readonly issuer: string }>()
+  readonly tokens = new Map<
+    string,
+    { readonly scopes: ReadonlyArray<string>; readonly issuer: string; readonly boundTo?: string }
+  >()
 }
 
 /** How the authorization server behaves. */
@@ -111,6 +114,42 @@ export interface AuthorizationServerOptions {
   readonly noMetadata?: boolean
   /** Also serves a protected MCP endpoint at /mcp on the same origin (a 2025-03-26 server). */
   readonly servesMcp?: boolean
+  /** Offers DPoP (ES256) and binds tokens to the proof's key; with a nonce, demands it first. */
+  readonly dpop?: { readonly nonce?: string }
+}
+
+/** The claims of a DPoP proof whose signature verifies with the key in its own header, or a reason it is not one. */
+export const verifyDpopProof = async (
+  proof: string | undefined
+): Promise<
+  | { readonly ok: true; readonly jwk: string; readonly claims: { readonly [name: string]: unknown } }
+  | { readonly ok: false; readonly reason: string }
+> => {
+  if (proof === undefined) return { ok: false, reason: "no proof" }
+  const [header, payload, signature] = proof.split(".")
+  const parsed = JSON.parse(Buffer.from(header ?? "", "base64url").toString("utf8")) as {
+    typ?: string
+    alg?: string
+    jwk?: webcrypto.JsonWebKey
+  }
+  if (parsed.typ !== "dpop+jwt" || parsed.alg !== "ES256" || parsed.jwk === undefined)
+    return { ok: false, reason: "bad header" }
+  if ("d" in parsed.jwk) return { ok: false, reason: "private key in the proof" }
+  const key = await webcrypto.subtle.importKey("jwk", parsed.jwk, { name: "ECDSA", namedCurve: "P-256" }, false, [
+    "verify"
+  ])
+  const valid = await webcrypto.subtle.verify(
+    { name: "ECDSA", hash: "SHA-256" },
+    key,
+    Buffer.from(signature ?? "", "base64url"),
+    Buffer.from(`${header}.${payload}`)
+  )
+  if (!valid) return { ok: false, reason: "bad signature" }
+  return {
+    ok: true,
+    jwk: JSON.stringify({ x: parsed.jwk.x, y: parsed.jwk.y }),
+    claims: JSON.parse(Buffer.from(payload ?? "", "base64url").toString("utf8")) as { [name: string]: unknown }
+  }
 }
 
 const base64url = (bytes: Buffer) => bytes.toString("base64").replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
@@ -124,15 +163,15 @@ export const authorizationServer = (registry: TokenRegistry, options: Authorizat
     let issued = 0
     const server = yield* start(async (seen, response, origin) => {
       const issuer = options.issuer?.(origin) ?? origin
-      const issue = (scopes: ReadonlyArray<string>) => {
+      const issue = (scopes: ReadonlyArray<string>, boundTo?: string) => {
         issued += 1
         const token = `at-${issued}-${origin.slice(-5)}`
-        registry.tokens.set(token, { scopes, issuer: origin })
+        registry.tokens.set(token, { scopes, issuer: origin, ...(boundTo === undefined ? {} : { boundTo }) })
         const refresh = options.expiresIn === undefined ? undefined : `rt-${issued}`
         if (refresh !== undefined) refreshTokens.set(refresh, scopes)
         return {
           access_token: token,
-          token_type: "Bearer",
+          token_type: boundTo === undefined ? "Bearer" : "DPoP",
           ...(options.expiresIn === undefined ? {} : { expires_in: options.expiresIn, refresh_token: refresh }),
           scope: scopes.join(" ")
         }
@@ -159,6 +198,7 @@ export const authorizationServer = (registry: TokenRegistry, options: Authorizat
           ...(options.issSupported === undefined
             ? {}
             : { authorization_response_iss_parameter_supported: options.issSupported }),
+          ...(options.dpop === undefined ? {} : { dpop_signing_alg_values_supported: ["ES256"] }),
           ...(options.metadataBytes === undefined ? {} : { padding: "x".repeat(options.metadataBytes) })
         }
         return sendJson(response, 200, metadata)
@@ -197,6 +237,15 @@ export const authorizationServer = (registry: TokenRegistry, options: Authorizat
             error_description: options.tokenError.description
           })
         const form = new URLSearchParams(seen.body)
+        let boundTo: string | undefined
+        if (options.dpop !== undefined) {
+          const proof = await verifyDpopProof(seen.headers.dpop as string | undefined)
+          if (!proof.ok || proof.claims.htm !== "POST" || proof.claims.htu !== `${origin}/token`)
+            return sendJson(response, 400, { error: "invalid_dpop_proof" })
+          if (options.dpop.nonce !== undefined && proof.claims.nonce !== options.dpop.nonce)
+            return sendJson(response, 400, { error: "use_dpop_nonce" }, { "dpop-nonce": options.dpop.nonce })
+          boundTo = proof.jwk
+        }
         const basic = seen.headers.authorization?.startsWith("Basic ")
           ? Buffer.from(seen.headers.authorization.slice(6), "base64")
               .toString("utf8")
@@ -215,7 +264,7 @@ export const authorizationServer = (registry: TokenRegistry, options: Authorizat
             if (clients.has(clientId) && clients.get(clientId) !== secret)
               return sendJson(response, 401, { error: "invalid_client" })
             challenges.delete(form.get("code") ?? "")
-            return sendJson(response, 200, issue(pending.scopes))
+            return sendJson(response, 200, issue(pending.scopes, boundTo))
           }
           case "refresh_token": {
             const scopes = refreshTokens.get(form.get("refresh_token") ?? "")
@@ -291,12 +340,14 @@ export interface ResourceServerOptions {
   /** Only tokens from this issuer origin are accepted (default: any the registry knows). */
   readonly acceptIssuer?: () => string | undefined
   readonly scopesSupported?: ReadonlyArray<string>
+  /** Demands this DPoP nonce in proofs (answering use_dpop_nonce until it comes). */
+  readonly dpopNonce?: string
 }
 
 /** Answers MCP requests (and its metadata) wanting bearer tokens from `registry`. */
 const resourceHandler =
   (registry: TokenRegistry, options: ResourceServerOptions) =>
-  (seen: Seen, response: ServerResponse, origin: string): unknown => {
+  async (seen: Seen, response: ServerResponse, origin: string): Promise<unknown> => {
     const metadataUrl = `${origin}/.well-known/oauth-protected-resource/mcp`
     if (
       seen.method === "GET" &&
@@ -312,8 +363,33 @@ const resourceHandler =
     if (seen.method !== "POST") return sendJson(response, 405, { error: "method_not_allowed" })
     const message = JSON.parse(seen.body) as { id?: number; method: string }
     const needed = options.scopesFor?.(message.method) ?? []
-    const header = seen.headers.authorization
-    const token = header?.startsWith("Bearer ") === true ? registry.tokens.get(header.slice(7)) : undefined
+    const header = seen.headers.authorization ?? ""
+    const [scheme = "", value = ""] = header.split(" ")
+    const presented = registry.tokens.get(value)
+    let token = scheme === "Bearer" && presented?.boundTo === undefined ? presented : undefined
+    if (scheme === "DPoP" && presented?.boundTo !== undefined) {
+      const proof = await verifyDpopProof(seen.headers.dpop as string | undefined)
+      const ath = createHash("sha256").update(value).digest("base64url")
+      if (
+        proof.ok &&
+        proof.jwk === presented.boundTo &&
+        proof.claims.htm === "POST" &&
+        proof.claims.htu === `${origin}/mcp` &&
+        proof.claims.ath === ath
+      ) {
+        if (options.dpopNonce !== undefined && proof.claims.nonce !== options.dpopNonce)
+          return sendJson(
+            response,
+            401,
+            { error: "use_dpop_nonce" },
+            {
+              "www-authenticate": 'DPoP error="use_dpop_nonce"',
+              "dpop-nonce": options.dpopNonce
+            }
+          )
+        token = presented
+      }
+    }
     const acceptable = options.acceptIssuer?.()
     const pointer = options.noMetadata === true ? "" : ` resource_metadata="${metadataUrl}"`
     if (token === undefined || (acceptable !== undefined && token.issuer !== acceptable))
