@@ -3,8 +3,10 @@
  * Runs the official MCP conformance suite (client side) against the built `effect-mcp`
  * binary, with Node 24 from this folder's own install (never on the workspace's PATH).
  * Installs this folder with `npm ci` when needed, runs `--suite all` with the expected
- * failures, then reads every scenario's checks.json and prints scenario → verdict. Exits
- * non-zero when the runner does, or when a scenario that must pass recorded no checks.
+ * failures, then reads every scenario's checks.json and prints scenario → verdict; then runs
+ * the official scoring for 2025-11-25 (`--requirements 2025-11-25`, which exits 0 only when
+ * every scenario that revision requires passes). Exits non-zero when either run does, or when
+ * a scenario that must pass recorded no checks.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
@@ -82,4 +84,30 @@ console.log(
     .filter((line) => line.startsWith("Total"))
     .join("\n")
 )
-process.exit(run.status !== 0 ? (run.status ?? 1) : missing.length > 0 ? 1 : 0)
+
+const scored = spawnSync(
+  node24,
+  [
+    runner,
+    "client",
+    "--command",
+    `exec "${process.execPath}" "${cli}" conformance`,
+    "--requirements",
+    "2025-11-25",
+    "--timeout",
+    "120000",
+    "-o",
+    join(output, "requirements-2025-11-25")
+  ],
+  { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
+)
+if (scored.status !== 0) process.stdout.write(scored.stdout + scored.stderr)
+const plain = (text) => text.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+const scoredTotal = plain(scored.stdout + scored.stderr)
+  .split("\n")
+  .filter((line) => line.startsWith("Total"))
+  .join(" ")
+console.log(
+  `official scoring, --requirements 2025-11-25: ${scored.status === 0 ? "conformant" : "NOT conformant"} (${scoredTotal})`
+)
+process.exit(run.status !== 0 ? (run.status ?? 1) : scored.status !== 0 ? (scored.status ?? 1) : missing.length > 0 ? 1 : 0)

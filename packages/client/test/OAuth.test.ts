@@ -397,6 +397,16 @@ describe("OAuth: hostile servers", () => {
     })
   )
 
+  it.scopedLive("metadata that never comes is an error after the time limit, not a hang", () =>
+    Effect.gen(function* () {
+      const { url } = yield* world({ metadataHangs: true })
+      const exit = yield* Effect.scoped(
+        Effect.flatMap(connect(url, { requestTimeout: "300 millis" }), (client) => client.tools)
+      ).pipe(Effect.exit)
+      expect(failureText(exit)).toContain("took longer than 300ms")
+    }).pipe(noFibersLeft)
+  )
+
   it.scopedLive("protected resource metadata for another resource is refused before authorization", () =>
     Effect.gen(function* () {
       const { text, seen } = yield* refused({}, { resource: () => "https://evil.example.com/mcp" })

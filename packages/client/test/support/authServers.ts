@@ -89,6 +89,8 @@ export interface AuthorizationServerOptions {
   readonly pkce?: ReadonlyArray<string> | null
   /** Redirects the metadata request here instead of answering. */
   readonly metadataRedirect?: string
+  /** Never answers the metadata request (a server that hangs). */
+  readonly metadataHangs?: boolean
   /** Pads the metadata document to this many bytes. */
   readonly metadataBytes?: number
   /** Whether dynamic registration is offered. Default: true. */
@@ -181,6 +183,7 @@ export const authorizationServer = (registry: TokenRegistry, options: Authorizat
         seen.path.startsWith("/.well-known/oauth-authorization-server") &&
         options.noMetadata !== true
       ) {
+        if (options.metadataHangs === true) return
         if (options.metadataRedirect !== undefined) {
           response.writeHead(302, { location: options.metadataRedirect })
           return response.end()
