@@ -110,4 +110,6 @@ const scoredTotal = plain(scored.stdout + scored.stderr)
 console.log(
   `official scoring, --requirements 2025-11-25: ${scored.status === 0 ? "conformant" : "NOT conformant"} (${scoredTotal})`
 )
-process.exit(run.status !== 0 ? (run.status ?? 1) : scored.status !== 0 ? (scored.status ?? 1) : missing.length > 0 ? 1 : 0)
+process.exit(
+  run.status !== 0 ? (run.status ?? 1) : scored.status !== 0 ? (scored.status ?? 1) : missing.length > 0 ? 1 : 0
+)
