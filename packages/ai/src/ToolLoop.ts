@@ -198,7 +198,7 @@ const turn = (
       ]
       prompt = Prompt.merge(prompt, Prompt.fromResponseParts([...parts, ...results]))
     }
-  })
+  }).pipe(Effect.withSpan("ToolLoop.turn"))
 
 /** A turn as a stream of events, ending with `Done` (or `Error`, when the model fails). */
 export const stream = (

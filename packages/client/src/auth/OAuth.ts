@@ -27,10 +27,11 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { firstDocument, form, type Limits, post, type Requester } from "../internal/oauthHttp.js"
+import { form, type Limits, post, type Requester } from "../internal/oauthHttp.js"
 import { AuthorizationError, type AuthStep } from "./AuthError.js"
 import { Authorizer } from "./Authorizer.js"
 import * as Challenge from "./Challenge.js"
+import { clientAuthentication, registrationAuthMethod } from "./ClientAuthentication.js"
 import {
   challengeS256,
   type DpopKey,
@@ -40,19 +41,8 @@ import {
   type SigningAlgorithm,
   signJwt
 } from "./Crypto.js"
-import {
-  type AuthorizationServerMetadata,
-  authorizationServerMetadataUrls,
-  canonicalResource,
-  isSecure,
-  ProtectedResourceMetadata,
-  RegistrationResponse,
-  resourceCovers,
-  resourceMetadataUrls,
-  AuthorizationServerMetadata as ServerMetadataSchema,
-  sameIssuer,
-  TokenResponse
-} from "./Metadata.js"
+import * as Discovery from "./Discovery.js"
+import { type AuthorizationServerMetadata, RegistrationResponse, sameIssuer, TokenResponse } from "./Metadata.js"
 import {
   makeMemory,
   type StoredClient,
@@ -162,47 +152,8 @@ export interface OAuthSession {
   readonly maxAttempts: number
 }
 
-/** Where to authorize, as discovered. */
-interface Discovered {
-  readonly issuer: string
-  readonly resource: string
-  readonly metadata: AuthorizationServerMetadata
-  readonly resourceScopes: ReadonlyArray<string> | undefined
-}
-
 const DEFAULT_LIMITS = { maxBytes: 256 * 1024, timeout: Duration.seconds(15) }
 const EXPIRY_SKEW_MS = 30_000
-
-const basic = (id: string, secret: string) => `Basic ${btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`)}`
-
-/** How a client authenticates at the token endpoint: its own choice, else the best the server offers. */
-const authMethodOf = (client: StoredClient, metadata: AuthorizationServerMetadata): string => {
-  if (client.token_endpoint_auth_method !== undefined) return client.token_endpoint_auth_method
-  if (client.client_secret === undefined) return "none"
-  const supported = metadata.token_endpoint_auth_methods_supported ?? ["client_secret_basic"]
-  if (supported.includes("client_secret_basic")) return "client_secret_basic"
-  if (supported.includes("client_secret_post")) return "client_secret_post"
-  return "client_secret_basic"
-}
-
-/** The headers and form fields that authenticate `client`. */
-const clientAuthentication = (client: StoredClient, metadata: AuthorizationServerMetadata) => {
-  const method = authMethodOf(client, metadata)
-  if (method === "client_secret_basic" && client.client_secret !== undefined)
-    return { headers: { authorization: basic(client.client_id, client.client_secret) }, fields: {} }
-  if (method === "client_secret_post" && client.client_secret !== undefined)
-    return { headers: {}, fields: { client_id: client.client_id, client_secret: client.client_secret } }
-  return { headers: {}, fields: { client_id: client.client_id } }
-}
-
-/** What a registering client asks for: a public client when the server allows one. */
-const registrationAuthMethod = (metadata: AuthorizationServerMetadata): string => {
-  const supported = metadata.token_endpoint_auth_methods_supported ?? ["client_secret_basic"]
-  if (supported.includes("none")) return "none"
-  if (supported.includes("client_secret_basic")) return "client_secret_basic"
-  if (supported.includes("client_secret_post")) return "client_secret_post"
-  return "none"
-}
 
 const union = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => [...new Set([...a, ...b])]
 
@@ -229,7 +180,7 @@ export const make = (
       new AuthorizationError({ server, step, reason, ...extra })
 
     /** The key of the tokens in use, once known. */
-    let active: { key: TokenKey; discovered: Discovered | undefined } | undefined
+    let active: { key: TokenKey; discovered: Discovery.Discovered | undefined } | undefined
     let scopesAsked: ReadonlyArray<string> = []
     /** The access token the last refresh gave: refused again, it means authorizing anew. */
     let refreshedToken: string | undefined
@@ -266,86 +217,16 @@ export const make = (
       )
     })
 
-    // ---- discovery -------------------------------------------------------------------------
-
-    const ensureSecure = (what: string, url: string | undefined) =>
-      url === undefined || isSecure(url)
-        ? Effect.void
-        : Effect.fail(failed("policy", `the ${what} ${url} is neither HTTPS nor on this machine; refused`))
-
-    const discover = (
-      challenge: Challenge.Challenge["params"] | undefined
-    ): Effect.Effect<Discovered, AuthorizationError> =>
-      Effect.gen(function* () {
-        const metadataUrl = challenge?.resource_metadata
-        const prm = yield* firstDocument(
-          requester,
-          "discovery",
-          metadataUrl === undefined ? resourceMetadataUrls(serverUrl) : [metadataUrl],
-          ProtectedResourceMetadata
-        )
-        if (Option.isSome(prm)) {
-          const document = prm.value.document
-          if (!resourceCovers(document.resource, serverUrl))
-            return yield* failed(
-              "policy",
-              `the protected resource metadata is for ${document.resource}, not for ${canonicalResource(serverUrl)}`
-            )
-          const issuer = document.authorization_servers?.[0]
-          if (issuer === undefined) return yield* failed("discovery", `${prm.value.url} names no authorization server`)
-          yield* ensureSecure("authorization server", issuer)
-          const found = yield* firstDocument(
-            requester,
-            "discovery",
-            authorizationServerMetadataUrls(issuer),
-            ServerMetadataSchema
-          )
-          if (Option.isNone(found))
-            return yield* failed("discovery", `no authorization server metadata was found for ${issuer}`)
-          if (!sameIssuer(found.value.document.issuer, issuer))
-            return yield* failed(
-              "policy",
-              `the authorization server metadata at ${found.value.url} names the issuer ${found.value.document.issuer}, not ${issuer}`
-            )
-          return {
-            issuer: found.value.document.issuer,
-            resource: document.resource,
-            metadata: found.value.document,
-            resourceScopes: document.scopes_supported
-          }
-        }
-        // 2025-03-26: no protected resource metadata; the server's origin is the authorization server.
-        const legacy = yield* firstDocument(
-          requester,
-          "discovery",
-          [`${origin}/.well-known/oauth-authorization-server`],
-          ServerMetadataSchema
-        )
-        if (Option.isSome(legacy) && !sameIssuer(legacy.value.document.issuer, origin))
-          return yield* failed(
-            "policy",
-            `the authorization server metadata names the issuer ${legacy.value.document.issuer}, not ${origin}`
-          )
-        return {
-          issuer: origin,
-          resource: canonicalResource(serverUrl),
-          metadata: Option.getOrElse(
-            Option.map(legacy, (found) => found.document),
-            (): AuthorizationServerMetadata => ({
-              issuer: origin,
-              authorization_endpoint: `${origin}/authorize`,
-              token_endpoint: `${origin}/token`,
-              registration_endpoint: `${origin}/register`,
-              code_challenge_methods_supported: ["S256"]
-            })
-          ),
-          resourceScopes: undefined
-        }
-      })
+    const ensureSecure = (what: string, url: string | undefined) => Discovery.ensureSecure(server, what, url)
+    const discover = (challenge: Challenge.Challenge["params"] | undefined) =>
+      Discovery.discover(requester, serverUrl, challenge)
 
     // ---- identity ---------------------------------------------------------------------------
 
-    const identify = (discovered: Discovered, redirectUri: string): Effect.Effect<StoredClient, AuthorizationError> =>
+    const identify = (
+      discovered: Discovery.Discovered,
+      redirectUri: string
+    ): Effect.Effect<StoredClient, AuthorizationError> =>
       Effect.gen(function* () {
         const { issuer, metadata } = discovered
         if (options.client !== undefined)
@@ -414,7 +295,7 @@ export const make = (
       })
 
     const tokenRequest = (
-      discovered: Discovered,
+      discovered: Discovery.Discovered,
       step: AuthStep,
       fields: Record<string, string | undefined>,
       authentication: { readonly headers: Record<string, string>; readonly fields: Record<string, string> }
@@ -444,7 +325,7 @@ export const make = (
         )
       })
 
-    const scopesFor = (discovered: Discovered, challenged: ReadonlyArray<string>, withOffline: boolean) => {
+    const scopesFor = (discovered: Discovery.Discovered, challenged: ReadonlyArray<string>, withOffline: boolean) => {
       const base =
         options.scope !== undefined
           ? Challenge.scopes(options.scope)
@@ -460,7 +341,7 @@ export const make = (
       return offline ? [...all, "offline_access"] : all
     }
 
-    const authorizationCode = (discovered: Discovered, scopes: ReadonlyArray<string>) =>
+    const authorizationCode = (discovered: Discovery.Discovered, scopes: ReadonlyArray<string>) =>
       Effect.scoped(
         Effect.gen(function* () {
           const { metadata } = discovered
@@ -531,7 +412,11 @@ export const make = (
         Effect.mapError((reason) => failed("token", `the assertion could not be obtained: ${reason}`))
       )
 
-    const machine = (discovered: Discovered, credentials: MachineCredentials, scopes: ReadonlyArray<string>) =>
+    const machine = (
+      discovered: Discovery.Discovered,
+      credentials: MachineCredentials,
+      scopes: ReadonlyArray<string>
+    ) =>
       Effect.gen(function* () {
         const scope = scopes.length === 0 ? undefined : scopes.join(" ")
         const { metadata } = discovered
@@ -640,7 +525,7 @@ export const make = (
         const key = { issuer: discovered.issuer, resource: discovered.resource }
         yield* save(key, clientId, response)
         active = { key, discovered }
-      })
+      }).pipe(Effect.withSpan("OAuth.authorize", { attributes: { "mcp.server": server } }))
 
     const refresh = (key: TokenKey, tokens: StoredTokens) =>
       Effect.gen(function* () {
