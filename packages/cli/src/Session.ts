@@ -19,7 +19,7 @@ import {
   StdioTransport,
   type TokenStore
 } from "@effect-mcp/client"
-import { ConfigLoader, type Expand, type ServerEntry } from "@effect-mcp/host"
+import { ConfigLoader, type Expand, ServerEntry } from "@effect-mcp/host"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -205,7 +205,8 @@ const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings 
     transport: target.transport,
     headers: target.headers,
     name: chosen.name,
-    ...(auth === undefined ? {} : { auth: auth.options })
+    // The entry's oauth settings, then the command line's.
+    auth: { ...ServerEntry.oauthOptions(target.oauth), ...auth?.options }
   }).pipe(
     Layer.provide(auth === undefined ? Layer.empty : auth.services),
     Layer.provide(NodeHttpClient.layerWithoutAgent),

@@ -167,6 +167,43 @@ describe("variable expansion", () => {
     })
   )
 
+  it.effect(
+    "reads an HTTP entry's oauth settings (Claude Code's clientId, callbackPort accepted) and expands them",
+    () =>
+      Effect.gen(function* () {
+        const entry = only("/p/.mcp.json", {
+          mcpServers: {
+            remote: {
+              type: "http",
+              url: "https://mcp.example/mcp",
+              oauth: {
+                clientId: "registered",
+                clientSecret: "${CLIENT_SECRET}",
+                callbackPort: 8080,
+                scope: "read write"
+              }
+            }
+          }
+        })
+        const resolved = yield* resolve(entry, context({ CLIENT_SECRET: "s3cret" }))
+        expect(resolved).toStrictEqual(
+          Either.right({
+            _tag: "Http",
+            url: "https://mcp.example/mcp",
+            transport: "http",
+            headers: {},
+            oauth: { clientId: "registered", clientSecret: "s3cret", scope: "read write" }
+          })
+        )
+        const broken = Dialects.read(
+          "/p/.mcp.json",
+          { mcpServers: { r: { url: "https://x/mcp", oauth: { clientId: 7 } } } },
+          "/p"
+        )
+        expect(Either.isLeft(broken) && broken.left.message).toContain('field "oauth.clientId"')
+      })
+  )
+
   it.effect("fails on an unset variable without a default, naming the variable, the entry and the file", () =>
     Effect.gen(function* () {
       const entry = only("/p/.mcp.json", { mcpServers: { s: { type: "http", url: "https://x/${MISSING}" } } })

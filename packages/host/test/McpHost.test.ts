@@ -10,13 +10,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { Capabilities, McpError } from "@effect-mcp/client"
+import { Authorizer, Capabilities, McpError, TokenStore } from "@effect-mcp/client"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import { authorizationServer, resourceServer, TokenRegistry } from "../../client/test/support/authServers.js"
 import { noFibersLeft } from "../../client/test/support/fibers.js"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
 import { isAlive, miniServer } from "../../client/test/support/processes.js"
@@ -329,5 +330,47 @@ describe("McpHost", () => {
         )
       )
     })
+  )
+
+  it.scopedLive(
+    "authorizes a protected HTTP server with the entry's oauth settings and the host's authorizer and store",
+    () =>
+      Effect.gen(function* () {
+        const registry = new TokenRegistry()
+        const authorization = yield* authorizationServer(registry, {
+          registration: false,
+          clients: { "host-client": "host-secret" }
+        })
+        const resource = yield* resourceServer(registry, { authorizationServer: () => authorization.origin })
+        yield* Effect.gen(function* () {
+          const host = yield* McpHost.McpHost
+          expect((yield* host.servers).map((info) => info.status._tag)).toStrictEqual(["Ready"])
+          const result = yield* host.callTool("guarded__secret")
+          expect(result.content).toStrictEqual([{ type: "text", text: "the secret" }])
+        }).pipe(
+          Effect.provide(
+            McpHost.layer({
+              servers: [
+                {
+                  name: "guarded",
+                  target: {
+                    _tag: "Http",
+                    url: `${resource.origin}/mcp`,
+                    transport: "http",
+                    headers: {},
+                    oauth: { clientId: "host-client", clientSecret: "host-secret" }
+                  }
+                }
+              ]
+            }).pipe(
+              Layer.provide(Layer.merge(Authorizer.followRedirect(), TokenStore.layerMemory)),
+              Layer.provide(platform)
+            )
+          )
+        )
+        const token = authorization.seen.find((entry) => entry.path === "/token")
+        expect(token?.headers.authorization).toBe(`Basic ${Buffer.from("host-client:host-secret").toString("base64")}`)
+        expect(authorization.seen.some((entry) => entry.path === "/register")).toBe(false)
+      })
   )
 })

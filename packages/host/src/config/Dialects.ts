@@ -10,9 +10,29 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { ConfigError } from "../HostError.js"
-import type { Dialect, Input, ServerEntry, Target } from "./ServerEntry.js"
+import type { Dialect, Input, OAuthSettings, ServerEntry, Target } from "./ServerEntry.js"
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/** The `oauth` object of an HTTP entry (Claude Code writes `clientId`; the rest is ours). */
+const OAuthEntry = Schema.Struct({
+  clientId: Schema.optional(Schema.String),
+  clientSecret: Schema.optional(Schema.String),
+  scope: Schema.optional(Schema.String),
+  clientMetadataUrl: Schema.optional(Schema.String),
+  callbackPort: Schema.optional(Schema.Number)
+})
+
+const oauthOf = (entry: typeof OAuthEntry.Type | undefined): { readonly oauth?: OAuthSettings } => {
+  if (entry === undefined) return {}
+  // callbackPort is accepted and not used: the CLI listens on a free port per authorization.
+  const settings: OAuthSettings = Object.fromEntries(
+    (["clientId", "clientSecret", "scope", "clientMetadataUrl"] as const).flatMap((field) =>
+      entry[field] === undefined ? [] : [[field, entry[field]]]
+    )
+  )
+  return { oauth: settings }
+}
 
 /** An `mcpServers` entry, as all its dialects together write it. */
 const McpServersEntry = Schema.Struct({
@@ -25,7 +45,8 @@ const McpServersEntry = Schema.Struct({
   headers: Schema.optional(StringMap),
   envFile: Schema.optional(Schema.String),
   serverUrl: Schema.optional(Schema.String),
-  httpUrl: Schema.optional(Schema.String)
+  httpUrl: Schema.optional(Schema.String),
+  oauth: Schema.optional(OAuthEntry)
 })
 
 /** Zed's `context_servers` entry: `command` as a string, or the older `{ path, args, env }`. */
@@ -64,7 +85,6 @@ const knownButIgnored = new Set([
   "description",
   "includeTools",
   "excludeTools",
-  "oauth",
   "authProviderType",
   "dev",
   "source",
@@ -151,7 +171,7 @@ const mcpServersTarget = (
   if (url === undefined) return fail("url", "is required (or give a command to run)")
   const transport =
     entry.httpUrl !== undefined || entry.serverUrl !== undefined ? "http" : httpTransport(entry.type, dialect)
-  return Either.right({ _tag: "Http", url, transport, headers: entry.headers ?? {} })
+  return Either.right({ _tag: "Http", url, transport, headers: entry.headers ?? {}, ...oauthOf(entry.oauth) })
 }
 
 const zedTarget = (entry: typeof ZedEntry.Type, file: string, name: string): Either.Either<Target, ConfigError> => {

@@ -139,8 +139,21 @@ export const expandTarget = (entry: ServerEntry, context: ExpandContext): Effect
   if (target._tag === "Http")
     return Effect.all({
       url: value(target.url, "url"),
-      headers: expandMap(target.headers, entry, "headers", context)
-    }).pipe(Effect.map(({ url, headers }) => ({ ...target, url, headers })))
+      headers: expandMap(target.headers, entry, "headers", context),
+      oauth:
+        target.oauth === undefined
+          ? Effect.succeed(undefined)
+          : expandMap(
+              Object.fromEntries(
+                Object.entries(target.oauth).filter((field): field is [string, string] => typeof field[1] === "string")
+              ),
+              entry,
+              "oauth",
+              context
+            )
+    }).pipe(
+      Effect.map(({ url, headers, oauth }) => ({ ...target, url, headers, ...(oauth === undefined ? {} : { oauth }) }))
+    )
   return Effect.all({
     command: value(target.command, "command"),
     args: Effect.forEach(target.args, (arg, index) => value(arg, `args.${index}`)),

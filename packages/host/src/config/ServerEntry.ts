@@ -3,6 +3,7 @@
  * to connect to. An entry remembers its file and dialect; its strings are kept as written
  * until {@link ./Expand} resolves them for use.
  */
+import type { OAuth } from "@effect-mcp/client"
 
 /** The config dialects people already have. */
 export type Dialect =
@@ -25,12 +26,24 @@ export interface StdioTarget {
   readonly envFile?: string
 }
 
+/** How to authorize with a server's OAuth authorization server (the entry's `oauth` object). */
+export interface OAuthSettings {
+  /** A client registered with the authorization server beforehand. */
+  readonly clientId?: string
+  readonly clientSecret?: string
+  /** The scopes to ask for, instead of the server's. */
+  readonly scope?: string
+  /** This client's metadata document URL (Client ID Metadata Documents). */
+  readonly clientMetadataUrl?: string
+}
+
 /** A server reached over HTTP; `auto` tries Streamable HTTP, then legacy SSE. */
 export interface HttpTarget {
   readonly _tag: "Http"
   readonly url: string
   readonly transport: "auto" | "http" | "sse"
   readonly headers: { readonly [name: string]: string }
+  readonly oauth?: OAuthSettings
 }
 
 /** Where to find a server. */
@@ -57,3 +70,17 @@ export interface ServerEntry {
 
 /** The transport a target uses, for listings: `stdio`, `http`, `sse` or `auto`. */
 export const transportOf = (target: Target): string => (target._tag === "Stdio" ? "stdio" : target.transport)
+
+/** The client's OAuth options for an entry's `oauth` settings. */
+export const oauthOptions = (settings: OAuthSettings | undefined): OAuth.OAuthOptions => ({
+  ...(settings?.clientId === undefined
+    ? {}
+    : {
+        client: {
+          clientId: settings.clientId,
+          ...(settings.clientSecret === undefined ? {} : { clientSecret: settings.clientSecret })
+        }
+      }),
+  ...(settings?.scope === undefined ? {} : { scope: settings.scope }),
+  ...(settings?.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: settings.clientMetadataUrl })
+})

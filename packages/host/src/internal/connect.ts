@@ -8,7 +8,7 @@ import { HttpTransport, McpClient, type McpError, StdioTransport, Transport } fr
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import type { Target } from "../config/ServerEntry.js"
+import { oauthOptions, type Target } from "../config/ServerEntry.js"
 
 /** A connected client and, for a stdio server, its process id. */
 export interface Connected {
@@ -41,7 +41,13 @@ export const connect = (
       return { client, pid: process.pid }
     }
     const context = yield* Layer.build(
-      HttpTransport.layer({ url: target.url, transport: target.transport, headers: target.headers, name })
+      HttpTransport.layer({
+        url: target.url,
+        transport: target.transport,
+        headers: target.headers,
+        name,
+        auth: oauthOptions(target.oauth)
+      })
     )
     const client = yield* McpClient.make(clientOptions).pipe(Effect.provide(context))
     return { client, pid: undefined }
