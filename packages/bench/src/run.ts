@@ -1,5 +1,5 @@
 /**
- * The benchmark: effect-mcp, the official SDK v1 client and a raw client against the same
+ * The benchmark: effect-mcp, the official SDK clients (v1 and v2) and a raw client against the same
  * SDK-built server, each measurement in its own process, interleaved (the client order rotates
  * every round), at least 5 rounds. Prints medians per client and, per round, the ratio of
  * effect-mcp to the SDK and to the raw client (the median of those ratios is the claim);
@@ -19,7 +19,7 @@ import type { Figures, WorkloadSpec } from "./workloads.js"
 const here = dirname(fileURLToPath(import.meta.url))
 const serverScript = join(here, "server.js")
 const workerScript = join(here, "worker.js")
-const clients = ["raw", "sdk-v1", "effect-mcp"] as const
+const clients = ["raw", "sdk-v1", "sdk-v2", "effect-mcp"] as const
 type ClientName = (typeof clients)[number]
 
 /** Command-line settings. */
@@ -158,8 +158,8 @@ export const run = async (settings: Settings) => {
   const lines: Array<string> = []
   const rows: Array<Record<string, unknown>> = []
   lines.push(
-    `| workload | metric | raw | SDK v1 | effect-mcp | effect-mcp / SDK v1 | effect-mcp / raw |`,
-    `| --- | --- | ---: | ---: | ---: | ---: | ---: |`
+    `| workload | metric | raw | SDK v1 | SDK v2 | effect-mcp | effect-mcp / SDK v1 | effect-mcp / SDK v2 | effect-mcp / raw |`,
+    `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`
   )
   for (const [label, perClient] of results) {
     for (const metric of perClient.get("effect-mcp")?.keys() ?? []) {
@@ -173,14 +173,16 @@ export const run = async (settings: Settings) => {
         better: lowerIsBetter.has(metric) ? "lower" : "higher",
         raw: median(values("raw")),
         sdk: median(values("sdk-v1")),
+        sdkV2: median(values("sdk-v2")),
         effect: median(values("effect-mcp")),
         ratioToSdk: ratio("sdk-v1"),
+        ratioToSdkV2: ratio("sdk-v2"),
         ratioToRaw: ratio("raw"),
-        rounds: { raw: values("raw"), sdk: values("sdk-v1"), effect: values("effect-mcp") }
+        rounds: { raw: values("raw"), sdk: values("sdk-v1"), sdkV2: values("sdk-v2"), effect: values("effect-mcp") }
       }
       rows.push(row)
       lines.push(
-        `| ${label} | ${metric} ${better} | ${format(row.raw)} | ${format(row.sdk)} | ${format(row.effect)} | ${row.ratioToSdk.toFixed(2)}× | ${row.ratioToRaw.toFixed(2)}× |`
+        `| ${label} | ${metric} ${better} | ${format(row.raw)} | ${format(row.sdk)} | ${format(row.sdkV2)} | ${format(row.effect)} | ${row.ratioToSdk.toFixed(2)}× | ${row.ratioToSdkV2.toFixed(2)}× | ${row.ratioToRaw.toFixed(2)}× |`
       )
     }
   }

@@ -15,6 +15,8 @@ const load = async (): Promise<Client> => {
       return (await import("./clients/effect.js")).client
     case "sdk-v1":
       return (await import("./clients/sdk.js")).client
+    case "sdk-v2":
+      return (await import("./clients/sdkV2.js")).client
     default:
       return (await import("./clients/raw.js")).client
   }
