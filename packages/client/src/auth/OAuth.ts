@@ -200,6 +200,8 @@ export const make = (
         : Effect.succeed(dpopKey)
     )
 
+    /** Whether the store was searched for tokens of an earlier run (once: a server without OAuth costs nothing after). */
+    let storeSearched = false
     const current: Effect.Effect<Option.Option<{ key: TokenKey; tokens: StoredTokens }>> = Effect.suspend(() => {
       if (active !== undefined) {
         const key = active.key
@@ -208,6 +210,8 @@ export const make = (
           Option.map((tokens) => ({ key, tokens }))
         )
       }
+      if (storeSearched) return Effect.succeed(Option.none())
+      storeSearched = true
       return Effect.map(
         store.latest(serverUrl),
         Option.map(({ issuer, resource, tokens }) => {
@@ -591,7 +595,7 @@ export const make = (
 
     const credentials = (method: string, url: string) =>
       Effect.gen(function* () {
-        if (new URL(url).origin !== origin) return Option.none<Credentials>()
+        if (url !== serverUrl && new URL(url).origin !== origin) return Option.none<Credentials>()
         const found = yield* current
         if (Option.isNone(found)) return Option.none<Credentials>()
         const { key, tokens } = found.value
