@@ -19,6 +19,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ToolOutput from "./ToolOutput.js"
@@ -71,6 +72,8 @@ export interface McpToolkitService {
   readonly withHandler: (tools: ReadonlyArray<McpTool>) => AiToolkit
   /** Calls a tool by its model name. Never fails: errors become an error output. */
   readonly call: (modelName: string, params: unknown, options?: CallOptions) => Effect.Effect<ToolOutcome>
+  /** Calls a tool already looked up (from {@link McpToolkitService.tools}). Never fails. */
+  readonly callTool: (tool: McpTool, params: unknown, options?: CallOptions) => Effect.Effect<ToolOutcome>
   /** The tools, each time the host's tool lists or server statuses change. */
   readonly changes: Stream.Stream<ReadonlyArray<McpTool>>
 }
@@ -125,9 +128,6 @@ export type AiToolkit = Toolkit.WithHandler<Record<string, AiTool>>
 export const isDestructive = (tool: McpSchema.Tool): boolean =>
   tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false
 
-const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /** Builds the toolkit over a host. */
 export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = {}): McpToolkitService => {
   const binary = options.binary ?? "omit"
@@ -176,21 +176,25 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
         )
       : host.callTool(entry.hostName, args, call.onProgress === undefined ? {} : { onProgress: call.onProgress })
 
-  const call = (modelName: string, params: unknown, call: CallOptions = {}): Effect.Effect<ToolOutcome> =>
+  const callTool = (entry: McpTool, params: unknown, call: CallOptions = {}): Effect.Effect<ToolOutcome> => {
+    const timeout = Duration.decode(call.timeout ?? defaultTimeout)
+    return run(entry, Predicate.isRecord(params) ? params : {}, call).pipe(
+      Effect.map((result) => ToolOutput.fromResult(result, binary)),
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () => ({ message: `the call did not finish within ${Duration.format(timeout)} and was cancelled` })
+      }),
+      Effect.catchAll((error) => Effect.succeed({ output: ToolOutput.text(error.message), isError: true })),
+      Effect.withSpan("McpToolkit.call", { attributes: { "mcp.tool": entry.hostName, "mcp.server": entry.server } })
+    )
+  }
+
+  const call = (modelName: string, params: unknown, options: CallOptions = {}): Effect.Effect<ToolOutcome> =>
     Effect.flatMap(tools, (current) => {
       const entry = current.find((tool) => tool.modelName === modelName)
-      if (entry === undefined)
-        return Effect.succeed({ output: ToolOutput.text(`unknown tool "${modelName}"`), isError: true })
-      const timeout = Duration.decode(call.timeout ?? defaultTimeout)
-      return run(entry, isObject(params) ? params : {}, call).pipe(
-        Effect.map((result) => ToolOutput.fromResult(result, binary)),
-        Effect.timeoutFail({
-          duration: timeout,
-          onTimeout: () => ({ message: `the call did not finish within ${Duration.format(timeout)} and was cancelled` })
-        }),
-        Effect.catchAll((error) => Effect.succeed({ output: ToolOutput.text(error.message), isError: true })),
-        Effect.withSpan("McpToolkit.call", { attributes: { "mcp.tool": entry.hostName, "mcp.server": entry.server } })
-      )
+      return entry === undefined
+        ? Effect.succeed({ output: ToolOutput.text(`unknown tool "${modelName}"`), isError: true })
+        : callTool(entry, params, options)
     })
 
   const withHandler = (current: ReadonlyArray<McpTool>): AiToolkit => ({
@@ -208,7 +212,7 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
     Stream.mapEffect(() => tools)
   )
 
-  return { tools, toolkit: Effect.map(tools, withHandler), withHandler, call, changes }
+  return { tools, toolkit: Effect.map(tools, withHandler), withHandler, call, callTool, changes }
 }
 
 /** The toolkit over the context's host. */

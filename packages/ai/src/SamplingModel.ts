@@ -15,6 +15,7 @@ import { Capabilities, McpError } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
 import { type AiTool, type AiToolkit, aiToolFor } from "./McpToolkit.js"
 import * as ToolOutput from "./ToolOutput.js"
 
@@ -112,9 +113,6 @@ const stopReason = (reason: Response.FinishReason): string => {
   }
 }
 
-const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /** The model's answer as sampling content: its text, and a tool use for each tool call. */
 export const toResult = (
   response: LanguageModel.GenerateTextResponse<Record<string, AiTool>>,
@@ -124,7 +122,12 @@ export const toResult = (
   const text = response.text
   if (text.length > 0 || response.toolCalls.length === 0) content.push({ type: "text", text })
   for (const call of response.toolCalls)
-    content.push({ type: "tool_use", id: call.id, name: call.name, input: isObject(call.params) ? call.params : {} })
+    content.push({
+      type: "tool_use",
+      id: call.id,
+      name: call.name,
+      input: Predicate.isRecord(call.params) ? call.params : {}
+    })
   return {
     role: "assistant",
     content: content.length === 1 && content[0] !== undefined ? content[0] : content,

@@ -180,13 +180,18 @@ const turn = (
         (call, index) =>
           Effect.gen(function* () {
             yield* emit(TurnEvent.ToolCallStarted({ call }))
+            const callOptions = {
+              ...(options.callTimeout === undefined ? {} : { timeout: options.callTimeout }),
+              onProgress: (progress: McpClient.Progress) =>
+                emit(TurnEvent.ToolProgress({ callId: call.callId, progress }))
+            }
+            // The tool was looked up with this turn's tools; only a name the model invented is looked up again.
             const outcome =
-              consent[index] === true
-                ? yield* toolkit.call(call.name, call.arguments, {
-                    ...(options.callTimeout === undefined ? {} : { timeout: options.callTimeout }),
-                    onProgress: (progress) => emit(TurnEvent.ToolProgress({ callId: call.callId, progress }))
-                  })
-                : failed("the user declined this tool call")
+              consent[index] !== true
+                ? failed("the user declined this tool call")
+                : call.tool === undefined
+                  ? yield* toolkit.call(call.name, call.arguments, callOptions)
+                  : yield* toolkit.callTool(call.tool, call.arguments, callOptions)
             yield* emit(TurnEvent.ToolResult({ call, output: outcome.output, isError: outcome.isError }))
             return outcome
           }),
