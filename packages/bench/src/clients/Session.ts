@@ -24,3 +24,35 @@ export interface Client {
   /** Connects and completes the handshake. */
   readonly connect: (target: Target) => Promise<Session>
 }
+
+/** The total length of the text blocks of a tool result's content. */
+const textLength = (result: unknown): number => {
+  const content = typeof result === "object" && result !== null && "content" in result ? result.content : undefined
+  return Array.isArray(content)
+    ? content.reduce(
+        (sum: number, block: { readonly type?: unknown; readonly text?: unknown }) =>
+          sum + (block.type === "text" && typeof block.text === "string" ? block.text.length : 0),
+        0
+      )
+    : 0
+}
+
+/** A session over an official SDK client (v1 or v2): the workloads as tool calls, with a long timeout. */
+export const sdkSession = (sdk: {
+  readonly listTools: () => Promise<{ readonly tools: ReadonlyArray<unknown> }>
+  readonly callTool: (name: string, args: { readonly [key: string]: unknown }) => Promise<unknown>
+  readonly close: () => Promise<void>
+}): Session => ({
+  list: async () => (await sdk.listTools()).tools.length,
+  echo: async (message) => {
+    await sdk.callTool("echo", { message })
+  },
+  blob: async (kb) => textLength(await sdk.callTool("blob", { kb })),
+  sleep: async (ms) => {
+    await sdk.callTool("sleep", { ms })
+  },
+  close: () => sdk.close()
+})
+
+/** The timeout of every benchmark call through an SDK client. */
+export const SDK_CALL_TIMEOUT_MS = 120_000
