@@ -4,7 +4,7 @@
  * `Roots`) become the client's capabilities. Building the layer performs the handshake;
  * closing its scope ends the session and the connection.
  */
-import { type JsonRpc, McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import { type JsonRpc, type McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -12,33 +12,22 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
-import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
-import * as Schedule from "effect/Schedule"
+import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { clientCapabilities, Elicitation, Roots, Sampling } from "./Capabilities.js"
+import { toRequestOptions } from "./internal/callOptions.js"
 import * as ClientTasks from "./internal/clientTasks.js"
-import { validate } from "./internal/jsonSchema.js"
 import * as Lists from "./internal/lists.js"
 import * as ServerRequests from "./internal/serverRequests.js"
+import * as Session from "./internal/session.js"
 import * as Tasks from "./internal/tasks.js"
-import {
-  CapabilityNotSupported,
-  DecodeError,
-  type InitializeError,
-  InvalidInput,
-  type RequestError,
-  SessionUnavailable,
-  type TaskNotAllowed,
-  type TaskRequired,
-  ToolOutputInvalid,
-  TransportError
-} from "./McpError.js"
-import * as Peer from "./Peer.js"
-import { canMove, SessionState } from "./SessionState.js"
-import { Transport } from "./Transport.js"
+import * as Tools from "./internal/tools.js"
+import type { InitializeError, RequestError, TaskNotAllowed, TaskRequired, ToolOutputInvalid } from "./McpError.js"
+import type * as Peer from "./Peer.js"
+import type { SessionState } from "./SessionState.js"
+import type { Transport } from "./Transport.js"
 
 /** Options of a client. */
 export interface McpClientOptions {
@@ -59,6 +48,11 @@ export interface McpClientOptions {
    * capability; the handler runs as a task the server polls. Off by default.
    */
   readonly clientTasks?: ClientTasks.ClientTaskOptions
+  /**
+   * Check a tool call's arguments against the tool's `inputSchema` before sending it (failing
+   * with `InvalidInput` that names the tool and the JSON pointer). Default: true.
+   */
+  readonly validateToolInput?: boolean
 }
 
 /** Progress reported by the server for one request. */
@@ -78,6 +72,12 @@ export interface CallOptions {
   readonly maxTotalTimeout?: Duration.DurationInput
   /** Asks for progress and receives it. */
   readonly onProgress?: (progress: Progress) => Effect.Effect<void>
+}
+
+/** Options of one tool call. */
+export interface ToolCallOptions extends CallOptions {
+  /** Overrides the client's `validateToolInput` for this call. */
+  readonly validateInput?: boolean
 }
 
 /** An event of {@link McpClientService.callToolStream}: progress, then the result. */
@@ -116,11 +116,15 @@ export interface McpClientService {
   readonly tools: Effect.Effect<ReadonlyArray<McpSchema.Tool>, RequestError>
   /** Every tool, page by page, as the server lists them (not cached). */
   readonly toolsStream: Stream.Stream<McpSchema.Tool, RequestError>
-  /** Calls a tool. With an `outputSchema`, `structuredContent` is checked against it. */
+  /**
+   * Calls a tool. The arguments are checked against its `inputSchema` first (`InvalidInput`,
+   * nothing sent; see `validateToolInput`); with an `outputSchema`, `structuredContent` is
+   * checked against it.
+   */
   readonly callTool: (
     name: string,
     args?: { readonly [key: string]: unknown },
-    options?: CallOptions
+    options?: ToolCallOptions
   ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskRequired>
   /** Calls a tool as a task (2025-11-25): the task as created; fetch its result with {@link McpClientService.taskResult}. */
   readonly callToolAsTask: (
@@ -162,7 +166,7 @@ export interface McpClientService {
   readonly callToolStream: (
     name: string,
     args?: { readonly [key: string]: unknown },
-    options?: Omit<CallOptions, "onProgress">
+    options?: Omit<ToolCallOptions, "onProgress">
   ) => Stream.Stream<ToolCallEvent, RequestError | ToolOutputInvalid | TaskRequired>
   /** Every resource, all pages; cached until the server says the list changed. */
   readonly resources: Effect.Effect<ReadonlyArray<McpSchema.Resource>, RequestError>
@@ -240,267 +244,63 @@ const eventStream = <Event, A, E>(
 
 /**
  * Starts a session over the transport in context: the handshake, then a client. Fails
- * with the handshake's error; the session ends with the scope.
+ * with the handshake's error; the session ends with the scope. This is wiring: the session
+ * (`internal/session.ts`) and each feature (`internal/tools.ts`, `lists.ts`, `tasks.ts`,
+ * `serverRequests.ts`) are modules of their own.
  */
 export const make = (
   options: McpClientOptions = {}
 ): Effect.Effect<McpClientService, InitializeError, Transport | Scope.Scope> =>
   Effect.gen(function* () {
     const name = options.name ?? "mcp"
-    const transport = yield* Transport
-    const state = yield* SubscriptionRef.make<SessionState>(SessionState.Disconnected())
-    // Only legal transitions happen; a refused one (a late failure after closing) changes and
-    // publishes nothing (a SubscriptionRef publishes on every write, so check before writing).
-    const moveLock = yield* Effect.makeSemaphore(1)
-    // `current` mirrors the state for the request path, which reads it on every request.
-    let current: SessionState = SessionState.Disconnected()
-    const move = (next: SessionState) =>
-      moveLock.withPermits(1)(
-        Effect.flatMap(SubscriptionRef.get(state), (now) =>
-          canMove(now, next)
-            ? Effect.zipRight(
-                Effect.sync(() => {
-                  current = next
-                }),
-                SubscriptionRef.set(state, next)
-              )
-            : Effect.void
-        )
-      )
-    yield* move(SessionState.Connecting())
-
-    const peer = yield* Peer.make(transport, { server: name, requestTimeout: options.requestTimeout ?? "60 seconds" })
-    yield* Effect.addFinalizer(() => Effect.zipRight(move(SessionState.Closing()), move(SessionState.Closed())))
-
+    const session = yield* Session.make({
+      server: name,
+      clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      protocolVersion: options.protocolVersion ?? ProtocolVersion.LATEST,
+      requestTimeout: options.requestTimeout ?? "60 seconds",
+      sessionRetries: options.sessionRetries ?? 1
+    })
+    const { peer } = session
     const handlers = {
       sampling: yield* Effect.serviceOption(Sampling),
       elicitation: yield* Effect.serviceOption(Elicitation),
       roots: yield* Effect.serviceOption(Roots)
     }
-    let version: ProtocolVersion.ProtocolVersion = options.protocolVersion ?? ProtocolVersion.LATEST
-
-    const callOptions = (call: CallOptions | undefined): Peer.RequestOptions => {
-      if (call === undefined) return {}
-      const onProgress = call.onProgress
-      return {
-        ...(call.timeout === undefined ? {} : { timeout: call.timeout }),
-        ...(call.resetTimeoutOnProgress === undefined ? {} : { resetTimeoutOnProgress: call.resetTimeoutOnProgress }),
-        ...(call.maxTotalTimeout === undefined ? {} : { maxTotalTimeout: call.maxTotalTimeout }),
-        ...(onProgress === undefined
-          ? {}
-          : {
-              onProgress: (raw: Peer.WireObject) => {
-                const decoded = Methods.decodeNotificationParams("notifications/progress", raw)
-                if (Either.isLeft(decoded)) return Effect.void
-                const { progress, total, message } = decoded.right
-                return onProgress({
-                  progress,
-                  ...(total === undefined ? {} : { total }),
-                  ...(message === undefined ? {} : { message })
-                })
-              }
-            })
-      }
-    }
-
-    const encodeParams = <M extends Methods.RequestMethodName>(
-      method: M,
-      params: Methods.RequestParamsOf<M> | undefined
-    ): Either.Either<Peer.WireObject | undefined, InvalidInput | Revision.UnrepresentableMessage> => {
-      if (params === undefined) return Revision.requestParams(version, method, undefined)
-      const encoded = Methods.encodeRequestParams(method, params)
-      if (Either.isLeft(encoded)) {
-        return Either.left(
-          new InvalidInput({ server: name, method, reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left) })
-        )
-      }
-      if (!McpSchema.isJsonObject(encoded.right)) {
-        return Either.left(new InvalidInput({ server: name, method, reason: "params must be an object" }))
-      }
-      return Revision.requestParams(version, method, encoded.right)
-    }
-
-    // The hot path: no generator, one effect for the wire and one step to decode.
-    const sendRaw = <M extends Methods.RequestMethodName>(
-      method: M,
-      params: Methods.RequestParamsOf<M> | undefined,
-      options?: Peer.RequestOptions
-    ): Effect.Effect<Peer.WireObject, RequestError> =>
-      Effect.suspend((): Effect.Effect<Peer.WireObject, RequestError> => {
-        const wire = encodeParams(method, params)
-        return Either.isLeft(wire) ? Effect.fail(wire.left) : peer.request(method, wire.right, options)
-      })
-    const send = <M extends Methods.RequestMethodName>(
-      method: M,
-      params: Methods.RequestParamsOf<M> | undefined,
-      options?: Peer.RequestOptions
-    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
-      Effect.flatMap(sendRaw(method, params, options), (raw) => {
-        const decoded = Methods.decodeResult(method, raw)
-        return Either.isLeft(decoded)
-          ? Effect.fail(
-              new DecodeError({ server: name, method, issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left) })
-            )
-          : Effect.succeed(decoded.right)
-      })
-
     // Server-to-client requests, for the capabilities the provided handlers declare. Registered
     // before the handshake: a server may ask as soon as it has seen notifications/initialized.
     const clientTasks =
       options.clientTasks === undefined ? undefined : yield* ClientTasks.make(peer, options.clientTasks)
-    yield* ServerRequests.register(
-      {
-        server: name,
-        peer,
-        version: () => version,
-        rootsChanged: Effect.suspend(() => Effect.ignore(notify("notifications/roots/list_changed", undefined))),
-        ...(clientTasks === undefined ? {} : { tasks: clientTasks })
-      },
-      handlers
-    )
-
-    // The handshake. Nothing else goes out before it completes.
-    const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
-    const handshake = send(
-      "initialize",
-      { protocolVersion: version, capabilities: clientCapabilities(handlers, clientTasks !== undefined), clientInfo },
-      { cancellable: false }
-    ).pipe(
-      Effect.flatMap((result) =>
-        Either.map(ProtocolVersion.negotiate(version, result.protocolVersion), (negotiated) => ({ result, negotiated }))
-      ),
-      Effect.tap(({ negotiated }) =>
-        Effect.gen(function* () {
-          version = negotiated
-          yield* transport.setProtocolVersion(negotiated)
-          yield* peer.notify("notifications/initialized")
-        })
-      )
-    )
-    yield* move(SessionState.Initializing())
-    const init = yield* handshake.pipe(Effect.tapError((cause) => move(SessionState.Failed({ cause }))))
-    const serverCapabilities = init.result.capabilities
-    yield* move(SessionState.Ready({ version, serverInfo: init.result.serverInfo }))
-
-    // An HTTP server that forgot the session: initialize again (once for all requests that
-    // noticed), then retry the request.
-    const sessionRetries = options.sessionRetries ?? 1
-    const reinitLock = yield* Effect.makeSemaphore(1)
-    let sessionGeneration = 0
-    const reinitialize = (seen: number): Effect.Effect<void, RequestError> =>
-      reinitLock
-        .withPermits(1)(
-          Effect.suspend(() =>
-            seen !== sessionGeneration
-              ? Effect.void
-              : Effect.logWarning(`${name}: the server lost the session; initializing a new one`).pipe(
-                  Effect.zipRight(handshake),
-                  Effect.tap(() => Effect.sync(() => sessionGeneration++)),
-                  Effect.asVoid
-                )
-          )
-        )
-        .pipe(
-          Effect.catchTag(
-            "UnsupportedProtocolVersion",
-            (error) => new SessionUnavailable({ server: name, reason: error.message })
-          )
-        )
-    const sendWithSession = <M extends Methods.RequestMethodName>(
-      method: M,
-      params: Methods.RequestParamsOf<M> | undefined,
-      requestOptions: Peer.RequestOptions,
-      retriesLeft = sessionRetries
-    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
-      Effect.suspend(() => {
-        const seen = sessionGeneration
-        return send(method, params, requestOptions).pipe(
-          Effect.catchIf(
-            (error): error is TransportError =>
-              error._tag === "TransportError" && error.sessionExpired === true && retriesLeft > 0,
-            () => Effect.zipRight(reinitialize(seen), sendWithSession(method, params, requestOptions, retriesLeft - 1))
-          )
-        )
-      })
-
-    /** Fails unless the session is ready (read from the state's mirror, without an effect). */
-    const unavailable = (): SessionUnavailable | undefined =>
-      current._tag === "Ready"
-        ? undefined
-        : new SessionUnavailable({
-            server: name,
-            reason: current._tag === "Failed" ? current.cause.message : `the session is ${current._tag}`
-          })
-    const availability = Effect.suspend(() => {
-      const error = unavailable()
-      return error === undefined ? Effect.void : Effect.fail(error)
-    })
+    yield* ServerRequests.register({ session, ...(clientTasks === undefined ? {} : { tasks: clientTasks }) }, handlers)
+    yield* session.start(clientCapabilities(handlers, clientTasks !== undefined))
 
     const request = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
-      call?: CallOptions,
-      spanAttributes?: Peer.RequestOptions["spanAttributes"]
-    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
-      Effect.suspend((): Effect.Effect<Methods.ResultOf<M>, RequestError> => {
-        const error = unavailable()
-        if (error !== undefined) return Effect.fail(error)
-        const capability = Methods.requestCapability(method)
-        if (capability?.side === "server" && !Methods.declares(serverCapabilities, capability, version)) {
-          return Effect.fail(
-            new CapabilityNotSupported({ server: name, method, capability: capability.path.join(".") })
-          )
-        }
-        const requestOptions = callOptions(call)
-        return sendWithSession(
-          method,
-          params,
-          spanAttributes === undefined ? requestOptions : { ...requestOptions, spanAttributes }
-        )
-      })
-
-    const notify = <M extends Methods.NotificationMethodName>(
-      method: M,
-      params: Methods.NotificationParamsOf<M> | undefined
-    ): Effect.Effect<void, RequestError> =>
-      Effect.gen(function* () {
-        yield* availability
-        const encoded =
-          params === undefined ? Either.right(undefined) : Methods.encodeNotificationParams(method, params)
-        if (Either.isLeft(encoded)) {
-          return yield* new InvalidInput({
-            server: name,
-            method,
-            reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left)
-          })
-        }
-        const wire = yield* Revision.notificationParams(
-          version,
-          method,
-          McpSchema.isJsonObject(encoded.right) ? encoded.right : undefined
-        )
-        yield* peer.notify(method, wire)
-      })
+      call?: CallOptions
+    ): Effect.Effect<Methods.ResultOf<M>, RequestError> => session.request(method, params, toRequestOptions(call))
 
     // Cached lists, invalidated by list-changed notifications.
-    const listChanged = yield* Mailbox.make<ListKind>()
-    const listChangedHub = yield* Stream.broadcastDynamic(Mailbox.toStream(listChanged), { capacity: "unbounded" })
-
-    // Every list method takes PaginatedRequestParams; TypeScript cannot see that through M.
     const page =
       <M extends Lists.ListMethod>(method: M) =>
       (cursor: string | undefined) =>
+        // Every list method takes PaginatedRequestParams; TypeScript cannot see that through M.
         request(method, (cursor === undefined ? undefined : { cursor }) as Methods.RequestParamsOf<M> | undefined)
-    const toolsStream = Lists.paginate(name, "tools/list", page("tools/list"), (result) => result.tools)
+    const tools = yield* Tools.make(session)
     const resourcesStream = Lists.paginate(name, "resources/list", page("resources/list"), (result) => result.resources)
-    const tools = yield* Lists.cachedList(toolsStream)
     const resources = yield* Lists.cachedList(resourcesStream)
     const prompts = yield* Lists.cachedList(
       Lists.paginate(name, "prompts/list", page("prompts/list"), (result) => result.prompts)
     )
-
+    const resourceTemplatesStream = Lists.paginate(
+      name,
+      "resources/templates/list",
+      page("resources/templates/list"),
+      (result) => result.resourceTemplates
+    )
+    const listChanged = yield* Mailbox.make<ListKind>()
+    const listChangedHub = yield* Stream.broadcastDynamic(Mailbox.toStream(listChanged), { capacity: "unbounded" })
     const invalidations: Record<string, readonly [ListKind, Effect.Effect<void>]> = {
-      "notifications/tools/list_changed": ["tools", tools.invalidate],
+      "notifications/tools/list_changed": ["tools", tools.list.invalidate],
       "notifications/resources/list_changed": ["resources", resources.invalidate],
       "notifications/prompts/list_changed": ["prompts", prompts.invalidate]
     }
@@ -520,100 +320,40 @@ export const make = (
           Either.getRight(Methods.decodeNotificationParams(method, notification.params ?? {}))
         )
       )
-
-    /** The tool's definition from the cached list (listed once if needed; a failure to list is logged, not fatal). */
-    const knownTool = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> =>
-      Effect.flatMap(tools.peek, (known) =>
-        Option.isSome(known)
-          ? Effect.succeed(known)
-          : tools.get.pipe(
-              Effect.tapError((error) =>
-                Effect.logDebug(`${name}: cannot list tools to check ${tool}: ${error.message}`)
-              ),
-              Effect.option
-            )
-      ).pipe(Effect.map(Option.flatMap((list) => Option.fromNullable(list.find((entry) => entry.name === tool)))))
-
-    // Validation needs the tool's definition; a server that cannot list its tools does not make a
-    // successful call fail (the check is skipped, and the log says so).
-    const checkOutput = (
-      tool: string,
-      result: McpSchema.CallToolResult
-    ): Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid> =>
-      result.isError === true
-        ? Effect.succeed(result)
-        : Effect.flatMap(knownTool(tool), (definition) => {
-            const outputSchema = Option.getOrUndefined(definition)?.outputSchema
-            if (outputSchema === undefined) return Effect.succeed(result)
-            if (result.structuredContent === undefined) {
-              return Effect.fail(new ToolOutputInvalid({ server: name, tool, reason: "structuredContent is missing" }))
-            }
-            const problem = validate(outputSchema, result.structuredContent)
-            return problem === undefined
-              ? Effect.succeed(result)
-              : Effect.fail(new ToolOutputInvalid({ server: name, tool, reason: problem }))
-          })
-
     const taskStatuses = notificationsOf("notifications/tasks/status").pipe(Stream.map(({ _meta: _, ...task }) => task))
-
-    const tasks = Tasks.make({
-      server: name,
-      serverCapabilities,
-      request,
-      callToolRaw: (params, requestOptions) =>
-        Effect.suspend(() => {
-          const error = unavailable()
-          return error === undefined ? sendRaw("tools/call", params, requestOptions) : Effect.fail(error)
-        }),
-      tool: knownTool,
-      checkOutput,
-      statuses: taskStatuses
-    })
+    const tasks = Tasks.make(session, tools, taskStatuses)
+    const validateInput = options.validateToolInput !== false
 
     const callTool: McpClientService["callTool"] = (tool, args, call) =>
       Effect.zipRight(
         tasks.checkPlainCall(tool),
-        request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, call, {
-          "mcp.tool": tool
-        }).pipe(Effect.flatMap((result) => checkOutput(tool, result)))
+        tools.call(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput)
       )
 
     if (options.keepAlive !== undefined) {
       const { interval, timeout } = options.keepAlive
-      yield* request("ping", undefined, { timeout: timeout ?? interval }).pipe(
-        Effect.repeat(Schedule.spaced(interval)),
-        Effect.catchAll((cause) => move(SessionState.Failed({ cause }))),
-        Effect.delay(interval),
-        Effect.forkScoped
-      )
+      yield* session.keepAlive(interval, timeout ?? interval)
     }
-
-    // The connection ending on its own (the server went away or broke it) fails the session.
-    yield* peer.closed.pipe(
-      Effect.flatMap((error) =>
-        move(
-          SessionState.Failed({
-            cause: Option.getOrElse(
-              error,
-              () => new TransportError({ server: name, reason: "the server closed the connection" })
-            )
-          })
-        )
-      ),
-      Effect.forkScoped
-    )
 
     return {
       name,
-      serverInfo: init.result.serverInfo,
-      serverCapabilities,
-      instructions: Option.fromNullable(init.result.instructions),
-      protocolVersion: version,
-      state: SubscriptionRef.get(state),
-      stateChanges: state.changes,
+      get serverInfo() {
+        return session.established().serverInfo
+      },
+      get serverCapabilities() {
+        return session.established().serverCapabilities
+      },
+      get instructions() {
+        return session.established().instructions
+      },
+      get protocolVersion() {
+        return session.established().protocolVersion
+      },
+      state: SubscriptionRef.get(session.state),
+      stateChanges: session.state.changes,
       ping: (call) => Effect.asVoid(request("ping", undefined, call)),
-      tools: tools.get,
-      toolsStream,
+      tools: tools.list.get,
+      toolsStream: tools.stream,
       callTool,
       callToolAsTask: tasks.callToolAsTask,
       runToolAsTask: tasks.runToolAsTask,
@@ -637,17 +377,10 @@ export const make = (
         ),
       resources: resources.get,
       resourcesStream,
-      resourceTemplates: Stream.runCollect(
-        Lists.paginate(
-          name,
-          "resources/templates/list",
-          page("resources/templates/list"),
-          (result) => result.resourceTemplates
-        )
-      ).pipe(Effect.map(Chunk.toReadonlyArray)),
+      resourceTemplates: Effect.map(Stream.runCollect(resourceTemplatesStream), Chunk.toReadonlyArray),
       readResource: (uri, call) => request("resources/read", { uri }, call),
-      subscribe: (uri) => Effect.asVoid(request("resources/subscribe", { uri })),
-      unsubscribe: (uri) => Effect.asVoid(request("resources/unsubscribe", { uri })),
+      subscribe: session.subscribe,
+      unsubscribe: session.unsubscribe,
       resourceUpdates: notificationsOf("notifications/resources/updated"),
       prompts: prompts.get,
       getPrompt: (prompt, args, call) =>
@@ -658,7 +391,7 @@ export const make = (
       listChanged: listChangedHub,
       notifications: peer.notifications,
       request,
-      notify,
+      notify: session.notify,
       stats: peer.stats
     } satisfies McpClientService
   })

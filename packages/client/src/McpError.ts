@@ -84,6 +84,10 @@ export class InvalidInput extends Data.TaggedError("InvalidInput")<{
   readonly server: string
   readonly method: string
   readonly reason: string
+  /** `tools/call`: the tool whose `inputSchema` the arguments do not match. */
+  readonly tool?: string
+  /** The JSON pointer of the first offending value in the input. */
+  readonly pointer?: string
 }> {
   override get message(): string {
     return `${this.server}: ${this.method}: ${this.reason}`

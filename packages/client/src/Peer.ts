@@ -119,6 +119,9 @@ const dueOf = (entry: Pending): { readonly at: number; readonly kind: "idle" | "
   return totalAt < idleAt ? { at: totalAt, kind: "total" } : { at: idleAt, kind: "idle" }
 }
 
+/** How many cancelled request ids the peer remembers, to recognise answers that cross the cancellation. */
+const MAX_REMEMBERED_CANCELLATIONS = 1024
+
 const violationsCounter = Metric.counter("effect_mcp_protocol_violations", {
   description: "Inbound messages the client could not use: unknown ids, malformed messages"
 })
@@ -138,6 +141,9 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     const handlers = new Map<string, RequestHandler>()
     const violations: Record<Violation, number> = { "unknown-id": 0, malformed: 0, "malformed-response": 0 }
     let nextId = 0
+    // Ids we cancelled (interrupted or timed out) whose answer may still be on its way: the spec
+    // expects that race, so a late answer is noted at debug level, not counted as a violation.
+    const cancelled = new Set<JsonRpc.RequestId>()
     let ended: Option.Option<TransportError> | undefined
     const closed = yield* Deferred.make<Option.Option<TransportError>>()
     const inbound = yield* FiberMap.make<JsonRpc.RequestId>()
@@ -217,6 +223,9 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
 
     const onResponse = (id: JsonRpc.RequestId | undefined, outcome: Exit.Exit<WireObject, RpcError>) => {
       const entry = id === undefined ? undefined : pending.get(id)
+      if (id !== undefined && entry === undefined && cancelled.delete(id)) {
+        return Effect.logDebug(`${server}: an answer to request ${id} arrived after it was cancelled`)
+      }
       if (id === undefined || entry === undefined) return violation("unknown-id", { id })
       pending.delete(id)
       return Deferred.done(entry.deferred, outcome)
@@ -299,7 +308,19 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     )
 
     const cancel = (id: JsonRpc.RequestId, reason: string) =>
-      Effect.ignore(write({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }))
+      Effect.suspend(() => {
+        cancelled.add(id)
+        // Bounded: the oldest ids go first (a Set iterates in insertion order).
+        if (cancelled.size > MAX_REMEMBERED_CANCELLATIONS) {
+          for (const old of cancelled) {
+            cancelled.delete(old)
+            break
+          }
+        }
+        return Effect.ignore(
+          write({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } })
+        )
+      })
 
     // One timer for every pending request: it sleeps until the earliest deadline, times out what
     // is due, and sleeps again. A request whose deadline comes before the timer's wakes it early.

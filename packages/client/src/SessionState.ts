@@ -32,7 +32,8 @@ const legal: Record<SessionState["_tag"], ReadonlyArray<SessionState["_tag"]>> =
   Disconnected: ["Connecting", "Closing", "Failed"],
   Connecting: ["Initializing", "Closing", "Failed"],
   Initializing: ["Ready", "Closing", "Failed"],
-  Ready: ["Closing", "Failed"],
+  // Ready to Ready: the session was re-established (an HTTP server forgot it) with what the new handshake says.
+  Ready: ["Ready", "Closing", "Failed"],
   Closing: ["Closed", "Failed"],
   Closed: [],
   Failed: []

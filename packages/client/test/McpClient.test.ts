@@ -151,6 +151,123 @@ describe("McpClient session", () => {
     })
   )
 
+  it.scoped("a list with stable cursors can be listed again: twice as a stream, after list_changed, templates", () =>
+    Effect.gen(function* () {
+      const outputSchema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] }
+      const pages = (request: { readonly params?: { readonly [key: string]: unknown } }, key: string) =>
+        request.params?.cursor === "p2"
+          ? {
+              result: {
+                [key]: key === "tools" ? [tool("b", { outputSchema })] : [{ name: "b", uriTemplate: "b://{x}" }]
+              }
+            }
+          : {
+              result: {
+                [key]: key === "tools" ? [tool("a", { outputSchema })] : [{ name: "a", uriTemplate: "a://{x}" }],
+                nextCursor: "p2"
+              }
+            }
+      const { client, server } = yield* connectScripted((request) => {
+        if (request.method === "initialize") return initializeResult({ tools: { listChanged: true }, resources: {} })
+        if (request.method === "tools/list") return pages(request, "tools")
+        if (request.method === "resources/templates/list") return pages(request, "resourceTemplates")
+        return { result: { content: [], structuredContent: { n: "not a number" } } }
+      })
+      const names = (tools: Iterable<{ readonly name: string }>) => Array.from(tools, (entry) => entry.name)
+      expect(names(yield* Stream.runCollect(client.toolsStream))).toStrictEqual(["a", "b"])
+      expect(names(yield* Stream.runCollect(client.toolsStream))).toStrictEqual(["a", "b"])
+      expect(names(yield* client.resourceTemplates)).toStrictEqual(["a", "b"])
+      expect(names(yield* client.resourceTemplates)).toStrictEqual(["a", "b"])
+      expect(names(yield* client.tools)).toStrictEqual(["a", "b"])
+      const changed = yield* client.listChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
+      yield* Effect.yieldNow()
+      yield* server.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+      yield* Fiber.join(changed)
+      expect(names(yield* client.tools)).toStrictEqual(["a", "b"])
+      // The output check still has the tool's definition after the refetch.
+      const error = yield* Effect.flip(client.callTool("b"))
+      expect(error).toMatchObject({ _tag: "ToolOutputInvalid", tool: "b" })
+    })
+  )
+
+  it.effect("concurrent readers of a list cache share one fetch; an interrupted reader does not stop it", () =>
+    Effect.gen(function* () {
+      const { client, sent, server } = yield* connectScripted((request) =>
+        request.method === "initialize" ? initializeResult({ tools: {} }) : "silent"
+      )
+      const listings = () => sent.filter((message) => "method" in message && message.method === "tools/list")
+      const first = yield* Effect.fork(client.tools)
+      const readers = yield* Effect.fork(
+        Effect.all(
+          Array.from({ length: 4 }, () => client.tools),
+          { concurrency: 4 }
+        )
+      )
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      expect(listings()).toHaveLength(1)
+      yield* Fiber.interrupt(first)
+      const request = listings()[0]
+      if (request === undefined || !JsonRpc.isRequest(request)) return expect.unreachable()
+      yield* server.send({ jsonrpc: "2.0", id: request.id, result: { tools: [tool("only")] } })
+      const results = yield* Fiber.join(readers)
+      expect(results.map((tools) => tools.map((entry) => entry.name))).toStrictEqual(Array(4).fill(["only"]))
+      expect((yield* client.tools).map((entry) => entry.name)).toStrictEqual(["only"])
+      expect(listings()).toHaveLength(1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.scoped("tasks/list and tasks/cancel need the server's tasks.list and tasks.cancel capabilities", () =>
+    Effect.gen(function* () {
+      const { client, sent } = yield* connectScripted((request) =>
+        request.method === "initialize"
+          ? initializeResult({ tools: {}, tasks: { requests: { tools: { call: {} } } } })
+          : { error: { code: -32601, message: "Method not found" } }
+      )
+      const listing = yield* Effect.flip(client.tasks)
+      expect(listing).toMatchObject({ _tag: "CapabilityNotSupported", method: "tasks/list", capability: "tasks.list" })
+      const cancelling = yield* Effect.flip(client.cancelTask("t1"))
+      expect(cancelling).toMatchObject({
+        _tag: "CapabilityNotSupported",
+        method: "tasks/cancel",
+        capability: "tasks.cancel"
+      })
+      expect(methods(sent)).toStrictEqual(["initialize", "notifications/initialized"])
+    })
+  )
+
+  it.scoped("tool arguments are checked against the inputSchema before sending, unless turned off", () =>
+    Effect.gen(function* () {
+      const inputSchema = {
+        type: "object",
+        properties: { a: { type: "number" }, nested: { type: "object", properties: { b: { type: "string" } } } },
+        required: ["a"]
+      }
+      const script = (request: JsonRpc.JSONRPCRequest): Reply =>
+        request.method === "initialize"
+          ? initializeResult({ tools: {} })
+          : request.method === "tools/list"
+            ? { result: { tools: [{ name: "sum", inputSchema }] } }
+            : { result: { content: [] } }
+      const { client, sent } = yield* connectScripted(script)
+      const wrongType = yield* Effect.flip(client.callTool("sum", { a: 1, nested: { b: 2 } }))
+      expect(wrongType).toMatchObject({ _tag: "InvalidInput", method: "tools/call", tool: "sum", pointer: "/nested/b" })
+      expect(wrongType.message).toBe(
+        "scripted: tools/call: the arguments of tool sum do not match its inputSchema at /nested/b: /nested/b must be string"
+      )
+      const missing = yield* Effect.flip(client.callTool("sum", {}))
+      expect(missing).toMatchObject({ _tag: "InvalidInput", tool: "sum", pointer: "/a" })
+      expect(methods(sent).filter((method) => method === "tools/call")).toHaveLength(0)
+      // Per call, and per client.
+      yield* client.callTool("sum", {}, { validateInput: false })
+      yield* client.callTool("sum", { a: 1 })
+      yield* client.callTool("unlisted", { anything: true })
+      expect(methods(sent).filter((method) => method === "tools/call")).toHaveLength(3)
+      const unchecked = yield* connectScripted(script, { validateToolInput: false })
+      yield* unchecked.client.callTool("sum", { a: "x" })
+      expect(methods(unchecked.sent)).toContain("tools/call")
+    })
+  )
+
   it.scoped("an answer that does not match the protocol fails with a decode error naming the path", () =>
     Effect.gen(function* () {
       const { client } = yield* connectScripted((request) =>
@@ -216,7 +333,8 @@ describe("McpClient session", () => {
       const { client, server } = yield* connectScripted((request) =>
         request.method === "initialize" ? initializeResult({ tools: {} }) : "silent"
       )
-      const pending = yield* Effect.fork(Effect.flip(client.callTool("x")))
+      // Without the input check, which would list the tools first.
+      const pending = yield* Effect.fork(Effect.flip(client.callTool("x", undefined, { validateInput: false })))
       yield* Effect.yieldNow()
       yield* server.close
       expect((yield* Fiber.join(pending))._tag).toBe("TransportError")
@@ -282,7 +400,8 @@ describe("McpClient session", () => {
               expect([from._tag, to._tag, SessionState.canMove(from, to)]).toStrictEqual([from._tag, to._tag, true])
           }
           expect(["Closed", "Failed"]).toContain(seen.at(-1)?._tag)
-          expect(where === 3 ? "Closed" : seen.at(-1)?._tag).toBe(where === 3 ? "Closed" : seen.at(-1)?._tag)
+          // A connection that never died ends Closed, never Failed.
+          if (where === 3) expect(seen.at(-1)?._tag).toBe("Closed")
         })
       )
   )

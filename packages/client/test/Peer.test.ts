@@ -7,6 +7,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { scriptedPeer } from "./support/scripted.js"
@@ -201,9 +203,49 @@ describe("Peer", () => {
       expect(yield* next).toMatchObject({ id: "barrier" })
       const stats = yield* peer.stats
       expect(stats.violations).toStrictEqual({ "unknown-id": 2, malformed: 2, "malformed-response": 0 })
-      expect(yield* Effect.fork(peer.request("still-works", undefined)).pipe(Effect.zipLeft(next))).toBeDefined()
+      const still = yield* Effect.fork(peer.request("still-works", undefined))
+      const after = requestOf(yield* next)
+      yield* server.send({ jsonrpc: "2.0", id: after.id, result: { ok: true } })
+      expect(yield* Fiber.join(still)).toStrictEqual({ ok: true })
     })
   )
+
+  it.effect("an answer that crosses our cancellation is noted at debug level, not a warning or a violation", () => {
+    const lines: Array<{ readonly level: string; readonly message: string }> = []
+    const logger = Logger.make(({ logLevel, message }) => {
+      lines.push({ level: logLevel.label, message: Array.isArray(message) ? message.join(" ") : String(message) })
+    })
+    return Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const interrupted = yield* Effect.fork(peer.request("tools/call", { name: "x" }))
+      const first = requestOf(yield* next)
+      yield* Fiber.interrupt(interrupted)
+      yield* next // notifications/cancelled
+      const timedOut = yield* Effect.fork(Effect.flip(peer.request("slow", undefined, { timeout: "1 second" })))
+      const second = requestOf(yield* next)
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(timedOut)
+      yield* next // notifications/cancelled
+      const answer = (id: JsonRpc.RequestId) => server.send({ jsonrpc: "2.0", id, result: {} })
+      const barrier = (id: string) => Effect.zipRight(server.send({ jsonrpc: "2.0", id, method: "ping" }), next)
+      yield* answer(first.id)
+      yield* answer(second.id)
+      yield* barrier("b1")
+      // Only the first answer to a cancelled id is expected; a second one is a violation again.
+      yield* answer(first.id)
+      yield* barrier("b2")
+      expect(lines.filter((line) => line.level === "DEBUG").map((line) => line.message)).toStrictEqual([
+        `scripted: an answer to request ${first.id} arrived after it was cancelled`,
+        `scripted: an answer to request ${second.id} arrived after it was cancelled`
+      ])
+      expect(lines.filter((line) => line.level === "WARN")).toHaveLength(1)
+      expect((yield* peer.stats).violations["unknown-id"]).toBe(1)
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+      Logger.withMinimumLogLevel(LogLevel.All)
+    )
+  })
 
   it.scoped("a malformed response that carries a pending id fails that request with a decode error", () =>
     Effect.gen(function* () {

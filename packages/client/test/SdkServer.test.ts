@@ -298,21 +298,32 @@ describe("McpClient against the official SDK server", () => {
     )
   )
 
-  it.scoped("closing the scope closes the session", () =>
-    Effect.gen(function* () {
-      const states: Array<string> = []
-      yield* Effect.scoped(
-        Effect.gen(function* () {
-          const { client } = yield* connectSdk()
-          yield* client.stateChanges.pipe(
-            Stream.runForEach((state) => Effect.sync(() => states.push(state._tag))),
-            Effect.forkScoped
-          )
-          yield* Effect.yieldNow()
-        })
-      )
-      expect(states[0]).toBe("Ready")
-      expect(McpError.SessionUnavailable).toBeDefined()
-    })
+  it.scoped(
+    "closing the scope closes the session: Closing then Closed, calls fail typed, the server sees the end",
+    () =>
+      Effect.gen(function* () {
+        const outer = yield* Effect.scope
+        const { client, observed, states } = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const { client, observed } = yield* connectSdk()
+            // Watched from outside the client's scope, so the last states are seen too.
+            const states = yield* client.stateChanges.pipe(
+              Stream.takeUntil((state) => state._tag === "Closed" || state._tag === "Failed"),
+              Stream.map((state) => state._tag),
+              Stream.runCollect,
+              Effect.forkIn(outer)
+            )
+            yield* client.ping()
+            expect(observed.closed()).toBe(false)
+            return { client, observed, states }
+          })
+        )
+        expect(Chunk.toReadonlyArray(yield* Fiber.join(states))).toStrictEqual(["Ready", "Closing", "Closed"])
+        expect((yield* client.state)._tag).toBe("Closed")
+        const error = yield* Effect.flip(client.ping())
+        expect(error).toBeInstanceOf(McpError.SessionUnavailable)
+        expect(error.message).toBe("sdk: the session is unavailable: the session is Closed")
+        expect(observed.closed()).toBe(true)
+      })
   )
 })

@@ -33,11 +33,37 @@ const compile = (schema: { readonly [keyword: string]: unknown }): ValidateFunct
 
 /** Validates a value; `undefined` when it matches, else a short description of what does not. */
 export const validate = (schema: { readonly [keyword: string]: unknown }, value: unknown): string | undefined => {
+  const outcome = check(schema, value)
+  return outcome._tag === "Invalid" ? outcome.reason : outcome._tag === "Uncompilable" ? outcome.reason : undefined
+}
+
+/** The outcome of {@link check}. */
+export type Outcome =
+  | { readonly _tag: "Valid" }
+  /** `pointer` is the JSON pointer of the first offending value (a missing member's own pointer). */
+  | { readonly _tag: "Invalid"; readonly pointer: string; readonly reason: string }
+  | { readonly _tag: "Uncompilable"; readonly reason: string }
+
+const pointerOf = (error: { readonly instancePath: string; readonly params: object }): string => {
+  const missing: unknown = Reflect.get(error.params, "missingProperty")
+  return typeof missing === "string"
+    ? `${error.instancePath}/${missing.replaceAll("~", "~0").replaceAll("/", "~1")}`
+    : error.instancePath
+}
+
+/** Validates a value, saying where it first goes wrong. */
+export const check = (schema: { readonly [keyword: string]: unknown }, value: unknown): Outcome => {
   const validator = compile(schema)
-  if (typeof validator === "string") return validator
-  if (validator(value)) return undefined
-  return (validator.errors ?? [])
-    .slice(0, 5)
-    .map((error) => `${error.instancePath === "" ? "(root)" : error.instancePath} ${error.message ?? "is invalid"}`)
-    .join("; ")
+  if (typeof validator === "string") return { _tag: "Uncompilable", reason: validator }
+  if (validator(value)) return { _tag: "Valid" }
+  const errors = validator.errors ?? []
+  const first = errors[0]
+  return {
+    _tag: "Invalid",
+    pointer: first === undefined ? "" : pointerOf(first),
+    reason: errors
+      .slice(0, 5)
+      .map((error) => `${error.instancePath === "" ? "(root)" : error.instancePath} ${error.message ?? "is invalid"}`)
+      .join("; ")
+  }
 }

@@ -5,9 +5,13 @@
 import type { Methods } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import { DecodeError, type RequestError } from "../McpError.js"
 
 /** The paginated list methods. */
@@ -16,7 +20,7 @@ export type ListMethod = "tools/list" | "resources/list" | "resources/templates/
 /** The most pages one listing may take. */
 export const MAX_PAGES = 10_000
 
-/** Every item of a list method, page by page, through the given request function. */
+/** Every item of a list method, page by page, through the given request function. Each run starts afresh. */
 export const paginate = <M extends ListMethod, A>(
   server: string,
   method: M,
@@ -24,29 +28,33 @@ export const paginate = <M extends ListMethod, A>(
   items: (result: Methods.ResultOf<M>) => ReadonlyArray<A>
 ): Stream.Stream<A, RequestError> =>
   Stream.paginateChunkEffect(
-    { cursor: undefined as string | undefined, seen: new Set<string>(), pages: 0 },
+    { cursor: undefined as string | undefined, seen: HashSet.empty<string>(), pages: 0 },
     ({ cursor, seen, pages }) =>
-      Effect.gen(function* () {
-        const result = yield* request(cursor)
+      Effect.flatMap(request(cursor), (result) => {
         const next = result.nextCursor
-        if (next !== undefined && (seen.has(next) || pages + 1 >= MAX_PAGES)) {
-          return yield* new DecodeError({
-            server,
-            method,
-            issue: seen.has(next)
-              ? `the server repeated the cursor ${JSON.stringify(next)}`
-              : `more than ${MAX_PAGES} pages`
-          })
+        const chunk = Chunk.fromIterable(items(result))
+        if (next === undefined) return Effect.succeed([chunk, Option.none()] as const)
+        if (HashSet.has(seen, next) || pages + 1 >= MAX_PAGES) {
+          return Effect.fail(
+            new DecodeError({
+              server,
+              method,
+              issue: HashSet.has(seen, next)
+                ? `the server repeated the cursor ${JSON.stringify(next)}`
+                : `more than ${MAX_PAGES} pages`
+            })
+          )
         }
-        if (next !== undefined) seen.add(next)
-        const rest = next === undefined ? Option.none() : Option.some({ cursor: next, seen, pages: pages + 1 })
-        return [Chunk.fromIterable(items(result)), rest] as const
+        return Effect.succeed([
+          chunk,
+          Option.some({ cursor: next, seen: HashSet.add(seen, next), pages: pages + 1 })
+        ] as const)
       })
   )
 
 /** A cached list. */
 export interface CachedList<A> {
-  /** The cached array, fetched all pages on first use or after an invalidation. */
+  /** The cached array, fetched all pages on first use or after an invalidation; concurrent readers share one fetch. */
   readonly get: Effect.Effect<ReadonlyArray<A>, RequestError>
   /** Forgets the cached array; a fetch already under way does not repopulate it. */
   readonly invalidate: Effect.Effect<void>
@@ -54,22 +62,56 @@ export interface CachedList<A> {
   readonly peek: Effect.Effect<Option.Option<ReadonlyArray<A>>>
 }
 
-/** Caches a list stream's items; a generation counter keeps a stale fetch from repopulating. */
-export const cachedList = <A>(stream: Stream.Stream<A, RequestError>): Effect.Effect<CachedList<A>> =>
+interface Cache<A> {
+  readonly generation: number
+  readonly value: Option.Option<ReadonlyArray<A>>
+  /** The fetch under way for this generation, which every reader joins. */
+  readonly fetching: Option.Option<Fiber.Fiber<ReadonlyArray<A>, RequestError>>
+}
+
+/**
+ * Caches a list stream's items. The first reader starts one fetch in the cache's scope and every
+ * reader joins it (interrupting a reader does not stop it); a generation counter keeps a fetch
+ * that an invalidation overtook from repopulating the cache.
+ */
+export const cachedList = <A>(
+  stream: Stream.Stream<A, RequestError>
+): Effect.Effect<CachedList<A>, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const cache = yield* Ref.make<{ readonly generation: number; readonly value: Option.Option<ReadonlyArray<A>> }>({
+    const scope = yield* Effect.scope
+    const cache = yield* SynchronizedRef.make<Cache<A>>({
       generation: 0,
-      value: Option.none()
+      value: Option.none(),
+      fetching: Option.none()
     })
-    const get = Effect.gen(function* () {
-      const { generation, value } = yield* Ref.get(cache)
-      if (Option.isSome(value)) return value.value
-      const fresh = Chunk.toReadonlyArray(yield* Stream.runCollect(stream))
-      yield* Ref.update(cache, (current) =>
-        current.generation === generation ? { generation, value: Option.some(fresh) } : current
+    const settle = (generation: number, exit: Exit.Exit<ReadonlyArray<A>, RequestError>) =>
+      SynchronizedRef.update(cache, (current) =>
+        current.generation !== generation
+          ? current
+          : {
+              generation,
+              value: Exit.isSuccess(exit) ? Option.some(exit.value) : Option.none(),
+              fetching: Option.none()
+            }
       )
-      return fresh
-    })
-    const invalidate = Ref.update(cache, ({ generation }) => ({ generation: generation + 1, value: Option.none() }))
-    return { get, invalidate, peek: Effect.map(Ref.get(cache), ({ value }) => value) }
+    const get = Effect.flatten(
+      SynchronizedRef.modifyEffect(cache, (current) => {
+        if (Option.isSome(current.value)) return Effect.succeed([Effect.succeed(current.value.value), current] as const)
+        if (Option.isSome(current.fetching))
+          return Effect.succeed([Fiber.join(current.fetching.value), current] as const)
+        const { generation } = current
+        return Stream.runCollect(stream).pipe(
+          Effect.map(Chunk.toReadonlyArray),
+          Effect.onExit((exit) => settle(generation, exit)),
+          Effect.forkIn(scope),
+          Effect.map((fiber) => [Fiber.join(fiber), { ...current, fetching: Option.some(fiber) }] as const)
+        )
+      })
+    )
+    const invalidate = SynchronizedRef.update(cache, ({ generation }) => ({
+      generation: generation + 1,
+      value: Option.none(),
+      fetching: Option.none()
+    }))
+    return { get, invalidate, peek: Effect.map(SynchronizedRef.get(cache), ({ value }) => value) }
   })

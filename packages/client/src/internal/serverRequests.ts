@@ -3,7 +3,7 @@
  * with the method table, results encoded and taken down to the negotiated revision, form
  * elicitation answers completed with defaults and checked.
  */
-import { JsonRpc, McpSchema, Methods, type ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema, Methods, Revision } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -15,6 +15,7 @@ import type { JsonRpcFailure } from "../McpError.js"
 import * as Peer from "../Peer.js"
 import type * as ClientTasks from "./clientTasks.js"
 import * as ElicitationContent from "./elicitation.js"
+import type { Session } from "./session.js"
 
 type ServedMethod = "sampling/createMessage" | "elicitation/create" | "roots/list"
 
@@ -24,27 +25,22 @@ const relatedTaskId = (params: Peer.WireObject | undefined): string | undefined 
   return McpSchema.isJsonObject(related) && typeof related.taskId === "string" ? related.taskId : undefined
 }
 
-/** What serving needs from the session. */
+/** What serving needs: the session (its peer, and the revision each answer is encoded for), and the task store. */
 export interface ServeContext {
-  readonly server: string
-  readonly peer: Peer.Peer
-  /** The negotiated revision, read when each answer is encoded. */
-  readonly version: () => ProtocolVersion.ProtocolVersion
-  /** Sends `notifications/roots/list_changed`. */
-  readonly rootsChanged: Effect.Effect<void>
+  readonly session: Session
   /** The client's task store, when it serves task-augmented requests. */
   readonly tasks?: ClientTasks.ClientTasks
 }
 
 const serve = <M extends ServedMethod>(
-  { peer, server, version, tasks }: ServeContext,
+  { session, tasks }: ServeContext,
   method: M,
   run: (
     params: Methods.RequestParamsOf<M>,
     context: RequestContext
   ) => Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure>
 ) =>
-  peer.handle(method, (inbound) =>
+  session.peer.handle(method, (inbound) =>
     Effect.gen(function* () {
       const params = Methods.decodeRequestParams(method, inbound.params ?? {})
       if (Either.isLeft(params)) {
@@ -53,7 +49,11 @@ const serve = <M extends ServedMethod>(
           `Invalid params for ${method}: ${ParseResult.TreeFormatter.formatErrorSync(params.left)}`
         )
       }
-      const context: RequestContext = { server, requestId: inbound.id, relatedTaskId: relatedTaskId(inbound.params) }
+      const context: RequestContext = {
+        server: session.server,
+        requestId: inbound.id,
+        relatedTaskId: relatedTaskId(inbound.params)
+      }
       const answer = Effect.gen(function* () {
         const result = yield* run(params.right, context)
         const encoded = Methods.encodeResult(method, result)
@@ -63,7 +63,7 @@ const serve = <M extends ServedMethod>(
             `The client produced an invalid ${method} result`
           )
         }
-        const wire = Revision.result(version(), method, encoded.right)
+        const wire = Revision.result(session.established().protocolVersion, method, encoded.right)
         if (Either.isLeft(wire)) return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, wire.left.message)
         return wire.right
       })
@@ -112,7 +112,7 @@ export const register = (context: ServeContext, handlers: Handlers): Effect.Effe
       yield* serve(context, "roots/list", () => Effect.map(roots.list, (list) => ({ roots: list })))
       if (roots.changes !== undefined) {
         yield* roots.changes.pipe(
-          Stream.runForEach(() => context.rootsChanged),
+          Stream.runForEach(() => Effect.ignore(context.session.notify("notifications/roots/list_changed", undefined))),
           Effect.forkScoped
         )
       }

@@ -5,7 +5,7 @@
  * must be used is checked before anything is sent: the server's `tasks.requests.tools.call`
  * capability and the tool's `execution.taskSupport`.
  */
-import { McpSchema, type Methods } from "@effect-mcp/protocol"
+import { McpSchema } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -27,36 +27,12 @@ import {
 } from "../McpError.js"
 import type * as Peer from "../Peer.js"
 import * as Lists from "./lists.js"
+import type { Session } from "./session.js"
+import type { Tools } from "./tools.js"
 
 /** A task's status is final: nothing more will happen to it. */
 export const isTerminal = (status: McpSchema.TaskStatus): boolean =>
   status === "completed" || status === "failed" || status === "cancelled"
-
-/** What the tasks support needs from the client. */
-export interface TasksDeps {
-  readonly server: string
-  readonly serverCapabilities: McpSchema.ServerCapabilities
-  /** Any request of the method table, as the client sends it. */
-  readonly request: <M extends Methods.RequestMethodName>(
-    method: M,
-    params: Methods.RequestParamsOf<M> | undefined,
-    options?: { readonly timeout?: Duration.DurationInput }
-  ) => Effect.Effect<Methods.ResultOf<M>, RequestError>
-  /** `tools/call` with the raw result (a task-augmented call answers with a `CreateTaskResult`). */
-  readonly callToolRaw: (
-    params: Methods.RequestParamsOf<"tools/call">,
-    options?: Peer.RequestOptions
-  ) => Effect.Effect<Peer.WireObject, RequestError>
-  /** The tool's definition, if the server lists it. */
-  readonly tool: (name: string) => Effect.Effect<Option.Option<McpSchema.Tool>>
-  /** Checks a tool result as `callTool` does. */
-  readonly checkOutput: (
-    tool: string,
-    result: McpSchema.CallToolResult
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
-  /** Inbound `notifications/tasks/status`, decoded. */
-  readonly statuses: Stream.Stream<McpSchema.Task>
-}
 
 /** Options of a tool run as a task. */
 export interface TaskOptions {
@@ -104,21 +80,22 @@ const decodeCallToolResult = Schema.decodeUnknownEither(McpSchema.CallToolResult
 
 const stripMeta = ({ _meta: _, ...task }: McpSchema.Task & { readonly _meta?: unknown }): McpSchema.Task => task
 
-/** Builds the tasks part of a client. */
-export const make = (deps: TasksDeps): Tasks => {
-  const { server } = deps
-  const toolTasks = deps.serverCapabilities.tasks?.requests?.tools?.call !== undefined
+/** Builds the tasks part of a client over its session and tools; `statuses` are the pushed status changes. */
+export const make = (session: Session, tools: Tools, statuses: Stream.Stream<McpSchema.Task>): Tasks => {
+  const { server } = session
+  // Read on each use: a re-established session may declare other capabilities.
+  const toolTasks = () => session.established().serverCapabilities.tasks?.requests?.tools?.call !== undefined
   const requestOptions = (options: TaskOptions | undefined): Peer.RequestOptions =>
     options?.timeout === undefined ? {} : { timeout: options.timeout }
 
   const taskSupportOf = (name: string) =>
-    Effect.map(deps.tool(name), (tool) =>
+    Effect.map(tools.definition(name), (tool) =>
       Option.getOrUndefined(Option.flatMap(tool, (found) => Option.fromNullable(found.execution?.taskSupport)))
     )
 
   const callToolAsTask: Tasks["callToolAsTask"] = (name, args, options) =>
     Effect.gen(function* () {
-      if (!toolTasks) {
+      if (!toolTasks()) {
         return yield* new CapabilityNotSupported({
           server,
           method: "tools/call",
@@ -130,7 +107,8 @@ export const make = (deps: TasksDeps): Tasks => {
         return yield* new TaskNotAllowed({ server, tool: name, taskSupport: support ?? "forbidden" })
       }
       const ttl = options?.ttl === undefined ? undefined : Math.round(Duration.toMillis(options.ttl))
-      const raw = yield* deps.callToolRaw(
+      const raw = yield* session.requestRaw(
+        "tools/call",
         {
           name,
           ...(args === undefined ? {} : { arguments: args }),
@@ -149,11 +127,11 @@ export const make = (deps: TasksDeps): Tasks => {
       return created.right.task
     })
 
-  const getTask: Tasks["getTask"] = (taskId) => Effect.map(deps.request("tasks/get", { taskId }), stripMeta)
+  const getTask: Tasks["getTask"] = (taskId) => Effect.map(session.request("tasks/get", { taskId }), stripMeta)
 
   const toolTaskResult: Tasks["toolTaskResult"] = (tool, taskId, options) =>
     Effect.gen(function* () {
-      const raw = yield* deps.request("tasks/result", { taskId }, requestOptions(options))
+      const raw = yield* session.request("tasks/result", { taskId }, requestOptions(options))
       const decoded = decodeCallToolResult(raw)
       if (Either.isLeft(decoded)) {
         return yield* new DecodeError({
@@ -162,20 +140,20 @@ export const make = (deps: TasksDeps): Tasks => {
           issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
         })
       }
-      return yield* deps.checkOutput(tool, decoded.right)
+      return yield* tools.checkOutput(tool, decoded.right)
     })
 
   const tasksStream = Lists.paginate(
     server,
     "tasks/list",
-    (cursor) => deps.request("tasks/list", cursor === undefined ? undefined : { cursor }),
+    (cursor) => session.request("tasks/list", cursor === undefined ? undefined : { cursor }),
     (result) => result.tasks
   )
 
-  const cancelTask: Tasks["cancelTask"] = (taskId) => Effect.map(deps.request("tasks/cancel", { taskId }), stripMeta)
+  const cancelTask: Tasks["cancelTask"] = (taskId) => Effect.map(session.request("tasks/cancel", { taskId }), stripMeta)
 
   const taskStatus: Tasks["taskStatus"] = (taskId) =>
-    deps.statuses.pipe(
+    statuses.pipe(
       Stream.filter((task) => task.taskId === taskId),
       Stream.takeUntil((task) => isTerminal(task.status))
     )
@@ -221,7 +199,7 @@ export const make = (deps: TasksDeps): Tasks => {
     )
 
   const checkPlainCall: Tasks["checkPlainCall"] = (name) =>
-    toolTasks
+    toolTasks()
       ? Effect.flatMap(taskSupportOf(name), (support) =>
           support === "required" ? Effect.fail(new TaskRequired({ server, tool: name })) : Effect.void
         )

@@ -14,6 +14,8 @@ export interface Observations {
   readonly subscriptions: Set<string>
   /** The capabilities the client declared in `initialize`. */
   readonly clientCapabilities: () => unknown
+  /** Whether the server saw its connection close. */
+  readonly closed: () => boolean
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -30,8 +32,10 @@ export const makeSdkServer = () => {
   const observed: Observations = {
     cancelled: [],
     subscriptions: new Set(),
-    clientCapabilities: () => server.server.getClientCapabilities()
+    clientCapabilities: () => server.server.getClientCapabilities(),
+    closed: () => connectionClosed
   }
+  let connectionClosed = false
   const server = new McpServer(
     { name: "sdk-test-server", version: "1.2.3", title: "SDK test server" },
     {
@@ -39,6 +43,10 @@ export const makeSdkServer = () => {
       instructions: "Use the tools wisely."
     }
   )
+
+  server.server.onclose = () => {
+    connectionClosed = true
+  }
 
   server.registerTool(
     "echo",

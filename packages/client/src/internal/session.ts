@@ -1,0 +1,350 @@
+/**
+ * The session: the lifecycle state, the handshake, what it established (revision, server info,
+ * capabilities), requests and notifications checked and encoded for that revision, and recovery
+ * when an HTTP server forgets the session (initialize again, refresh what was established,
+ * restore resource subscriptions, retry). Features (tools, resources, prompts, tasks) are built
+ * over it; none of them sees the peer's wire objects except through it.
+ */
+import { McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as HashSet from "effect/HashSet"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import {
+  CapabilityNotSupported,
+  DecodeError,
+  type InitializeError,
+  InvalidInput,
+  type RequestError,
+  SessionUnavailable,
+  TransportError
+} from "../McpError.js"
+import * as Peer from "../Peer.js"
+import { canMove, SessionState } from "../SessionState.js"
+import { Transport } from "../Transport.js"
+
+/** What a handshake established; replaced as a whole when the session is re-established. */
+export interface Established {
+  readonly protocolVersion: ProtocolVersion.ProtocolVersion
+  readonly serverInfo: McpSchema.Implementation
+  readonly serverCapabilities: McpSchema.ServerCapabilities
+  readonly instructions: Option.Option<string>
+}
+
+/** Options of a session. */
+export interface SessionOptions {
+  /** The server's name in errors, logs and spans. */
+  readonly server: string
+  readonly clientInfo: McpSchema.Implementation
+  /** The revision to request. */
+  readonly protocolVersion: ProtocolVersion.ProtocolVersion
+  readonly requestTimeout: Duration.DurationInput
+  /** How many times a request is retried after re-initializing an expired session. */
+  readonly sessionRetries: number
+}
+
+/** A session over the transport in context. */
+export interface Session {
+  readonly server: string
+  readonly peer: Peer.Peer
+  readonly state: SubscriptionRef.SubscriptionRef<SessionState>
+  /** What the last handshake established (before the first one completes: what was requested). */
+  readonly established: () => Established
+  /** Performs the handshake; the session is `Ready` after it, `Failed` if it fails. */
+  readonly start: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
+  /** Any request of the method table: checked, encoded for the revision, decoded; retried on an expired session. */
+  readonly request: <M extends Methods.RequestMethodName>(
+    method: M,
+    params: Methods.RequestParamsOf<M> | undefined,
+    options?: Peer.RequestOptions
+  ) => Effect.Effect<Methods.ResultOf<M>, RequestError>
+  /** A request whose result the caller decodes (a task-augmented `tools/call` answers with another shape). */
+  readonly requestRaw: <M extends Methods.RequestMethodName>(
+    method: M,
+    params: Methods.RequestParamsOf<M> | undefined,
+    options?: Peer.RequestOptions
+  ) => Effect.Effect<Peer.WireObject, RequestError>
+  /** Sends a notification of the method table, encoded for the revision. */
+  readonly notify: <M extends Methods.NotificationMethodName>(
+    method: M,
+    params: Methods.NotificationParamsOf<M> | undefined
+  ) => Effect.Effect<void, RequestError>
+  /** `resources/subscribe`, remembered so that a re-established session subscribes again. */
+  readonly subscribe: (uri: string) => Effect.Effect<void, RequestError>
+  /** `resources/unsubscribe`, and forgotten. */
+  readonly unsubscribe: (uri: string) => Effect.Effect<void, RequestError>
+  /** Pings every `interval`; no answer within `timeout` fails the session. Runs in the scope. */
+  readonly keepAlive: (
+    interval: Duration.DurationInput,
+    timeout: Duration.DurationInput
+  ) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** The server capability a request needs, if any (`tasks/list` and `tasks/cancel` by the receiver's `tasks`). */
+const serverCapabilityOf = (method: Methods.RequestMethodName): Methods.Capability | undefined =>
+  method === "tasks/list" || method === "tasks/cancel"
+    ? Methods.taskCapability(method, "server")
+    : Methods.requestCapability(method)
+
+/** Builds a session over the transport in context; it ends with the scope. */
+export const make = (options: SessionOptions): Effect.Effect<Session, never, Transport | Scope.Scope> =>
+  Effect.gen(function* () {
+    const { server } = options
+    const transport = yield* Transport
+    const state = yield* SubscriptionRef.make<SessionState>(SessionState.Disconnected())
+    // Only legal transitions happen; a refused one (a late failure after closing) changes and
+    // publishes nothing (a SubscriptionRef publishes on every write, so check before writing).
+    const moveLock = yield* Effect.makeSemaphore(1)
+    // `current` mirrors the state for the request path, which reads it on every request.
+    let current: SessionState = SessionState.Disconnected()
+    const move = (next: SessionState) =>
+      moveLock.withPermits(1)(
+        Effect.flatMap(SubscriptionRef.get(state), (now) =>
+          canMove(now, next)
+            ? Effect.zipRight(
+                Effect.sync(() => {
+                  current = next
+                }),
+                SubscriptionRef.set(state, next)
+              )
+            : Effect.void
+        )
+      )
+    yield* move(SessionState.Connecting())
+
+    const peer = yield* Peer.make(transport, { server, requestTimeout: options.requestTimeout })
+    yield* Effect.addFinalizer(() => Effect.zipRight(move(SessionState.Closing()), move(SessionState.Closed())))
+
+    // Replaced as a whole by each handshake; read on the request path without an effect.
+    let established: Established = {
+      protocolVersion: options.protocolVersion,
+      serverInfo: { name: server, version: "" },
+      serverCapabilities: {},
+      instructions: Option.none()
+    }
+
+    const encodeParams = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined
+    ): Either.Either<Peer.WireObject | undefined, InvalidInput | Revision.UnrepresentableMessage> => {
+      const version = established.protocolVersion
+      if (params === undefined) return Revision.requestParams(version, method, undefined)
+      const encoded = Methods.encodeRequestParams(method, params)
+      if (Either.isLeft(encoded)) {
+        return Either.left(
+          new InvalidInput({ server, method, reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left) })
+        )
+      }
+      if (!McpSchema.isJsonObject(encoded.right)) {
+        return Either.left(new InvalidInput({ server, method, reason: "params must be an object" }))
+      }
+      return Revision.requestParams(version, method, encoded.right)
+    }
+
+    // The hot path: no generator, one effect for the wire and one step to decode.
+    const sendRaw = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined,
+      requestOptions?: Peer.RequestOptions
+    ): Effect.Effect<Peer.WireObject, RequestError> =>
+      Effect.suspend((): Effect.Effect<Peer.WireObject, RequestError> => {
+        const wire = encodeParams(method, params)
+        return Either.isLeft(wire) ? Effect.fail(wire.left) : peer.request(method, wire.right, requestOptions)
+      })
+    const send = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined,
+      requestOptions?: Peer.RequestOptions
+    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
+      Effect.flatMap(sendRaw(method, params, requestOptions), (raw) => {
+        const decoded = Methods.decodeResult(method, raw)
+        return Either.isLeft(decoded)
+          ? Effect.fail(
+              new DecodeError({ server, method, issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left) })
+            )
+          : Effect.succeed(decoded.right)
+      })
+
+    // The handshake. Nothing else goes out before it completes.
+    const handshake = (capabilities: McpSchema.ClientCapabilities) =>
+      send(
+        "initialize",
+        { protocolVersion: options.protocolVersion, capabilities, clientInfo: options.clientInfo },
+        { cancellable: false }
+      ).pipe(
+        Effect.flatMap((result) =>
+          Either.map(ProtocolVersion.negotiate(options.protocolVersion, result.protocolVersion), (negotiated) => ({
+            protocolVersion: negotiated,
+            serverInfo: result.serverInfo,
+            serverCapabilities: result.capabilities,
+            instructions: Option.fromNullable(result.instructions)
+          }))
+        ),
+        Effect.tap((next) =>
+          Effect.gen(function* () {
+            established = next
+            yield* transport.setProtocolVersion(next.protocolVersion)
+            yield* peer.notify("notifications/initialized")
+            yield* move(SessionState.Ready({ version: next.protocolVersion, serverInfo: next.serverInfo }))
+          })
+        )
+      )
+    let clientCapabilities: McpSchema.ClientCapabilities = {}
+    const start = (capabilities: McpSchema.ClientCapabilities) =>
+      Effect.suspend(() => {
+        clientCapabilities = capabilities
+        return Effect.zipRight(
+          move(SessionState.Initializing()),
+          handshake(capabilities).pipe(Effect.tapError((cause) => move(SessionState.Failed({ cause }))))
+        )
+      }).pipe(Effect.asVoid)
+
+    // Resource subscriptions outlive an expired session: the new one subscribes again.
+    const subscriptions = yield* Ref.make(HashSet.empty<string>())
+    const restoreSubscriptions = Effect.flatMap(Ref.get(subscriptions), (uris) =>
+      Effect.forEach(
+        uris,
+        (uri) =>
+          send("resources/subscribe", { uri }).pipe(
+            Effect.catchAll((error) =>
+              Effect.logWarning(`${server}: could not subscribe to ${uri} again: ${error.message}`)
+            )
+          ),
+        { discard: true }
+      )
+    )
+
+    // An HTTP server that forgot the session: initialize again (once for all requests that
+    // noticed), then retry the request.
+    const reinitLock = yield* Effect.makeSemaphore(1)
+    let sessionGeneration = 0
+    const reinitialize = (seen: number): Effect.Effect<void, RequestError> =>
+      reinitLock
+        .withPermits(1)(
+          Effect.suspend(() =>
+            seen !== sessionGeneration
+              ? Effect.void
+              : Effect.logWarning(`${server}: the server lost the session; initializing a new one`).pipe(
+                  Effect.zipRight(handshake(clientCapabilities)),
+                  Effect.tap(() => Effect.sync(() => sessionGeneration++)),
+                  Effect.zipRight(restoreSubscriptions)
+                )
+          )
+        )
+        .pipe(
+          Effect.catchTag(
+            "UnsupportedProtocolVersion",
+            (error) => new SessionUnavailable({ server, reason: error.message })
+          )
+        )
+    const withRecovery = <A>(
+      attempt: () => Effect.Effect<A, RequestError>,
+      retriesLeft = options.sessionRetries
+    ): Effect.Effect<A, RequestError> =>
+      Effect.suspend(() => {
+        const seen = sessionGeneration
+        return attempt().pipe(
+          Effect.catchIf(
+            (error): error is TransportError =>
+              error._tag === "TransportError" && error.sessionExpired === true && retriesLeft > 0,
+            () => Effect.zipRight(reinitialize(seen), withRecovery(attempt, retriesLeft - 1))
+          )
+        )
+      })
+
+    /** Fails unless the session is ready (read from the state's mirror, without an effect). */
+    const unavailable = (): SessionUnavailable | undefined =>
+      current._tag === "Ready"
+        ? undefined
+        : new SessionUnavailable({
+            server,
+            reason: current._tag === "Failed" ? current.cause.message : `the session is ${current._tag}`
+          })
+
+    const request: Session["request"] = (method, params, requestOptions) =>
+      Effect.suspend(() => {
+        const error = unavailable()
+        if (error !== undefined) return Effect.fail(error)
+        const capability = serverCapabilityOf(method)
+        if (
+          capability?.side === "server" &&
+          !Methods.declares(established.serverCapabilities, capability, established.protocolVersion)
+        ) {
+          return Effect.fail(new CapabilityNotSupported({ server, method, capability: capability.path.join(".") }))
+        }
+        return withRecovery(() => send(method, params, requestOptions))
+      })
+
+    const requestRaw: Session["requestRaw"] = (method, params, requestOptions) =>
+      Effect.suspend(() => {
+        const error = unavailable()
+        return error === undefined ? withRecovery(() => sendRaw(method, params, requestOptions)) : Effect.fail(error)
+      })
+
+    const notify: Session["notify"] = (method, params) =>
+      Effect.suspend((): Effect.Effect<void, RequestError> => {
+        const error = unavailable()
+        if (error !== undefined) return Effect.fail(error)
+        const encoded =
+          params === undefined ? Either.right(undefined) : Methods.encodeNotificationParams(method, params)
+        if (Either.isLeft(encoded)) {
+          return Effect.fail(
+            new InvalidInput({ server, method, reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left) })
+          )
+        }
+        return Effect.flatMap(
+          Revision.notificationParams(
+            established.protocolVersion,
+            method,
+            McpSchema.isJsonObject(encoded.right) ? encoded.right : undefined
+          ),
+          (wire) => peer.notify(method, wire)
+        )
+      })
+
+    const keepAlive: Session["keepAlive"] = (interval, timeout) =>
+      request("ping", undefined, { timeout }).pipe(
+        Effect.repeat(Schedule.spaced(interval)),
+        Effect.catchAll((cause) => move(SessionState.Failed({ cause }))),
+        Effect.delay(interval),
+        Effect.forkScoped,
+        Effect.asVoid
+      )
+
+    // The connection ending on its own (the server went away or broke it) fails the session.
+    yield* peer.closed.pipe(
+      Effect.flatMap((error) =>
+        move(
+          SessionState.Failed({
+            cause: Option.getOrElse(
+              error,
+              () => new TransportError({ server, reason: "the server closed the connection" })
+            )
+          })
+        )
+      ),
+      Effect.forkScoped
+    )
+
+    return {
+      server,
+      peer,
+      state,
+      established: () => established,
+      start,
+      request,
+      requestRaw,
+      notify,
+      subscribe: (uri) =>
+        Effect.zipRight(request("resources/subscribe", { uri }), Ref.update(subscriptions, HashSet.add(uri))),
+      unsubscribe: (uri) =>
+        Effect.zipRight(request("resources/unsubscribe", { uri }), Ref.update(subscriptions, HashSet.remove(uri))),
+      keepAlive
+    } satisfies Session
+  })

@@ -1,0 +1,118 @@
+/**
+ * Tools over the session: the listing (paged, and cached until the server says it changed),
+ * the definition of a tool by name, arguments checked against the tool's `inputSchema` before a
+ * call is sent, and `structuredContent` checked against its `outputSchema` after.
+ */
+import type { McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import { InvalidInput, type RequestError, ToolOutputInvalid } from "../McpError.js"
+import type * as Peer from "../Peer.js"
+import { check } from "./jsonSchema.js"
+import * as Lists from "./lists.js"
+import type { Session } from "./session.js"
+
+/** Tool arguments, as a caller gives them. */
+export type Arguments = { readonly [key: string]: unknown }
+
+/** The tools part of a client. */
+export interface Tools {
+  /** Every tool, cached. */
+  readonly list: Lists.CachedList<McpSchema.Tool>
+  /** Every tool, page by page (not cached). */
+  readonly stream: Stream.Stream<McpSchema.Tool, RequestError>
+  /** The tool's definition from the cached list (listed once if needed; a failure to list is logged, not fatal). */
+  readonly definition: (tool: string) => Effect.Effect<Option.Option<McpSchema.Tool>>
+  /** Fails with `InvalidInput` (naming the tool and the JSON pointer) when the arguments do not match the tool's `inputSchema`. */
+  readonly checkInput: (tool: string, args: Arguments | undefined) => Effect.Effect<void, InvalidInput>
+  /** Fails with `ToolOutputInvalid` when a successful result does not match the tool's `outputSchema`. */
+  readonly checkOutput: (
+    tool: string,
+    result: McpSchema.CallToolResult
+  ) => Effect.Effect<McpSchema.CallToolResult, ToolOutputInvalid>
+  /** `tools/call`, checked before and after (input checks unless `validateInput` is false). */
+  readonly call: (
+    tool: string,
+    args: Arguments | undefined,
+    options: Peer.RequestOptions,
+    validateInput: boolean
+  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
+}
+
+/** Builds the tools part over a session. */
+export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { server } = session
+    const stream = Lists.paginate(
+      server,
+      "tools/list",
+      (cursor) => session.request("tools/list", cursor === undefined ? undefined : { cursor }),
+      (result) => result.tools
+    )
+    const list = yield* Lists.cachedList(stream)
+
+    const definition = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> =>
+      Effect.flatMap(list.peek, (known) =>
+        Option.isSome(known)
+          ? Effect.succeed(known)
+          : list.get.pipe(
+              Effect.tapError((error) =>
+                Effect.logWarning(
+                  `${server}: cannot list tools to check ${tool}; its schemas are not checked`,
+                  error.message
+                )
+              ),
+              Effect.option
+            )
+      ).pipe(Effect.map(Option.flatMap((tools) => Option.fromNullable(tools.find((entry) => entry.name === tool)))))
+
+    const checkInput: Tools["checkInput"] = (tool, args) =>
+      Effect.flatMap(definition(tool), (found) => {
+        if (Option.isNone(found)) return Effect.void
+        const outcome = check(found.value.inputSchema, args ?? {})
+        if (outcome._tag === "Valid") return Effect.void
+        if (outcome._tag === "Uncompilable") {
+          return Effect.logDebug(`${server}: the inputSchema of ${tool} is not checked: ${outcome.reason}`)
+        }
+        return Effect.fail(
+          new InvalidInput({
+            server,
+            method: "tools/call",
+            tool,
+            pointer: outcome.pointer,
+            reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
+          })
+        )
+      })
+
+    // A server that cannot list its tools does not make a successful call fail (the check is skipped).
+    const checkOutput: Tools["checkOutput"] = (tool, result) =>
+      result.isError === true
+        ? Effect.succeed(result)
+        : Effect.flatMap(definition(tool), (found) => {
+            const outputSchema = Option.getOrUndefined(found)?.outputSchema
+            if (outputSchema === undefined) return Effect.succeed(result)
+            if (result.structuredContent === undefined) {
+              return Effect.fail(new ToolOutputInvalid({ server, tool, reason: "structuredContent is missing" }))
+            }
+            const outcome = check(outputSchema, result.structuredContent)
+            return outcome._tag === "Valid"
+              ? Effect.succeed(result)
+              : Effect.fail(new ToolOutputInvalid({ server, tool, reason: outcome.reason }))
+          })
+
+    const send = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
+      session
+        .request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, {
+          ...options,
+          spanAttributes: { "mcp.tool": tool }
+        })
+        .pipe(Effect.flatMap((result) => checkOutput(tool, result)))
+
+    const call: Tools["call"] = (tool, args, options, validateInput) =>
+      validateInput ? Effect.zipRight(checkInput(tool, args), send(tool, args, options)) : send(tool, args, options)
+
+    return { list, stream, definition, checkInput, checkOutput, call }
+  })

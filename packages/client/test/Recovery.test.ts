@@ -1,0 +1,97 @@
+/** Recovery from an expired HTTP session: the session is re-established with what the new handshake says. */
+
+import { describe, expect, it } from "@effect/vitest"
+import { McpClient, StreamableHttpTransport } from "@effect-mcp/client"
+import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { faultServer, json, rpc } from "./support/faultServer.js"
+import { noFibersLeft } from "./support/fibers.js"
+import { keepAliveHttpClient } from "./support/httpClient.js"
+
+/** A server that forgets its first session after `forgetAfter` requests and then speaks as another build of itself. */
+const forgetfulServer = () => {
+  let sessions = 0
+  let forgotten = false
+  return faultServer((request, response) => {
+    const message = rpc(request)
+    if (request.method === "DELETE") return response.writeHead(200).end()
+    if (request.method === "GET") return response.writeHead(405).end()
+    if (message.method === "initialize") {
+      sessions++
+      const first = sessions === 1
+      return json(
+        response,
+        {
+          jsonrpc: "2.0",
+          id: message.id,
+          result: first
+            ? {
+                protocolVersion: "2025-11-25",
+                capabilities: { tools: {}, resources: { subscribe: true } },
+                serverInfo: { name: "server", version: "1" }
+              }
+            : {
+                protocolVersion: "2025-06-18",
+                capabilities: { tools: {}, resources: { subscribe: true }, prompts: {} },
+                serverInfo: { name: "server", version: "2" },
+                instructions: "new instructions"
+              }
+        },
+        { "mcp-session-id": `s${sessions}` }
+      )
+    }
+    if (message.id === undefined) return response.writeHead(202).end()
+    if (request.headers["mcp-session-id"] === "s1" && forgotten) return response.writeHead(404).end()
+    if (message.method === "tools/call") forgotten = true
+    if (message.method === "tools/list")
+      return json(response, { jsonrpc: "2.0", id: message.id, result: { tools: [] } })
+    if (message.method === "tools/call") {
+      return json(response, { jsonrpc: "2.0", id: message.id, result: { content: [] } })
+    }
+    return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+  })
+}
+
+describe("Recovery after the server forgot the session", () => {
+  it.live("refreshes server info, capabilities and version, restores subscriptions, and says Ready again", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* forgetfulServer()
+      const context = yield* Layer.build(
+        McpClient.layer({ name: "forgetful" }).pipe(
+          Layer.provide(StreamableHttpTransport.layer({ url, name: "forgetful" })),
+          Layer.provide(keepAliveHttpClient)
+        )
+      )
+      const client = Context.get(context, McpClient.McpClient)
+      const readies = yield* client.stateChanges.pipe(
+        Stream.filter((state) => state._tag === "Ready"),
+        Stream.take(2),
+        Stream.runCollect,
+        Effect.fork
+      )
+      yield* client.subscribe("file:///a")
+      yield* client.subscribe("file:///b")
+      yield* client.unsubscribe("file:///b")
+      expect(client.serverInfo.version).toBe("1")
+      expect(client.protocolVersion).toBe("2025-11-25")
+      yield* client.callTool("forget", {}, { validateInput: false })
+      // The session is gone: this request meets a 404, the client initializes again and retries.
+      yield* client.ping()
+      expect(client.serverInfo.version).toBe("2")
+      expect(client.protocolVersion).toBe("2025-06-18")
+      expect(client.serverCapabilities.prompts).toStrictEqual({})
+      expect(client.instructions._tag).toBe("Some")
+      const restored = received.filter(
+        (request) => rpc(request).method === "resources/subscribe" && request.headers["mcp-session-id"] === "s2"
+      )
+      expect(restored.map((request) => rpc(request).params?.uri)).toStrictEqual(["file:///a"])
+      expect(restored[0]?.headers["mcp-protocol-version"]).toBe("2025-06-18")
+      const states = Chunk.toReadonlyArray(yield* Fiber.join(readies))
+      expect(states.map((state) => (state._tag === "Ready" ? state.serverInfo.version : ""))).toStrictEqual(["1", "2"])
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+})
