@@ -13,14 +13,11 @@ import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Path from "@effect/platform/Path"
-import { type McpClient, McpError } from "@effect-mcp/client"
+import type { McpClient, McpError } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
-import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -35,13 +32,15 @@ import type { ServerEntry, Target } from "./config/ServerEntry.js"
 import {
   type ConfigError,
   DuplicateServer,
-  NotFound,
-  ServerUnavailable,
-  ToolNotAllowed,
-  UnknownServer
+  type NotFound,
+  type ServerUnavailable,
+  type ToolNotAllowed,
+  type UnknownServer
 } from "./HostError.js"
-import { type Connected, connect } from "./internal/connect.js"
-import { ServerStatus } from "./ServerStatus.js"
+import * as Registry from "./internal/registry.js"
+import * as Router from "./internal/router.js"
+import * as Supervisor from "./internal/supervisor.js"
+import type { ServerStatus } from "./ServerStatus.js"
 
 /** Per-server options. */
 export interface ServerOptions {
@@ -177,458 +176,141 @@ export class McpHost extends Context.Tag("@effect-mcp/host/McpHost")<McpHost, Mc
 /** What the host needs from the platform: a process launcher and an HTTP client. */
 export type Platform = CommandExecutor.CommandExecutor | HttpClient.HttpClient
 
-const DEFAULT_TIMEOUT = Duration.seconds(60)
-
 /** The default restart schedule: exponential from 250 ms, capped at 5 s, 5 restarts. */
 export const defaultRestart: Schedule.Schedule<unknown, McpError.InitializeError> = Schedule.exponential(
   "250 millis"
 ).pipe(Schedule.union(Schedule.spaced("5 seconds")), Schedule.intersect(Schedule.recurs(5)))
 
-/** The internal state of one server: its public status, and its client while ready. */
-interface Live {
-  readonly status: ServerStatus
-  readonly connected: Option.Option<Connected>
-  readonly lists: Aggregate.ServerLists
-}
-
-/** One managed server. */
-interface Managed {
-  config: ServerConfig
-  readonly live: SubscriptionRef.SubscriptionRef<Live>
-  readonly permits: Effect.Semaphore | undefined
-  scope: Scope.CloseableScope | undefined
-}
-
-const emptyLists = (server: string): Aggregate.ServerLists => ({
-  server,
-  tools: [],
-  resources: [],
-  resourceTemplates: [],
-  prompts: []
-})
-
-const sameConfig = (a: ServerConfig, b: ServerConfig) => JSON.stringify(a) === JSON.stringify(b)
-
-/** Matches a URI against an RFC 6570 template's literal parts (each expression matches one or more characters). */
-const templateMatches = (template: string, uri: string): boolean => {
-  const pattern = template
-    .split(/\{[^}]*\}/)
-    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".+")
-  return new RegExp(`^${pattern}$`).test(uri)
-}
-
-/** Starts a host; its servers stop with the scope. */
+/**
+ * Starts a host; its servers stop with the scope. This is wiring: the registry
+ * (`internal/registry.ts`, an immutable value swapped in one step), one supervisor per server
+ * (`internal/supervisor.ts`) and the router (`internal/router.ts`).
+ */
 export const make = (options: HostOptions): Effect.Effect<McpHostService, never, Scope.Scope | Platform> =>
   Effect.gen(function* () {
-    const namespace = options.namespace ?? Aggregate.defaultNamespace
-    const restart = options.restart ?? defaultRestart
-    const resetAfter = Duration.decode(options.restartResetAfter ?? "60 seconds")
-    const context = yield* Effect.context<Platform>()
-    const servers = new Map<string, Managed>()
-    const registry = yield* Effect.makeSemaphore(1)
-    const changes = yield* PubSub.unbounded<HostChange>()
-    // Every status change of every server, for statusChanges (replayed: current statuses first).
-    const statusHub = yield* PubSub.unbounded<StatusEvent>()
+    const scope = yield* Effect.scope
+    const events: Supervisor.Events = {
+      changes: yield* PubSub.unbounded<HostChange>(),
+      // Every status change of every server, for statusChanges (replayed: current statuses first).
+      statuses: yield* PubSub.unbounded<StatusEvent>()
+    }
+    const settings: Supervisor.Settings = {
+      restart: options.restart ?? defaultRestart,
+      resetAfter: Duration.decode(options.restartResetAfter ?? "60 seconds"),
+      clientInfo: options.clientInfo,
+      platform: yield* Effect.context<Platform>(),
+      events
+    }
+    const registry = yield* SubscriptionRef.make(Registry.empty)
+    // Writers take turns; readers never wait: they read whichever registry is current.
+    const writer = yield* Effect.makeSemaphore(1)
+    const router = Router.make(registry, options.namespace ?? Aggregate.defaultNamespace)
 
-    const publishStatus = (server: string, status: ServerStatus) =>
-      Effect.zipRight(
-        PubSub.publish(statusHub, { server, status }),
-        PubSub.publish(changes, { _tag: "Status", server, status })
-      )
-
-    const setStatus = (managed: Managed, status: ServerStatus, connected: Option.Option<Connected>) =>
-      Effect.zipRight(
-        SubscriptionRef.update(managed.live, (live) => ({
-          status,
-          connected,
-          // A restarting server keeps its lists, so calls by name can wait for it.
-          lists:
-            Option.isSome(connected) || status._tag === "Reconnecting" ? live.lists : emptyLists(managed.config.name)
-        })),
-        publishStatus(managed.config.name, status)
-      )
-
-    const refresh = (managed: Managed, client: McpClient.McpClientService, list: "tools" | "resources" | "prompts") =>
-      Effect.gen(function* () {
-        const caps = client.serverCapabilities
-        const orEmpty = <A>(what: string, effect: Effect.Effect<ReadonlyArray<A>, McpError.RequestError>) =>
-          effect.pipe(
-            Effect.catchAll((error) =>
-              Effect.as(Effect.logWarning(`${client.name}: cannot list ${what}: ${error.message}`), [])
-            )
-          )
-        const policy = managed.config.options ?? {}
-        const update: Partial<Aggregate.ServerLists> =
-          list === "tools"
-            ? {
-                tools:
-                  caps.tools === undefined
-                    ? []
-                    : (yield* orEmpty("tools", client.tools)).filter((tool) => Aggregate.allowed(tool.name, policy))
-              }
-            : list === "prompts"
-              ? { prompts: caps.prompts === undefined ? [] : yield* orEmpty("prompts", client.prompts) }
-              : caps.resources === undefined
-                ? { resources: [], resourceTemplates: [] }
-                : {
-                    resources: yield* orEmpty("resources", client.resources),
-                    resourceTemplates: yield* orEmpty("resource templates", client.resourceTemplates)
-                  }
-        yield* SubscriptionRef.update(managed.live, (live) =>
-          Option.isSome(live.connected) && live.connected.value.client === client
-            ? { ...live, lists: { ...live.lists, ...update } }
-            : live
-        )
-        yield* PubSub.publish(changes, { _tag: "List", server: managed.config.name, list })
+    const entryFor = (config: ServerConfig): Effect.Effect<Registry.Entry> =>
+      Effect.map(Supervisor.make(settings, config).pipe(Scope.extend(scope)), (supervisor) => ({ config, supervisor }))
+    const enabled = (entry: Registry.Entry) => entry.config.options?.enabled !== false
+    const startAll = (started: ReadonlyArray<Registry.Entry>) =>
+      Effect.forEach(started.filter(enabled), (entry) => entry.supervisor.start(entry.config), {
+        concurrency: "unbounded",
+        discard: true
       })
+    const stopAll = (stopped: ReadonlyArray<Registry.Entry>) =>
+      Effect.forEach(stopped, (entry) => entry.supervisor.stop, { concurrency: "unbounded", discard: true })
 
-    /** One session: connect, list, serve until the session ends; its error is why it ended. */
-    const session = (managed: Managed) =>
-      Effect.scoped(
+    /** Records the server as enabled or not; stops it, and starts it again when enabled. */
+    const setEnabled = (server: string, on: boolean) =>
+      writer.withPermits(1)(
         Effect.gen(function* () {
-          const config = managed.config
-          const connected = yield* connect(config.name, config.target, {
-            name: config.name,
-            ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
-            ...(config.options?.requestTimeout === undefined ? {} : { requestTimeout: config.options.requestTimeout }),
-            ...(config.options?.inheritEnv === undefined ? {} : { inheritEnv: config.options.inheritEnv })
-          })
-          const client = connected.client
-          yield* SubscriptionRef.update(managed.live, (live) => ({ ...live, connected: Option.some(connected) }))
-          yield* Effect.all(
-            [
-              refresh(managed, client, "tools"),
-              refresh(managed, client, "resources"),
-              refresh(managed, client, "prompts")
-            ],
-            {
-              concurrency: "unbounded",
-              discard: true
-            }
-          )
-          yield* setStatus(
-            managed,
-            ServerStatus.Ready({
-              serverInfo: client.serverInfo,
-              protocolVersion: client.protocolVersion,
-              pid: connected.pid
-            }),
-            Option.some(connected)
-          )
-          yield* client.listChanged.pipe(
-            Stream.runForEach((list) => refresh(managed, client, list)),
-            Effect.forkScoped
-          )
-          // Serve until the session fails (the process died, the connection broke).
-          const ended = yield* client.stateChanges.pipe(
-            Stream.filter((state) => state._tag === "Failed" || state._tag === "Closed"),
-            Stream.runHead
-          )
-          return yield* Option.match(ended, {
-            onNone: () => Effect.void,
-            onSome: (state) => (state._tag === "Failed" ? Effect.fail(state.cause) : Effect.void)
-          })
-        })
-      ).pipe(Effect.provide(context))
-
-    /**
-     * Runs a server: connects, serves, and after a session dies restarts it on the schedule.
-     * A first connection that fails is final (`Failed`); a session that stayed up for
-     * `restartResetAfter` starts the schedule over.
-     */
-    const supervise = (managed: Managed) =>
-      Effect.gen(function* () {
-        const driver = yield* Schedule.driver(restart)
-        let attempt = 0
-        while (true) {
-          const started = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(session(managed))
-          if (Exit.isSuccess(exit)) return yield* setStatus(managed, ServerStatus.Stopped(), Option.none())
-          if (Cause.isInterruptedOnly(exit.cause)) return
-          const cause = Option.getOrElse(
-            Cause.failureOption(exit.cause),
-            () =>
-              new McpError.TransportError({
-                server: managed.config.name,
-                reason: `unexpected failure: ${Cause.pretty(exit.cause)}`,
-                cause: Cause.squash(exit.cause)
-              })
-          )
-          const before = (yield* SubscriptionRef.get(managed.live)).status
-          if (before._tag === "Connecting")
-            return yield* setStatus(managed, ServerStatus.Failed({ cause }), Option.none())
-          const now = yield* Clock.currentTimeMillis
-          if (before._tag === "Ready" && now - started >= Duration.toMillis(resetAfter)) {
-            yield* driver.reset
-            attempt = 0
-          }
-          attempt++
-          yield* Effect.logWarning(
-            `${managed.config.name}: the session ended (${cause.message}); restarting (attempt ${attempt})`
-          )
-          yield* setStatus(managed, ServerStatus.Reconnecting({ attempt, cause }), Option.none())
-          const next = yield* Effect.either(driver.next(cause))
-          if (next._tag === "Left") return yield* setStatus(managed, ServerStatus.Failed({ cause }), Option.none())
-        }
-      })
-
-    /** Starts a server in a scope of its own; waits until its first attempt has ended either way. */
-    const start = (managed: Managed) =>
-      Effect.gen(function* () {
-        const scope = yield* Scope.make()
-        managed.scope = scope
-        yield* setStatus(managed, ServerStatus.Connecting(), Option.none())
-        yield* Effect.forkIn(supervise(managed), scope)
-        yield* managed.live.changes.pipe(
-          Stream.filter((live) => live.status._tag !== "Connecting"),
-          Stream.runHead
-        )
-      })
-
-    const stop = (managed: Managed) =>
-      Effect.gen(function* () {
-        const scope = managed.scope
-        managed.scope = undefined
-        if (scope !== undefined) yield* Scope.close(scope, Exit.void)
-        yield* setStatus(managed, ServerStatus.Stopped(), Option.none())
-      })
-
-    const manage = (config: ServerConfig) =>
-      Effect.gen(function* () {
-        const live = yield* SubscriptionRef.make<Live>({
-          status: ServerStatus.Stopped(),
-          connected: Option.none(),
-          lists: emptyLists(config.name)
-        })
-        const concurrency = config.options?.concurrency
-        const permits = concurrency === undefined ? undefined : yield* Effect.makeSemaphore(concurrency)
-        const managed: Managed = { config, live, permits, scope: undefined }
-        servers.set(config.name, managed)
-        return managed
-      })
-
-    const lookup = (server: string) =>
-      Effect.suspend(() => {
-        const managed = servers.get(server)
-        return managed === undefined
-          ? Effect.fail(new UnknownServer({ server, known: [...servers.keys()] }))
-          : Effect.succeed(managed)
-      })
-
-    const timeoutOf = (managed: Managed, call: CallOptions | undefined) =>
-      Duration.decode(call?.timeout ?? managed.config.options?.requestTimeout ?? DEFAULT_TIMEOUT)
-
-    /**
-     * The server's client once ready; fails at once when it is failed or stopped. A client whose
-     * session has just died (before the supervisor noticed) counts as not ready yet.
-     */
-    const ready = (managed: Managed, timeout: Duration.Duration, method?: string) =>
-      managed.live.changes.pipe(
-        Stream.filterEffect((live) =>
-          live.status._tag === "Connecting" || live.status._tag === "Reconnecting"
-            ? Effect.succeed(false)
-            : Option.match(live.connected, {
-                onNone: () => Effect.succeed(true),
-                onSome: ({ client }) => Effect.map(client.state, (state) => state._tag === "Ready")
-              })
-        ),
-        Stream.runHead,
-        Effect.flatMap((live) =>
-          Option.isSome(live) && Option.isSome(live.value.connected) && live.value.status._tag === "Ready"
-            ? Effect.succeed(live.value.connected.value.client)
-            : Effect.fail(
-                new ServerUnavailable({
-                  server: managed.config.name,
-                  ...(method === undefined ? {} : { method }),
-                  reason: Option.match(live, {
-                    onNone: () => "the server is gone",
-                    onSome: (value) =>
-                      value.status._tag === "Failed" ? `failed: ${value.status.cause.message}` : "the server is stopped"
-                  })
-                })
-              )
-        ),
-        Effect.timeoutFail({
-          duration: timeout,
-          onTimeout: () =>
-            new ServerUnavailable({
-              server: managed.config.name,
-              ...(method === undefined ? {} : { method }),
-              reason: `not ready within ${Duration.format(timeout)}`
-            })
+          const entry = yield* router.lookup(server)
+          const updated = { ...entry, config: { ...entry.config, options: { ...entry.config.options, enabled: on } } }
+          yield* SubscriptionRef.update(registry, (current) => Registry.put(current, updated))
+          yield* entry.supervisor.stop
+          if (on) yield* entry.supervisor.start(updated.config)
         })
       )
 
-    /** Runs a request on a server's client: waits for it to be ready, then holds one of its permits. */
-    const routed = <A, E>(
-      managed: Managed,
-      method: string,
-      call: CallOptions | undefined,
-      use: (client: McpClient.McpClientService) => Effect.Effect<A, E>
-    ): Effect.Effect<A, E | ServerUnavailable> =>
-      Effect.flatMap(ready(managed, timeoutOf(managed, call), method), (client) =>
-        managed.permits === undefined ? use(client) : managed.permits.withPermits(1)(use(client))
+    const reload = (configs: ReadonlyArray<ServerConfig>) =>
+      writer.withPermits(1)(
+        Effect.gen(function* () {
+          const before = yield* SubscriptionRef.get(registry)
+          const plan = Registry.plan(before, configs)
+          const kept = new Set(plan.unchanged)
+          // The new registry, built beside the old one, then swapped in one step.
+          const next = yield* Effect.forEach(configs, (config) =>
+            kept.has(config.name)
+              ? Effect.succeed(Option.getOrThrow(Registry.get(before, config.name)))
+              : entryFor(config)
+          )
+          yield* SubscriptionRef.set(registry, Registry.fromEntries(next))
+          const replaced = [...plan.removed, ...plan.restarted].flatMap((name) =>
+            Option.toArray(Registry.get(before, name))
+          )
+          yield* stopAll(replaced)
+          yield* startAll(next.filter((entry) => !kept.has(entry.config.name)))
+          return plan
+        })
       )
 
-    const snapshot = Effect.suspend(() =>
-      Effect.forEach([...servers.values()], (managed) => SubscriptionRef.get(managed.live))
-    ).pipe(
-      Effect.map((lives) =>
-        Aggregate.aggregate(
-          lives
-            .filter((live) => live.status._tag === "Ready" || live.status._tag === "Reconnecting")
-            .map((live) => live.lists),
-          namespace
-        )
+    const servers = Effect.flatMap(SubscriptionRef.get(registry), (current) =>
+      Effect.forEach(Registry.entries(current), (entry) =>
+        Effect.map(SubscriptionRef.get(entry.supervisor.live), (live) => ({
+          name: entry.config.name,
+          config: entry.config,
+          status: live.status
+        }))
       )
     )
 
-    const managedOf = (server: string) =>
-      Effect.mapError(lookup(server), () => new ServerUnavailable({ server, reason: "the server was removed" }))
-
-    /** Records the server as enabled or not; stops it, and starts it again when enabled. */
-    const setEnabled = (server: string, enabled: boolean) =>
-      registry.withPermits(1)(
-        Effect.gen(function* () {
-          const managed = yield* lookup(server)
-          managed.config = { ...managed.config, options: { ...managed.config.options, enabled } }
-          yield* stop(managed)
-          if (enabled) yield* start(managed)
-        })
-      )
-
     const service: McpHostService = {
-      servers: Effect.suspend(() =>
-        Effect.forEach([...servers.values()], (managed) =>
-          Effect.map(SubscriptionRef.get(managed.live), (live) => ({
-            name: managed.config.name,
-            config: managed.config,
-            status: live.status
-          }))
-        )
-      ),
+      ...router,
+      servers,
       status: (server) =>
-        Effect.flatMap(lookup(server), (managed) =>
-          Effect.map(SubscriptionRef.get(managed.live), (live) => live.status)
+        Effect.flatMap(router.lookup(server), (entry) =>
+          Effect.map(SubscriptionRef.get(entry.supervisor.live), (live) => live.status)
         ),
       statusChanges: Stream.unwrapScoped(
         Effect.gen(function* () {
-          const subscription = yield* PubSub.subscribe(statusHub)
-          const current = yield* service.servers
+          const subscription = yield* PubSub.subscribe(events.statuses)
+          const current = yield* servers
           return Stream.concat(
             Stream.fromIterable(current.map((info) => ({ server: info.name, status: info.status }))),
             Stream.fromQueue(subscription)
           )
         })
       ),
-      changes: Stream.fromPubSub(changes),
-      aggregate: snapshot,
-      tools: Effect.map(snapshot, (view) => view.tools),
-      resources: Effect.map(snapshot, (view) => view.resources),
-      resourceTemplates: Effect.map(snapshot, (view) => view.resourceTemplates),
-      prompts: Effect.map(snapshot, (view) => view.prompts),
-      callTool: (name, args, call) =>
-        Effect.gen(function* () {
-          const found = (yield* snapshot).tools.find((tool) => tool.name === name)
-          if (found === undefined) return yield* new NotFound({ kind: "tool", name })
-          const managed = yield* managedOf(found.server)
-          if (!Aggregate.allowed(found.tool.name, managed.config.options ?? {}))
-            return yield* new ToolNotAllowed({ server: found.server, tool: found.tool.name })
-          return yield* routed(managed, "tools/call", call, (client) => client.callTool(found.tool.name, args, call))
-        }).pipe(Effect.withSpan("McpHost.callTool", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
-      readResource: (uri, call) =>
-        Effect.gen(function* () {
-          const view = yield* snapshot
-          const server =
-            view.resources.find((entry) => entry.resource.uri === uri)?.server ??
-            view.resourceTemplates.find((entry) => templateMatches(entry.template.uriTemplate, uri))?.server
-          if (server === undefined) return yield* new NotFound({ kind: "resource", name: uri })
-          const managed = yield* managedOf(server)
-          return yield* routed(managed, "resources/read", call, (client) => client.readResource(uri, call))
-        }),
-      getPrompt: (name, args, call) =>
-        Effect.gen(function* () {
-          const found = (yield* snapshot).prompts.find((prompt) => prompt.name === name)
-          if (found === undefined) return yield* new NotFound({ kind: "prompt", name })
-          const managed = yield* managedOf(found.server)
-          return yield* routed(managed, "prompts/get", call, (client) =>
-            client.getPrompt(found.prompt.name, args, call)
-          )
-        }),
-      client: (server) => Effect.flatMap(lookup(server), (managed) => ready(managed, timeoutOf(managed, undefined))),
+      changes: Stream.fromPubSub(events.changes),
       add: (config) =>
-        registry.withPermits(1)(
+        writer.withPermits(1)(
           Effect.gen(function* () {
-            if (servers.has(config.name)) return yield* new DuplicateServer({ server: config.name })
-            const managed = yield* manage(config)
-            if (config.options?.enabled !== false) yield* start(managed)
+            if (Option.isSome(Registry.get(yield* SubscriptionRef.get(registry), config.name))) {
+              return yield* new DuplicateServer({ server: config.name })
+            }
+            const entry = yield* entryFor(config)
+            yield* SubscriptionRef.update(registry, (current) => Registry.put(current, entry))
+            yield* startAll([entry])
           })
         ),
       remove: (server) =>
-        registry.withPermits(1)(
+        writer.withPermits(1)(
           Effect.gen(function* () {
-            const managed = yield* lookup(server)
-            servers.delete(server)
-            yield* stop(managed)
+            const entry = yield* router.lookup(server)
+            yield* SubscriptionRef.update(registry, (current) => Registry.remove(current, server))
+            yield* entry.supervisor.stop
           })
         ),
       enable: (server) => setEnabled(server, true),
       disable: (server) => setEnabled(server, false),
-      reload: (configs) =>
-        registry.withPermits(1)(
-          Effect.gen(function* () {
-            const wanted = new Map(configs.map((config) => [config.name, config]))
-            const removed = [...servers.keys()].filter((name) => !wanted.has(name))
-            const added: Array<string> = []
-            const restarted: Array<string> = []
-            const unchanged: Array<string> = []
-            for (const config of configs) {
-              const known = servers.get(config.name)
-              if (known === undefined) added.push(config.name)
-              else if (sameConfig(known.config, config)) unchanged.push(config.name)
-              else restarted.push(config.name)
-            }
-            yield* Effect.forEach(
-              removed,
-              (name) => {
-                const managed = servers.get(name)
-                servers.delete(name)
-                return managed === undefined ? Effect.void : stop(managed)
-              },
-              { concurrency: "unbounded", discard: true }
-            )
-            // Keep configuration order: rebuild the map in the new order.
-            const previous = new Map(servers)
-            servers.clear()
-            const toStart: Array<Managed> = []
-            for (const config of configs) {
-              const known = previous.get(config.name)
-              if (known !== undefined && unchanged.includes(config.name)) {
-                servers.set(config.name, known)
-                continue
-              }
-              if (known !== undefined) yield* stop(known)
-              const managed = yield* manage(config)
-              if (config.options?.enabled !== false) toStart.push(managed)
-            }
-            yield* Effect.forEach(toStart, start, { concurrency: "unbounded", discard: true })
-            return { added, removed, restarted, unchanged }
-          })
-        )
+      reload
     }
 
     // Closing the host closes every server in parallel.
     yield* Effect.addFinalizer(() =>
-      Effect.forEach([...servers.values()], stop, { concurrency: "unbounded", discard: true })
+      Effect.flatMap(SubscriptionRef.get(registry), (current) => stopAll(Registry.entries(current)))
     )
     // All servers connect concurrently; the host is ready when each has succeeded or failed.
-    const initial = yield* Effect.forEach(options.servers, manage)
-    yield* Effect.forEach(
-      initial.filter((managed) => managed.config.options?.enabled !== false),
-      start,
-      { concurrency: "unbounded", discard: true }
-    )
+    const initial = yield* Effect.forEach(options.servers, entryFor)
+    yield* SubscriptionRef.set(registry, Registry.fromEntries(initial))
+    yield* startAll(initial)
     return service
   })
 

@@ -235,6 +235,47 @@ describe("McpHost", () => {
     }).pipe(Effect.provide(hostLayer({ servers: [{ name: "alpha", target: stdio(miniServer, "normal") }] })))
   )
 
+  it.live("calls to a server whose config did not change never fail while other servers reload", () =>
+    Effect.gen(function* () {
+      const host = yield* McpHost.McpHost
+      let reloading = true
+      const calls = yield* Effect.gen(function* () {
+        const failures: Array<string> = []
+        let count = 0
+        while (reloading && count < 2_000) {
+          count++
+          const exit = yield* Effect.exit(host.callTool("alpha__echo", { message: "x" }))
+          if (exit._tag === "Failure") failures.push(String(exit.cause))
+          yield* Effect.yieldNow()
+        }
+        return { failures, count }
+      }).pipe(Effect.fork)
+      for (let round = 0; round < 4; round++) {
+        const summary = yield* host.reload([
+          // The changed server first: its restart suspends the reload before alpha is considered.
+          { name: "beta", target: { ...stdio(miniServer, "normal"), env: { ROUND: String(round) } } },
+          { name: "alpha", target: stdio(miniServer, "normal") }
+        ])
+        expect(summary.unchanged).toStrictEqual(["alpha"])
+        expect(summary.restarted).toStrictEqual(["beta"])
+      }
+      reloading = false
+      const { failures, count } = yield* Fiber.join(calls)
+      expect(count).toBeGreaterThan(0)
+      expect(failures).toStrictEqual([])
+      expect((yield* host.servers).map((info) => info.name)).toStrictEqual(["beta", "alpha"])
+    }).pipe(
+      Effect.provide(
+        hostLayer({
+          servers: [
+            { name: "alpha", target: stdio(miniServer, "normal") },
+            { name: "beta", target: stdio(miniServer, "normal") }
+          ]
+        })
+      )
+    )
+  )
+
   it.live("builds from a config file and reloads it, restarting only the entries that changed", () =>
     Effect.gen(function* () {
       const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-host-config-"))

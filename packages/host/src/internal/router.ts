@@ -1,0 +1,134 @@
+/**
+ * The router: the aggregated view of the registry's servers (namespaced names), and calls by
+ * host-wide name or URI sent to the server that offers them, once it is ready and within its
+ * concurrency limit. It only reads the registry.
+ */
+import type { McpClient } from "@effect-mcp/client"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Ref from "effect/Ref"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Aggregate from "../Aggregate.js"
+import { NotFound, ServerUnavailable, ToolNotAllowed, UnknownServer } from "../HostError.js"
+import type { CallOptions, McpHostService } from "../McpHost.js"
+import * as Registry from "./registry.js"
+
+const DEFAULT_TIMEOUT = Duration.seconds(60)
+
+/** Matches a URI against an RFC 6570 template's literal parts (each expression matches one or more characters). */
+export const templateMatches = (template: string, uri: string): boolean => {
+  const pattern = template
+    .split(/\{[^}]*\}/)
+    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".+")
+  return new RegExp(`^${pattern}$`).test(uri)
+}
+
+/** The router's part of the host service. */
+export type Router = Pick<
+  McpHostService,
+  | "aggregate"
+  | "tools"
+  | "resources"
+  | "resourceTemplates"
+  | "prompts"
+  | "callTool"
+  | "readResource"
+  | "getPrompt"
+  | "client"
+> & {
+  /** The entry of a server, or `UnknownServer` naming the known ones. */
+  readonly lookup: (server: string) => Effect.Effect<Registry.Entry, UnknownServer>
+}
+
+/** A router over the registry. */
+export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.Namespace): Router => {
+  const lookup = (server: string) =>
+    Effect.flatMap(registry.get, (current) =>
+      Option.match(Registry.get(current, server), {
+        onNone: () => Effect.fail(new UnknownServer({ server, known: [...current.order] })),
+        onSome: Effect.succeed
+      })
+    )
+
+  // One read of the registry: the view is of one version of it.
+  const snapshot = Effect.flatMap(registry.get, (current) =>
+    Effect.forEach(Registry.entries(current), (entry) => SubscriptionRef.get(entry.supervisor.live))
+  ).pipe(
+    Effect.map((lives) =>
+      Aggregate.aggregate(
+        lives
+          .filter((live) => live.status._tag === "Ready" || live.status._tag === "Reconnecting")
+          .map((live) => live.lists),
+        namespace
+      )
+    )
+  )
+
+  const timeoutOf = (entry: Registry.Entry, call: CallOptions | undefined) =>
+    Duration.decode(call?.timeout ?? entry.config.options?.requestTimeout ?? DEFAULT_TIMEOUT)
+
+  const entryOf = (server: string) =>
+    Effect.mapError(lookup(server), () => new ServerUnavailable({ server, reason: "the server was removed" }))
+
+  /** Runs a request on a server's client: waits for it to be ready, then holds one of its permits. */
+  const routed = <A, E, E2 = never>(
+    server: string,
+    method: string,
+    call: CallOptions | undefined,
+    use: (client: McpClient.McpClientService) => Effect.Effect<A, E>,
+    check: (entry: Registry.Entry) => Effect.Effect<void, E2> = () => Effect.void
+  ): Effect.Effect<A, E | E2 | ServerUnavailable> =>
+    Effect.flatMap(entryOf(server), (entry) =>
+      Effect.zipRight(
+        check(entry),
+        Effect.flatMap(entry.supervisor.ready(timeoutOf(entry, call), method), (client) => {
+          const permits = entry.supervisor.permits
+          return permits === undefined ? use(client) : permits.withPermits(1)(use(client))
+        })
+      )
+    )
+
+  return {
+    lookup,
+    aggregate: snapshot,
+    tools: Effect.map(snapshot, (view) => view.tools),
+    resources: Effect.map(snapshot, (view) => view.resources),
+    resourceTemplates: Effect.map(snapshot, (view) => view.resourceTemplates),
+    prompts: Effect.map(snapshot, (view) => view.prompts),
+    callTool: (name, args, call) =>
+      Effect.gen(function* () {
+        const found = (yield* snapshot).tools.find((tool) => tool.name === name)
+        if (found === undefined) return yield* new NotFound({ kind: "tool", name })
+        return yield* routed(
+          found.server,
+          "tools/call",
+          call,
+          (client) => client.callTool(found.tool.name, args, call),
+          (entry) =>
+            Aggregate.allowed(found.tool.name, entry.config.options ?? {})
+              ? Effect.void
+              : Effect.fail(new ToolNotAllowed({ server: found.server, tool: found.tool.name }))
+        )
+      }).pipe(Effect.withSpan("McpHost.callTool", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
+    readResource: (uri, call) =>
+      Effect.gen(function* () {
+        const view = yield* snapshot
+        const server =
+          view.resources.find((entry) => entry.resource.uri === uri)?.server ??
+          view.resourceTemplates.find((entry) => templateMatches(entry.template.uriTemplate, uri))?.server
+        if (server === undefined) return yield* new NotFound({ kind: "resource", name: uri })
+        return yield* routed(server, "resources/read", call, (client) => client.readResource(uri, call))
+      }),
+    getPrompt: (name, args, call) =>
+      Effect.gen(function* () {
+        const found = (yield* snapshot).prompts.find((prompt) => prompt.name === name)
+        if (found === undefined) return yield* new NotFound({ kind: "prompt", name })
+        return yield* routed(found.server, "prompts/get", call, (client) =>
+          client.getPrompt(found.prompt.name, args, call)
+        )
+      }),
+    client: (server) => Effect.flatMap(lookup(server), (entry) => entry.supervisor.ready(timeoutOf(entry, undefined)))
+  }
+}

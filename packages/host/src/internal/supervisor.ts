@@ -1,0 +1,273 @@
+/**
+ * The supervisor of one server: starts it, keeps its lists current while it serves, restarts
+ * it on the host's backoff `Schedule` after its session dies, and stops it. Its state (status,
+ * client, lists) is one `SubscriptionRef`, so callers wait for readiness by watching it.
+ */
+import { type McpClient, McpError } from "@effect-mcp/client"
+import type { McpSchema } from "@effect-mcp/protocol"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberHandle from "effect/FiberHandle"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Aggregate from "../Aggregate.js"
+import { ServerUnavailable } from "../HostError.js"
+import type { HostChange, Platform, ServerConfig, StatusEvent } from "../McpHost.js"
+import { ServerStatus } from "../ServerStatus.js"
+import { type Connected, connect } from "./connect.js"
+
+/** Where status and list changes of every server are published. */
+export interface Events {
+  readonly changes: PubSub.PubSub<HostChange>
+  readonly statuses: PubSub.PubSub<StatusEvent>
+}
+
+/** What every supervisor of a host shares. */
+export interface Settings {
+  readonly restart: Schedule.Schedule<unknown, McpError.InitializeError>
+  readonly resetAfter: Duration.Duration
+  readonly clientInfo: McpSchema.Implementation | undefined
+  readonly platform: Context.Context<Platform>
+  readonly events: Events
+}
+
+/** One server's state: its public status, its client while ready, and its lists. */
+export interface Live {
+  readonly status: ServerStatus
+  readonly connected: Option.Option<Connected>
+  readonly lists: Aggregate.ServerLists
+}
+
+/** A supervised server. */
+export interface Supervisor {
+  readonly name: string
+  readonly live: SubscriptionRef.SubscriptionRef<Live>
+  /** At most this many requests in flight through the host, when the config limits it. */
+  readonly permits: Effect.Semaphore | undefined
+  /** Starts the server with this config; succeeds once its first connection attempt has ended either way. */
+  readonly start: (config: ServerConfig) => Effect.Effect<void>
+  /** Stops the server (its process or connection ends) and says `Stopped`. */
+  readonly stop: Effect.Effect<void>
+  /** The server's client once ready, waiting up to `timeout`; fails at once when it is failed or stopped. */
+  readonly ready: (
+    timeout: Duration.Duration,
+    method?: string
+  ) => Effect.Effect<McpClient.McpClientService, ServerUnavailable>
+}
+
+const emptyLists = (server: string): Aggregate.ServerLists => ({
+  server,
+  tools: [],
+  resources: [],
+  resourceTemplates: [],
+  prompts: []
+})
+
+/** A supervisor for the server `config` names, stopped until started; its fiber lives in the scope. */
+export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Supervisor, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { name } = config
+    const { events } = settings
+    const live = yield* SubscriptionRef.make<Live>({
+      status: ServerStatus.Stopped(),
+      connected: Option.none(),
+      lists: emptyLists(name)
+    })
+    const concurrency = config.options?.concurrency
+    const permits = concurrency === undefined ? undefined : yield* Effect.makeSemaphore(concurrency)
+    const running = yield* FiberHandle.make<void>()
+
+    const setStatus = (status: ServerStatus, connected: Option.Option<Connected>) =>
+      Effect.zipRight(
+        SubscriptionRef.update(live, (current) => ({
+          status,
+          connected,
+          // A restarting server keeps its lists, so calls by name can wait for it.
+          lists: Option.isSome(connected) || status._tag === "Reconnecting" ? current.lists : emptyLists(name)
+        })),
+        Effect.zipRight(
+          PubSub.publish(events.statuses, { server: name, status }),
+          PubSub.publish(events.changes, { _tag: "Status", server: name, status })
+        )
+      )
+
+    const refresh = (
+      config: ServerConfig,
+      client: McpClient.McpClientService,
+      list: "tools" | "resources" | "prompts"
+    ) =>
+      Effect.gen(function* () {
+        const caps = client.serverCapabilities
+        const orEmpty = <A>(what: string, effect: Effect.Effect<ReadonlyArray<A>, McpError.RequestError>) =>
+          effect.pipe(
+            Effect.catchAll((error) =>
+              Effect.as(Effect.logWarning(`${name}: cannot list ${what}: ${error.message}`), [])
+            )
+          )
+        const policy = config.options ?? {}
+        const update: Partial<Aggregate.ServerLists> =
+          list === "tools"
+            ? {
+                tools:
+                  caps.tools === undefined
+                    ? []
+                    : (yield* orEmpty("tools", client.tools)).filter((tool) => Aggregate.allowed(tool.name, policy))
+              }
+            : list === "prompts"
+              ? { prompts: caps.prompts === undefined ? [] : yield* orEmpty("prompts", client.prompts) }
+              : caps.resources === undefined
+                ? { resources: [], resourceTemplates: [] }
+                : {
+                    resources: yield* orEmpty("resources", client.resources),
+                    resourceTemplates: yield* orEmpty("resource templates", client.resourceTemplates)
+                  }
+        yield* SubscriptionRef.update(live, (current) =>
+          Option.isSome(current.connected) && current.connected.value.client === client
+            ? { ...current, lists: { ...current.lists, ...update } }
+            : current
+        )
+        yield* PubSub.publish(events.changes, { _tag: "List", server: name, list })
+      })
+
+    /** One session: connect, list, serve until the session ends; its error is why it ended. */
+    const session = (config: ServerConfig) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const connected = yield* connect(name, config.target, {
+            name,
+            ...(settings.clientInfo === undefined ? {} : { clientInfo: settings.clientInfo }),
+            ...(config.options?.requestTimeout === undefined ? {} : { requestTimeout: config.options.requestTimeout }),
+            ...(config.options?.inheritEnv === undefined ? {} : { inheritEnv: config.options.inheritEnv })
+          })
+          const client = connected.client
+          yield* SubscriptionRef.update(live, (current) => ({ ...current, connected: Option.some(connected) }))
+          yield* Effect.all(
+            [
+              refresh(config, client, "tools"),
+              refresh(config, client, "resources"),
+              refresh(config, client, "prompts")
+            ],
+            { concurrency: "unbounded", discard: true }
+          )
+          yield* setStatus(
+            ServerStatus.Ready({
+              serverInfo: client.serverInfo,
+              protocolVersion: client.protocolVersion,
+              pid: connected.pid
+            }),
+            Option.some(connected)
+          )
+          yield* client.listChanged.pipe(
+            Stream.runForEach((list) => refresh(config, client, list)),
+            Effect.forkScoped
+          )
+          // Serve until the session fails (the process died, the connection broke).
+          const ended = yield* client.stateChanges.pipe(
+            Stream.filter((state) => state._tag === "Failed" || state._tag === "Closed"),
+            Stream.runHead
+          )
+          return yield* Option.match(ended, {
+            onNone: () => Effect.void,
+            onSome: (state) => (state._tag === "Failed" ? Effect.fail(state.cause) : Effect.void)
+          })
+        })
+      ).pipe(Effect.provide(settings.platform))
+
+    /**
+     * Connects, serves, and after a session dies restarts it on the schedule. A first connection
+     * that fails is final (`Failed`); a session that stayed up for `resetAfter` starts the schedule over.
+     */
+    const supervise = (config: ServerConfig) =>
+      Effect.gen(function* () {
+        const driver = yield* Schedule.driver(settings.restart)
+        let attempt = 0
+        while (true) {
+          const started = yield* Clock.currentTimeMillis
+          const exit = yield* Effect.exit(session(config))
+          if (Exit.isSuccess(exit)) return yield* setStatus(ServerStatus.Stopped(), Option.none())
+          if (Cause.isInterruptedOnly(exit.cause)) return
+          const cause = Option.getOrElse(
+            Cause.failureOption(exit.cause),
+            () =>
+              new McpError.TransportError({
+                server: name,
+                reason: `unexpected failure: ${Cause.pretty(exit.cause)}`,
+                cause: Cause.squash(exit.cause)
+              })
+          )
+          const before = (yield* SubscriptionRef.get(live)).status
+          if (before._tag === "Connecting") return yield* setStatus(ServerStatus.Failed({ cause }), Option.none())
+          const now = yield* Clock.currentTimeMillis
+          if (before._tag === "Ready" && now - started >= Duration.toMillis(settings.resetAfter)) {
+            yield* driver.reset
+            attempt = 0
+          }
+          attempt++
+          yield* Effect.logWarning(`${name}: the session ended (${cause.message}); restarting (attempt ${attempt})`)
+          yield* setStatus(ServerStatus.Reconnecting({ attempt, cause }), Option.none())
+          const next = yield* Effect.either(driver.next(cause))
+          if (next._tag === "Left") return yield* setStatus(ServerStatus.Failed({ cause }), Option.none())
+        }
+      })
+
+    const stop = Effect.zipRight(FiberHandle.clear(running), setStatus(ServerStatus.Stopped(), Option.none()))
+
+    const start = (config: ServerConfig) =>
+      Effect.gen(function* () {
+        yield* FiberHandle.clear(running)
+        yield* setStatus(ServerStatus.Connecting(), Option.none())
+        yield* FiberHandle.run(running, supervise(config))
+        yield* live.changes.pipe(
+          Stream.filter((current) => current.status._tag !== "Connecting"),
+          Stream.runHead
+        )
+      })
+
+    // A client whose session has just died (before the supervisor noticed) counts as not ready yet.
+    const ready: Supervisor["ready"] = (timeout, method) =>
+      live.changes.pipe(
+        Stream.filterEffect((current) =>
+          current.status._tag === "Connecting" || current.status._tag === "Reconnecting"
+            ? Effect.succeed(false)
+            : Option.match(current.connected, {
+                onNone: () => Effect.succeed(true),
+                onSome: ({ client }) => Effect.map(client.state, (state) => state._tag === "Ready")
+              })
+        ),
+        Stream.runHead,
+        Effect.flatMap((current) =>
+          Option.isSome(current) && Option.isSome(current.value.connected) && current.value.status._tag === "Ready"
+            ? Effect.succeed(current.value.connected.value.client)
+            : Effect.fail(
+                new ServerUnavailable({
+                  server: name,
+                  ...(method === undefined ? {} : { method }),
+                  reason: Option.match(current, {
+                    onNone: () => "the server is gone",
+                    onSome: (value) =>
+                      value.status._tag === "Failed" ? `failed: ${value.status.cause.message}` : "the server is stopped"
+                  })
+                })
+              )
+        ),
+        Effect.timeoutFail({
+          duration: timeout,
+          onTimeout: () =>
+            new ServerUnavailable({
+              server: name,
+              ...(method === undefined ? {} : { method }),
+              reason: `not ready within ${Duration.format(timeout)}`
+            })
+        })
+      )
+
+    return { name, live, permits, start, stop, ready }
+  })
