@@ -1,9 +1,9 @@
 /**
  * The CLI's own failures and how every failure becomes an exit code and one or two
  * readable lines: 0 success, 1 the tool reported `isError`, 2 usage or config error,
- * 3 connection or protocol failure, 130 interrupted.
+ * 3 connection or protocol failure, 4 authorization failed, 130 interrupted.
  */
-import type { McpError } from "@effect-mcp/client"
+import type { AuthError, McpError } from "@effect-mcp/client"
 import { ConfigError, type HostError } from "@effect-mcp/host"
 import type { ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Data from "effect/Data"
@@ -18,6 +18,7 @@ export const ExitCode = {
   toolError: 1,
   usage: 2,
   connection: 3,
+  authorization: 4,
   interrupted: 130
 } as const
 
@@ -66,6 +67,7 @@ export type CliFailure =
   | CommandNotFound
   | ToolReportedError
   | McpError.TransportError
+  | AuthError.AuthorizationError
   | McpError.RpcError
   | McpError.RequestTimeout
   | McpError.CapabilityNotSupported
@@ -93,40 +95,38 @@ export const exitCodeOf = (failure: CliFailure): number => {
       return ExitCode.usage
     case "ToolReportedError":
       return ExitCode.toolError
+    case "AuthorizationError":
+      return ExitCode.authorization
     default:
       return ExitCode.connection
   }
 }
 
-const serverOf = (failure: CliFailure): string | undefined => ("server" in failure ? failure.server : undefined)
+/** The server a failure names, if any. */
+export const serverOf = (failure: CliFailure): string | undefined => ("server" in failure ? failure.server : undefined)
 const methodOf = (failure: CliFailure): string | undefined =>
   "method" in failure ? failure.method : failure._tag === "ToolReportedError" ? "tools/call" : undefined
 
-const headline = (failure: CliFailure): string => {
+// `server`: the name to print for the failure's server (see ServerNames).
+const headline = (failure: CliFailure, server = serverOf(failure)): string => {
   switch (failure._tag) {
-    case "TransportError": {
-      const exit =
-        failure.exitCode !== undefined
-          ? ` (exit code ${failure.exitCode})`
-          : failure.signal !== undefined
-            ? ` (killed by ${failure.signal})`
-            : ""
-      return `${failure.server}: ${failure.reason}${exit}`
-    }
+    // The reason already says how a server process ended (its exit code or signal).
+    case "TransportError":
+      return `${server}: ${failure.reason}`
     case "RpcError":
-      return `${failure.server}: ${failure.method} failed: ${failure.errorMessage} (code ${failure.code})`
+      return `${server}: ${failure.method} failed: ${failure.errorMessage} (code ${failure.code})`
     case "RequestTimeout":
-      return `${failure.server}: ${failure.method} timed out after ${Duration.format(failure.timeout)}`
+      return `${server}: ${failure.method} timed out after ${Duration.format(failure.timeout)}`
     case "CapabilityNotSupported":
-      return `${failure.server} does not support ${failure.method} (it did not declare the "${failure.capability}" capability)`
+      return `${server} does not support ${failure.method} (it did not declare the "${failure.capability}" capability)`
     case "DecodeError":
-      return `${failure.server}: ${failure.method} answered something that is not valid MCP: ${failure.issue}`
+      return `${server}: ${failure.method} answered something that is not valid MCP: ${failure.issue}`
     case "InvalidInput":
       return `${failure.method}: ${failure.reason}`
     case "ToolOutputInvalid":
-      return `${failure.server}: tool ${failure.tool} returned structured content that does not match its output schema: ${failure.reason}`
+      return `${server}: tool ${failure.tool} returned structured content that does not match its output schema: ${failure.reason}`
     case "SessionUnavailable":
-      return `${failure.server}: ${failure.reason}`
+      return `${server}: ${failure.reason}`
     case "TaskRequired":
       return `${failure.message} (add --task)`
     default:
@@ -134,9 +134,12 @@ const headline = (failure: CliFailure): string => {
   }
 }
 
-/** One or two lines for a person; with `verbose`, the stderr tail and the cause too. */
-export const describe = (failure: CliFailure, verbose: boolean): string => {
-  const lines = [`error: ${headline(failure)}`]
+/**
+ * One or two lines for a person; with `verbose`, the stderr tail and the cause too. `server`
+ * is the name to print for the failure's server (default: the name it carries).
+ */
+export const describe = (failure: CliFailure, verbose: boolean, server = serverOf(failure)): string => {
+  const lines = [`error: ${headline(failure, server)}`]
   if (failure._tag === "TransportError" && failure.stderr !== undefined && failure.stderr.trim() !== "") {
     const tail = failure.stderr.trimEnd().split("\n")
     lines.push(...(verbose ? tail : tail.slice(-3)).map((line) => `  stderr: ${line}`))
@@ -145,11 +148,11 @@ export const describe = (failure: CliFailure, verbose: boolean): string => {
   return lines.join("\n")
 }
 
-/** The error as one JSON object for `--json`: kind, message, server, method. */
-export const toJson = (failure: CliFailure) => ({
+/** The error as one JSON object for `--json`: kind, message, server (its name to print), method. */
+export const toJson = (failure: CliFailure, server = serverOf(failure)) => ({
   kind: failure._tag,
-  message: headline(failure),
-  ...(serverOf(failure) === undefined ? {} : { server: serverOf(failure) }),
+  message: headline(failure, server),
+  ...(server === undefined ? {} : { server }),
   ...(methodOf(failure) === undefined ? {} : { method: methodOf(failure) }),
   exitCode: exitCodeOf(failure)
 })

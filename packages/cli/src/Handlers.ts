@@ -19,7 +19,9 @@ import { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { sanitize } from "./internal/controls.js"
 import { Output } from "./Output.js"
+import { ServerNames } from "./ServerNames.js"
 
 /** The choices a user makes about server requests. */
 export interface HandlerSettings {
@@ -33,14 +35,15 @@ export interface HandlerSettings {
 type Field = typeof McpSchema.PrimitiveSchemaDefinition.Type
 type Value = NonNullable<McpSchema.ElicitResult["content"]>[string]
 
+// Everything a prompt shows comes from the server: sanitized, since prompts draw on the terminal.
 const label = (name: string, field: Field) =>
-  `${field.title ?? name}${field.description === undefined ? "" : ` (${field.description})`}`
+  sanitize(`${field.title ?? name}${field.description === undefined ? "" : ` (${field.description})`}`)
 
 const choicesOf = (field: Field): ReadonlyArray<{ readonly title: string; readonly value: string }> | undefined => {
-  if ("oneOf" in field) return field.oneOf.map((option) => ({ title: option.title, value: option.const }))
+  if ("oneOf" in field) return field.oneOf.map((option) => ({ title: sanitize(option.title), value: option.const }))
   if ("enum" in field)
     return field.enum.map((value, index) => ({
-      title: ("enumNames" in field ? field.enumNames?.[index] : undefined) ?? value,
+      title: sanitize(("enumNames" in field ? field.enumNames?.[index] : undefined) ?? value),
       value
     }))
   return undefined
@@ -49,8 +52,8 @@ const choicesOf = (field: Field): ReadonlyArray<{ readonly title: string; readon
 const multiChoicesOf = (field: Field) => {
   if (field.type !== "array") return undefined
   return "anyOf" in field.items
-    ? field.items.anyOf.map((option) => ({ title: option.title, value: option.const }))
-    : field.items.enum.map((value) => ({ title: value, value }))
+    ? field.items.anyOf.map((option) => ({ title: sanitize(option.title), value: option.const }))
+    : field.items.enum.map((value) => ({ title: sanitize(value), value }))
 }
 
 /** Puts the default first, so that Enter takes it. */
@@ -73,7 +76,7 @@ const askField = (name: string, field: Field, required: boolean): Prompt.Prompt<
   if (choices !== undefined) return Prompt.select({ message, choices: defaultFirst(choices, field.default) })
   if (field.type === "boolean")
     return Prompt.confirm({ message, initial: typeof field.default === "boolean" ? field.default : false })
-  const fallback = field.default === undefined ? "" : String(field.default)
+  const fallback = field.default === undefined ? "" : sanitize(String(field.default))
   const number = field.type === "number" || field.type === "integer"
   return Prompt.text({
     message,
@@ -94,7 +97,7 @@ const askForm = (params: typeof McpSchema.ElicitRequestFormParams.Type) =>
   Effect.gen(function* () {
     const action = yield* Prompt.run(
       Prompt.select({
-        message: params.message,
+        message: sanitize(params.message),
         choices: [
           { title: "accept (fill in the form)", value: "accept" as const },
           { title: "decline", value: "decline" as const },
@@ -123,13 +126,15 @@ export const elicitation = (settings: HandlerSettings) =>
     Capabilities.Elicitation,
     Effect.gen(function* () {
       const output = yield* Output
+      const names = yield* ServerNames
       const context = yield* Effect.context<Terminal.Terminal | FileSystem.FileSystem | Path.Path>()
       return {
         form: (params, request) =>
           Effect.gen(function* () {
+            const server = yield* names.display(request.server)
             yield* output.status(undefined)
             if (settings.interactive) {
-              yield* output.note(`${request.server} asks for input:`)
+              yield* output.note(`${server} asks for input:`)
               return yield* output.paused(cancelOnQuit(askForm(params)))
             }
             const missing = (params.requestedSchema.required ?? []).filter(
@@ -137,25 +142,26 @@ export const elicitation = (settings: HandlerSettings) =>
             )
             if (settings.acceptDefaults && missing.length > 0) {
               yield* output.note(
-                `${request.server} asked for input; declined (--accept-defaults, but ${missing.join(", ")} has no default): ${params.message}`
+                `${server} asked for input; declined (--accept-defaults, but ${missing.join(", ")} has no default): ${params.message}`
               )
               return { action: "decline" } satisfies McpSchema.ElicitResult
             }
             if (settings.acceptDefaults) {
               yield* output.note(
-                `${request.server} asked for input; accepted with defaults (--accept-defaults): ${params.message}`
+                `${server} asked for input; accepted with defaults (--accept-defaults): ${params.message}`
               )
               return { action: "accept", content: {} } satisfies McpSchema.ElicitResult
             }
             yield* output.note(
-              `${request.server} asked for input; declined (not a terminal; --accept-defaults accepts defaults): ${params.message}`
+              `${server} asked for input; declined (not a terminal; --accept-defaults accepts defaults): ${params.message}`
             )
             return { action: "decline" } satisfies McpSchema.ElicitResult
           }).pipe(Effect.provide(context)),
         url: (params, request) =>
           Effect.gen(function* () {
+            const server = yield* names.display(request.server)
             yield* output.status(undefined)
-            yield* output.note(`${request.server} asks you to open ${params.url}\n  ${params.message}`)
+            yield* output.note(`${server} asks you to open ${params.url}\n  ${params.message}`)
             if (!settings.interactive) {
               yield* output.note("declined (not a terminal)")
               return { action: "decline" } satisfies McpSchema.ElicitResult
@@ -179,18 +185,20 @@ export const sampling = (settings: HandlerSettings) =>
     Capabilities.Sampling,
     Effect.gen(function* () {
       const output = yield* Output
+      const names = yield* ServerNames
       const context = yield* Effect.context<CommandExecutor.CommandExecutor>()
       const refuse = (reason: string) => new McpError.JsonRpcFailure({ code: -1, errorMessage: reason })
       return {
         createMessage: (params, request) => {
           if (settings.samplingCommand === undefined)
-            return output
-              .note(`${request.server} asked for a model completion; declined (no --sampling-command)`)
-              .pipe(
-                Effect.zipRight(
-                  Effect.fail(refuse("effect-mcp declined the sampling request: no --sampling-command is configured"))
-                )
+            return names.display(request.server).pipe(
+              Effect.flatMap((server) =>
+                output.note(`${server} asked for a model completion; declined (no --sampling-command)`)
+              ),
+              Effect.zipRight(
+                Effect.fail(refuse("effect-mcp declined the sampling request: no --sampling-command is configured"))
               )
+            )
           const command = Command.make("/bin/sh", "-c", settings.samplingCommand).pipe(
             Command.feed(JSON.stringify(params)),
             Command.stderr("inherit")

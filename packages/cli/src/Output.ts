@@ -6,6 +6,34 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { escapeJsonControls, sanitize } from "./internal/controls.js"
+
+/**
+ * Text the CLI composed itself, with its own colours: printed as it is. Plain strings given
+ * to {@link Output} are taken as foreign (a server's text) and printed without control
+ * sequences. Build it with the colour helpers and the {@link styled} template tag.
+ */
+export class Styled {
+  constructor(readonly text: string) {}
+  /** The text without its colours, where a `Styled` ends up in a plain string by mistake. */
+  toString(): string {
+    return sanitize(this.text)
+  }
+}
+
+/** What {@link Output} prints: foreign text (sanitized) or the CLI's own {@link Styled} text. */
+export type Printable = string | Styled
+
+const render = (text: Printable): string => (typeof text === "string" ? sanitize(text) : text.text)
+
+/** A template tag: its literal parts and `Styled` values are kept, interpolated strings sanitized. */
+export const styled = (parts: TemplateStringsArray, ...values: ReadonlyArray<Printable | number>): Styled =>
+  new Styled(
+    parts.reduce((text, part, index) => {
+      const value = values[index - 1]
+      return `${text}${typeof value === "number" ? String(value) : render(value ?? "")}${part}`
+    })
+  )
 
 /** How this run prints. */
 export interface OutputSettings {
@@ -23,13 +51,13 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
   Output,
   OutputSettings & {
     /** A line on stdout. */
-    readonly line: (text: string) => Effect.Effect<void>
+    readonly line: (text: Printable) => Effect.Effect<void>
     /** Text on stdout, without a newline (a streamed answer). */
-    readonly text: (text: string) => Effect.Effect<void>
-    /** A value as JSON on stdout. */
+    readonly text: (text: Printable) => Effect.Effect<void>
+    /** A value as JSON on stdout (control characters escaped). */
     readonly printJson: (value: unknown) => Effect.Effect<void>
     /** A line on stderr (cleared of any spinner first). */
-    readonly note: (text: string) => Effect.Effect<void>
+    readonly note: (text: Printable) => Effect.Effect<void>
     /** Draws (on a TTY) or prints a progress line; `undefined` clears it. Nothing is drawn while paused. */
     readonly status: (text: string | undefined) => Effect.Effect<void>
     /** Runs `effect` (a prompt, say) with the status line cleared and paused. */
@@ -55,30 +83,31 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
         line: (text) =>
           Effect.sync(() => {
             clear()
-            process.stdout.write(`${text}\n`)
+            process.stdout.write(`${render(text)}\n`)
           }),
         text: (text) =>
           Effect.sync(() => {
             clear()
-            process.stdout.write(text)
+            process.stdout.write(render(text))
           }),
         printJson: (value) =>
           Effect.sync(() => {
             clear()
-            process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
+            process.stdout.write(`${jsonText(value, 2)}\n`)
           }),
         note: (text) =>
           Effect.sync(() => {
             clear()
-            process.stderr.write(`${text}\n`)
+            process.stderr.write(`${render(text)}\n`)
           }),
         status: (text) =>
           Effect.sync(() => {
             if (text === undefined) return clear()
-            if (!interactive) return void process.stderr.write(`${text}\n`)
+            const shown = sanitize(text)
+            if (!interactive) return void process.stderr.write(`${shown}\n`)
             if (pauses > 0) return
             const columns = (process.stderr.columns ?? 0) > 20 ? process.stderr.columns : 80
-            process.stderr.write(`\r\x1b[2K${text.length >= columns ? `${text.slice(0, columns - 2)}…` : text}`)
+            process.stderr.write(`\r\x1b[2K${shown.length >= columns ? `${shown.slice(0, columns - 2)}…` : shown}`)
             drawn = true
           }),
         paused: (effect) =>
@@ -97,7 +126,14 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
     })
 }
 
-const paint = (code: string) => (enabled: boolean, text: string) => (enabled ? `\x1b[${code}m${text}\x1b[0m` : text)
+/** A value as JSON text that cannot drive a terminal (C1 controls escaped too). */
+export const jsonText = (value: unknown, indent?: number): string =>
+  escapeJsonControls(JSON.stringify(value, null, indent))
+
+const paint =
+  (code: string) =>
+  (enabled: boolean, text: Printable): Styled =>
+    new Styled(enabled ? `\x1b[${code}m${render(text)}\x1b[0m` : render(text))
 /** Bold, when colours are on. */
 export const bold = paint("1")
 /** Dim, when colours are on. */
@@ -113,7 +149,7 @@ export const cyan = paint("36")
 export const wrap = (text: string, width: number): ReadonlyArray<string> => {
   const lines: Array<string> = []
   let line = ""
-  for (const word of text.replace(/\s+/g, " ").trim().split(" ")) {
+  for (const word of sanitize(text).replace(/\s+/g, " ").trim().split(" ")) {
     if (word === "") continue
     if (line !== "" && line.length + 1 + word.length > width) {
       lines.push(line)
@@ -133,9 +169,10 @@ export const table = (
   width: number,
   indent = "  "
 ): ReadonlyArray<string> => {
-  const nameWidth = Math.min(40, Math.max(0, ...rows.map(([name]) => name.length)))
+  const clean = rows.map(([name, description]) => [sanitize(name), description] as const)
+  const nameWidth = Math.min(40, Math.max(0, ...clean.map(([name]) => name.length)))
   const room = Math.max(20, width - indent.length - nameWidth - 2)
-  return rows.flatMap(([name, description]) => {
+  return clean.flatMap(([name, description]) => {
     const wrapped = wrap(description ?? "", room)
     const [first = "", ...rest] = wrapped
     const head = `${indent}${name.padEnd(nameWidth)}  ${first}`.trimEnd()

@@ -24,8 +24,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -36,14 +34,17 @@ import * as Handlers from "./Handlers.js"
 import { which } from "./internal/which.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "./internal/words.js"
 import { Output } from "./Output.js"
+import { ServerNames } from "./ServerNames.js"
 
 /** This program's name and version, sent as `clientInfo`. */
 export const clientInfo = { name: "effect-mcp", title: "effect-mcp CLI", version: "0.1.0" } as const
 
-/** A server chosen for this run: its name for messages and where it is. */
+/** A server chosen for this run: its name for messages, where it is, and whether the user named it. */
 export interface Chosen {
   readonly name: string
   readonly target: ServerEntry.Target
+  /** Chosen inline (`--stdio`, `--url`, a command after `--`): the name is made up until the handshake. */
+  readonly inline: boolean
 }
 
 const collect = <A>(
@@ -143,6 +144,7 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
       if (command === undefined) return yield* new UsageError({ reason: "--stdio needs a command" })
       return {
         name: nameOf(command, args),
+        inline: true,
         target: {
           _tag: "Stdio",
           command,
@@ -158,6 +160,7 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
         return yield* new UsageError({ reason: `--url needs an http:// or https:// URL, got "${url}"` })
       return {
         name: new URL(url).host,
+        inline: true,
         target: { _tag: "Http", url, transport: options.transport, headers }
       } satisfies Chosen
     }
@@ -180,7 +183,7 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
             ...Option.match(options.cwd, { onNone: () => ({}), onSome: (cwd) => ({ cwd }) })
           }
         : { ...target, headers: { ...target.headers, ...headers } }
-    return { name: entry.name, target: merged } satisfies Chosen
+    return { name: entry.name, target: merged, inline: false } satisfies Chosen
   })
 
 /** How an HTTP server is authorized: the flow's options and the services it uses. */
@@ -229,19 +232,6 @@ const checkCommand = (chosen: Chosen) =>
       })
   })
 
-/** Logs go to stderr, never stdout: warnings by default, everything with `--verbose`. */
-export const loggerLayer = (verbose: boolean) =>
-  Layer.merge(
-    Logger.replace(
-      Logger.defaultLogger,
-      Logger.make(({ logLevel, message }) => {
-        const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
-        process.stderr.write(`${logLevel.label.toLowerCase()}: ${text}\n`)
-      })
-    ),
-    Logger.minimumLogLevel(verbose ? LogLevel.Debug : LogLevel.Warning)
-  )
-
 /** How the run interacts: whether prompts can be shown. */
 export const isInteractive = () => process.stdin.isTTY === true && process.stderr.isTTY === true
 
@@ -257,7 +247,7 @@ export const withClient = <A, E, R>(
 ): Effect.Effect<
   A,
   E | CliFailure,
-  Exclude<R, McpClient.McpClient> | Output | TrailingCommand | NodeContext.NodeContext
+  Exclude<R, McpClient.McpClient> | Output | ServerNames | TrailingCommand | NodeContext.NodeContext
 > =>
   Effect.gen(function* () {
     const interactive = isInteractive()
@@ -279,8 +269,11 @@ export const withClient = <A, E, R>(
       })
     }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv, auth)), Layer.provide(handlers))
     const output = yield* Output
+    const names = yield* ServerNames
     return yield* Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient
+      // From here on, a server the user did not name is called by the name it reports.
+      if (chosen.inline) yield* names.learn(chosen.name, mcp.serverInfo.name)
       if (settings.showServerLogs !== false)
         yield* mcp.logMessages.pipe(
           Stream.runForEach((log) =>

@@ -1,8 +1,9 @@
 /**
  * The `effect-mcp` process: parses the command line (the words after `--` are a stdio server
  * to run), runs the command, and exits with its code: 0 success, 1 the tool reported an
- * error, 2 usage or config error, 3 connection or protocol failure, 130 interrupted (Ctrl-C
- * cancels the running request and closes the server first).
+ * error, 2 usage or config error, 3 connection or protocol failure, 130 interrupted by Ctrl-C
+ * (SIGINT; it cancels the running request, closes the server, then prints one line saying what
+ * was cancelled), 143 terminated (SIGTERM; the same, silently).
  */
 
 import * as ValidationError from "@effect/cli/ValidationError"
@@ -15,6 +16,10 @@ import * as Option from "effect/Option"
 import { run } from "./Cli.js"
 import { ExitCode } from "./CliError.js"
 import { TrailingCommand } from "./CommonOptions.js"
+import { sanitize } from "./internal/controls.js"
+import * as Signals from "./internal/signals.js"
+
+const signal = Signals.watch()
 
 // A closed pipe (`effect-mcp tools list | head`) ends the output, not the program with a crash.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -38,7 +43,11 @@ const trailing = dash === -1 ? [] : process.argv.slice(dash + 1)
 
 const codeOf = (exit: Exit.Exit<unknown, unknown>): number => {
   if (Exit.isSuccess(exit)) return ExitCode.ok
-  if (Cause.isInterruptedOnly(exit.cause)) return ExitCode.interrupted
+  if (Cause.isInterruptedOnly(exit.cause)) {
+    const received = signal()
+    if (received === "SIGINT") process.stderr.write(`cancelled: ${Signals.activity(argv.slice(2))}\n`)
+    return received === undefined ? ExitCode.interrupted : Signals.exitCode(received)
+  }
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure)) {
     const error = failure.value
@@ -46,7 +55,7 @@ const codeOf = (exit: Exit.Exit<unknown, unknown>): number => {
       return Number(error.code)
     if (ValidationError.isValidationError(error)) return ExitCode.usage
   }
-  process.stderr.write(`internal error: ${Cause.pretty(exit.cause)}\n`)
+  process.stderr.write(`internal error: ${sanitize(Cause.pretty(exit.cause))}\n`)
   return ExitCode.connection
 }
 
@@ -55,6 +64,8 @@ run(argv).pipe(
   Effect.provide(NodeContext.layer),
   NodeRuntime.runMain({
     disableErrorReporting: true,
+    // Its pretty logger writes to stdout; the commands log to stderr (Logging.ts).
+    disablePrettyLogger: true,
     teardown: (exit, onExit) => onExit(codeOf(exit))
   })
 )

@@ -21,7 +21,7 @@ import { lastToolResults, scriptedModel } from "../../ai/test/support/scriptedMo
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
 import { everything, stdio } from "../../host/test/support/targets.js"
 import { ChatInput, type ChatSettings, converse } from "../src/commands/chat.js"
-import { Output } from "../src/Output.js"
+import { Output, type Printable } from "../src/Output.js"
 import { everythingStdio, run } from "./support/cli.js"
 import { fakeAnthropic } from "./support/fakeAnthropic.js"
 
@@ -30,7 +30,7 @@ const workshop = fileURLToPath(new URL("../../ai/test/fixtures/workshop-server.m
 /** An Output that records what would be printed: stdout as one string, stderr as lines. */
 const captured = () => {
   const transcript = { stdout: "", stderr: [] as Array<string> }
-  const write = (text: string) =>
+  const write = (text: Printable) =>
     Effect.sync(() => {
       transcript.stdout = `${transcript.stdout}${text}`
     })
@@ -43,7 +43,7 @@ const captured = () => {
     line: (text) => write(`${text}\n`),
     text: write,
     printJson: (value) => write(`${JSON.stringify(value)}\n`),
-    note: (text) => Effect.sync(() => void transcript.stderr.push(text)),
+    note: (text) => Effect.sync(() => void transcript.stderr.push(String(text))),
     status: () => Effect.void,
     paused: (effect) => effect
   })

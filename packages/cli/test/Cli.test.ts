@@ -114,6 +114,22 @@ describe.concurrent("against the reference server over stdio", () => {
       ...everythingStdio
     ])
     expect(defaults.stderr).toMatch(/declined \(--accept-defaults, but name has no default\)/)
+    const received = join(mkdtempSync(join(tmpdir(), "effect-mcp-defaults-")), "received.log")
+    const accepted = await run([
+      "tools",
+      "call",
+      "ask-defaults",
+      "--accept-defaults",
+      "--",
+      process.execPath,
+      testServer,
+      received
+    ])
+    expect([accepted.code, accepted.stdout]).toStrictEqual([
+      0,
+      '{"action":"accept","content":{"color":"green","subscribe":true}}\n'
+    ])
+    expect(accepted.stderr).toMatch(/accepted with defaults \(--accept-defaults\)/)
   })
 
   it("resources, templates, prompts, completion and ping", async () => {
@@ -264,7 +280,8 @@ describe.concurrent("usage and start-up failures", () => {
       "console.error('cannot open database'); process.exit(4)"
     ])
     expect(result.code).toBe(3)
-    expect(result.stderr).toMatch(/exit code 4/)
+    expect(result.stderr).toMatch(/the server process exited with code 4\n/)
+    expect(result.stderr).not.toMatch(/\(exit code 4\)/)
     expect(result.stderr).toMatch(/stderr: cannot open database/)
     expect(result.stdout + result.stderr).not.toMatch(/env-secret-value/)
   })
@@ -343,6 +360,7 @@ describe("Ctrl-C", () => {
     const started = start(["logs", "--level", "info", ...everythingStdio])
     await eventually(() => /streaming .* log messages at info and above/.test(started.stderr()), "the log stream")
     const servers = childrenOf(started.child.pid ?? 0)
+    expect(servers.length).toBeGreaterThan(0)
     started.child.kill("SIGINT")
     const result = await started.finished
     expect(result.code).toBe(130)
@@ -358,6 +376,7 @@ describe("Ctrl-C", () => {
     ])
     await eventually(() => /subscribed to/.test(started.stderr()), "the subscription")
     const servers = childrenOf(started.child.pid ?? 0)
+    expect(servers.length).toBeGreaterThan(0)
     started.child.kill("SIGINT")
     const result = await started.finished
     expect(result.code).toBe(130)

@@ -11,6 +11,7 @@ import * as Mailbox from "effect/Mailbox"
 import * as Scope_ from "effect/Scope"
 import * as AuthorizedClient from "./auth/AuthorizedClient.js"
 import * as OAuth from "./auth/OAuth.js"
+import { parseEndpoint } from "./internal/httpBody.js"
 import type { TransportError } from "./McpError.js"
 import * as SseTransport from "./SseTransport.js"
 import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
@@ -28,10 +29,13 @@ export interface HttpOptions extends Omit<StreamableHttpTransport.StreamableHttp
   readonly auth?: OAuth.OAuthOptions | false
 }
 
-/** Streamable HTTP first; legacy HTTP+SSE at the same URL if the server refuses the initialize POST. */
+/**
+ * Streamable HTTP first; legacy HTTP+SSE at the same URL if the server refuses the initialize
+ * POST. Fails with a `TransportError` when the URL is invalid.
+ */
 export const makeAuto = (
   options: HttpOptions
-): Effect.Effect<TransportService, never, HttpClient.HttpClient | Scope_.Scope> =>
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> =>
   Effect.gen(function* () {
     const inbound = yield* Mailbox.make<Incoming, TransportError>()
     const fibers = yield* FiberSet.make()
@@ -76,17 +80,19 @@ export const makeAuto = (
   })
 
 /** The HTTP client of the transport: the context's, authorizing unless `auth` is `false`. */
-const clientFor = (options: HttpOptions): Effect.Effect<HttpClient.HttpClient, never, HttpClient.HttpClient> =>
+const clientFor = (options: HttpOptions): Effect.Effect<HttpClient.HttpClient, TransportError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
+    const url = yield* parseEndpoint(options.url, options.name)
     const raw = yield* HttpClient.HttpClient
     if (options.auth === false) return raw
-    const session = yield* OAuth.make(options.name ?? new URL(options.url).host, options.url, raw, options.auth ?? {})
+    const session = yield* OAuth.make(options.name ?? url.host, options.url, raw, options.auth ?? {})
     return AuthorizedClient.authorize(raw, session)
   })
 
 /**
  * An HTTP `Transport` layer for a URL, by the chosen (or detected) transport. The optional
- * `TokenStore` and `Authorizer` services of the context serve its authorization.
+ * `TokenStore` and `Authorizer` services of the context serve its authorization. Fails with a
+ * `TransportError` when the URL is invalid or the connection cannot be made (legacy SSE).
  */
 export const layer = (options: HttpOptions): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> =>
   Layer.scoped(

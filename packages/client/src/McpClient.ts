@@ -31,7 +31,10 @@ import type { Transport } from "./Transport.js"
 
 /** Options of a client. */
 export interface McpClientOptions {
-  /** The server's name in errors, logs and spans. Default: `"mcp"`. */
+  /**
+   * The server's name in errors, logs and spans. Default: the name the server reports in its
+   * `serverInfo` once the handshake has said it (`mcp` before that).
+   */
   readonly name?: string
   /** This client's name and version, sent in `initialize`. */
   readonly clientInfo?: McpSchema.Implementation
@@ -95,7 +98,7 @@ export type ListKind = "tools" | "resources" | "prompts"
 
 /** The client service. */
 export interface McpClientService {
-  /** The server's name, as configured. */
+  /** The server's name: as configured, else as the server reports it. */
   readonly name: string
   /** The server's name, version and other info from `initialize`. */
   readonly serverInfo: McpSchema.Implementation
@@ -252,9 +255,8 @@ export const make = (
   options: McpClientOptions = {}
 ): Effect.Effect<McpClientService, InitializeError, Transport | Scope.Scope> =>
   Effect.gen(function* () {
-    const name = options.name ?? "mcp"
     const session = yield* Session.make({
-      server: name,
+      server: options.name,
       clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
       protocolVersion: options.protocolVersion ?? ProtocolVersion.LATEST,
       requestTimeout: options.requestTimeout ?? "60 seconds",
@@ -272,6 +274,7 @@ export const make = (
       options.clientTasks === undefined ? undefined : yield* ClientTasks.make(peer, options.clientTasks)
     yield* ServerRequests.register({ session, ...(clientTasks === undefined ? {} : { tasks: clientTasks }) }, handlers)
     yield* session.start(clientCapabilities(handlers, clientTasks !== undefined))
+    const name = session.server
 
     const request = <M extends Methods.RequestMethodName>(
       method: M,
@@ -336,7 +339,9 @@ export const make = (
     }
 
     return {
-      name,
+      get name() {
+        return session.server
+      },
       get serverInfo() {
         return session.established().serverInfo
       },

@@ -6,6 +6,7 @@ import { ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as DurationRuntime from "effect/Duration"
+import type { AuthorizationError } from "./auth/AuthError.js"
 
 /** The connection is gone or failed: nothing more can be sent or received on it. */
 export class TransportError extends Data.TaggedError("TransportError")<{
@@ -146,9 +147,10 @@ export const UnrepresentableMessage = Revision.UnrepresentableMessage
 /** The type of {@link UnrepresentableMessage}. */
 export type UnrepresentableMessage = Revision.UnrepresentableMessage
 
-/** What any request to the server can fail with. */
+/** What any request to the server can fail with (`AuthorizationError`: an HTTP server refused it and authorizing failed). */
 export type RequestError =
   | TransportError
+  | AuthorizationError
   | RpcError
   | RequestTimeout
   | CapabilityNotSupported

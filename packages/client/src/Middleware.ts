@@ -39,24 +39,24 @@ export const logging: Interceptor = {
     Effect.logDebug("mcp ←", message).pipe(Effect.annotateLogs("mcp.server", server), Effect.zipRight(next(message)))
 }
 
-/** Composes the outbound side of interceptors around a final sender. */
+/** Composes the outbound side of interceptors around a final sender (`server` is read per message: a name can be learned later). */
 export const composeOutbound = (
   interceptors: ReadonlyArray<Interceptor>,
-  server: string,
+  server: () => string,
   last: Next<TransportError>
 ): Next<TransportError> =>
   interceptors.reduceRight<Next<TransportError>>((next, interceptor) => {
     const outbound = interceptor.outbound
-    return outbound === undefined ? next : (message) => outbound(message, next, server)
+    return outbound === undefined ? next : (message) => outbound(message, next, server())
   }, last)
 
 /** Composes the inbound side of interceptors around a final receiver. */
 export const composeInbound = (
   interceptors: ReadonlyArray<Interceptor>,
-  server: string,
+  server: () => string,
   last: Next<never>
 ): Next<never> =>
   interceptors.reduce<Next<never>>((next, interceptor) => {
     const inbound = interceptor.inbound
-    return inbound === undefined ? next : (message) => inbound(message, next, server)
+    return inbound === undefined ? next : (message) => inbound(message, next, server())
   }, last)

@@ -26,6 +26,7 @@ import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
+import type { AuthorizationError } from "./auth/AuthError.js"
 import { DecodeError, JsonRpcFailure, RequestTimeout, RpcError, TransportError } from "./McpError.js"
 import { composeInbound, composeOutbound, Middleware } from "./Middleware.js"
 import { forEachIncoming, type Incoming, type TransportService } from "./Transport.js"
@@ -66,8 +67,8 @@ export type RequestHandler = (request: InboundRequest) => Effect.Effect<WireObje
 
 /** The peer's options. */
 export interface PeerOptions {
-  /** The server's name, for errors and logs. */
-  readonly server: string
+  /** The server's name, for errors and logs; a function when the name is learned later (read when an error is made). */
+  readonly server: string | (() => string)
   /** The default timeout of every request. */
   readonly requestTimeout: Duration.DurationInput
 }
@@ -79,7 +80,7 @@ export interface Peer {
     method: string,
     params: WireObject | undefined,
     options?: RequestOptions
-  ) => Effect.Effect<WireObject, TransportError | RpcError | RequestTimeout | DecodeError>
+  ) => Effect.Effect<WireObject, TransportError | AuthorizationError | RpcError | RequestTimeout | DecodeError>
   /** Sends a notification. */
   readonly notify: (method: string, params?: WireObject) => Effect.Effect<void, TransportError>
   /** Handles inbound requests of a method (replacing any earlier handler). */
@@ -100,7 +101,10 @@ export interface Peer {
 
 interface Pending {
   readonly method: string
-  readonly deferred: Deferred.Deferred<WireObject, TransportError | RpcError | DecodeError | RequestTimeout>
+  readonly deferred: Deferred.Deferred<
+    WireObject,
+    TransportError | AuthorizationError | RpcError | DecodeError | RequestTimeout
+  >
   readonly onProgress: ((progress: WireObject) => Effect.Effect<void>) | undefined
   readonly startedAt: number
   /** No answer (or, with `resetOnProgress`, no progress) for this long times the request out. */
@@ -135,7 +139,8 @@ const idOf = (raw: unknown): JsonRpc.RequestId | undefined => {
 /** Builds a peer over a transport; its reader fiber and inbound handlers live in the scope. */
 export const make = (transport: TransportService, options: PeerOptions): Effect.Effect<Peer, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const { server } = options
+    const configured = options.server
+    const name = typeof configured === "string" ? () => configured : configured
     const defaultTimeout = Duration.decode(options.requestTimeout)
     const pending = new Map<JsonRpc.RequestId, Pending>()
     const handlers = new Map<string, RequestHandler>()
@@ -153,19 +158,22 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
 
     const violation = (kind: Violation, detail: unknown) => {
       violations[kind]++
-      return Effect.logWarning(`mcp protocol violation (${kind}) from ${server}`, detail).pipe(
+      return Effect.logWarning(`mcp protocol violation (${kind}) from ${name()}`, detail).pipe(
         Effect.zipRight(Metric.increment(Metric.tagged(violationsCounter, "kind", kind)))
       )
     }
 
-    const send = composeOutbound(interceptors, server, (message) => transport.send(message))
+    const send = composeOutbound(interceptors, name, (message) => transport.send(message))
     // Interceptors may suspend, so messages pass them one at a time; without any, the
     // transport's own send keeps the order and no lock is needed.
     const write =
       interceptors.length === 0 ? send : (message: JsonRpc.JSONRPCMessage) => writeLock.withPermits(1)(send(message))
 
     const gone = () =>
-      Option.getOrElse(ended ?? Option.none(), () => new TransportError({ server, reason: "the connection is closed" }))
+      Option.getOrElse(
+        ended ?? Option.none(),
+        () => new TransportError({ server: name(), reason: "the connection is closed" })
+      )
 
     const respond = (id: JsonRpc.RequestId, exit: Exit.Exit<WireObject, JsonRpcFailure>) => {
       if (Exit.isSuccess(exit)) return write({ jsonrpc: "2.0", id, result: exit.value })
@@ -175,7 +183,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
         ? { code: failure.value.code, message: failure.value.errorMessage, ...dataOf(failure.value.data) }
         : { code: JsonRpc.ErrorCode.InternalError, message: "Internal error" }
       return Effect.zipRight(
-        Option.isNone(failure) ? Effect.logError(`handler of a request from ${server} died`, exit.cause) : Effect.void,
+        Option.isNone(failure) ? Effect.logError(`handler of a request from ${name()} died`, exit.cause) : Effect.void,
         write({ jsonrpc: "2.0", id, error })
       )
     }
@@ -224,7 +232,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     const onResponse = (id: JsonRpc.RequestId | undefined, outcome: Exit.Exit<WireObject, RpcError>) => {
       const entry = id === undefined ? undefined : pending.get(id)
       if (id !== undefined && entry === undefined && cancelled.delete(id)) {
-        return Effect.logDebug(`${server}: an answer to request ${id} arrived after it was cancelled`)
+        return Effect.logDebug(`${name()}: an answer to request ${id} arrived after it was cancelled`)
       }
       if (id === undefined || entry === undefined) return violation("unknown-id", { id })
       pending.delete(id)
@@ -236,7 +244,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       if (JsonRpc.isErrorResponse(message)) {
         const method = message.id === undefined ? "?" : (pending.get(message.id)?.method ?? "?")
         const error = new RpcError({
-          server,
+          server: name(),
           method,
           code: message.error.code,
           errorMessage: message.error.message,
@@ -248,7 +256,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       return onNotification(message)
     }
 
-    const dispatchInbound = composeInbound(interceptors, server, dispatchMessage)
+    const dispatchInbound = composeInbound(interceptors, name, dispatchMessage)
 
     const dispatch = (item: Incoming): Effect.Effect<void> => {
       if (item._tag === "Message") return dispatchInbound(item.message)
@@ -264,7 +272,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       if (id !== undefined && entry !== undefined && looksLikeResponse) {
         pending.delete(id)
         const error = new DecodeError({
-          server,
+          server: name(),
           method: entry.method,
           issue: `malformed response: ${ParseResult.TreeFormatter.formatErrorSync(item.error)}`
         })
@@ -293,7 +301,9 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           return end(
             Option.isSome(failure)
               ? failure
-              : Option.some(new TransportError({ server, reason: "the reader stopped", cause: Cause.pretty(cause) }))
+              : Option.some(
+                  new TransportError({ server: name(), reason: "the reader stopped", cause: Cause.pretty(cause) })
+                )
           )
         }
       }),
@@ -302,7 +312,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     yield* Effect.addFinalizer(() =>
       Effect.suspend(() =>
         ended === undefined
-          ? end(Option.some(new TransportError({ server, reason: "the client was closed" })))
+          ? end(Option.some(new TransportError({ server: name(), reason: "the client was closed" })))
           : Effect.void
       )
     )
@@ -337,7 +347,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           const timeout = due.kind === "total" && entry.total !== undefined ? entry.total : entry.idle
           yield* Deferred.fail(
             entry.deferred,
-            new RequestTimeout({ server, method: entry.method, timeout, kind: due.kind })
+            new RequestTimeout({ server: name(), method: entry.method, timeout, kind: due.kind })
           )
         } else if (due.at < next) next = due.at
       }
@@ -366,9 +376,10 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           const id = nextId++
           const timeout =
             requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout)
-          const deferred = Deferred.unsafeMake<WireObject, TransportError | RpcError | DecodeError | RequestTimeout>(
-            FiberId.none
-          )
+          const deferred = Deferred.unsafeMake<
+            WireObject,
+            TransportError | AuthorizationError | RpcError | DecodeError | RequestTimeout
+          >(FiberId.none)
           const now = yield* Clock.currentTimeMillis
           const entry: Pending = {
             method,
@@ -387,7 +398,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           const span = yield* Effect.makeSpan(`mcp.request ${method}`, {
             kind: "client",
             captureStackTrace: false,
-            attributes: { "mcp.server": server, "mcp.method": method, ...requestOptions.spanAttributes }
+            attributes: { "mcp.server": name(), "mcp.method": method, ...requestOptions.spanAttributes }
           })
           const traceState = yield* TraceState
           const meta = {

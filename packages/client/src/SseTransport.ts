@@ -14,8 +14,9 @@ import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { describeHttpError, readExcerpt } from "./internal/httpBody.js"
-import { parse as parseSse } from "./internal/sse.js"
+import { AuthorizationError } from "./auth/AuthError.js"
+import { describeHttpError, parseEndpoint, readExcerpt, requestFailure, withMethod } from "./internal/httpBody.js"
+import { parse as parseSse, SseTooLarge } from "./internal/sse.js"
 import { TransportError } from "./McpError.js"
 import { fromMailbox, type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
@@ -31,12 +32,16 @@ export interface SseOptions {
   readonly endpointTimeout?: Duration.DurationInput
 }
 
-/** Connects (GET, then waits for the `endpoint` event); the stream ends with the scope. */
+/**
+ * Connects (GET, then waits for the `endpoint` event); the stream ends with the scope. Fails
+ * with a `TransportError` when the URL is invalid or the stream cannot be opened.
+ */
 export const make = (
   options: SseOptions
 ): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function* () {
-    const server = options.name ?? new URL(options.url).host
+    const url = yield* parseEndpoint(options.url, options.name)
+    const server = options.name ?? url.host
     const maxBytes = options.maxMessageBytes ?? 64 * 1024 * 1024
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope)
     const inbound = yield* Mailbox.make<Incoming, TransportError>()
@@ -54,7 +59,7 @@ export const make = (
               HttpClientRequest.setHeaders({ ...options.headers, accept: "text/event-stream" })
             )
           )
-          .pipe(Effect.mapError((cause) => error(`GET ${options.url} failed: ${describeHttpError(cause)}`)))
+          .pipe(Effect.mapError((cause) => error(requestFailure(`GET ${options.url}`, cause))))
         const contentType = (response.headers["content-type"] ?? "").toLowerCase()
         if (response.status !== 200 || !contentType.startsWith("text/event-stream")) {
           const body = yield* readExcerpt(response, 200)
@@ -66,15 +71,15 @@ export const make = (
         yield* response.stream.pipe(
           parseSse(maxBytes),
           Stream.mapError((cause) =>
-            "_tag" in cause && cause._tag === "SseTooLarge"
+            cause instanceof SseTooLarge
               ? error(`an SSE event exceeded the maximum size of ${maxBytes} bytes`)
-              : error("the SSE stream broke")
+              : error(`the SSE stream broke: ${describeHttpError(cause)}`)
           ),
           Stream.runForEach((item) => {
             if (item._tag !== "Event") return Effect.void
             if (item.event === "endpoint") {
               const target = URL.canParse(item.data, options.url) ? new URL(item.data, options.url) : undefined
-              const origin = new URL(options.url).origin
+              const origin = url.origin
               return target !== undefined && target.origin === origin
                 ? Deferred.succeed(endpoint, target)
                 : Effect.fail(error(`the server announced an endpoint on another origin: ${item.data}`))
@@ -113,7 +118,13 @@ export const make = (
                 HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
               )
             )
-            .pipe(Effect.mapError((cause) => error(`POST failed: ${describeHttpError(cause)}`)))
+            .pipe(
+              Effect.mapError((cause) =>
+                cause.cause instanceof AuthorizationError
+                  ? withMethod(cause.cause, "method" in message ? message.method : undefined)
+                  : error(requestFailure(`POST ${target.href}`, cause))
+              )
+            )
           if (response.status >= 200 && response.status < 300) return
           const body = yield* readExcerpt(response, 200)
           return yield* error(`HTTP ${response.status}${body === "" ? "" : `: ${body}`}`, response.status)

@@ -10,7 +10,11 @@
  *   request whose POST fails comes back as a `Failed` inbound item for that request alone.
  * - An optional GET listener receives server-initiated messages (405: the server has none).
  * - SSE event ids are remembered; a stream that breaks before its response arrived is resumed
- *   with `Last-Event-ID`, waiting the server's `retry` interval when it sent one.
+ *   with `Last-Event-ID`, waiting the server's `retry` interval when it sent one. A resumption
+ *   that delivers events resets the budget: only `maxReconnects` resumptions in a row that
+ *   deliver nothing give up. The GET listener resumes the same way (a plain GET when the server
+ *   gave its events no ids).
+ * - An invalid URL fails the layer with a `TransportError` naming it.
  * - 404 on a request that carried a session id means the session is gone
  *   (`TransportError.sessionExpired`); the client re-initializes.
  * - Close sends `DELETE` with the session id (405 tolerated).
@@ -27,8 +31,16 @@ import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { describeHttpError, readBody, readExcerpt } from "./internal/httpBody.js"
-import { parse as parseSse } from "./internal/sse.js"
+import { AuthorizationError } from "./auth/AuthError.js"
+import {
+  describeHttpError,
+  parseEndpoint,
+  readBody,
+  readExcerpt,
+  requestFailure,
+  withMethod
+} from "./internal/httpBody.js"
+import { parse as parseSse, SseTooLarge } from "./internal/sse.js"
 import { TransportError } from "./McpError.js"
 import {
   decodeIncoming,
@@ -51,7 +63,10 @@ export interface StreamableHttpOptions {
   readonly listen?: boolean
   /** The largest message or SSE event accepted, in bytes. Default: 64 MiB. */
   readonly maxMessageBytes?: number
-  /** How many times a broken SSE stream is resumed. Default: 5. */
+  /**
+   * How many resumptions of a broken SSE stream in a row may deliver no event before the
+   * transport gives up on it (a resumption that delivers events resets the count). Default: 5.
+   */
   readonly maxReconnects?: number
   /** The wait before resuming when the server sent no `retry`. Default: 1 second. */
   readonly reconnectDelay?: Duration.DurationInput
@@ -64,12 +79,22 @@ export interface StreamableHttpOptions {
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
-/** Builds the transport; its streams and requests end with the scope (after `DELETE`). */
+/** How an SSE stream ended: whether the awaited response came, and if not, why the stream stopped. */
+interface SseEnd {
+  readonly answered: boolean
+  readonly ending: string
+}
+
+/**
+ * Builds the transport; its streams and requests end with the scope (after `DELETE`). Fails
+ * with a `TransportError` when the URL is invalid.
+ */
 export const make = (
   options: StreamableHttpOptions
-): Effect.Effect<TransportService, never, HttpClient.HttpClient | Scope.Scope> =>
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function* () {
-    const server = options.name ?? new URL(options.url).host
+    const url = yield* parseEndpoint(options.url, options.name)
+    const server = options.name ?? url.host
     const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_BYTES
     const maxReconnects = options.maxReconnects ?? 5
     const defaultDelay = Duration.decode(options.reconnectDelay ?? "1 second")
@@ -102,19 +127,22 @@ export const make = (
       )
 
     /**
-     * Reads an SSE stream; resumes it with Last-Event-ID while `waitingFor` has no answer (or,
-     * for the listener, while the session lives). Returns whether the awaited answer came.
+     * Reads an SSE stream; resumes it (with Last-Event-ID when the server gave ids) while
+     * `waitingFor` has no answer, or, for the listener, while the session lives. Resumptions in
+     * a row that deliver no event are bounded by `maxReconnects`; one that delivers resets it.
      */
     const consumeSse = (
       response: HttpClientResponse.HttpClientResponse,
       waitingFor: JsonRpc.RequestId | undefined
-    ): Effect.Effect<boolean, never, Scope.Scope> =>
+    ): Effect.Effect<SseEnd, never, Scope.Scope> =>
       Effect.gen(function* () {
         let current = response
         let lastEventId: string | undefined
         let delay = defaultDelay
         let answered = false
-        for (let attempt = 0; ; attempt++) {
+        let resumesWithoutProgress = 0
+        for (;;) {
+          let delivered = 0
           const outcome = yield* current.stream.pipe(
             parseSse(maxBytes),
             Stream.runForEach((item) => {
@@ -125,36 +153,57 @@ export const make = (
               if (item.id !== undefined) lastEventId = item.id
               // An event with an id and empty data primes resumption (the spec asks servers to send one).
               if (item.event !== "message" || item.data === "") return Effect.void
-              const delivered = parseIncoming(item.data)
-              if (answers(delivered, waitingFor)) answered = true
-              return offerAll(delivered)
+              delivered++
+              const items = parseIncoming(item.data)
+              if (answers(items, waitingFor)) answered = true
+              return offerAll(items)
             }),
             Effect.either
           )
-          if (
-            outcome._tag === "Left" &&
-            outcome.left instanceof Object &&
-            "_tag" in outcome.left &&
-            outcome.left._tag === "SseTooLarge"
-          ) {
-            yield* Effect.logWarning(`${server}: an SSE event exceeded ${maxBytes} bytes`)
+          let ending =
+            waitingFor === undefined
+              ? "the server's event stream ended"
+              : "the server's event stream ended before the response arrived"
+          if (outcome._tag === "Left") {
+            if (outcome.left instanceof SseTooLarge) {
+              ending = `an SSE event exceeded ${maxBytes} bytes`
+              yield* Effect.logWarning(`${server}: ${ending}`)
+            } else {
+              ending = describeHttpError(outcome.left)
+            }
           }
-          if (closed || answered || (waitingFor === undefined && sessionId === undefined)) return answered
-          if (lastEventId === undefined || attempt >= maxReconnects) return answered
+          if (closed || answered || (waitingFor === undefined && sessionId === undefined)) return { answered, ending }
+          // A request's stream can only be resumed from an event id; the listener may reopen afresh.
+          if (lastEventId === undefined && waitingFor !== undefined) return { answered, ending }
+          if (delivered > 0) resumesWithoutProgress = 0
+          if (resumesWithoutProgress >= maxReconnects)
+            return {
+              answered,
+              ending: `${ending}; resumed ${maxReconnects} times in a row without receiving an event`
+            }
+          resumesWithoutProgress++
           yield* Effect.sleep(delay)
           const resumed = yield* client
             .execute(
               HttpClientRequest.get(options.url).pipe(
-                HttpClientRequest.setHeaders(headers("text/event-stream", { "last-event-id": lastEventId }))
+                HttpClientRequest.setHeaders(
+                  headers("text/event-stream", lastEventId === undefined ? {} : { "last-event-id": lastEventId })
+                )
               )
             )
             .pipe(Effect.either)
-          if (resumed._tag === "Left" || resumed.right.status !== 200) return answered
+          if (resumed._tag === "Left")
+            return {
+              answered,
+              ending: `${ending}; ${requestFailure(`resuming with GET ${options.url}`, resumed.left)}`
+            }
+          if (resumed.right.status !== 200)
+            return { answered, ending: `${ending}; resuming with GET was answered ${resumed.right.status}` }
           current = resumed.right
         }
       })
 
-    const failRequest = (id: JsonRpc.RequestId | undefined, error: TransportError) =>
+    const failRequest = (id: JsonRpc.RequestId | undefined, error: TransportError | AuthorizationError) =>
       id === undefined ? Effect.logWarning(error.message) : offerAll([{ _tag: "Failed", id, error }])
 
     const post = (message: JsonRpc.JSONRPCMessage) =>
@@ -170,7 +219,9 @@ export const make = (
             .execute(request)
             .pipe(
               Effect.mapError((error: HttpClientError.HttpClientError) =>
-                httpError(`POST failed: ${describeHttpError(error)}`, { cause: error })
+                error.cause instanceof AuthorizationError
+                  ? withMethod(error.cause, "method" in message ? message.method : undefined)
+                  : httpError(requestFailure(`POST ${options.url}`, error), { cause: error })
               )
             )
           const newSession = response.headers["mcp-session-id"]
@@ -199,11 +250,9 @@ export const make = (
             })
           }
           if (contentType.startsWith("text/event-stream")) {
-            const answered = yield* consumeSse(response, id)
+            const { answered, ending } = yield* consumeSse(response, id)
             if (id !== undefined && !answered && !closed) {
-              return yield* httpError("the server's event stream ended before the response arrived", {
-                status: response.status
-              })
+              return yield* httpError(ending, { status: response.status })
             }
             return
           }
@@ -246,12 +295,16 @@ export const make = (
               HttpClientRequest.get(options.url).pipe(HttpClientRequest.setHeaders(headers("text/event-stream")))
             )
             .pipe(Effect.either)
-          if (response._tag === "Left") return yield* Effect.logDebug(`${server}: the GET listener failed to open`)
+          if (response._tag === "Left")
+            return yield* Effect.logDebug(
+              `${server}: the GET listener failed to open: ${requestFailure(`GET ${options.url}`, response.left)}`
+            )
           if (response.right.status === 405)
             return yield* Effect.logDebug(`${server}: no server-initiated stream (405)`)
           if (response.right.status !== 200)
             return yield* Effect.logDebug(`${server}: GET listener answered ${response.right.status}`)
-          yield* consumeSse(response.right, undefined)
+          const { ending } = yield* consumeSse(response.right, undefined)
+          yield* Effect.logDebug(`${server}: the GET listener stopped: ${ending}`)
         })
       ).pipe(
         Effect.ensuring(
@@ -297,5 +350,5 @@ export const make = (
   })
 
 /** A Streamable HTTP `Transport` layer. */
-export const layer = (options: StreamableHttpOptions): Layer.Layer<Transport, never, HttpClient.HttpClient> =>
+export const layer = (options: StreamableHttpOptions): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> =>
   Layer.scoped(Transport, make(options))

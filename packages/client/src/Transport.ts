@@ -11,6 +11,7 @@ import * as Mailbox from "effect/Mailbox"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import type { AuthorizationError } from "./auth/AuthError.js"
 import type { TransportError } from "./McpError.js"
 
 /**
@@ -21,7 +22,7 @@ import type { TransportError } from "./McpError.js"
 export type Incoming =
   | { readonly _tag: "Message"; readonly message: JsonRpc.JSONRPCMessage }
   | { readonly _tag: "Malformed"; readonly raw: unknown; readonly error: ParseResult.ParseError }
-  | { readonly _tag: "Failed"; readonly id: JsonRpc.RequestId; readonly error: TransportError }
+  | { readonly _tag: "Failed"; readonly id: JsonRpc.RequestId; readonly error: TransportError | AuthorizationError }
 
 /** The transport service. */
 export interface TransportService {

@@ -4,6 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Capabilities, InMemoryTransport, McpClient, SessionState, Transport } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
@@ -265,6 +266,40 @@ describe("McpClient session", () => {
       const unchecked = yield* connectScripted(script, { validateToolInput: false })
       yield* unchecked.client.callTool("sum", { a: "x" })
       expect(methods(unchecked.sent)).toContain("tools/call")
+    })
+  )
+
+  it.scoped("an unnamed client names the server as it reports itself, in errors from every layer", () =>
+    Effect.gen(function* () {
+      const serve = (end: InMemoryTransport.End) =>
+        end.incoming.pipe(
+          Stream.runForEach((item) => {
+            if (item._tag !== "Message" || !JsonRpc.isRequest(item.message)) return Effect.void
+            const { id, method } = item.message
+            return Effect.ignore(
+              method === "initialize"
+                ? end.send({
+                    jsonrpc: "2.0",
+                    id,
+                    result: {
+                      protocolVersion: "2025-11-25",
+                      capabilities: {},
+                      serverInfo: { name: "weather", version: "1" }
+                    }
+                  })
+                : end.send({ jsonrpc: "2.0", id, error: { code: -32000, message: "no" } })
+            )
+          }),
+          Effect.forkScoped,
+          Effect.asVoid
+        )
+      const context = yield* Layer.build(McpClient.layer().pipe(Layer.provide(InMemoryTransport.layer(serve))))
+      const client = Context.get(context, McpClient.McpClient)
+      expect(client.name).toBe("weather")
+      expect((yield* Effect.flip(client.prompts)).message).toBe(
+        "weather: prompts/list needs the server capability prompts, which the server did not declare"
+      )
+      expect((yield* Effect.flip(client.ping())).message).toBe("weather: ping failed with -32000: no")
     })
   )
 

@@ -40,6 +40,7 @@ import {
   TokenRegistry,
   verifyDpopProof
 } from "./support/authServers.js"
+import { faultServer } from "./support/faultServer.js"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 
@@ -348,6 +349,41 @@ describe("OAuth: the flow", () => {
         "POST /token"
       ])
     })
+  )
+})
+
+describe("OAuth: failures say what the server said first", () => {
+  /** An MCP server that refuses every request 403 insufficient_scope and serves nothing else (no metadata, no registration). */
+  const refusingServer = faultServer((request, response) => {
+    if (request.method !== "POST" || request.path !== "/mcp") return response.writeHead(404).end()
+    response.writeHead(403, {
+      "content-type": "application/json",
+      "www-authenticate": 'Bearer error="insufficient_scope", scope="admin", error_description="needs admin"'
+    })
+    response.end(JSON.stringify({ error: "insufficient_scope" }))
+  })
+
+  it.scopedLive("a 403 insufficient_scope whose authorization fails: the status, error and scope, then the step", () =>
+    Effect.gen(function* () {
+      const { url } = yield* refusingServer
+      const error = yield* Effect.flip(connect(url))
+      expect(error.message).toMatch(
+        /^protected: .*the server answered 403 \(insufficient_scope, "needs admin", scope "admin"\); authorization then failed \(registration\): http:\/\/127\.0\.0\.1:\d+\/register answered 404$/
+      )
+    }).pipe(noFibersLeft)
+  )
+
+  it.scopedLive("a failed authorization is an AuthorizationError a caller can catch by tag, said once", () =>
+    Effect.gen(function* () {
+      const { url } = yield* world({ registration: false })
+      const caught = yield* connect(url).pipe(
+        Effect.as("connected"),
+        Effect.catchTag("AuthorizationError", (error) => Effect.succeed(error.message))
+      )
+      expect(caught).toMatch(
+        /^protected: initialize: the server answered 401; authorization then failed \(registration\): http:\/\/127\.0\.0\.1:\d+ offers no dynamic registration; configure a client id registered with it$/
+      )
+    }).pipe(noFibersLeft)
   )
 })
 

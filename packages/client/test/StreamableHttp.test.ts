@@ -114,6 +114,111 @@ describe("StreamableHttpTransport faults", () => {
     }).pipe(Effect.scoped, noFibersLeft)
   )
 
+  const logLine = (n: number) =>
+    JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: `step ${n}` } })
+
+  it.live("a long call whose stream the server closes after every event, 8 times, still gets its answer", () =>
+    Effect.gen(function* () {
+      let callId: string | number | undefined
+      const { url, received } = yield* faultServer((request, response, index) => {
+        const resumeFrom = request.headers["last-event-id"]
+        if (request.method === "GET" && typeof resumeFrom === "string") {
+          const next = Number(resumeFrom.slice(1)) + 1
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          return next <= 8
+            ? response.end(`id: e${next}\ndata: ${logLine(next)}\n\n`)
+            : response.end(
+                `id: e${next}\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: callId, result: { content: [{ type: "text", text: "done" }] } })}\n\n`
+              )
+        }
+        return mcp((call, res) => {
+          callId = rpc(call).id
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          res.end(`retry: 10\nid: e0\ndata: ${logLine(0)}\n\n`)
+        })(request, response, index)
+      })
+      const client = yield* connect(url)
+      const result = yield* client.callTool("long", {}, { timeout: "10 seconds" })
+      expect(result.content).toStrictEqual([{ type: "text", text: "done" }])
+      expect(received.filter((request) => request.headers["last-event-id"] !== undefined)).toHaveLength(9)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("a stream that is resumed 5 times in a row without an event fails the call, saying so", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer((request, response, index) => {
+        if (request.method === "GET" && request.headers["last-event-id"] !== undefined) {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          return response.end("id: p\ndata:\n\n")
+        }
+        return mcp((_, res) => {
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          res.end(`retry: 10\nid: e0\ndata: ${logLine(0)}\n\n`)
+        })(request, response, index)
+      })
+      const client = yield* connect(url)
+      const error = yield* Effect.flip(client.callTool("long", {}, { timeout: "10 seconds" }))
+      expect(error._tag).toBe("TransportError")
+      expect(error.message).toBe(
+        "fault: transport failed: the server's event stream ended before the response arrived; resumed 5 times in a row without receiving an event"
+      )
+      expect(received.filter((request) => request.headers["last-event-id"] !== undefined)).toHaveLength(5)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("the GET listener keeps resuming while the server closes it after every event", () =>
+    Effect.gen(function* () {
+      const { url } = yield* faultServer((request, response, index) => {
+        if (request.method === "GET") {
+          const resumeFrom = request.headers["last-event-id"]
+          const next = typeof resumeFrom === "string" ? Number(resumeFrom.slice(1)) + 1 : 0
+          const changed = JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          return response.end(`retry: 10\nid: g${next}\ndata: ${changed}\n\n`)
+        }
+        return mcp(() => undefined)(request, response, index)
+      })
+      const client = yield* connect(url)
+      const changes = yield* client.listChanged.pipe(Stream.take(8), Stream.runCollect, Effect.timeout("5 seconds"))
+      expect(changes.length).toBe(8)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("the GET listener reopens a stream the server ends without event ids", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer((request, response, index) => {
+        if (request.method === "GET") {
+          const changed = JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          return response.end(`retry: 10\ndata: ${changed}\n\n`)
+        }
+        return mcp(() => undefined)(request, response, index)
+      })
+      const client = yield* connect(url)
+      const changes = yield* client.listChanged.pipe(Stream.take(3), Stream.runCollect, Effect.timeout("5 seconds"))
+      expect(changes.length).toBe(3)
+      expect(received.filter((request) => request.method === "GET").length).toBeGreaterThanOrEqual(3)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("the GET listener gives up after 5 resumptions in a row that deliver nothing", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer((request, response, index) => {
+        if (request.method === "GET") {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          return response.end("retry: 10\nid: p\ndata:\n\n")
+        }
+        return mcp(() => undefined)(request, response, index)
+      })
+      yield* connect(url)
+      const gets = () => received.filter((request) => request.method === "GET").length
+      for (let i = 0; i < 200 && gets() < 6; i++) yield* Effect.sleep("10 millis")
+      // Bounded wait: no seventh GET comes.
+      yield* Effect.sleep("300 millis")
+      expect(gets()).toBe(6)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
   it.live("a 404 for the session re-initializes once and retries the request, saying so", () =>
     Effect.gen(function* () {
       let sessions = 0
@@ -129,7 +234,7 @@ describe("StreamableHttpTransport faults", () => {
         return json(response, { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: "ok" }] } })
       })
       const client = yield* connect(url)
-      const result = yield* client.callTool("x")
+      const result = yield* client.request("tools/call", { name: "x" })
       expect(result.content).toStrictEqual([{ type: "text", text: "ok" }])
       expect(sessions).toBe(2)
       const calls = received.filter((request) => rpc(request).method === "tools/call")

@@ -23,7 +23,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as CommonOptions from "../CommonOptions.js"
-import { bold, cyan, dim, Output, red } from "../Output.js"
+import { bold, cyan, dim, Output, type Printable, red, styled } from "../Output.js"
 import * as Provider from "../Provider.js"
 import { config, withHost } from "./host.js"
 import { runCommand } from "./shared.js"
@@ -33,7 +33,7 @@ export class ChatInput extends Context.Tag("@effect-mcp/cli/ChatInput")<
   ChatInput,
   {
     /** Shows `prompt` and reads a line; `None` at the end of input. */
-    readonly read: (prompt: string) => Effect.Effect<Option.Option<string>>
+    readonly read: (prompt: Printable) => Effect.Effect<Option.Option<string>>
   }
 >() {
   /** Lines from stdin; stdin is paused between reads, so that a server's own prompts can use the terminal. */
@@ -87,8 +87,8 @@ export class ChatInput extends Context.Tag("@effect-mcp/cli/ChatInput")<
     )
 }
 
-const serialized = (permit: Effect.Semaphore, read: (prompt: string) => Effect.Effect<Option.Option<string>>) => ({
-  read: (prompt: string) => permit.withPermits(1)(read(prompt))
+const serialized = (permit: Effect.Semaphore, read: (prompt: Printable) => Effect.Effect<Option.Option<string>>) => ({
+  read: (prompt: Printable) => permit.withPermits(1)(read(prompt))
 })
 
 /** How the conversation runs. */
@@ -139,7 +139,9 @@ export const converse = (settings: ChatSettings) =>
       ? undefined
       : ToolLoop.approveDestructive((call) =>
           Effect.map(
-            input.read(`${bold(output.color, "allow")} ${labelOf(call)} ${JSON.stringify(call.arguments)}? [y/N] `),
+            input.read(
+              styled`${bold(output.color, "allow")} ${labelOf(call)} ${JSON.stringify(call.arguments)}? [y/N] `
+            ),
             yes
           )
         )
@@ -207,7 +209,7 @@ export const converse = (settings: ChatSettings) =>
       }
       if (text === "/tools") {
         for (const tool of yield* toolkit.tools)
-          yield* output.line(`${tool.modelName}  ${dim(output.color, brief(tool.tool.description ?? "", 80))}`)
+          yield* output.line(styled`${tool.modelName}  ${dim(output.color, brief(tool.tool.description ?? "", 80))}`)
         continue
       }
       if (text.startsWith("/save")) {
@@ -279,7 +281,7 @@ export const chat = Command.make("chat", chatOptions, (options) =>
                 ? Effect.succeed(true)
                 : Effect.map(
                     input.read(
-                      `${bold(output.color, "allow")} ${context.server} to ask the model (${params.messages.length} messages)? [y/N] `
+                      styled`${bold(output.color, "allow")} ${context.server} to ask the model (${params.messages.length} messages)? [y/N] `
                     ),
                     yes
                   )

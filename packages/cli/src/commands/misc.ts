@@ -15,7 +15,8 @@ import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 
 import { parseStringArguments } from "../internal/words.js"
-import { dim, Output, table } from "../Output.js"
+import { dim, Output, styled } from "../Output.js"
+import { display } from "../ServerNames.js"
 import { withClient } from "../Session.js"
 import { runCommand } from "./shared.js"
 
@@ -105,7 +106,9 @@ export const logs = Command.make(
               Effect.forkScoped
             )
             yield* client.setLoggingLevel(level)
-            yield* output.note(`streaming ${client.name}'s log messages at ${level} and above; Ctrl-C to stop`)
+            yield* output.note(
+              `streaming ${yield* display(client.name)}'s log messages at ${level} and above; Ctrl-C to stop`
+            )
             yield* printing.await
           }).pipe(Effect.scoped),
         { showServerLogs: false }
@@ -144,15 +147,11 @@ export const servers = Command.make(
           return yield* output.note(
             "no config file found (looked for ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json and Claude's configs)"
           )
-        for (const line of table(
-          loaded.entries.map((entry) => [
-            entry.name,
-            `${ServerEntry.transportOf(entry.target).padEnd(5)} ${describeTarget(entry.target)}  ${dim(output.color, `${entry.file} (${entry.dialect})`)}`
-          ]),
-          output.width * 2,
-          ""
-        ))
-          yield* output.line(line)
+        const nameWidth = Math.max(0, ...loaded.entries.map((entry) => entry.name.length))
+        for (const entry of loaded.entries)
+          yield* output.line(
+            styled`${entry.name.padEnd(nameWidth)}  ${ServerEntry.transportOf(entry.target).padEnd(5)} ${describeTarget(entry.target)}  ${dim(output.color, `${entry.file} (${entry.dialect})`)}`
+          )
         for (const entry of loaded.shadowed)
           yield* output.note(`note: "${entry.name}" in ${entry.file} is hidden by an earlier file`)
       })

@@ -8,7 +8,8 @@ import type { McpClient } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CommonOptions from "../CommonOptions.js"
-import { bold, dim, Output, table, wrap } from "../Output.js"
+import { bold, dim, Output, styled, table, wrap } from "../Output.js"
+import { display } from "../ServerNames.js"
 import { withClient } from "../Session.js"
 import { promptSignature } from "./render.js"
 import { runCommand } from "./shared.js"
@@ -34,7 +35,7 @@ const printInfo = (client: McpClient.McpClientService) =>
     const output = yield* Output
     const info = client.serverInfo
     yield* output.line(
-      `${bold(output.color, info.title ?? info.name)} ${info.version}${info.title === undefined ? "" : dim(output.color, ` (${info.name})`)}`
+      styled`${bold(output.color, info.title ?? info.name)} ${info.version}${info.title === undefined ? "" : dim(output.color, ` (${info.name})`)}`
     )
     yield* output.line(`protocol      ${client.protocolVersion}`)
     yield* output.line(`capabilities  ${describeCapabilities(client.serverCapabilities) || "(none)"}`)
@@ -75,7 +76,9 @@ export const ping = Command.make("ping", CommonOptions.connection, ({ server, ru
         const started = performance.now()
         yield* client.ping()
         const ms = Math.round((performance.now() - started) * 10) / 10
-        yield* output.json ? output.printJson({ ok: true, ms }) : output.line(`pong from ${client.name} in ${ms} ms`)
+        yield* output.json
+          ? output.printJson({ ok: true, ms })
+          : output.line(`pong from ${yield* display(client.name)} in ${ms} ms`)
       })
     )
   )

@@ -6,29 +6,37 @@
 import * as Command from "@effect/cli/Command"
 import type { McpClient } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
-import { type CliFailure, describe, Exit, exitCodeOf, toJson } from "../CliError.js"
+import * as Layer from "effect/Layer"
+import { type CliFailure, describe, Exit, exitCodeOf, serverOf, toJson } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
-import { Output, table } from "../Output.js"
-import { loggerLayer, withClient } from "../Session.js"
+import * as Logging from "../Logging.js"
+import { jsonText, Output, table } from "../Output.js"
+import { ServerNames } from "../ServerNames.js"
+import { withClient } from "../Session.js"
 
 /** Prints a failure on stderr and ends with its exit code. */
 export const report = (failure: CliFailure) =>
   Effect.gen(function* () {
     const output = yield* Output
+    const names = yield* ServerNames
+    const given = serverOf(failure)
+    const server = given === undefined ? undefined : yield* names.display(given)
     yield* output.status(undefined)
-    yield* output.note(output.json ? JSON.stringify({ error: toJson(failure) }) : describe(failure, output.verbose))
+    yield* output.note(
+      output.json ? jsonText({ error: toJson(failure, server) }) : describe(failure, output.verbose, server)
+    )
     return yield* new Exit({ code: exitCodeOf(failure) })
   })
 
-/** Runs a command's body with the run's printer and logger; failures are reported. */
+/** Runs a command's body with the run's printer, server names and logger; failures are reported. */
 export const runCommand = <R>(
   run: Pick<CommonOptions.RunOptions, "json" | "verbose">,
   body: Effect.Effect<void, CliFailure, R>
-): Effect.Effect<void, Exit, Exclude<R, Output>> =>
+): Effect.Effect<void, Exit, Exclude<R, Output | ServerNames>> =>
   body.pipe(
     Effect.catchAll(report),
-    Effect.provide(Output.layer({ json: run.json, verbose: run.verbose })),
-    Effect.provide(loggerLayer(run.verbose))
+    Effect.provide(Layer.merge(Output.layer({ json: run.json, verbose: run.verbose }), ServerNames.layer)),
+    Effect.provide(Logging.layer(run.verbose))
   )
 
 /** A command that lists something of the server: a table for people, `{ [key]: items }` with `--json`. */

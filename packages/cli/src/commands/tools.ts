@@ -17,6 +17,7 @@ import { ToolReportedError, UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { parseArguments } from "../internal/words.js"
 import { bold, Output, red } from "../Output.js"
+import { display } from "../ServerNames.js"
 import { withClient } from "../Session.js"
 import { contentBlock } from "./render.js"
 import { listCommand, runCommand } from "./shared.js"
@@ -69,7 +70,7 @@ export const callAndPrint = (
       return yield* new UsageError({
         server: client.name,
         method: "tools/call",
-        reason: `${client.name} has no tool named "${name}" (tools: ${tools.map((candidate) => candidate.name).join(", ") || "none"})`
+        reason: `${yield* display(client.name)} has no tool named "${name}" (tools: ${tools.map((candidate) => candidate.name).join(", ") || "none"})`
       })
     const problem = JsonSchema.validate(tool.inputSchema, args)
     if (problem !== undefined)
@@ -80,7 +81,8 @@ export const callAndPrint = (
       })
     let frame = 0
     let text = `calling ${name}`
-    const draw = output.status(`${SPINNER[frame++ % SPINNER.length]} ${text}`)
+    // Suspended: each frame draws the next glyph and the latest text.
+    const draw = Effect.suspend(() => output.status(`${SPINNER[frame++ % SPINNER.length]} ${text}`))
     const spinner = output.interactive
       ? Effect.forkScoped(Effect.repeat(draw, Schedule.spaced("100 millis")))
       : Effect.void

@@ -6,8 +6,8 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 
-/** The built binary. */
-export const bin = fileURLToPath(new URL("../../bin/effect-mcp.js", import.meta.url))
+/** The built binary; `EFFECT_MCP_BIN` runs the tests against another build (an older one, say). */
+export const bin = process.env.EFFECT_MCP_BIN ?? fileURLToPath(new URL("../../bin/effect-mcp.js", import.meta.url))
 
 /** The reference server's entry point. */
 export const everything = createRequire(import.meta.url).resolve(

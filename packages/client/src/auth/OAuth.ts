@@ -625,9 +625,30 @@ export const make = (
             resourceNonce = refusal.dpopNonce
             return true
           }
+          // A failure says first what the server said, then what the flow ran into.
+          const authorizeAfterRefusal = authorize(challenge).pipe(
+            Effect.mapError(
+              (error) =>
+                new AuthorizationError({
+                  server: error.server,
+                  step: error.step,
+                  reason: error.reason,
+                  ...(error.oauthError === undefined ? {} : { oauthError: error.oauthError }),
+                  ...(error.cause === undefined ? {} : { cause: error.cause }),
+                  refusal: {
+                    status: refusal.status,
+                    ...(challenge?.error === undefined ? {} : { error: challenge.error }),
+                    ...(challenge?.error_description === undefined
+                      ? {}
+                      : { errorDescription: challenge.error_description }),
+                    ...(challenge?.scope === undefined ? {} : { scope: challenge.scope })
+                  }
+                })
+            )
+          )
           if (refusal.status === 403) {
             if (challenge?.error !== "insufficient_scope") return false
-            yield* authorize(challenge)
+            yield* authorizeAfterRefusal
             return true
           }
           if (
@@ -637,7 +658,7 @@ export const make = (
             (yield* refresh(found.value.key, found.value.tokens))
           )
             return true
-          yield* authorize(challenge)
+          yield* authorizeAfterRefusal
           return true
         })
       )

@@ -39,8 +39,8 @@ export interface Established {
 
 /** Options of a session. */
 export interface SessionOptions {
-  /** The server's name in errors, logs and spans. */
-  readonly server: string
+  /** The server's name in errors, logs and spans; without one, the name the server reports, once it has. */
+  readonly server: string | undefined
   readonly clientInfo: McpSchema.Implementation
   /** The revision to request. */
   readonly protocolVersion: ProtocolVersion.ProtocolVersion
@@ -51,6 +51,7 @@ export interface SessionOptions {
 
 /** A session over the transport in context. */
 export interface Session {
+  /** The server's name in errors, logs and spans, as it is now. */
   readonly server: string
   readonly peer: Peer.Peer
   readonly state: SubscriptionRef.SubscriptionRef<SessionState>
@@ -95,7 +96,9 @@ const serverCapabilityOf = (method: Methods.RequestMethodName): Methods.Capabili
 /** Builds a session over the transport in context; it ends with the scope. */
 export const make = (options: SessionOptions): Effect.Effect<Session, never, Transport | Scope.Scope> =>
   Effect.gen(function* () {
-    const { server } = options
+    // Named by the caller, or by the server itself once the handshake says its name.
+    let name = options.server ?? "mcp"
+    const server = () => name
     const transport = yield* Transport
     const state = yield* SubscriptionRef.make<SessionState>(SessionState.Disconnected())
     // Only legal transitions happen; a refused one (a late failure after closing) changes and
@@ -124,7 +127,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     // Replaced as a whole by each handshake; read on the request path without an effect.
     let established: Established = {
       protocolVersion: options.protocolVersion,
-      serverInfo: { name: server, version: "" },
+      serverInfo: { name, version: "" },
       serverCapabilities: {},
       instructions: Option.none()
     }
@@ -138,11 +141,15 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       const encoded = Methods.encodeRequestParams(method, params)
       if (Either.isLeft(encoded)) {
         return Either.left(
-          new InvalidInput({ server, method, reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left) })
+          new InvalidInput({
+            server: server(),
+            method,
+            reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left)
+          })
         )
       }
       if (!McpSchema.isJsonObject(encoded.right)) {
-        return Either.left(new InvalidInput({ server, method, reason: "params must be an object" }))
+        return Either.left(new InvalidInput({ server: server(), method, reason: "params must be an object" }))
       }
       return Revision.requestParams(version, method, encoded.right)
     }
@@ -166,7 +173,11 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         const decoded = Methods.decodeResult(method, raw)
         return Either.isLeft(decoded)
           ? Effect.fail(
-              new DecodeError({ server, method, issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left) })
+              new DecodeError({
+                server: server(),
+                method,
+                issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+              })
             )
           : Effect.succeed(decoded.right)
       })
@@ -189,6 +200,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         Effect.tap((next) =>
           Effect.gen(function* () {
             established = next
+            if (options.server === undefined && next.serverInfo.name !== "") name = next.serverInfo.name
             yield* transport.setProtocolVersion(next.protocolVersion)
             yield* peer.notify("notifications/initialized")
             yield* move(SessionState.Ready({ version: next.protocolVersion, serverInfo: next.serverInfo }))
@@ -213,7 +225,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         (uri) =>
           send("resources/subscribe", { uri }).pipe(
             Effect.catchAll((error) =>
-              Effect.logWarning(`${server}: could not subscribe to ${uri} again: ${error.message}`)
+              Effect.logWarning(`${server()}: could not subscribe to ${uri} again: ${error.message}`)
             )
           ),
         { discard: true }
@@ -230,7 +242,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           Effect.suspend(() =>
             seen !== sessionGeneration
               ? Effect.void
-              : Effect.logWarning(`${server}: the server lost the session; initializing a new one`).pipe(
+              : Effect.logWarning(`${server()}: the server lost the session; initializing a new one`).pipe(
                   Effect.zipRight(handshake(clientCapabilities)),
                   Effect.tap(() => Effect.sync(() => sessionGeneration++)),
                   Effect.zipRight(restoreSubscriptions)
@@ -240,7 +252,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         .pipe(
           Effect.catchTag(
             "UnsupportedProtocolVersion",
-            (error) => new SessionUnavailable({ server, reason: error.message })
+            (error) => new SessionUnavailable({ server: server(), reason: error.message })
           )
         )
     const withRecovery = <A>(
@@ -263,7 +275,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       current._tag === "Ready"
         ? undefined
         : new SessionUnavailable({
-            server,
+            server: server(),
             reason: current._tag === "Failed" ? current.cause.message : `the session is ${current._tag}`
           })
 
@@ -276,7 +288,9 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           capability?.side === "server" &&
           !Methods.declares(established.serverCapabilities, capability, established.protocolVersion)
         ) {
-          return Effect.fail(new CapabilityNotSupported({ server, method, capability: capability.path.join(".") }))
+          return Effect.fail(
+            new CapabilityNotSupported({ server: server(), method, capability: capability.path.join(".") })
+          )
         }
         return withRecovery(() => send(method, params, requestOptions))
       })
@@ -295,7 +309,11 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           params === undefined ? Either.right(undefined) : Methods.encodeNotificationParams(method, params)
         if (Either.isLeft(encoded)) {
           return Effect.fail(
-            new InvalidInput({ server, method, reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left) })
+            new InvalidInput({
+              server: server(),
+              method,
+              reason: ParseResult.TreeFormatter.formatErrorSync(encoded.left)
+            })
           )
         }
         return Effect.flatMap(
@@ -324,7 +342,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           SessionState.Failed({
             cause: Option.getOrElse(
               error,
-              () => new TransportError({ server, reason: "the server closed the connection" })
+              () => new TransportError({ server: server(), reason: "the server closed the connection" })
             )
           })
         )
@@ -333,7 +351,9 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     )
 
     return {
-      server,
+      get server() {
+        return name
+      },
       peer,
       state,
       established: () => established,

@@ -10,6 +10,8 @@ import { connectionsTo } from "./httpServers.js"
 /** One request the server received. */
 export interface Received {
   readonly method: string
+  /** The request target (path and query). */
+  readonly path: string
   /** The client's port: one per TCP connection. */
   readonly remotePort: number
   readonly headers: IncomingMessage["headers"]
@@ -38,6 +40,7 @@ export const faultServer = (handler: Handler) =>
           }
           const entry: Received = {
             method: request.method ?? "",
+            path: request.url ?? "",
             remotePort: request.socket.remotePort ?? 0,
             headers: request.headers,
             body,
