@@ -1,44 +1,85 @@
 /**
  * How the CLI authorizes HTTP servers that ask for OAuth: the interactive step prints the
  * authorization URL on stderr (and opens a browser with `--open`), listens on a free
- * 127.0.0.1 port for the redirect back, and answers the browser with a short page; tokens
- * and registrations are kept in a 0600 file (`$EFFECT_MCP_TOKEN_FILE`, else
+ * 127.0.0.1 port for the redirect back (a platform `HttpServer`, closed with the
+ * authorization's scope), and answers the browser with a short page; tokens and registrations
+ * are kept in a 0600 file (`$EFFECT_MCP_TOKEN_FILE`, else
  * `$XDG_CONFIG_HOME/effect-mcp/oauth.json`, else `~/.config/effect-mcp/oauth.json`), so a
  * second run asks nothing.
  */
-import { spawn } from "node:child_process"
 import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { homedir } from "node:os"
-import { join } from "node:path"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { AuthError, Authorizer, type OAuth, TokenStore } from "@effect-mcp/client"
 import * as Config from "effect/Config"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import type { RunOptions } from "./CommonOptions.js"
+import { openBrowser } from "./internal/browser.js"
 import { Output } from "./Output.js"
-import type { AuthSettings } from "./Session.js"
+
+/** How an HTTP server is authorized: the flow's options and the services it uses. */
+export interface AuthSettings {
+  readonly options: OAuth.OAuthOptions
+  readonly services: Layer.Layer<Authorizer.Authorizer | TokenStore.TokenStore, never, HttpClient.HttpClient | Output>
+}
 
 /** How long the CLI waits for the user to come back from the authorization page. */
 const WAIT_FOR_USER = "5 minutes"
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>effect-mcp</title><p>Authorization received. You can close this window and return to the terminal.</p>`
 
-/** Opens a URL in the desktop's browser; failures are ignored (the URL is printed anyway). */
-const openBrowser = (url: string) =>
-  Effect.sync(() => {
-    const command = process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open"
-    const args = process.platform === "win32" ? ["/c", "start", "", url] : [url]
-    try {
-      spawn(command, args, { stdio: "ignore", detached: true })
-        .on("error", () => {})
-        .unref()
-    } catch {
-      // No browser here: the printed URL is the way.
-    }
+/** A listener for the redirect back, and the parameters of the first one. */
+export interface RedirectListener {
+  /** `http://127.0.0.1:<port>/callback`. */
+  readonly redirectUri: string
+  /** The query parameters of the first request to `/callback`. */
+  readonly received: Effect.Effect<URLSearchParams>
+}
+
+/**
+ * Listens on a free port of 127.0.0.1 (never another interface) for the authorization
+ * server's redirect back: `/callback` gets the page and its parameters are kept, anything
+ * else a 404; every answer closes its connection. The scope closes the listener.
+ */
+export const listenForRedirect = (
+  server: string
+): Effect.Effect<RedirectListener, AuthError.AuthorizationError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const arrived = yield* Deferred.make<URLSearchParams>()
+    const listener = yield* NodeHttpServer.make(() => createServer(), { port: 0, host: "127.0.0.1" }).pipe(
+      Effect.mapError(
+        (error) =>
+          new AuthError.AuthorizationError({
+            server,
+            step: "authorization",
+            reason: "could not listen for the redirect",
+            cause: error.cause
+          })
+      )
+    )
+    const close = { headers: { connection: "close" } }
+    yield* listener.serve(
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const url = new URL(request.url, "http://127.0.0.1")
+        if (url.pathname !== "/callback") return HttpServerResponse.empty({ status: 404, ...close })
+        yield* Deferred.succeed(arrived, url.searchParams)
+        return HttpServerResponse.text(PAGE, { contentType: "text/html; charset=utf-8", ...close })
+      })
+    )
+    const address = listener.address
+    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("a TCP listener without a TCP address")
+    return { redirectUri: `http://127.0.0.1:${address.port}/callback`, received: Deferred.await(arrived) }
   })
 
 /** The interactive authorizer: a loopback listener per authorization, the URL on stderr. */
@@ -48,72 +89,39 @@ export const loopback = (open: boolean): Layer.Layer<Authorizer.Authorizer, neve
     Effect.map(Output, (output) =>
       Authorizer.Authorizer.of({
         begin: (server) =>
-          Effect.gen(function* () {
-            const failed = (reason: string) =>
-              new AuthError.AuthorizationError({ server, step: "authorization", reason })
-            let arrived: ((params: URLSearchParams) => void) | undefined
-            const received = new Promise<URLSearchParams>((resolve) => {
-              arrived = resolve
-            })
-            const listener = yield* Effect.acquireRelease(
-              Effect.async<ReturnType<typeof createServer>, AuthError.AuthorizationError>((resume) => {
-                const http = createServer((request, response) => {
-                  const url = new URL(request.url ?? "/", "http://127.0.0.1")
-                  if (url.pathname !== "/callback") {
-                    response.writeHead(404).end()
-                    return
-                  }
-                  response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE)
-                  arrived?.(url.searchParams)
-                })
-                http.once("error", (error) =>
-                  resume(Effect.fail(failed(`could not listen for the redirect: ${error.message}`)))
+          Effect.map(listenForRedirect(server), ({ redirectUri, received }) => ({
+            redirectUri,
+            complete: (url: string) =>
+              Effect.gen(function* () {
+                yield* output.note(`${server} asks you to authorize effect-mcp. Open this URL in a browser:\n  ${url}`)
+                if (open) yield* openBrowser(url)
+                return yield* received.pipe(
+                  Effect.timeoutFail({
+                    duration: WAIT_FOR_USER,
+                    onTimeout: () =>
+                      new AuthError.AuthorizationError({
+                        server,
+                        step: "authorization",
+                        reason: `nobody came back from the authorization page within ${WAIT_FOR_USER}`
+                      })
+                  })
                 )
-                http.listen(0, "127.0.0.1", () => resume(Effect.succeed(http)))
-              }),
-              (http) =>
-                Effect.async<void>((resume) => {
-                  http.closeAllConnections()
-                  http.close(() => resume(Effect.void))
-                })
-            )
-            const port = (listener.address() as AddressInfo).port
-            return {
-              redirectUri: `http://127.0.0.1:${port}/callback`,
-              complete: (url: string) =>
-                Effect.gen(function* () {
-                  yield* output.note(
-                    `${server} asks you to authorize effect-mcp. Open this URL in a browser:\n  ${url}`
-                  )
-                  if (open) yield* openBrowser(url)
-                  return yield* Effect.promise(() => received).pipe(
-                    Effect.timeoutFail({
-                      duration: WAIT_FOR_USER,
-                      onTimeout: () => failed(`nobody came back from the authorization page within ${WAIT_FOR_USER}`)
-                    })
-                  )
-                })
-            }
-          })
+              })
+          }))
       })
     )
   )
 
-/** Where the CLI keeps tokens. */
-export const tokenFile: Effect.Effect<string> = Effect.gen(function* () {
-  const explicit = yield* Config.option(Config.string("EFFECT_MCP_TOKEN_FILE"))
-  if (Option.isSome(explicit)) return explicit.value
-  const xdg = yield* Config.option(Config.string("XDG_CONFIG_HOME"))
-  return join(
-    Option.getOrElse(xdg, () => join(homedir(), ".config")),
-    "effect-mcp",
-    "oauth.json"
-  )
-}).pipe(Effect.orElseSucceed(() => join(homedir(), ".config", "effect-mcp", "oauth.json")))
+/** Where the CLI keeps tokens: `$EFFECT_MCP_TOKEN_FILE`, else `effect-mcp/oauth.json` under `$XDG_CONFIG_HOME` or `~/.config`. */
+export const tokenFile: Effect.Effect<string, never, Path.Path> = Effect.gen(function* () {
+  const path = yield* Path.Path
+  const home = yield* Config.withDefault(Config.string("XDG_CONFIG_HOME"), path.join(homedir(), ".config"))
+  return yield* Config.withDefault(Config.string("EFFECT_MCP_TOKEN_FILE"), path.join(home, "effect-mcp", "oauth.json"))
+}).pipe(Effect.orDie)
 
 /** The CLI's authorization: options from the command line, the loopback authorizer and the token file. */
 export const settings = (run: RunOptions) =>
-  Effect.map(tokenFile, (file): AuthSettings => {
+  Effect.map(Effect.provide(tokenFile, NodeContext.layer), (file): AuthSettings => {
     const options: OAuth.OAuthOptions = Option.match(run.clientId, {
       onNone: () => ({ clientName: "effect-mcp" }),
       onSome: (clientId) => ({

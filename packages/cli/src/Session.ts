@@ -8,17 +8,9 @@
 import { homedir } from "node:os"
 import { delimiter, sep } from "node:path"
 import * as Prompt from "@effect/cli/Prompt"
-import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import {
-  type Authorizer,
-  HttpTransport,
-  McpClient,
-  type OAuth,
-  StdioTransport,
-  type TokenStore
-} from "@effect-mcp/client"
+import { HttpTransport, McpClient, StdioTransport } from "@effect-mcp/client"
 import { ConfigLoader, type Expand, ServerEntry } from "@effect-mcp/host"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -27,6 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import type { AuthSettings } from "./Authorization.js"
 import * as Authorization from "./Authorization.js"
 import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./CliError.js"
 import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
@@ -35,6 +28,8 @@ import { which } from "./internal/which.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "./internal/words.js"
 import { Output } from "./Output.js"
 import { ServerNames } from "./ServerNames.js"
+
+/** The type lives with the CLI's authorization; re-exported for the commands that build their own settings. */
 
 /** This program's name and version, sent as `clientInfo`. */
 export const clientInfo = { name: "effect-mcp", title: "effect-mcp CLI", version: "0.1.0" } as const
@@ -185,12 +180,6 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
         : { ...target, headers: { ...target.headers, ...headers } }
     return { name: entry.name, target: merged, inline: false } satisfies Chosen
   })
-
-/** How an HTTP server is authorized: the flow's options and the services it uses. */
-export interface AuthSettings {
-  readonly options: OAuth.OAuthOptions
-  readonly services: Layer.Layer<Authorizer.Authorizer | TokenStore.TokenStore, never, HttpClient.HttpClient | Output>
-}
 
 const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings | undefined) => {
   const target = chosen.target

@@ -5,12 +5,27 @@
  * 0600 file, so the second run asks nothing.
  */
 import { mkdtempSync, readFileSync, statSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { connect } from "node:net"
+import { networkInterfaces, tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { authorizationServer, resourceServer, TokenRegistry } from "../../client/test/support/authServers.js"
+import { listenForRedirect } from "../src/Authorization.js"
 import { eventually, start } from "./support/cli.js"
+
+/** Whether something accepts TCP connections at host:port. */
+const accepts = (host: string, port: number) =>
+  Effect.async<boolean>((resume) => {
+    const socket = connect({ host, port })
+    socket.once("connect", () => {
+      socket.destroy()
+      resume(Effect.succeed(true))
+    })
+    socket.once("error", () => resume(Effect.succeed(false)))
+  })
 
 describe("effect-mcp with an OAuth-protected server", () => {
   it.scopedLive("asks once through a loopback redirect, then reuses the stored token", () =>
@@ -38,8 +53,10 @@ describe("effect-mcp with an OAuth-protected server", () => {
       expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
       expect(statSync(file).mode & 0o777).toBe(0o600)
       // Nothing secret on the terminal: no token, no code.
-      const stored = JSON.parse(readFileSync(file, "utf8")) as { tokens: Array<{ tokens: { access_token: string } }> }
-      const token = stored.tokens[0]?.tokens.access_token ?? "missing"
+      const stored = JSON.parse(readFileSync(file, "utf8")) as { entries: Record<string, string> }
+      const entry = Object.entries(stored.entries).find(([key]) => key.startsWith("tokens/"))?.[1]
+      const token = (JSON.parse(entry ?? "{}") as { access_token?: string }).access_token ?? "missing"
+      expect(token).toMatch(/^at-/)
       expect(`${first.finished.stdout}${first.finished.stderr}`).not.toContain(token)
 
       const second = yield* Effect.promise(
@@ -49,6 +66,46 @@ describe("effect-mcp with an OAuth-protected server", () => {
       expect(second.stdout).toContain("secret")
       expect(second.stderr).not.toContain("authorize")
       expect(authorization.seen.filter((entry) => entry.path === "/authorize")).toHaveLength(1)
+    })
+  )
+})
+
+describe("the redirect listener", () => {
+  it.live("listens on 127.0.0.1 only, takes the first /callback's parameters, and closes with its scope", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const listener = yield* listenForRedirect("server").pipe(Scope.extend(scope))
+      const { hostname, pathname, port: portText } = new URL(listener.redirectUri)
+      const port = Number(portText)
+      expect(hostname).toBe("127.0.0.1")
+      expect(pathname).toBe("/callback")
+      const elsewhere = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/favicon.ico`))
+      expect(elsewhere.status).toBe(404)
+      const page = yield* Effect.promise(() => fetch(`${listener.redirectUri}?code=c&state=s`))
+      expect(page.headers.get("content-type")).toContain("text/html")
+      expect(yield* Effect.promise(() => page.text())).toContain("Authorization received")
+      const received = yield* listener.received
+      expect([received.get("code"), received.get("state")]).toStrictEqual(["c", "s"])
+      // Loopback only: not on the machine's other addresses.
+      const others = Object.values(networkInterfaces())
+        .flat()
+        .filter((address) => address !== undefined && !address.internal)
+        .map((address) => address?.address ?? "")
+      for (const address of [...others, "::1"]) expect(yield* accepts(address, port)).toBe(false)
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* accepts("127.0.0.1", port)).toBe(false)
+    })
+  )
+
+  it.live("waiting for the redirect is interruptible, and the listener closes", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const listener = yield* listenForRedirect("server").pipe(Scope.extend(scope))
+      const port = Number(new URL(listener.redirectUri).port)
+      const waited = yield* listener.received.pipe(Effect.timeout("50 millis"), Effect.exit)
+      expect(Exit.isFailure(waited)).toBe(true)
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* accepts("127.0.0.1", port)).toBe(false)
     })
   )
 })

@@ -13,6 +13,7 @@ import { join } from "node:path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import {
+  AuthError,
   Authorizer,
   Challenge,
   HttpTransport,
@@ -30,6 +31,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Schema from "effect/Schema"
 import {
   type AuthorizationServerOptions,
   authorizationServer,
@@ -179,8 +181,11 @@ describe("OAuth: the flow", () => {
         const { authorization, resource, url } = yield* world()
         yield* Effect.scoped(Effect.flatMap(connect(url, {}, store), (client) => client.tools))
         expect(statSync(file).mode & 0o777).toBe(0o600)
-        const saved = JSON.parse(readFileSync(file, "utf8")) as { tokens: Array<{ issuer: string; resource: string }> }
-        expect(saved.tokens.map((entry) => [entry.issuer, entry.resource])).toStrictEqual([[authorization.origin, url]])
+        const saved = JSON.parse(readFileSync(file, "utf8")) as { version: number; entries: Record<string, string> }
+        expect(saved.version).toBe(2)
+        expect(JSON.parse(saved.entries.tokens ?? "[]")).toStrictEqual([
+          { issuer: authorization.origin, resource: url }
+        ])
         // A second run: the stored token goes with the first request; nothing is asked again.
         const before = { as: authorization.seen.length, unauthorized: resource.seen.length }
         yield* Effect.scoped(Effect.flatMap(connect(url, {}, store), (client) => client.tools))
@@ -381,7 +386,7 @@ describe("OAuth: failures say what the server said first", () => {
         Effect.catchTag("AuthorizationError", (error) => Effect.succeed(error.message))
       )
       expect(caught).toMatch(
-        /^protected: initialize: the server answered 401; authorization then failed \(registration\): http:\/\/127\.0\.0\.1:\d+ offers no dynamic registration; configure a client id registered with it$/
+        /^protected: server\/discover: the server answered 401; authorization then failed \(registration\): http:\/\/127\.0\.0\.1:\d+ offers no dynamic registration; configure a client id registered with it$/
       )
     }).pipe(noFibersLeft)
   )
@@ -562,6 +567,25 @@ describe("OAuth: pieces", () => {
     expect(OAuthMetadata.isSecure("http://localhost/x")).toBe(true)
     expect(OAuthMetadata.isSecure("http://auth.example/x")).toBe(false)
     expect(OAuthMetadata.isSecure("https://auth.example/x")).toBe(true)
+  })
+
+  it("AuthorizationError is a Schema.TaggedError: it encodes to JSON and decodes to the same message", () => {
+    const error = new AuthError.AuthorizationError({
+      server: "s",
+      step: "token",
+      reason: "refused",
+      method: "tools/call",
+      refusal: { status: 401, error: "invalid_token" },
+      cause: new AuthError.AssertionError({ reason: "no workload identity" })
+    })
+    const encoded = JSON.parse(JSON.stringify(Schema.encodeSync(AuthError.AuthorizationError)(error)))
+    expect(encoded).toMatchObject({ _tag: "AuthorizationError", server: "s", step: "token", method: "tools/call" })
+    const decoded = Schema.decodeUnknownSync(AuthError.AuthorizationError)(encoded)
+    expect(decoded.message).toBe(error.message)
+    expect(decoded.message).toBe(
+      "s: tools/call: the server answered 401 (invalid_token); authorization then failed (token): refused"
+    )
+    expect(decoded).toBeInstanceOf(AuthError.AuthorizationError)
   })
 
   it.effect("the token store keeps issuers apart", () =>

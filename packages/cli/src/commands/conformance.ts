@@ -15,10 +15,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { AuthSettings } from "../Authorization.js"
 import { UsageError } from "../CliError.js"
 import type { RunOptions, ServerOptions } from "../CommonOptions.js"
 import { Output } from "../Output.js"
-import { type AuthSettings, withClient } from "../Session.js"
+import { withClient } from "../Session.js"
 import { runCommand } from "./shared.js"
 
 /** A sample value for a JSON Schema property: its default, first enum value, or one of its type. */

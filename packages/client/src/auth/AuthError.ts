@@ -1,19 +1,35 @@
 /**
  * Why authorization failed, by step. Messages name the server, the step and the reason;
- * they never carry tokens, codes, verifiers or client secrets.
+ * they never carry tokens, codes, verifiers or client secrets. Both errors are
+ * `Schema.TaggedError`s: they cross package boundaries (host status, the CLI's `--json`) and
+ * encode to plain JSON.
  */
-import * as Data from "effect/Data"
+import * as Schema from "effect/Schema"
+
+/** The steps of the OAuth flow, as a Schema. */
+export const AuthStep = Schema.Literal(
+  "discovery",
+  "registration",
+  "authorization",
+  "token",
+  "refresh",
+  "policy",
+  "storage"
+)
 
 /** The step of the OAuth flow that failed. */
-export type AuthStep = "discovery" | "registration" | "authorization" | "token" | "refresh" | "policy" | "storage"
+export type AuthStep = typeof AuthStep.Type
 
 /** What the MCP server said when it refused a request: its status and its `WWW-Authenticate` Bearer parameters. */
-export interface ServerRefusal {
-  readonly status: number
-  readonly error?: string
-  readonly errorDescription?: string
-  readonly scope?: string
-}
+export const ServerRefusal = Schema.Struct({
+  status: Schema.Number,
+  error: Schema.optional(Schema.String),
+  errorDescription: Schema.optional(Schema.String),
+  scope: Schema.optional(Schema.String)
+})
+
+/** The type of {@link ServerRefusal}. */
+export type ServerRefusal = typeof ServerRefusal.Type
 
 const describeRefusal = (refusal: ServerRefusal): string => {
   const details = [
@@ -29,19 +45,20 @@ const describeRefusal = (refusal: ServerRefusal): string => {
  * server (401 or 403) started it, the message says first what the server said, then which
  * step failed and why.
  */
-export class AuthorizationError extends Data.TaggedError("AuthorizationError")<{
+export class AuthorizationError extends Schema.TaggedError<AuthorizationError>()("AuthorizationError", {
   /** The MCP server's name. */
-  readonly server: string
-  readonly step: AuthStep
-  readonly reason: string
+  server: Schema.String,
+  step: AuthStep,
+  reason: Schema.String,
   /** The OAuth error code the authorization server answered with, when it did. */
-  readonly oauthError?: string
+  oauthError: Schema.optional(Schema.String),
   /** The refusal by the MCP server that the failed authorization answered. */
-  readonly refusal?: ServerRefusal
+  refusal: Schema.optional(ServerRefusal),
   /** The JSON-RPC method of the request that needed authorization, when there was one. */
-  readonly method?: string
-  readonly cause?: unknown
-}> {
+  method: Schema.optional(Schema.String),
+  /** What went wrong underneath (encoded as a defect: an `Error` becomes its name and message). */
+  cause: Schema.optional(Schema.Defect)
+}) {
   override get message(): string {
     return `${this.server}: ${this.method === undefined ? "" : `${this.method}: `}${this.detail}`
   }
@@ -51,5 +68,20 @@ export class AuthorizationError extends Data.TaggedError("AuthorizationError")<{
     return this.refusal === undefined
       ? `authorization failed (${this.step}): ${this.reason}`
       : `${describeRefusal(this.refusal)}; authorization then failed (${this.step}): ${this.reason}`
+  }
+}
+
+/**
+ * A host could not produce an assertion for a machine grant (a workload identity JWT, an
+ * enterprise ID token): the flow fails with an `AuthorizationError` at the `token` step
+ * carrying it as its cause.
+ */
+export class AssertionError extends Schema.TaggedError<AssertionError>()("AssertionError", {
+  /** Why the assertion could not be obtained (never the assertion itself). */
+  reason: Schema.String,
+  cause: Schema.optional(Schema.Defect)
+}) {
+  override get message(): string {
+    return `the assertion could not be obtained: ${this.reason}`
   }
 }

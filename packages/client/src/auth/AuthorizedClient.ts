@@ -12,7 +12,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { OAuthSession } from "./OAuth.js"
+import type { OAuthSession } from "./OAuthSession.js"
 
 /** `raw` with authorization by `session`. */
 export const authorize = (raw: HttpClient.HttpClient, session: OAuthSession): HttpClient.HttpClient => {

@@ -7,6 +7,7 @@
 import type { webcrypto } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import { AssertionError } from "./AuthError.js"
 
 const base64url = (bytes: Uint8Array): string => {
   let binary = ""
@@ -55,12 +56,12 @@ const pemBody = (pem: string): Uint8Array => {
   return bytes
 }
 
-/** A signed JWT: `header.payload.signature`, fails with a reason when the key cannot be used. */
+/** A signed JWT: `header.payload.signature`; fails with an `AssertionError` when the key cannot be used. */
 export const signJwt = (
   claims: { readonly [name: string]: unknown },
   privateKeyPem: string,
   algorithm: SigningAlgorithm
-): Effect.Effect<string, string> =>
+): Effect.Effect<string, AssertionError> =>
   Effect.tryPromise({
     try: async () => {
       const params = importParams(algorithm)
@@ -72,7 +73,9 @@ export const signJwt = (
       return `${input}.${base64url(new Uint8Array(signature))}`
     },
     catch: (error) =>
-      `the private key could not sign a ${algorithm} assertion (${error instanceof Error ? error.name : "error"})`
+      new AssertionError({
+        reason: `the private key could not sign a ${algorithm} assertion (${error instanceof Error ? error.name : "error"})`
+      })
   })
 
 /** A DPoP key pair: the private key (not extractable) and the public key as a JWK. */

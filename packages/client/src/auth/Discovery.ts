@@ -8,9 +8,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { firstDocument, type Requester } from "../internal/oauthHttp.js"
 import { AuthorizationError } from "./AuthError.js"
 import type * as Challenge from "./Challenge.js"
+import { firstDocument, type Requester } from "./internal/oauthHttp.js"
 import {
   type AuthorizationServerMetadata,
   authorizationServerMetadataUrls,

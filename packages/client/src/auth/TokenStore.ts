@@ -1,17 +1,21 @@
 /**
- * Where tokens and client registrations are kept, as a service a host plugs in. Tokens are
- * keyed by authorization server issuer and resource; registrations by issuer. Nothing kept
- * for one issuer is ever handed out for another. Two implementations: in memory (the
- * default), and a JSON file written with mode 0600 (replaced atomically, through
- * `FileSystem`), for a CLI that should not ask again on every run.
+ * Where tokens and client registrations are kept, as a service over the platform
+ * `KeyValueStore`, so a host plugs in any store (memory, a file, an OS keychain, a database)
+ * as a `KeyValueStore` layer. Tokens are keyed by authorization server issuer and resource;
+ * registrations by issuer. Nothing kept for one issuer is ever handed out for another.
+ * Entries are JSON strings under `client/<issuer>` and `tokens/<issuer>/<resource>` (each part
+ * URI-encoded), with `tokens` listing the saved keys, latest last. A store that fails is
+ * logged (never with its values): tokens then last as long as the session that got them.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { randomToken } from "./Crypto.js"
+import * as KeyValueFile from "./internal/keyValueFile.js"
 import { resourceCovers } from "./Metadata.js"
 
 /** A client registered with (or configured for) an authorization server. */
@@ -65,97 +69,130 @@ export interface TokenStoreService {
 /** The token and registration store. */
 export class TokenStore extends Context.Tag("@effect-mcp/client/TokenStore")<TokenStore, TokenStoreService>() {}
 
-/** Everything a store holds, as it is written to a file. */
-const Contents = Schema.Struct({
-  version: Schema.Literal(1),
-  clients: Schema.Record({ key: Schema.String, value: StoredClient }),
-  tokens: Schema.Array(Schema.Struct({ issuer: Schema.String, resource: Schema.String, tokens: StoredTokens }))
+/** The saved token keys, latest last. */
+const Index = Schema.Array(Schema.Struct({ issuer: Schema.String, resource: Schema.String }))
+
+const clientKey = (issuer: string) => `client/${encodeURIComponent(issuer)}`
+const tokensKey = (key: TokenKey) => `tokens/${encodeURIComponent(key.issuer)}/${encodeURIComponent(key.resource)}`
+const INDEX = "tokens"
+
+const same = (key: TokenKey) => (entry: TokenKey) => entry.issuer === key.issuer && entry.resource === key.resource
+
+/** A failure of the underlying store, said without the values (a decoding error would quote them). */
+const describe = (error: { readonly _tag: string; readonly message: string }) =>
+  error._tag === "ParseError" ? "an entry is not in the expected form" : error.message
+
+/** The store's answer, or `fallback` (logged) when the store fails. */
+const orLogged =
+  <A>(what: string, fallback: A) =>
+  <E extends { readonly _tag: string; readonly message: string }>(effect: Effect.Effect<A, E>): Effect.Effect<A> =>
+    Effect.catchAll(effect, (error) =>
+      Effect.as(Effect.logWarning(`OAuth token store: could not ${what}: ${describe(error)}`), fallback)
+    )
+
+/** The token store over the context's `KeyValueStore`. */
+export const make: Effect.Effect<TokenStoreService, never, KeyValueStore.KeyValueStore> = Effect.gen(function* () {
+  const store = yield* KeyValueStore.KeyValueStore
+  const clients = store.forSchema(StoredClient)
+  const tokens = store.forSchema(StoredTokens)
+  const index = store.forSchema(Index)
+  const lock = yield* Effect.makeSemaphore(1)
+  const keys = Effect.map(
+    index.get(INDEX),
+    Option.getOrElse((): ReadonlyArray<TokenKey> => [])
+  )
+  const reindex = (f: (keys: ReadonlyArray<TokenKey>) => ReadonlyArray<TokenKey>) =>
+    Effect.flatMap(keys, (current) => index.set(INDEX, f(current)))
+  const tokensOf = (key: TokenKey) => orLogged("read tokens", Option.none<StoredTokens>())(tokens.get(tokensKey(key)))
+  return {
+    client: (issuer) => orLogged("read a client", Option.none<StoredClient>())(clients.get(clientKey(issuer))),
+    saveClient: (issuer, client) => orLogged<void>("save a client", undefined)(clients.set(clientKey(issuer), client)),
+    removeClient: (issuer) => orLogged<void>("remove a client", undefined)(clients.remove(clientKey(issuer))),
+    tokens: tokensOf,
+    latest: (serverUrl) =>
+      Effect.gen(function* () {
+        const saved = yield* orLogged("read the saved keys", [] as ReadonlyArray<TokenKey>)(keys)
+        for (const key of [...saved].reverse().filter((entry) => resourceCovers(entry.resource, serverUrl))) {
+          const found = yield* tokensOf(key)
+          if (Option.isSome(found)) return Option.some({ ...key, tokens: found.value })
+        }
+        return Option.none()
+      }),
+    saveTokens: (key, saved) =>
+      lock.withPermits(1)(
+        orLogged<void>(
+          "save tokens",
+          undefined
+        )(
+          Effect.zipRight(
+            tokens.set(tokensKey(key), saved),
+            reindex((current) => [...current.filter((entry) => !same(key)(entry)), key])
+          )
+        )
+      ),
+    removeTokens: (key) =>
+      lock.withPermits(1)(
+        orLogged<void>(
+          "remove tokens",
+          undefined
+        )(
+          Effect.zipRight(
+            tokens.remove(tokensKey(key)),
+            reindex((current) => current.filter((entry) => !same(key)(entry)))
+          )
+        )
+      )
+  }
 })
-type Contents = typeof Contents.Type
 
-const empty: Contents = { version: 1, clients: {}, tokens: [] }
-
-/** A store over `read` and `write` of its whole contents. */
-const over = (read: Effect.Effect<Contents>, write: (contents: Contents) => Effect.Effect<void>) =>
-  Effect.map(Effect.makeSemaphore(1), (lock): TokenStoreService => {
-    const update = (f: (contents: Contents) => Contents) =>
-      lock.withPermits(1)(Effect.flatMap(read, (c) => write(f(c))))
-    const same = (key: TokenKey) => (entry: { readonly issuer: string; readonly resource: string }) =>
-      entry.issuer === key.issuer && entry.resource === key.resource
-    return {
-      client: (issuer) => Effect.map(read, (c) => Option.fromNullable(c.clients[issuer])),
-      saveClient: (issuer, client) => update((c) => ({ ...c, clients: { ...c.clients, [issuer]: client } })),
-      removeClient: (issuer) =>
-        update((c) => ({
-          ...c,
-          clients: Object.fromEntries(Object.entries(c.clients).filter(([key]) => key !== issuer))
-        })),
-      tokens: (key) =>
-        Effect.map(read, (c) => Option.map(Option.fromNullable(c.tokens.find(same(key))), (e) => e.tokens)),
-      latest: (serverUrl) =>
-        Effect.map(read, (c) =>
-          Option.fromNullable([...c.tokens].reverse().find((entry) => resourceCovers(entry.resource, serverUrl)))
-        ),
-      saveTokens: (key, tokens) =>
-        update((c) => ({ ...c, tokens: [...c.tokens.filter((e) => !same(key)(e)), { ...key, tokens }] })),
-      removeTokens: (key) => update((c) => ({ ...c, tokens: c.tokens.filter((e) => !same(key)(e)) }))
-    }
-  })
+/** The token store over the context's `KeyValueStore`: plug in any store as a `KeyValueStore` layer. */
+export const layer: Layer.Layer<TokenStore, never, KeyValueStore.KeyValueStore> = Layer.effect(TokenStore, make)
 
 /** A store in memory, for one process. */
-export const makeMemory: Effect.Effect<TokenStoreService> = Effect.suspend(() => {
-  let contents = empty
-  return over(
-    Effect.sync(() => contents),
-    (next) =>
-      Effect.sync(() => {
-        contents = next
-      })
-  )
-})
+export const makeMemory: Effect.Effect<TokenStoreService> = Effect.provide(make, KeyValueStore.layerMemory)
 
 /** {@link makeMemory} as a layer. */
-export const layerMemory: Layer.Layer<TokenStore> = Layer.effect(TokenStore, makeMemory)
+export const layerMemory: Layer.Layer<TokenStore> = Layer.provide(layer, KeyValueStore.layerMemory)
 
-const decode = Schema.decodeUnknown(Schema.parseJson(Contents))
-const encode = Schema.encode(Schema.parseJson(Contents))
+/** The format of token files written before version 2: one document with every client and every token. */
+const LegacyContents = Schema.parseJson(
+  Schema.Struct({
+    version: Schema.Literal(1),
+    clients: Schema.Record({ key: Schema.String, value: StoredClient }),
+    tokens: Schema.Array(Schema.Struct({ issuer: Schema.String, resource: Schema.String, tokens: StoredTokens }))
+  })
+)
 
-/**
- * A store in a JSON file (created with mode 0600; its directory with 0700). A file that cannot
- * be read or decoded counts as empty (and is replaced on the next save); a failed write is
- * logged, and the tokens stay usable for this process.
- */
-export const makeFile = (path: string): Effect.Effect<TokenStoreService, never, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const directory = path.replace(/[\\/][^\\/]*$/, "")
-    let cached: Contents | undefined
-    const read = Effect.suspend(() =>
-      cached !== undefined
-        ? Effect.succeed(cached)
-        : fs.readFileString(path).pipe(
-            Effect.flatMap(decode),
-            Effect.orElseSucceed(() => empty),
-            Effect.tap((contents) =>
-              Effect.sync(() => {
-                cached = contents
-              })
-            )
-          )
-    )
-    const write = (contents: Contents) =>
-      Effect.gen(function* () {
-        cached = contents
-        const text = yield* encode(contents)
-        if (directory !== "" && directory !== path) yield* fs.makeDirectory(directory, { recursive: true, mode: 0o700 })
-        const temporary = `${path}.${randomToken(6)}.tmp`
-        yield* fs.writeFileString(temporary, text, { mode: 0o600 })
-        yield* fs.chmod(temporary, 0o600)
-        yield* fs.rename(temporary, path)
-      }).pipe(Effect.catchAll((error) => Effect.logWarning(`could not save OAuth tokens to ${path}: ${error.message}`)))
-    return yield* over(read, write)
+/** The entries of a token file in the format before version 2 (which the next save replaces). */
+export const migrateLegacyFile = (text: string): Option.Option<Record<string, string>> =>
+  Option.map(Schema.decodeUnknownOption(LegacyContents)(text), (legacy) => {
+    const json = <A, I>(schema: Schema.Schema<A, I>, value: A) => JSON.stringify(Schema.encodeSync(schema)(value))
+    return Object.fromEntries([
+      ...Object.entries(legacy.clients).map(([issuer, client]) => [clientKey(issuer), json(StoredClient, client)]),
+      ...legacy.tokens.map((entry) => [tokensKey(entry), json(StoredTokens, entry.tokens)]),
+      [
+        INDEX,
+        json(
+          Index,
+          legacy.tokens.map(({ issuer, resource }) => ({ issuer, resource }))
+        )
+      ]
+    ])
   })
 
-/** {@link makeFile} as a layer. */
-export const layerFile = (path: string): Layer.Layer<TokenStore, never, FileSystem.FileSystem> =>
-  Layer.effect(TokenStore, makeFile(path))
+/**
+ * A `KeyValueStore` in one JSON file, written atomically with mode 0600 (its directory 0700);
+ * token files of the format before version 2 are read and migrated.
+ */
+export const layerKeyValueStoreFile = (
+  path: string
+): Layer.Layer<KeyValueStore.KeyValueStore, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(KeyValueStore.KeyValueStore, KeyValueFile.make(path, { migrate: migrateLegacyFile }))
+
+/** A store in a JSON file (see {@link layerKeyValueStoreFile}). */
+export const makeFile = (path: string): Effect.Effect<TokenStoreService, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.provide(make, layerKeyValueStoreFile(path))
+
+/** {@link makeFile} as a layer: the CLI's store. */
+export const layerFile = (path: string): Layer.Layer<TokenStore, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.provide(layer, layerKeyValueStoreFile(path))

@@ -10,9 +10,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { AuthorizationError, type AuthStep } from "../auth/AuthError.js"
-import { ErrorResponse } from "../auth/Metadata.js"
-import { readBody } from "./httpBody.js"
+import { readBody } from "../../internal/httpBody.js"
+import { AuthorizationError, type AuthStep } from "../AuthError.js"
+import { ErrorResponse } from "../Metadata.js"
 
 /** Limits of every request of the flow. */
 export interface Limits {
@@ -125,11 +125,16 @@ export const firstDocument = <A, I>(
 export const form = (fields: { readonly [name: string]: string | undefined }): Record<string, string> =>
   Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined))
 
-/** DPoP at a token endpoint: a proof per attempt, and the server's nonce kept between requests (RFC 9449 §8). */
+/** DPoP at a token endpoint: a proof per attempt, and the server's latest nonce (RFC 9449 §8). */
 export interface DpopAtEndpoint {
   readonly proof: (nonce: string | undefined) => Effect.Effect<string>
-  readonly nonce: () => string | undefined
-  readonly setNonce: (nonce: string) => void
+  readonly nonce: string | undefined
+}
+
+/** A decoded answer, and the DPoP nonce to send next time (the server's latest, else the one sent). */
+export interface Answered<A> {
+  readonly value: A
+  readonly nonce: string | undefined
 }
 
 /**
@@ -138,7 +143,7 @@ export interface DpopAtEndpoint {
  * `dpop`, each attempt carries a fresh proof, and a `use_dpop_nonce` answer is retried once
  * with the nonce the server sent.
  */
-export const post = <A, I>(
+export const postWithNonce = <A, I>(
   requester: Requester,
   step: AuthStep,
   url: string,
@@ -146,11 +151,12 @@ export const post = <A, I>(
   schema: Schema.Schema<A, I>,
   headers: Record<string, string> = {},
   dpop?: DpopAtEndpoint
-): Effect.Effect<A, AuthorizationError> =>
+): Effect.Effect<Answered<A>, AuthorizationError> =>
   Effect.scoped(
     Effect.gen(function* () {
+      let nonce = dpop?.nonce
       for (let attempt = 0; ; attempt++) {
-        const proof = dpop === undefined ? undefined : yield* dpop.proof(dpop.nonce())
+        const proof = dpop === undefined ? undefined : yield* dpop.proof(nonce)
         const base = HttpClientRequest.post(url).pipe(
           HttpClientRequest.setHeaders({
             accept: "application/json",
@@ -163,12 +169,12 @@ export const post = <A, I>(
             ? HttpClientRequest.bodyUrlParams(base, body.form)
             : HttpClientRequest.bodyText(base, JSON.stringify(body.json), "application/json")
         const response = yield* execute(requester, step, request)
-        const nonce = response.headers["dpop-nonce"]
-        if (dpop !== undefined && nonce !== undefined && nonce !== "") dpop.setNonce(nonce)
+        const sent = response.headers["dpop-nonce"]
+        if (dpop !== undefined && sent !== undefined && sent !== "") nonce = sent
         const text = yield* bodyOf(requester, step, url, response)
         if (response.status < 200 || response.status >= 300) {
           const error = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(ErrorResponse))(text))
-          if (dpop !== undefined && attempt === 0 && error?.error === "use_dpop_nonce" && nonce !== undefined) continue
+          if (dpop !== undefined && attempt === 0 && error?.error === "use_dpop_nonce" && sent !== undefined) continue
           return yield* fail(
             requester,
             step,
@@ -179,9 +185,21 @@ export const post = <A, I>(
           )
         }
         const json = yield* parseJson(requester, step, url, text)
-        return yield* Schema.decodeUnknown(schema)(json).pipe(
+        const value = yield* Schema.decodeUnknown(schema)(json).pipe(
           Effect.mapError((cause) => fail(requester, step, `${url} answered with an unexpected document`, { cause }))
         )
+        return { value, nonce }
       }
     })
   )
+
+/** {@link postWithNonce} without DPoP: the decoded answer. */
+export const post = <A, I>(
+  requester: Requester,
+  step: AuthStep,
+  url: string,
+  body: { readonly form: Record<string, string> } | { readonly json: unknown },
+  schema: Schema.Schema<A, I>,
+  headers: Record<string, string> = {}
+): Effect.Effect<A, AuthorizationError> =>
+  Effect.map(postWithNonce(requester, step, url, body, schema, headers), (answered) => answered.value)
