@@ -74,7 +74,7 @@ export const makeAuto = (
     const active = () => current ?? streamable
     return {
       ...fromMailbox(inbound),
-      send: (message) => Effect.suspend(() => active().send(message)),
+      send: (message, headers) => Effect.suspend(() => active().send(message, headers)),
       setProtocolVersion: (version) => Effect.suspend(() => active().setProtocolVersion(version))
     } satisfies TransportService
   })

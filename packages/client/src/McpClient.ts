@@ -4,7 +4,7 @@
  * `Roots`) become the client's capabilities. Building the layer performs the handshake;
  * closing its scope ends the session and the connection.
  */
-import { type JsonRpc, type McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
+import { type JsonRpc, type McpSchema, Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -40,8 +40,16 @@ export interface McpClientOptions {
   readonly clientInfo?: McpSchema.Implementation
   /** The default timeout of every request. Default: 60 seconds. */
   readonly requestTimeout?: Duration.DurationInput
-  /** The revision to request. Default: the newest supported. */
-  readonly protocolVersion?: ProtocolVersion.ProtocolVersion
+  /**
+   * The revision to speak. `auto` (the default) probes the server with `server/discover` and
+   * speaks 2026-07-28 to a server that has it, else initializes with the newest stateful
+   * revision (and negotiates down). A stateful revision skips the probe; `2026-07-28` insists.
+   */
+  readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
+  /** How long the era probe waits for an answer (stdio silence means a legacy server). Default: 10 seconds. */
+  readonly probeTimeout?: Duration.DurationInput
+  /** The most rounds of a 2026-07-28 request whose results keep asking for input. Default: 10. */
+  readonly maxInputRounds?: number
   /** How many times a request is retried after re-initializing an expired HTTP session. Default: 1. */
   readonly sessionRetries?: number
   /** Ping the server every `interval`; no answer within `timeout` marks the session `Failed`. */
@@ -255,19 +263,22 @@ export const make = (
   options: McpClientOptions = {}
 ): Effect.Effect<McpClientService, InitializeError, Transport | Scope.Scope> =>
   Effect.gen(function* () {
-    const session = yield* Session.make({
-      server: options.name,
-      clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-      protocolVersion: options.protocolVersion ?? ProtocolVersion.LATEST,
-      requestTimeout: options.requestTimeout ?? "60 seconds",
-      sessionRetries: options.sessionRetries ?? 1
-    })
-    const { peer } = session
     const handlers = {
       sampling: yield* Effect.serviceOption(Sampling),
       elicitation: yield* Effect.serviceOption(Elicitation),
       roots: yield* Effect.serviceOption(Roots)
     }
+    const session = yield* Session.make({
+      server: options.name,
+      clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      protocolVersion: options.protocolVersion ?? "auto",
+      requestTimeout: options.requestTimeout ?? "60 seconds",
+      sessionRetries: options.sessionRetries ?? 1,
+      probeTimeout: options.probeTimeout ?? "10 seconds",
+      maxInputRounds: options.maxInputRounds ?? 10,
+      answer: ServerRequests.answerer(handlers)
+    })
+    const { peer } = session
     // Server-to-client requests, for the capabilities the provided handlers declare. Registered
     // before the handshake: a server may ask as soon as it has seen notifications/initialized.
     const clientTasks =

@@ -46,6 +46,8 @@ export interface RequestOptions {
   readonly onProgress?: (progress: WireObject) => Effect.Effect<void>
   /** Extra members for the request's `_meta`. */
   readonly meta?: WireObject
+  /** Transport headers for this request (2026-07-28 `Mcp-Param-*` over HTTP). */
+  readonly headers?: Readonly<Record<string, string>>
   /** Whether interruption sends `notifications/cancelled` (never for `initialize`). Default: true. */
   readonly cancellable?: boolean
   /** Extra attributes of the request's span. */
@@ -163,7 +165,13 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       )
     }
 
-    const send = composeOutbound(interceptors, name, (message) => transport.send(message))
+    // Headers of requests being written, by id: they bypass the middleware, which sees messages only.
+    const headersOf = new Map<JsonRpc.RequestId, Readonly<Record<string, string>>>()
+    const send = composeOutbound(interceptors, name, (message) =>
+      "id" in message && "method" in message && headersOf.size > 0
+        ? transport.send(message, headersOf.get(message.id))
+        : transport.send(message)
+    )
     // Interceptors may suspend, so messages pass them one at a time; without any, the
     // transport's own send keeps the order and no lock is needed.
     const write =
@@ -415,7 +423,18 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           }
           const cancellable = requestOptions.cancellable !== false
           if (dueOf(entry).at < timerWakesAt) yield* wakeTimer.open
-          return yield* restore(Effect.zipRight(write(message), Deferred.await(deferred))).pipe(
+          const headers = requestOptions.headers
+          const written =
+            headers === undefined
+              ? write(message)
+              : Effect.ensuring(
+                  Effect.suspend(() => {
+                    headersOf.set(id, headers)
+                    return write(message)
+                  }),
+                  Effect.sync(() => headersOf.delete(id))
+                )
+          return yield* restore(Effect.zipRight(written, Deferred.await(deferred))).pipe(
             Effect.onExit((exit) => {
               const stillPending = pending.delete(id)
               const endSpan = Effect.flatMap(Clock.currentTimeNanos, (time) => Effect.sync(() => span.end(time, exit)))

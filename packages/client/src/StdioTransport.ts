@@ -15,7 +15,8 @@
  */
 import type * as Command from "@effect/platform/Command"
 import * as CommandRuntime from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type { JsonRpc } from "@effect-mcp/protocol"
 import type * as Chunk from "effect/Chunk"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
@@ -31,7 +32,14 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { encodeLine, LineFramer, lineText } from "./internal/framing.js"
 import { TransportError } from "./McpError.js"
-import { fromMailbox, type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
+import {
+  fromMailbox,
+  type Incoming,
+  type ProbeOutcome,
+  parseIncoming,
+  Transport,
+  type TransportService
+} from "./Transport.js"
 
 /** How to start and stop the server process. */
 export interface StdioOptions {
@@ -270,10 +278,66 @@ export const make = (
       })
     )
 
-    const transport: TransportService = { ...fromMailbox(inbox), send, setProtocolVersion: () => Effect.void }
+    const executor = yield* CommandExecutor.CommandExecutor
+    const transport: TransportService = {
+      ...fromMailbox(inbox),
+      send,
+      setProtocolVersion: () => Effect.void,
+      probe: (request, timeout) =>
+        probeProcess(command, request).pipe(
+          Effect.timeoutTo({
+            duration: timeout,
+            onTimeout: (): ProbeOutcome => ({ _tag: "Silent" }),
+            onSuccess: (outcome) => outcome
+          }),
+          Effect.provideService(CommandExecutor.CommandExecutor, executor)
+        )
+    }
     const info: StdioProcessService = { pid, stderr: Stream.fromPubSub(stderrHub), stderrTail }
     return [transport, info] as const
   })
+
+/**
+ * Runs `command` as a throwaway process, writes `request` and reads stdout until the answer
+ * to it, or the end of stdout; the process is killed when this ends (interrupted on time-out).
+ */
+const probeProcess = (
+  command: Command.Command,
+  request: JsonRpc.JSONRPCRequest
+): Effect.Effect<ProbeOutcome, never, CommandExecutor.CommandExecutor> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      // stdin stays open until the answer (some servers stop at the end of their input), then
+      // ends, so that the fiber feeding it ends too.
+      const done = yield* Deferred.make<void>()
+      const input = Stream.concat(
+        Stream.make(encodeLine(request)),
+        Stream.drain(Stream.fromEffect(Deferred.await(done)))
+      )
+      const probe = yield* CommandRuntime.start(CommandRuntime.stdin(command, input))
+      yield* Effect.addFinalizer(() =>
+        Effect.zipRight(Deferred.succeed(done, undefined), Effect.ignore(probe.kill("SIGKILL")))
+      )
+      const answer = yield* probe.stdout.pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
+        Stream.flatMap((line) => Stream.fromIterable(line.trim() === "" ? [] : parseIncoming(line))),
+        Stream.filterMap((item) =>
+          item._tag === "Message" &&
+          "id" in item.message &&
+          !("method" in item.message) &&
+          item.message.id === request.id
+            ? Option.some(item.message)
+            : Option.none()
+        ),
+        Stream.runHead
+      )
+      return Option.match(answer, {
+        onNone: (): ProbeOutcome => ({ _tag: "Ended" }),
+        onSome: (message): ProbeOutcome => ({ _tag: "Answered", message })
+      })
+    })
+  ).pipe(Effect.catchAll(() => Effect.succeed<ProbeOutcome>({ _tag: "Ended" })))
 
 /** A stdio `Transport` (and its `StdioProcess`) for a server command. */
 export const layer = (

@@ -23,7 +23,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import type { JsonRpc } from "@effect-mcp/protocol"
+import { type JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
@@ -40,6 +40,7 @@ import {
   requestFailure,
   withMethod
 } from "./internal/httpBody.js"
+import * as McpHeaders from "./internal/mcpHeaders.js"
 import { parse as parseSse, SseTooLarge } from "./internal/sse.js"
 import { TransportError } from "./McpError.js"
 import {
@@ -79,6 +80,14 @@ export interface StreamableHttpOptions {
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
+/** The stateless revision a message speaks, read from its `_meta` (2026-07-28 requests carry it). */
+const statelessVersionOf = (message: JsonRpc.JSONRPCMessage): string | undefined => {
+  const params = "params" in message ? message.params : undefined
+  const meta = params?._meta
+  const version = McpSchema.isJsonObject(meta) ? meta[McpSchema.MetaKey.protocolVersion] : undefined
+  return typeof version === "string" && ProtocolVersion.isStateless(version) ? version : undefined
+}
+
 /** How an SSE stream ended: whether the awaited response came, and if not, why the stream stopped. */
 interface SseEnd {
   readonly answered: boolean
@@ -105,6 +114,25 @@ export const make = (
     let protocolVersion: string | undefined
     let listening: string | undefined
     let closed = false
+
+    /** The headers of a 2026-07-28 message: version, method and name from the message itself; no session. */
+    const statelessHeaders = (
+      version: string,
+      message: JsonRpc.JSONRPCMessage,
+      extra: Readonly<Record<string, string>> | undefined
+    ) => {
+      const method = "method" in message ? message.method : undefined
+      const name =
+        method === undefined ? undefined : McpHeaders.nameOf(method, "params" in message ? message.params : undefined)
+      return {
+        ...options.headers,
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": version,
+        ...(method === undefined ? {} : { "mcp-method": method }),
+        ...(name === undefined ? {} : { "mcp-name": name }),
+        ...extra
+      }
+    }
 
     const headers = (accept: string, extra: Record<string, string> = {}) => ({
       ...options.headers,
@@ -206,13 +234,30 @@ export const make = (
     const failRequest = (id: JsonRpc.RequestId | undefined, error: TransportError | AuthorizationError) =>
       id === undefined ? Effect.logWarning(error.message) : offerAll([{ _tag: "Failed", id, error }])
 
-    const post = (message: JsonRpc.JSONRPCMessage) =>
+    /** The items of a JSON error body, when they answer the request `id`. */
+    const jsonAnswer = (response: HttpClientResponse.HttpClientResponse, id: JsonRpc.RequestId | undefined) =>
+      Effect.map(Effect.either(readBody(response, maxBytes)), (body) => {
+        if (body._tag === "Left") return undefined
+        try {
+          const items = decodeIncoming(JSON.parse(body.right))
+          return answers(items, id) ? items : undefined
+        } catch {
+          return undefined
+        }
+      })
+
+    const post = (message: JsonRpc.JSONRPCMessage, extra: Readonly<Record<string, string>> | undefined) =>
       Effect.scoped(
         Effect.gen(function* () {
           const id = "method" in message && "id" in message ? message.id : undefined
-          const sentWithSession = sessionId !== undefined
+          const stateless = statelessVersionOf(message)
+          const sentWithSession = stateless === undefined && sessionId !== undefined
           const request = HttpClientRequest.post(options.url).pipe(
-            HttpClientRequest.setHeaders(headers("application/json, text/event-stream")),
+            HttpClientRequest.setHeaders(
+              stateless === undefined
+                ? headers("application/json, text/event-stream", { ...extra })
+                : statelessHeaders(stateless, message, extra)
+            ),
             HttpClientRequest.bodyText(JSON.stringify(message), "application/json")
           )
           const response = yield* client
@@ -225,7 +270,8 @@ export const make = (
               )
             )
           const newSession = response.headers["mcp-session-id"]
-          if (newSession !== undefined && newSession !== "") sessionId = newSession
+          // 2026-07-28 has no sessions: a session id in its answers means nothing.
+          if (stateless === undefined && newSession !== undefined && newSession !== "") sessionId = newSession
           const contentType = (response.headers["content-type"] ?? "").toLowerCase()
           if (response.status === 202 || response.status === 204) return
           const isInitialize = "method" in message && message.method === "initialize"
@@ -242,6 +288,17 @@ export const make = (
               status: 404,
               sessionExpired: true
             })
+          }
+          if (
+            stateless !== undefined &&
+            response.status >= 400 &&
+            response.status < 500 &&
+            contentType.startsWith("application/json")
+          ) {
+            // 2026-07-28: a 4xx with a JSON-RPC body is that request's answer (-32022, -32020, -32601, …).
+            const answer = yield* jsonAnswer(response, id)
+            if (answer !== undefined) return yield* offerAll(answer)
+            return yield* httpError(`HTTP ${response.status} without a JSON-RPC answer`, { status: response.status })
           }
           if (response.status < 200 || response.status >= 300) {
             const body = yield* readExcerpt(response, 200)
@@ -333,15 +390,19 @@ export const make = (
 
     return {
       ...fromMailbox(inbound),
-      send: (message) =>
+      send: (message, extra) =>
         closed
           ? Effect.fail(httpError("the transport is closed"))
-          : // Interruptible whatever the caller's region (a response is often sent from a handler's
-            // onExit, which is not): closing must be able to abort a POST the server never answers.
-            Effect.asVoid(FiberSet.run(fibers, Effect.interruptible(post(message)))),
+          : protocolVersion !== undefined && ProtocolVersion.isStateless(protocolVersion) && !("id" in message)
+            ? // 2026-07-28 defines no notifications from the client over HTTP (closing a stream cancels).
+              Effect.logDebug(`${server}: not sent over stateless HTTP: ${"method" in message ? message.method : "?"}`)
+            : // Interruptible whatever the caller's region (a response is often sent from a handler's
+              // onExit, which is not): closing must be able to abort a POST the server never answers.
+              Effect.asVoid(FiberSet.run(fibers, Effect.interruptible(post(message, extra)))),
       setProtocolVersion: (version) =>
         Effect.gen(function* () {
           protocolVersion = version
+          if (ProtocolVersion.isStateless(version)) return
           if (options.listen === false || sessionId === undefined || listening === sessionId) return
           listening = sessionId
           yield* FiberSet.run(fibers, Effect.interruptible(listen(sessionId)))

@@ -5,6 +5,7 @@
  */
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Mailbox from "effect/Mailbox"
@@ -33,11 +34,29 @@ export interface TransportService {
    * batches from here skips the stream's per-item machinery. Read one or the other, never both.
    */
   readonly inbox?: Mailbox.ReadonlyMailbox<Incoming, TransportError>
-  /** Sends one message. Fails when the connection is gone. */
-  readonly send: (message: JsonRpc.JSONRPCMessage) => Effect.Effect<void, TransportError>
+  /**
+   * Sends one message. Fails when the connection is gone. `headers`: transport headers this
+   * message needs (2026-07-28 `Mcp-Param-*` over HTTP); transports without headers ignore them.
+   */
+  readonly send: (
+    message: JsonRpc.JSONRPCMessage,
+    headers?: Readonly<Record<string, string>>
+  ) => Effect.Effect<void, TransportError>
   /** Told the negotiated revision once the handshake is done (HTTP sends it as a header). */
   readonly setProtocolVersion: (version: string) => Effect.Effect<void>
+  /**
+   * Sends one request on a connection of its own that is thrown away after (stdio: a second
+   * process of the same command), for the protocol-era probe: some legacy servers exit on any
+   * request before `initialize`. Transports without it are probed in place.
+   */
+  readonly probe?: (request: JsonRpc.JSONRPCRequest, timeout: Duration.DurationInput) => Effect.Effect<ProbeOutcome>
 }
+
+/** What came back from a probe: the answer, the connection ending without one, or nothing in time. */
+export type ProbeOutcome =
+  | { readonly _tag: "Answered"; readonly message: JsonRpc.JSONRPCMessage }
+  | { readonly _tag: "Ended" }
+  | { readonly _tag: "Silent" }
 
 /** Inbound items kept in a mailbox, as a transport's `incoming` and `inbox`. */
 export const fromMailbox = (

@@ -405,7 +405,7 @@ describe("McpClient session", () => {
           )
           const clientScope = yield* Scope.make()
           const built = yield* Effect.exit(
-            McpClient.make({ name: "prop" }).pipe(
+            McpClient.make({ name: "prop", protocolVersion: "2025-11-25" }).pipe(
               Effect.provideService(Transport.Transport, clientEnd),
               Scope.extend(clientScope)
             )

@@ -109,7 +109,7 @@ describe("SseTransport faults", () => {
         yield* Effect.scoped(
           Effect.gen(function* () {
             yield* Layer.build(
-              McpClient.layer({ name: "legacy" }).pipe(
+              McpClient.layer({ name: "legacy", protocolVersion: "2025-11-25" }).pipe(
                 Layer.provide(SseTransport.layer({ url })),
                 Layer.provide(keepAliveHttpClient),
                 Layer.provide(Layer.succeed(Capabilities.Roots, { list: Effect.succeed([{ uri: "file:///tmp" }]) }))

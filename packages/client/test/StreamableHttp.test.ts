@@ -34,7 +34,8 @@ const connect = (
 ) =>
   Effect.map(
     Layer.build(
-      McpClient.layer({ name: "fault", ...client }).pipe(
+      // The stateful transport's faults: no era probe unless a test asks for one.
+      McpClient.layer({ name: "fault", protocolVersion: "2025-11-25", ...client }).pipe(
         Layer.provide(StreamableHttpTransport.layer({ url, name: "fault", ...options })),
         Layer.provide(keepAliveHttpClient)
       )

@@ -24,6 +24,7 @@ import {
 } from "./schema/Resources.js"
 import { ListRootsResult } from "./schema/Roots.js"
 import { CreateMessageRequestParams, CreateMessageResult } from "./schema/Sampling.js"
+import { DiscoverResult } from "./schema/Stateless.js"
 import {
   CancelTaskRequest,
   CancelTaskResult,
@@ -86,6 +87,13 @@ export const requests = {
     since: "2024-11-05"
   },
   ping: { direction: "both", params: RequestParams, paramsOptional: true, result: EmptyResult, since: "2024-11-05" },
+  "server/discover": {
+    direction: "clientToServer",
+    params: RequestParams,
+    paramsOptional: true,
+    result: DiscoverResult,
+    since: "2026-07-28"
+  },
   "resources/list": {
     direction: "clientToServer",
     params: PaginatedRequestParams,

@@ -7,10 +7,19 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 
 /** The revisions this client speaks, newest first. */
-export const SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
+export const SUPPORTED = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
 
-/** The newest revision; the client offers it in `initialize`. */
+/** The newest revision. */
 export const LATEST = SUPPORTED[0]
+
+/** The stateful revisions (an `initialize` handshake opens a session), newest first. */
+export const STATEFUL = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
+
+/** The newest stateful revision; the client offers it in `initialize`. */
+export const LATEST_STATEFUL = STATEFUL[0]
+
+/** The stateless revisions (no handshake: every request carries the version and capabilities). */
+export const STATELESS = ["2026-07-28"] as const
 
 /** A supported revision. */
 export const ProtocolVersion = Schema.Literal(...SUPPORTED).annotations({ identifier: "ProtocolVersion" })
@@ -21,6 +30,20 @@ export type ProtocolVersion = typeof ProtocolVersion.Type
 /** Is this revision string one the client speaks? */
 export const isSupported = (version: string): version is ProtocolVersion =>
   (SUPPORTED as ReadonlyArray<string>).includes(version)
+
+/** A stateful revision. */
+export type StatefulVersion = (typeof STATEFUL)[number]
+
+/** A stateless revision. */
+export type StatelessVersion = (typeof STATELESS)[number]
+
+/** Is this a stateful revision this client speaks? */
+export const isStateful = (version: string): version is StatefulVersion =>
+  (STATEFUL as ReadonlyArray<string>).includes(version)
+
+/** Is this revision stateless (2026-07-28 and later)? */
+export const isStateless = (version: string): version is StatelessVersion =>
+  (STATELESS as ReadonlyArray<string>).includes(version)
 
 /** Is `version` the same as or newer than `minimum`? (Revisions are ISO dates, so they order as strings.) */
 export const isAtLeast = (version: ProtocolVersion, minimum: ProtocolVersion): boolean => version >= minimum
@@ -36,11 +59,12 @@ export class UnsupportedProtocolVersion extends Data.TaggedError("UnsupportedPro
 }
 
 /**
- * The client's negotiation rule: it requests a revision; the server answers with that
- * revision or another one it supports; the client proceeds only if it speaks the answer.
+ * The handshake's negotiation rule: the client requests a stateful revision; the server answers
+ * with that revision or another one it supports; the client proceeds only if it speaks the
+ * answer as a stateful revision (a stateless one has no handshake to answer).
  */
 export const negotiate = (
   requested: ProtocolVersion,
   received: string
-): Either.Either<ProtocolVersion, UnsupportedProtocolVersion> =>
-  isSupported(received) ? Either.right(received) : Either.left(new UnsupportedProtocolVersion({ requested, received }))
+): Either.Either<StatefulVersion, UnsupportedProtocolVersion> =>
+  isStateful(received) ? Either.right(received) : Either.left(new UnsupportedProtocolVersion({ requested, received }))

@@ -20,7 +20,10 @@ describe("Methods", () => {
   it("has every request method of the revision, in the right direction", () => {
     const fromClient = methodsOf("ClientRequest")
     const fromServer = methodsOf("ServerRequest")
-    expect(new Set(Object.keys(Methods.requests))).toStrictEqual(new Set([...fromClient, ...fromServer]))
+    // Plus server/discover, the one request of the stateless revision the client sends to any server.
+    expect(new Set(Object.keys(Methods.requests))).toStrictEqual(
+      new Set([...fromClient, ...fromServer, "server/discover"])
+    )
     for (const method of fromClient) {
       expect([method, Methods.requests[method as Methods.RequestMethodName].direction]).not.toEqual([
         method,
@@ -108,14 +111,22 @@ describe("Methods", () => {
 })
 
 describe("ProtocolVersion", () => {
-  it("offers the newest revision and supports the three before it", () => {
-    expect(ProtocolVersion.LATEST).toBe("2025-11-25")
-    expect(ProtocolVersion.SUPPORTED).toStrictEqual(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
+  it("speaks the stateless revision and the four stateful ones before it", () => {
+    expect(ProtocolVersion.LATEST).toBe("2026-07-28")
+    expect(ProtocolVersion.LATEST_STATEFUL).toBe("2025-11-25")
+    expect(ProtocolVersion.SUPPORTED).toStrictEqual([
+      "2026-07-28",
+      "2025-11-25",
+      "2025-06-18",
+      "2025-03-26",
+      "2024-11-05"
+    ])
+    expect(ProtocolVersion.SUPPORTED.filter(ProtocolVersion.isStateless)).toStrictEqual(["2026-07-28"])
   })
 
-  it("accepts any supported answer and refuses anything else, naming both versions", () => {
-    for (const version of ProtocolVersion.SUPPORTED) {
-      expect(ProtocolVersion.negotiate(ProtocolVersion.LATEST, version)).toStrictEqual(Either.right(version))
+  it("the handshake accepts any stateful answer and refuses anything else, naming both versions", () => {
+    for (const version of ProtocolVersion.STATEFUL) {
+      expect(ProtocolVersion.negotiate(ProtocolVersion.LATEST_STATEFUL, version)).toStrictEqual(Either.right(version))
     }
     const refused = ProtocolVersion.negotiate("2025-11-25", "2026-07-28")
     if (Either.isRight(refused)) return expect.fail("2026-07-28 was accepted")

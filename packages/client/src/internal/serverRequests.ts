@@ -3,7 +3,7 @@
  * with the method table, results encoded and taken down to the negotiated revision, form
  * elicitation answers completed with defaults and checked.
  */
-import { JsonRpc, McpSchema, Methods, Revision } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema, Methods, type ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -32,49 +32,104 @@ export interface ServeContext {
   readonly tasks?: ClientTasks.ClientTasks
 }
 
-const serve = <M extends ServedMethod>(
-  { session, tasks }: ServeContext,
-  method: M,
-  run: (
-    params: Methods.RequestParamsOf<M>,
-    context: RequestContext
-  ) => Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure>
-) =>
-  session.peer.handle(method, (inbound) =>
-    Effect.gen(function* () {
-      const params = Methods.decodeRequestParams(method, inbound.params ?? {})
-      if (Either.isLeft(params)) {
-        return yield* Peer.failWith(
-          JsonRpc.ErrorCode.InvalidParams,
-          `Invalid params for ${method}: ${ParseResult.TreeFormatter.formatErrorSync(params.left)}`
-        )
-      }
-      const context: RequestContext = {
-        server: session.server,
-        requestId: inbound.id,
-        relatedTaskId: relatedTaskId(inbound.params)
-      }
-      const answer = Effect.gen(function* () {
-        const result = yield* run(params.right, context)
-        const encoded = Methods.encodeResult(method, result)
-        if (Either.isLeft(encoded) || !McpSchema.isJsonObject(encoded.right)) {
-          return yield* Peer.failWith(
-            JsonRpc.ErrorCode.InternalError,
-            `The client produced an invalid ${method} result`
-          )
-        }
-        const wire = Revision.result(session.established().protocolVersion, method, encoded.right)
-        if (Either.isLeft(wire)) return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, wire.left.message)
-        return wire.right
-      })
-      // A task-augmented request (when this client serves tasks) is answered at once with a task.
-      const task = "task" in params.right ? params.right.task : undefined
-      return task !== undefined && tasks !== undefined ? yield* tasks.create(task.ttl, answer) : yield* answer
-    })
-  )
+type Runner<M extends ServedMethod> = (
+  params: Methods.RequestParamsOf<M>,
+  context: RequestContext
+) => Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure>
+
+/** The runner of each method the provided handlers serve. */
+interface Runners {
+  readonly "sampling/createMessage"?: Runner<"sampling/createMessage">
+  readonly "elicitation/create"?: Runner<"elicitation/create">
+  readonly "roots/list"?: Runner<"roots/list">
+}
 
 const unsupported = (mode: string) =>
   Effect.fail(Peer.failWith(JsonRpc.ErrorCode.InvalidParams, `This client does not support ${mode}-mode elicitation`))
+
+const runnersOf = (handlers: Handlers): Runners => {
+  const sampling = Option.getOrUndefined(handlers.sampling)
+  const elicitation = Option.getOrUndefined(handlers.elicitation)
+  const roots = Option.getOrUndefined(handlers.roots)
+  return {
+    ...(sampling === undefined
+      ? {}
+      : { "sampling/createMessage": (params, context) => sampling.createMessage(params, context) }),
+    ...(elicitation === undefined
+      ? {}
+      : {
+          "elicitation/create": (params, context) => {
+            if (params.mode === "url")
+              return elicitation.url === undefined ? unsupported("URL") : elicitation.url(params, context)
+            if (elicitation.form === undefined) return unsupported("form")
+            return Effect.flatMap(elicitation.form(params, context), (result) => {
+              if (result.action !== "accept") return Effect.succeed(result)
+              const content = ElicitationContent.withDefaults(params.requestedSchema, result.content)
+              const problem = ElicitationContent.check(params.requestedSchema, content)
+              return problem === undefined
+                ? Effect.succeed({ ...result, content })
+                : Effect.fail(
+                    Peer.failWith(
+                      JsonRpc.ErrorCode.InternalError,
+                      `The user's answer does not match the requested schema: ${problem}`
+                    )
+                  )
+            })
+          }
+        }),
+    ...(roots === undefined ? {} : { "roots/list": () => Effect.map(roots.list, (list) => ({ roots: list })) })
+  }
+}
+
+/** One served method: params decoded, the handler run, the result encoded and taken down to `version`. */
+const run = <M extends ServedMethod>(
+  method: M,
+  runner: Runner<M>,
+  raw: Peer.WireObject | undefined,
+  context: RequestContext,
+  version: ProtocolVersion.ProtocolVersion
+): Effect.Effect<Peer.WireObject, JsonRpcFailure> =>
+  Effect.gen(function* () {
+    const params = Methods.decodeRequestParams(method, raw ?? {})
+    if (Either.isLeft(params)) {
+      return yield* Peer.failWith(
+        JsonRpc.ErrorCode.InvalidParams,
+        `Invalid params for ${method}: ${ParseResult.TreeFormatter.formatErrorSync(params.left)}`
+      )
+    }
+    const result = yield* runner(params.right, context)
+    const encoded = Methods.encodeResult(method, result)
+    if (Either.isLeft(encoded) || !McpSchema.isJsonObject(encoded.right)) {
+      return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, `The client produced an invalid ${method} result`)
+    }
+    const wire = Revision.result(version, method, encoded.right)
+    if (Either.isLeft(wire)) return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, wire.left.message)
+    return wire.right
+  })
+
+/** Answers one server request with the provided handlers (-32601 for a method none of them serves). */
+export type Answer = (
+  method: string,
+  params: Peer.WireObject | undefined,
+  context: RequestContext,
+  version: ProtocolVersion.ProtocolVersion
+) => Effect.Effect<Peer.WireObject, JsonRpcFailure>
+
+/** The answerer of the provided handlers: what the peer serves, and what a multi round-trip request asks for. */
+export const answerer = (handlers: Handlers): Answer => {
+  const runners = runnersOf(handlers)
+  return (method, params, context, version) => {
+    switch (method) {
+      case "sampling/createMessage":
+      case "elicitation/create":
+      case "roots/list": {
+        const runner: Runner<typeof method> | undefined = runners[method]
+        if (runner !== undefined) return run(method, runner, params, context, version)
+      }
+    }
+    return Effect.fail(Peer.failWith(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`))
+  }
+}
 
 /**
  * Registers a handler for each capability the provided services declare. A method whose
@@ -82,39 +137,35 @@ const unsupported = (mode: string) =>
  */
 export const register = (context: ServeContext, handlers: Handlers): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
-    if (Option.isSome(handlers.sampling)) {
-      const sampling = handlers.sampling.value
-      yield* serve(context, "sampling/createMessage", (params, ctx) => sampling.createMessage(params, ctx))
-    }
-    if (Option.isSome(handlers.elicitation)) {
-      const elicitation = handlers.elicitation.value
-      yield* serve(context, "elicitation/create", (params, ctx) => {
-        if (params.mode === "url")
-          return elicitation.url === undefined ? unsupported("URL") : elicitation.url(params, ctx)
-        if (elicitation.form === undefined) return unsupported("form")
-        return Effect.flatMap(elicitation.form(params, ctx), (result) => {
-          if (result.action !== "accept") return Effect.succeed(result)
-          const content = ElicitationContent.withDefaults(params.requestedSchema, result.content)
-          const problem = ElicitationContent.check(params.requestedSchema, content)
-          return problem === undefined
-            ? Effect.succeed({ ...result, content })
-            : Effect.fail(
-                Peer.failWith(
-                  JsonRpc.ErrorCode.InternalError,
-                  `The user's answer does not match the requested schema: ${problem}`
-                )
-              )
-        })
+    const { session, tasks } = context
+    const answer = answerer(handlers)
+    const runners = runnersOf(handlers)
+    const served = (["sampling/createMessage", "elicitation/create", "roots/list"] as const).filter(
+      (method) => runners[method] !== undefined
+    )
+    for (const method of served) {
+      yield* session.peer.handle(method, (inbound) => {
+        const requestContext: RequestContext = {
+          server: session.server,
+          requestId: inbound.id,
+          relatedTaskId: relatedTaskId(inbound.params)
+        }
+        const answered = answer(method, inbound.params, requestContext, session.established().protocolVersion)
+        // A task-augmented request (when this client serves tasks) is answered at once with a task;
+        // one whose params do not decode is answered -32602 at once, as a plain request is.
+        const task = inbound.params?.task
+        const asTask =
+          McpSchema.isJsonObject(task) &&
+          tasks !== undefined &&
+          Either.isRight(Methods.decodeRequestParams(method, inbound.params ?? {}))
+        return asTask ? tasks.create(typeof task.ttl === "number" ? task.ttl : undefined, answered) : answered
       })
     }
-    if (Option.isSome(handlers.roots)) {
-      const roots = handlers.roots.value
-      yield* serve(context, "roots/list", () => Effect.map(roots.list, (list) => ({ roots: list })))
-      if (roots.changes !== undefined) {
-        yield* roots.changes.pipe(
-          Stream.runForEach(() => Effect.ignore(context.session.notify("notifications/roots/list_changed", undefined))),
-          Effect.forkScoped
-        )
-      }
+    const roots = Option.getOrUndefined(handlers.roots)
+    if (roots?.changes !== undefined) {
+      yield* roots.changes.pipe(
+        Stream.runForEach(() => Effect.ignore(session.notify("notifications/roots/list_changed", undefined))),
+        Effect.forkScoped
+      )
     }
   })

@@ -6,7 +6,7 @@
  * over it; none of them sees the peer's wire objects except through it.
  */
 import { McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashSet from "effect/HashSet"
@@ -28,6 +28,9 @@ import {
 import * as Peer from "../Peer.js"
 import { canMove, SessionState } from "../SessionState.js"
 import { Transport } from "../Transport.js"
+import * as Dialect from "./dialect.js"
+import type { Answer } from "./serverRequests.js"
+import * as Stateless from "./stateless.js"
 
 /** What a handshake established; replaced as a whole when the session is re-established. */
 export interface Established {
@@ -42,11 +45,17 @@ export interface SessionOptions {
   /** The server's name in errors, logs and spans; without one, the name the server reports, once it has. */
   readonly server: string | undefined
   readonly clientInfo: McpSchema.Implementation
-  /** The revision to request. */
-  readonly protocolVersion: ProtocolVersion.ProtocolVersion
+  /** The revision to speak, or `auto`: probe with `server/discover` and choose the era. */
+  readonly protocolVersion: ProtocolVersion.ProtocolVersion | "auto"
   readonly requestTimeout: Duration.DurationInput
   /** How many times a request is retried after re-initializing an expired session. */
   readonly sessionRetries: number
+  /** How long the era probe waits (silence on stdio means a legacy server). */
+  readonly probeTimeout: Duration.DurationInput
+  /** The most rounds of a multi round-trip request (2026-07-28). */
+  readonly maxInputRounds: number
+  /** Answers the input a 2026-07-28 result asks for, with the host's handlers. */
+  readonly answer: Answer
 }
 
 /** A session over the transport in context. */
@@ -55,8 +64,10 @@ export interface Session {
   readonly server: string
   readonly peer: Peer.Peer
   readonly state: SubscriptionRef.SubscriptionRef<SessionState>
-  /** What the last handshake established (before the first one completes: what was requested). */
+  /** What the last handshake or discovery established (before the first one completes: what was requested). */
   readonly established: () => Established
+  /** The era the session speaks (stateful until a probe says otherwise). */
+  readonly era: () => "stateful" | "stateless"
   /** Performs the handshake; the session is `Ready` after it, `Failed` if it fails. */
   readonly start: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
   /** Any request of the method table: checked, encoded for the revision, decoded; retried on an expired session. */
@@ -126,7 +137,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
 
     // Replaced as a whole by each handshake; read on the request path without an effect.
     let established: Established = {
-      protocolVersion: options.protocolVersion,
+      protocolVersion: options.protocolVersion === "auto" ? ProtocolVersion.LATEST : options.protocolVersion,
       serverInfo: { name, version: "" },
       serverCapabilities: {},
       instructions: Option.none()
@@ -162,7 +173,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     ): Effect.Effect<Peer.WireObject, RequestError> =>
       Effect.suspend((): Effect.Effect<Peer.WireObject, RequestError> => {
         const wire = encodeParams(method, params)
-        return Either.isLeft(wire) ? Effect.fail(wire.left) : peer.request(method, wire.right, requestOptions)
+        return Either.isLeft(wire) ? Effect.fail(wire.left) : dialect.exchange(method, wire.right, requestOptions ?? {})
       })
     const send = <M extends Methods.RequestMethodName>(
       method: M,
@@ -182,15 +193,24 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           : Effect.succeed(decoded.right)
       })
 
-    // The handshake. Nothing else goes out before it completes.
+    let dialect: Dialect.Dialect = Dialect.stateful(peer)
+    const establish = (next: Established) =>
+      Effect.gen(function* () {
+        established = next
+        if (options.server === undefined && next.serverInfo.name !== "") name = next.serverInfo.name
+        yield* transport.setProtocolVersion(next.protocolVersion)
+      })
+
+    // The handshake (stateful revisions). Nothing else goes out before it completes.
+    let handshakeVersion: ProtocolVersion.StatefulVersion = ProtocolVersion.LATEST_STATEFUL
     const handshake = (capabilities: McpSchema.ClientCapabilities) =>
       send(
         "initialize",
-        { protocolVersion: options.protocolVersion, capabilities, clientInfo: options.clientInfo },
+        { protocolVersion: handshakeVersion, capabilities, clientInfo: options.clientInfo },
         { cancellable: false }
       ).pipe(
         Effect.flatMap((result) =>
-          Either.map(ProtocolVersion.negotiate(options.protocolVersion, result.protocolVersion), (negotiated) => ({
+          Either.map(ProtocolVersion.negotiate(handshakeVersion, result.protocolVersion), (negotiated) => ({
             protocolVersion: negotiated,
             serverInfo: result.serverInfo,
             serverCapabilities: result.capabilities,
@@ -199,23 +219,72 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         ),
         Effect.tap((next) =>
           Effect.gen(function* () {
-            established = next
-            if (options.server === undefined && next.serverInfo.name !== "") name = next.serverInfo.name
-            yield* transport.setProtocolVersion(next.protocolVersion)
+            yield* establish(next)
             yield* peer.notify("notifications/initialized")
             yield* move(SessionState.Ready({ version: next.protocolVersion, serverInfo: next.serverInfo }))
           })
         )
       )
+    // The stateless revision: no handshake; discovery said what the server is.
+    const becomeStateless = (
+      version: ProtocolVersion.StatelessVersion,
+      discover: McpSchema.DiscoverResult,
+      capabilities: McpSchema.ClientCapabilities
+    ) =>
+      Effect.gen(function* () {
+        dialect = Stateless.make({
+          server,
+          peer,
+          version,
+          capabilities,
+          clientInfo: options.clientInfo,
+          answer: options.answer,
+          maxRounds: options.maxInputRounds,
+          requestTimeout: Duration.decode(options.requestTimeout)
+        })
+        const next = Dialect.fromDiscover(version, discover, name)
+        yield* establish(next)
+        yield* move(SessionState.Ready({ version, serverInfo: next.serverInfo }))
+      })
+
+    /** Chooses the era (pinned, or by a probe) and establishes the session in it. */
+    const select = (capabilities: McpSchema.ClientCapabilities): Effect.Effect<void, InitializeError> => {
+      const requested = options.protocolVersion
+      if (requested !== "auto" && ProtocolVersion.isStateful(requested)) {
+        handshakeVersion = requested
+        return Effect.asVoid(handshake(capabilities))
+      }
+      const target = { server, transport, peer, timeout: options.probeTimeout }
+      const offer = (version: ProtocolVersion.StatelessVersion) =>
+        Dialect.probe(target, Stateless.envelope(version, capabilities, options.clientInfo, undefined))
+      const legacy = (why: string) =>
+        requested === "auto"
+          ? Effect.zipRight(
+              Effect.logDebug(`${server()}: a stateful server (${why}); initializing`),
+              Effect.asVoid(handshake(capabilities))
+            )
+          : Effect.fail(Dialect.noModern(server(), why))
+      return Effect.flatMap(offer(requested === "auto" ? ProtocolVersion.STATELESS[0] : requested), (first) => {
+        if (first._tag === "Modern") return becomeStateless(first.version, first.discover, capabilities)
+        if (first._tag === "Legacy") return legacy(first.why)
+        // -32022 naming a revision both speak: ask once more with it, never loop.
+        return Effect.flatMap(offer(first.version), (second) =>
+          second._tag === "Modern"
+            ? becomeStateless(second.version, second.discover, capabilities)
+            : legacy(second._tag === "Legacy" ? second.why : "it rejected the revision it named")
+        )
+      })
+    }
+
     let clientCapabilities: McpSchema.ClientCapabilities = {}
     const start = (capabilities: McpSchema.ClientCapabilities) =>
       Effect.suspend(() => {
         clientCapabilities = capabilities
         return Effect.zipRight(
           move(SessionState.Initializing()),
-          handshake(capabilities).pipe(Effect.tapError((cause) => move(SessionState.Failed({ cause }))))
+          select(capabilities).pipe(Effect.tapError((cause) => move(SessionState.Failed({ cause }))))
         )
-      }).pipe(Effect.asVoid)
+      })
 
     // Resource subscriptions outlive an expired session: the new one subscribes again.
     const subscriptions = yield* Ref.make(HashSet.empty<string>())
@@ -322,7 +391,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
             method,
             McpSchema.isJsonObject(encoded.right) ? encoded.right : undefined
           ),
-          (wire) => peer.notify(method, wire)
+          (wire) => dialect.notify(method, wire)
         )
       })
 
@@ -357,6 +426,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       peer,
       state,
       established: () => established,
+      era: () => dialect.era,
       start,
       request,
       requestRaw,

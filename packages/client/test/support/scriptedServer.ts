@@ -48,7 +48,8 @@ export const connectScripted = <E>(
           Effect.forkScoped
         )
       })
-    const layer = McpClient.layer({ name: "scripted", ...options }).pipe(
+    // The stateful session unless a test asks otherwise (no era probe before initialize).
+    const layer = McpClient.layer({ name: "scripted", protocolVersion: "2025-11-25", ...options }).pipe(
       Layer.provide(InMemoryTransport.layer(serve, "scripted")),
       Layer.provide(handlers)
     )

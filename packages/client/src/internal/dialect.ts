@@ -1,0 +1,159 @@
+/**
+ * Dialects: how requests go on the wire in each protocol era, and how the era is chosen.
+ * The stateful dialect (2024-11-05 … 2025-11-25) sends requests as they are, after an
+ * `initialize` handshake; the stateless one (2026-07-28, `stateless.ts`) wraps each request.
+ * The era is chosen by a `server/discover` probe, classified as the spec's backward
+ * compatibility sections say (never on a single error code), unless the caller pins a revision.
+ */
+import { JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { DecodeError, type RequestError, type TransportError } from "../McpError.js"
+import type * as Peer from "../Peer.js"
+import type { ProbeOutcome, TransportService } from "../Transport.js"
+
+/** How requests of one era go on the wire. */
+export interface Dialect {
+  readonly era: "stateful" | "stateless"
+  /** Sends one request (params already encoded) and returns its final raw result. */
+  readonly exchange: (
+    method: string,
+    wire: Peer.WireObject | undefined,
+    options: Peer.RequestOptions
+  ) => Effect.Effect<Peer.WireObject, RequestError>
+  /** Sends one notification (params already encoded), when the era has it. */
+  readonly notify: (method: string, wire: Peer.WireObject | undefined) => Effect.Effect<void, RequestError>
+}
+
+/** The stateful dialect: requests and notifications go as they are. */
+export const stateful = (peer: Peer.Peer): Dialect => ({
+  era: "stateful",
+  exchange: (method, wire, options) => peer.request(method, wire, options),
+  notify: (method, wire) => peer.notify(method, wire)
+})
+
+/** The verdict of a probe. */
+export type Verdict =
+  | {
+      readonly _tag: "Modern"
+      readonly version: ProtocolVersion.StatelessVersion
+      readonly discover: McpSchema.DiscoverResult
+    }
+  /** The server rejected the offered revision but names one both sides speak: ask again with it (once). */
+  | { readonly _tag: "Retry"; readonly version: ProtocolVersion.StatelessVersion }
+  | { readonly _tag: "Legacy"; readonly why: string }
+
+const decodeDiscover = Schema.decodeUnknownEither(McpSchema.DiscoverResult)
+const decodeVersionData = Schema.decodeUnknownEither(McpSchema.UnsupportedProtocolVersionData)
+
+const mutual = (versions: ReadonlyArray<string>): ProtocolVersion.StatelessVersion | undefined =>
+  versions.find(ProtocolVersion.isStateless)
+
+/**
+ * Classifies what a `server/discover` probe got back. A discover result naming a stateless
+ * revision both sides speak is modern; `-32022` naming one is modern, asked again; any other
+ * answer, an error, or a connection that ended is legacy.
+ */
+export const classify = (
+  answer: Either.Either<Peer.WireObject, { readonly code: number; readonly data?: unknown }>
+): Verdict => {
+  if (Either.isRight(answer)) {
+    const discover = decodeDiscover(answer.right)
+    if (Either.isLeft(discover)) return { _tag: "Legacy", why: "server/discover answered something else" }
+    const version = mutual(discover.right.supportedVersions)
+    return version === undefined
+      ? { _tag: "Legacy", why: `the server supports ${discover.right.supportedVersions.join(", ")}` }
+      : { _tag: "Modern", version, discover: discover.right }
+  }
+  const { code, data } = answer.left
+  if (code === JsonRpc.ErrorCode.UnsupportedProtocolVersion) {
+    const supported = decodeVersionData(data)
+    const version = Either.isRight(supported) ? mutual(supported.right.supported) : undefined
+    if (version !== undefined) return { _tag: "Retry", version }
+  }
+  return { _tag: "Legacy", why: `server/discover failed with ${code}` }
+}
+
+/** Where a probe is sent: a throwaway connection of the transport's, or the session's own peer. */
+export interface ProbeTarget {
+  readonly server: () => string
+  readonly transport: TransportService
+  readonly peer: Peer.Peer
+  /** How long a probe waits; silence on stdio means legacy, on HTTP it is an outage. */
+  readonly timeout: Duration.DurationInput
+}
+
+const probeId = "effect-mcp-era-probe"
+
+/** Sends one `server/discover` with the envelope of `version` and classifies the outcome. */
+export const probe = (target: ProbeTarget, meta: Peer.WireObject): Effect.Effect<Verdict, RequestError> => {
+  const { transport, peer } = target
+  if (transport.probe !== undefined) {
+    const request: JsonRpc.JSONRPCRequest = {
+      jsonrpc: "2.0",
+      id: probeId,
+      method: "server/discover",
+      params: { _meta: meta }
+    }
+    return Effect.map(transport.probe(request, target.timeout), (outcome: ProbeOutcome): Verdict => {
+      if (outcome._tag !== "Answered") {
+        return {
+          _tag: "Legacy",
+          why: outcome._tag === "Ended" ? "the probe's process ended" : "no answer to the probe"
+        }
+      }
+      const message = outcome.message
+      if (JsonRpc.isResultResponse(message)) return classify(Either.right(message.result))
+      if (JsonRpc.isErrorResponse(message)) return classify(Either.left(message.error))
+      return { _tag: "Legacy", why: "the probe's answer is not a response" }
+    })
+  }
+  return peer.request("server/discover", undefined, { meta, timeout: target.timeout, cancellable: false }).pipe(
+    Effect.map((result) => classify(Either.right(result))),
+    Effect.catchIf(
+      (error): error is Extract<RequestError, { readonly _tag: "RpcError" }> => error._tag === "RpcError",
+      (error) => Effect.succeed(classify(Either.left({ code: error.code, data: error.data })))
+    ),
+    // An HTTP 4xx without a modern JSON-RPC answer: a legacy server. 401 and 403 are about
+    // authorization, never the era; 5xx, a broken connection or silence are an outage, not a
+    // verdict (the error stands).
+    Effect.catchIf(
+      (error): error is TransportError =>
+        error._tag === "TransportError" &&
+        error.status !== undefined &&
+        error.status >= 400 &&
+        error.status < 500 &&
+        error.status !== 401 &&
+        error.status !== 403,
+      (error) => Effect.succeed<Verdict>({ _tag: "Legacy", why: `server/discover answered HTTP ${error.status}` })
+    )
+  )
+}
+
+/** The revision and server description a modern verdict establishes. */
+export const fromDiscover = (
+  version: ProtocolVersion.StatelessVersion,
+  discover: McpSchema.DiscoverResult,
+  fallbackName: string
+) => {
+  const metaInfo = discover._meta?.[McpSchema.MetaKey.serverInfo]
+  const serverInfo = Option.getOrElse(
+    Option.orElse(Schema.decodeUnknownOption(McpSchema.Implementation)(metaInfo), () =>
+      Option.fromNullable(discover.serverInfo)
+    ),
+    () => ({ name: fallbackName, version: "" })
+  )
+  return {
+    protocolVersion: version,
+    serverInfo,
+    serverCapabilities: discover.capabilities,
+    instructions: Option.fromNullable(discover.instructions)
+  }
+}
+
+/** The server offered no revision this client speaks statelessly, and it was asked to. */
+export const noModern = (server: string, why: string) =>
+  new DecodeError({ server, method: "server/discover", issue: `the server does not speak 2026-07-28 (${why})` })
