@@ -3,10 +3,11 @@
  * Runs the official MCP conformance suite (client side) against the built `effect-mcp`
  * binary, with Node 24 from this folder's own install (never on the workspace's PATH).
  * Installs this folder with `npm ci` when needed, runs `--suite all` with the expected
- * failures, then reads every scenario's checks.json and prints scenario → verdict; then runs
- * the official scoring for 2025-11-25 (`--requirements 2025-11-25`, which exits 0 only when
- * every scenario that revision requires passes). Exits non-zero when either run does, or when
- * a scenario that must pass recorded no checks.
+ * failures, then reads every scenario's checks.json and prints scenario → verdict; runs
+ * `--suite all` again at the current revision (`--spec-version 2026-07-28`); then the official
+ * scoring of both revisions (`--requirements 2025-11-25` and `--requirements 2026-07-28`, each
+ * exits 0 only when every scenario that revision requires passes). Exits non-zero when any run
+ * does, or when a scenario that must pass recorded no checks.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
@@ -18,13 +19,19 @@ const cli = join(here, "..", "bin", "effect-mcp.js")
 const node24 = join(here, "node_modules", ".bin", "node")
 const runner = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 const output = join(here, "..", "build", "conformance")
-/** Scenarios of 2025-11-25 that are not about authorization: each must pass with real checks. */
+/** Scenarios that are not about authorization: each must pass with real checks. */
 const required = [
   "initialize",
   "tools_call",
   "elicitation-sep1034-client-defaults",
   "sse-retry",
-  "json-schema-2020-12-preservation"
+  "json-schema-2020-12-preservation",
+  "json-schema-ref-no-deref",
+  "request-metadata",
+  "sep-2322-client-request-state",
+  "http-standard-headers",
+  "http-custom-headers",
+  "http-invalid-tool-headers"
 ]
 
 if (!existsSync(node24) || !existsSync(runner)) {
@@ -32,24 +39,24 @@ if (!existsSync(node24) || !existsSync(runner)) {
   if (install.status !== 0) process.exit(install.status ?? 1)
 }
 rmSync(output, { recursive: true, force: true })
-const run = spawnSync(
-  node24,
-  [
-    runner,
-    "client",
-    "--command",
-    `exec "${process.execPath}" "${cli}" conformance`,
-    "--suite",
-    "all",
-    "--expected-failures",
-    join(here, "expected-failures.yml"),
-    "--timeout",
-    "120000",
-    "-o",
-    output
-  ],
-  { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
-)
+/** Runs the runner's client suite with these arguments, writing into `folder`. */
+const conformance = (args, folder) =>
+  spawnSync(
+    node24,
+    [
+      runner,
+      "client",
+      "--command",
+      `exec "${process.execPath}" "${cli}" conformance`,
+      ...args,
+      "--timeout",
+      "120000",
+      "-o",
+      folder
+    ],
+    { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
+  )
+const run = conformance(["--suite", "all", "--expected-failures", join(here, "expected-failures.yml")], output)
 const summary = run.stdout.slice(run.stdout.indexOf("=== SUITE SUMMARY ==="))
 if (run.status !== 0) process.stdout.write(run.stdout + run.stderr)
 
@@ -85,31 +92,33 @@ console.log(
     .join("\n")
 )
 
-const scored = spawnSync(
-  node24,
-  [
-    runner,
-    "client",
-    "--command",
-    `exec "${process.execPath}" "${cli}" conformance`,
-    "--requirements",
-    "2025-11-25",
-    "--timeout",
-    "120000",
-    "-o",
-    join(output, "requirements-2025-11-25")
-  ],
-  { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
+// The current revision: every scenario that applies to it, at that revision.
+const current = conformance(
+  ["--suite", "all", "--spec-version", "2026-07-28", "--expected-failures", join(here, "expected-failures.yml")],
+  join(output, "spec-2026-07-28")
 )
-if (scored.status !== 0) process.stdout.write(scored.stdout + scored.stderr)
+if (current.status !== 0) process.stdout.write(current.stdout + current.stderr)
 const plain = (text) => text.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
-const scoredTotal = plain(scored.stdout + scored.stderr)
-  .split("\n")
-  .filter((line) => line.startsWith("Total"))
-  .join(" ")
-console.log(
-  `official scoring, --requirements 2025-11-25: ${scored.status === 0 ? "conformant" : "NOT conformant"} (${scoredTotal})`
-)
+const totalOf = (result) =>
+  plain(result.stdout + result.stderr)
+    .split("\n")
+    .filter((line) => line.startsWith("Total"))
+    .join(" ")
+console.log(`--suite all --spec-version 2026-07-28: ${current.status === 0 ? "pass" : "FAIL"} (${totalOf(current)})`)
+
+// The official scoring of both revisions: exits 0 only when every scored scenario passes.
+const scoring = ["2025-11-25", "2026-07-28"].map((revision) => {
+  const scored = conformance(["--requirements", revision], join(output, `requirements-${revision}`))
+  if (scored.status !== 0) process.stdout.write(scored.stdout + scored.stderr)
+  console.log(
+    `official scoring, --requirements ${revision}: ${scored.status === 0 ? "conformant" : "NOT conformant"} (${totalOf(scored)})`
+  )
+  return scored.status ?? 1
+})
 process.exit(
-  run.status !== 0 ? (run.status ?? 1) : scored.status !== 0 ? (scored.status ?? 1) : missing.length > 0 ? 1 : 0
+  run.status !== 0
+    ? (run.status ?? 1)
+    : current.status !== 0
+      ? (current.status ?? 1)
+      : (scoring.find((status) => status !== 0) ?? (missing.length > 0 ? 1 : 0))
 )

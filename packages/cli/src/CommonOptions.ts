@@ -3,6 +3,7 @@
  * `--server` from a config file), how to print, and how to answer the server's requests.
  */
 import * as Options from "@effect/cli/Options"
+import { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
@@ -39,6 +40,12 @@ export const server: Options.Options<ServerOptions> = Options.all({
       "The config file (default: ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, Claude's)"
     ),
     Options.optional
+  ),
+  protocolVersion: Options.choice("protocol-version", ["auto", ...ProtocolVersion.SUPPORTED]).pipe(
+    Options.withDescription(
+      "The protocol revision: auto (ask the server with server/discover: 2026-07-28 if it speaks it, else the handshake), or one to insist on"
+    ),
+    Options.withDefault("auto" as const)
   )
 })
 
@@ -90,6 +97,8 @@ export interface ServerOptions {
   readonly cwd: Option.Option<string>
   readonly name: Option.Option<string>
   readonly config: Option.Option<string>
+  /** `auto`, or the revision to insist on. */
+  readonly protocolVersion: "auto" | ProtocolVersion.ProtocolVersion
 }
 
 /** The printing and interaction options, as parsed. */

@@ -252,6 +252,7 @@ export const withClient = <A, E, R>(
     const client = McpClient.layer({
       name: chosen.name,
       clientInfo,
+      protocolVersion: server.protocolVersion,
       ...Option.match(run.timeout, {
         onNone: () => ({}),
         onSome: (seconds) => ({ requestTimeout: Duration.seconds(seconds) })

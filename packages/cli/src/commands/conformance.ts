@@ -10,7 +10,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import { Authorizer, type McpClient, type OAuth, TokenStore } from "@effect-mcp/client"
-import type { McpSchema } from "@effect-mcp/protocol"
+import { type McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -51,9 +51,48 @@ const sample = (schema: unknown): unknown => {
 export const sampleArguments = (tool: McpSchema.Tool): { readonly [key: string]: unknown } =>
   Object.fromEntries(Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => [name, sample(schema)]))
 
-const scenarioStep = (scenario: string, client: McpClient.McpClientService) =>
+/** A tool call the runner asks for by name (`MCP_CONFORMANCE_CONTEXT.toolCalls`). */
+interface PlannedCall {
+  readonly name: string
+  readonly arguments?: { readonly [key: string]: unknown } | undefined
+}
+
+/** Uses every feature the server offers: each tool, resource and prompt once (the standard-headers scenario). */
+const exerciseAll = (client: McpClient.McpClientService, tools: ReadonlyArray<McpSchema.Tool>) =>
   Effect.gen(function* () {
+    for (const tool of tools) yield* Effect.ignore(client.callTool(tool.name, sampleArguments(tool)))
+    if (client.serverCapabilities.resources !== undefined) {
+      for (const resource of yield* client.resources) yield* Effect.ignore(client.readResource(resource.uri))
+    }
+    if (client.serverCapabilities.prompts !== undefined) {
+      for (const prompt of yield* client.prompts) {
+        const args = Object.fromEntries((prompt.arguments ?? []).map((argument) => [argument.name, "test"]))
+        yield* Effect.ignore(client.getPrompt(prompt.name, args))
+      }
+    }
+  })
+
+const scenarioStep = (
+  scenario: string,
+  client: McpClient.McpClientService,
+  planned: ReadonlyArray<PlannedCall> | undefined
+) =>
+  Effect.gen(function* () {
+    // A server without tools (the request-metadata scenario's) has nothing more to do.
+    if (client.serverCapabilities.tools === undefined) return
     const tools = yield* client.tools
+    // The runner's calls go as planned, even where they break the tool's schema (a null argument).
+    if (planned !== undefined) {
+      for (const call of planned) yield* client.callTool(call.name, call.arguments, { validateInput: false })
+      return
+    }
+    // Listing is the point: the scenario checks that a $ref to the network is never fetched.
+    if (scenario === "json-schema-ref-no-deref") return
+    if (scenario === "http-standard-headers") return yield* exerciseAll(client, tools)
+    if (scenario === "sep-2322-client-request-state" || scenario === "http-invalid-tool-headers") {
+      for (const tool of tools) yield* Effect.ignore(client.callTool(tool.name, sampleArguments(tool)))
+      return
+    }
     if (scenario === "json-schema-2020-12-preservation") {
       const echo = tools.find((tool) => tool.name.endsWith("_echo"))
       const focal = tools.find((tool) => tool !== echo)
@@ -77,17 +116,27 @@ const ScenarioContext = Schema.parseJson(
     valid_jwt: Schema.optional(Schema.String),
     idp_client_id: Schema.optional(Schema.String),
     idp_id_token: Schema.optional(Schema.String),
-    idp_token_endpoint: Schema.optional(Schema.String)
+    idp_token_endpoint: Schema.optional(Schema.String),
+    toolCalls: Schema.optional(
+      Schema.Array(
+        Schema.Struct({
+          name: Schema.String,
+          arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+        })
+      )
+    )
   })
 )
+
+const contextOf = (raw: string | undefined) =>
+  raw === undefined ? undefined : Option.getOrUndefined(Schema.decodeUnknownOption(ScenarioContext)(raw))
 
 /** The Client ID Metadata Document URL the `auth/basic-cimd` scenario expects. */
 const CONFORMANCE_CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 
 /** The authorization the scenario asks for: machine credentials, pre-registered ones, or a client that registers itself. */
 const authFor = (scenario: string, raw: string | undefined): AuthSettings => {
-  const context =
-    raw === undefined ? undefined : Option.getOrUndefined(Schema.decodeUnknownOption(ScenarioContext)(raw))
+  const context = contextOf(raw)
   const options = ((): OAuth.OAuthOptions => {
     if (context?.client_id === undefined) return { clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL }
     const clientId = context.client_id
@@ -157,13 +206,23 @@ export const conformance = Command.make(
       inheritEnv: false,
       cwd: Option.none(),
       name: Option.none(),
-      config: Option.none()
+      config: Option.none(),
+      // The revision the runner asks for (MCP_CONFORMANCE_PROTOCOL_VERSION), else the automatic choice.
+      protocolVersion: Option.getOrElse(
+        Option.filter(Option.fromNullable(process.env.MCP_CONFORMANCE_PROTOCOL_VERSION), ProtocolVersion.isSupported),
+        () => "auto" as const
+      )
     }
     return runCommand(
       run,
-      withClient(server, run, (client) => scenarioStep(scenario, client), {
-        auth: authFor(scenario, process.env.MCP_CONFORMANCE_CONTEXT)
-      }).pipe(Effect.tap(() => Effect.flatMap(Output, (output) => output.note(`conformance ${scenario}: done`))))
+      withClient(
+        server,
+        run,
+        (client) => scenarioStep(scenario, client, contextOf(process.env.MCP_CONFORMANCE_CONTEXT)?.toolCalls),
+        {
+          auth: authFor(scenario, process.env.MCP_CONFORMANCE_CONTEXT)
+        }
+      ).pipe(Effect.tap(() => Effect.flatMap(Output, (output) => output.note(`conformance ${scenario}: done`))))
     )
   }
 ).pipe(

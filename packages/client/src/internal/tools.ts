@@ -3,15 +3,16 @@
  * the definition of a tool by name, arguments checked against the tool's `inputSchema` before a
  * call is sent, and `structuredContent` checked against its `outputSchema` after.
  */
-import type { McpSchema } from "@effect-mcp/protocol"
+import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import { InvalidInput, type RequestError, ToolOutputInvalid } from "../McpError.js"
 import type * as Peer from "../Peer.js"
 import { check } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
+import * as McpHeaders from "./mcpHeaders.js"
 import type { Session } from "./session.js"
 
 /** Tool arguments, as a caller gives them. */
@@ -41,16 +42,37 @@ export interface Tools {
   ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
 }
 
+/**
+ * 2026-07-28: a tool whose `x-mcp-header` annotations are invalid cannot be called (its headers
+ * cannot be sent), so it is left out of the list, with a warning naming it and why.
+ */
+const callableIn = (session: Session) => (tool: McpSchema.Tool) => {
+  if (session.era() !== "stateless") return Effect.succeed(true)
+  const headers = McpHeaders.paramHeaders(tool.inputSchema)
+  return headers._tag === "Valid"
+    ? Effect.succeed(true)
+    : Effect.as(Effect.logWarning(`${session.server}: tool ${tool.name} is left out: ${headers.reason}`), false)
+}
+
+/** The `Mcp-Param-*` headers of a call of this tool (2026-07-28), from its `x-mcp-header` annotations. */
+const paramHeadersOf = (tool: McpSchema.Tool, args: Arguments | undefined) => {
+  const headers = McpHeaders.paramHeaders(tool.inputSchema)
+  return headers._tag === "Valid" && headers.headers.length > 0
+    ? McpHeaders.paramHeaderValues(headers.headers, args)
+    : undefined
+}
+
 /** Builds the tools part over a session. */
 export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { server } = session
+    const callable = callableIn(session)
     const stream = Lists.paginate(
       server,
       "tools/list",
       (cursor) => session.request("tools/list", cursor === undefined ? undefined : { cursor }),
       (result) => result.tools
-    )
+    ).pipe(Stream.filterEffect(callable))
     const list = yield* Lists.cachedList(stream)
 
     const definition = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> =>
@@ -103,13 +125,31 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
               : Effect.fail(new ToolOutputInvalid({ server, tool, reason: outcome.reason }))
           })
 
-    const send = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
-      session
-        .request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, {
+    const headersFor = (tool: string, args: Arguments | undefined) =>
+      session.era() === "stateless"
+        ? Effect.map(definition(tool), (found) =>
+            Option.isSome(found) ? paramHeadersOf(found.value, args) : undefined
+          )
+        : Effect.succeed(undefined)
+
+    const attempt = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
+      Effect.flatMap(headersFor(tool, args), (headers) =>
+        session.request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, {
           ...options,
+          ...(headers === undefined ? {} : { headers }),
           spanAttributes: { "mcp.tool": tool }
         })
-        .pipe(Effect.flatMap((result) => checkOutput(tool, result)))
+      )
+
+    // -32020: the headers did not match what the server knows of the tool: list again, then retry once.
+    const send = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
+      attempt(tool, args, options).pipe(
+        Effect.catchIf(
+          (error) => error._tag === "RpcError" && error.code === JsonRpc.ErrorCode.HeaderMismatch,
+          () => Effect.zipRight(Effect.ignore(Effect.zipRight(list.invalidate, list.get)), attempt(tool, args, options))
+        ),
+        Effect.flatMap((result) => checkOutput(tool, result))
+      )
 
     const call: Tools["call"] = (tool, args, options, validateInput) =>
       validateInput ? Effect.zipRight(checkInput(tool, args), send(tool, args, options)) : send(tool, args, options)
