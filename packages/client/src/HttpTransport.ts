@@ -4,6 +4,7 @@
  * or 405, as the specification's backwards-compatibility section says.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
@@ -18,7 +19,7 @@ import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
 import { forEachIncoming, fromMailbox, type Incoming, Transport, type TransportService } from "./Transport.js"
 
 /** Options for any HTTP transport. */
-export interface HttpOptions extends Omit<StreamableHttpTransport.StreamableHttpOptions, "onLegacyServer"> {
+export interface HttpOptions extends StreamableHttpTransport.StreamableHttpOptions {
   /** `auto` (default): Streamable HTTP with fallback to legacy SSE; `http`; `sse`. */
   readonly transport?: "auto" | "http" | "sse"
   /**
@@ -30,8 +31,10 @@ export interface HttpOptions extends Omit<StreamableHttpTransport.StreamableHttp
 }
 
 /**
- * Streamable HTTP first; legacy HTTP+SSE at the same URL if the server refuses the initialize
- * POST. Fails with a `TransportError` when the URL is invalid.
+ * Streamable HTTP first; legacy HTTP+SSE at the same URL when Streamable HTTP says the server
+ * is a legacy one (a `LegacyServer` item: a request before any session refused with 400, 404
+ * or 405). The refused requests are sent again over HTTP+SSE. Fails with a `TransportError`
+ * when the URL is invalid.
  */
 export const makeAuto = (
   options: HttpOptions
@@ -41,41 +44,67 @@ export const makeAuto = (
     const fibers = yield* FiberSet.make()
     const scope = yield* Effect.scope
     const httpClient = yield* HttpClient.HttpClient
-    let current: TransportService | undefined
-    const forward = (transport: TransportService) =>
-      FiberSet.run(
-        fibers,
-        Effect.interruptible(
-          forEachIncoming(transport, (item) => Effect.asVoid(inbound.offer(item))).pipe(
-            Effect.matchEffect({
-              onFailure: (error) => (current === transport ? inbound.fail(error) : Effect.void),
-              onSuccess: () => (current === transport ? inbound.end : Effect.void)
-            })
+    const streamable = yield* StreamableHttpTransport.make(options)
+    let current: TransportService = streamable
+    // Requests sent over Streamable HTTP until its first answer: the ones to send again on a fallback.
+    let unsettled: Map<JsonRpc.RequestId, JsonRpc.JSONRPCMessage> | undefined = new Map()
+    const legacy = Effect.cached(
+      Effect.gen(function* () {
+        const sse = yield* SseTransport.make({
+          url: options.url,
+          ...(options.name === undefined ? {} : { name: options.name }),
+          ...(options.headers === undefined ? {} : { headers: options.headers }),
+          ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes })
+        }).pipe(Scope_.extend(scope), Effect.provideService(HttpClient.HttpClient, httpClient))
+        current = sse
+        yield* forward(sse)
+        return sse
+      })
+    )
+    const fallBack = yield* legacy
+    /** An item from Streamable HTTP: a legacy server's refusal sends the request again over HTTP+SSE. */
+    const fromStreamable = (item: Incoming): Effect.Effect<void, TransportError> => {
+      if (item._tag === "Failed" && item.error._tag === "LegacyServer") {
+        const refused = unsettled?.get(item.id)
+        if (refused !== undefined) {
+          return Effect.logInfo(
+            `${item.error.server}: HTTP ${item.error.status}; trying the legacy HTTP+SSE transport`
+          ).pipe(
+            Effect.zipRight(fallBack),
+            Effect.flatMap((sse) => sse.send(refused))
+          )
+        }
+      }
+      if (item._tag === "Message") unsettled = undefined
+      return Effect.asVoid(inbound.offer(item))
+    }
+    const forward = (transport: TransportService): Effect.Effect<void> =>
+      Effect.asVoid(
+        FiberSet.run(
+          fibers,
+          Effect.interruptible(
+            forEachIncoming(transport, (item) =>
+              transport === streamable ? Effect.orDie(fromStreamable(item)) : Effect.asVoid(inbound.offer(item))
+            ).pipe(
+              Effect.matchEffect({
+                onFailure: (error) => (current === transport ? inbound.fail(error) : Effect.void),
+                onSuccess: () => (current === transport ? inbound.end : Effect.void)
+              })
+            )
           )
         )
       )
-    const streamable = yield* StreamableHttpTransport.make({
-      ...options,
-      onLegacyServer: (initialize) =>
-        Effect.gen(function* () {
-          const legacy = yield* SseTransport.make({
-            url: options.url,
-            ...(options.name === undefined ? {} : { name: options.name }),
-            ...(options.headers === undefined ? {} : { headers: options.headers }),
-            ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes })
-          }).pipe(Scope_.extend(scope), Effect.provideService(HttpClient.HttpClient, httpClient))
-          current = legacy
-          yield* forward(legacy)
-          yield* legacy.send(initialize)
-        })
-    })
-    current = streamable
     yield* forward(streamable)
-    const active = () => current ?? streamable
     return {
       ...fromMailbox(inbound),
-      send: (message, headers) => Effect.suspend(() => active().send(message, headers)),
-      setProtocolVersion: (version) => Effect.suspend(() => active().setProtocolVersion(version))
+      send: (message, headers) =>
+        Effect.suspend(() => {
+          if (current === streamable && unsettled !== undefined && "id" in message && "method" in message) {
+            unsettled.set(message.id, message)
+          }
+          return current.send(message, headers)
+        }),
+      setProtocolVersion: (version) => Effect.suspend(() => current.setProtocolVersion(version))
     } satisfies TransportService
   })
 

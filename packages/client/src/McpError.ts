@@ -21,12 +21,35 @@ export class TransportError extends Data.TaggedError("TransportError")<{
   readonly stderr?: string
   /** HTTP: the response status. */
   readonly status?: number
-  /** HTTP: the server no longer knows the session (404 on a request that carried its id). */
-  readonly sessionExpired?: boolean
 }> {
   override get message(): string {
     const tail = this.stderr === undefined || this.stderr === "" ? "" : `\n--- last lines of stderr ---\n${this.stderr}`
     return `${this.server}: transport failed: ${this.reason}${tail}`
+  }
+}
+
+/**
+ * A transport's signal (not a request error): the HTTP server no longer knows the session (404
+ * on a request that carried its id). The session initializes again and retries the request.
+ */
+export class SessionExpired extends Data.TaggedError("SessionExpired")<{
+  readonly server: string
+}> {
+  override get message(): string {
+    return `${this.server}: transport failed: the server no longer knows the session (404)`
+  }
+}
+
+/**
+ * A transport's signal (not a request error): a request before any session was refused with
+ * 400, 404 or 405, as a legacy HTTP+SSE server does; the `auto` HTTP transport falls back to it.
+ */
+export class LegacyServer extends Data.TaggedError("LegacyServer")<{
+  readonly server: string
+  readonly status: number
+}> {
+  override get message(): string {
+    return `${this.server}: transport failed: HTTP ${this.status}: the server does not speak Streamable HTTP (a legacy HTTP+SSE server? try the auto or sse transport)`
   }
 }
 

@@ -27,7 +27,15 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import type { AuthorizationError } from "./auth/AuthError.js"
-import { DecodeError, JsonRpcFailure, RequestTimeout, RpcError, TransportError } from "./McpError.js"
+import {
+  DecodeError,
+  JsonRpcFailure,
+  type LegacyServer,
+  RequestTimeout,
+  RpcError,
+  type SessionExpired,
+  TransportError
+} from "./McpError.js"
 import { composeInbound, composeOutbound, Middleware } from "./Middleware.js"
 import { forEachIncoming, type Incoming, type TransportService } from "./Transport.js"
 
@@ -82,7 +90,10 @@ export interface Peer {
     method: string,
     params: WireObject | undefined,
     options?: RequestOptions
-  ) => Effect.Effect<WireObject, TransportError | AuthorizationError | RpcError | RequestTimeout | DecodeError>
+  ) => Effect.Effect<
+    WireObject,
+    TransportError | AuthorizationError | SessionExpired | LegacyServer | RpcError | RequestTimeout | DecodeError
+  >
   /** Sends a notification. */
   readonly notify: (method: string, params?: WireObject) => Effect.Effect<void, TransportError>
   /** Handles inbound requests of a method (replacing any earlier handler). */
@@ -105,7 +116,7 @@ interface Pending {
   readonly method: string
   readonly deferred: Deferred.Deferred<
     WireObject,
-    TransportError | AuthorizationError | RpcError | DecodeError | RequestTimeout
+    TransportError | AuthorizationError | SessionExpired | LegacyServer | RpcError | DecodeError | RequestTimeout
   >
   readonly onProgress: ((progress: WireObject) => Effect.Effect<void>) | undefined
   readonly startedAt: number
@@ -386,7 +397,13 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
             requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout)
           const deferred = Deferred.unsafeMake<
             WireObject,
-            TransportError | AuthorizationError | RpcError | DecodeError | RequestTimeout
+            | TransportError
+            | AuthorizationError
+            | SessionExpired
+            | LegacyServer
+            | RpcError
+            | DecodeError
+            | RequestTimeout
           >(FiberId.none)
           const now = yield* Clock.currentTimeMillis
           const entry: Pending = {

@@ -16,7 +16,7 @@
  *   gave its events no ids).
  * - An invalid URL fails the layer with a `TransportError` naming it.
  * - 404 on a request that carried a session id means the session is gone
- *   (`TransportError.sessionExpired`); the client re-initializes.
+ *   (a `SessionExpired` item); the client re-initializes.
  * - Close sends `DELETE` with the session id (405 tolerated).
  */
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -42,7 +42,7 @@ import {
 } from "./internal/httpBody.js"
 import * as McpHeaders from "./internal/mcpHeaders.js"
 import { parse as parseSse, SseTooLarge } from "./internal/sse.js"
-import { TransportError } from "./McpError.js"
+import { LegacyServer, SessionExpired, TransportError } from "./McpError.js"
 import {
   decodeIncoming,
   fromMailbox,
@@ -71,11 +71,6 @@ export interface StreamableHttpOptions {
   readonly maxReconnects?: number
   /** The wait before resuming when the server sent no `retry`. Default: 1 second. */
   readonly reconnectDelay?: Duration.DurationInput
-  /**
-   * Called instead of failing when `initialize` is answered 400, 404 or 405: the server may be
-   * a legacy HTTP+SSE one (see `HttpTransport` with `transport: "auto"`).
-   */
-  readonly onLegacyServer?: (initialize: JsonRpc.JSONRPCMessage) => Effect.Effect<void, TransportError>
 }
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -142,7 +137,7 @@ export const make = (
       ...extra
     })
 
-    const httpError = (reason: string, extra: { status?: number; sessionExpired?: boolean; cause?: unknown } = {}) =>
+    const httpError = (reason: string, extra: { status?: number; cause?: unknown } = {}) =>
       new TransportError({ server, reason, ...extra })
 
     const offerAll = (items: ReadonlyArray<Incoming>) => Effect.asVoid(inbound.offerAll(items))
@@ -231,8 +226,10 @@ export const make = (
         }
       })
 
-    const failRequest = (id: JsonRpc.RequestId | undefined, error: TransportError | AuthorizationError) =>
-      id === undefined ? Effect.logWarning(error.message) : offerAll([{ _tag: "Failed", id, error }])
+    const failRequest = (
+      id: JsonRpc.RequestId | undefined,
+      error: TransportError | AuthorizationError | SessionExpired | LegacyServer
+    ) => (id === undefined ? Effect.logWarning(error.message) : offerAll([{ _tag: "Failed", id, error }]))
 
     /** The items of a JSON error body, when they answer the request `id`. */
     const jsonAnswer = (response: HttpClientResponse.HttpClientResponse, id: JsonRpc.RequestId | undefined) =>
@@ -274,20 +271,15 @@ export const make = (
           if (stateless === undefined && newSession !== undefined && newSession !== "") sessionId = newSession
           const contentType = (response.headers["content-type"] ?? "").toLowerCase()
           if (response.status === 202 || response.status === 204) return
-          const isInitialize = "method" in message && message.method === "initialize"
-          if (isInitialize && options.onLegacyServer !== undefined && [400, 404, 405].includes(response.status)) {
-            yield* Effect.logInfo(
-              `${server}: initialize answered ${response.status}; trying the legacy HTTP+SSE transport`
-            )
-            return yield* options.onLegacyServer(message)
+          // Refused before any session, as a legacy HTTP+SSE server refuses a POST: say so (the
+          // auto transport falls back); a 404 for a session it gave: it forgot the session.
+          if (stateless === undefined && sessionId === undefined && [400, 404, 405].includes(response.status)) {
+            return yield* new LegacyServer({ server, status: response.status })
           }
           if (response.status === 404 && sentWithSession) {
             sessionId = undefined
             listening = undefined
-            return yield* httpError("the server no longer knows the session (404)", {
-              status: 404,
-              sessionExpired: true
-            })
+            return yield* new SessionExpired({ server })
           }
           if (
             stateless !== undefined &&

@@ -13,7 +13,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { AuthorizationError } from "./auth/AuthError.js"
-import type { TransportError } from "./McpError.js"
+import type { LegacyServer, SessionExpired, TransportError } from "./McpError.js"
 
 /**
  * One inbound item: a decoded message; a value that is not a valid JSON-RPC message; or the
@@ -23,7 +23,11 @@ import type { TransportError } from "./McpError.js"
 export type Incoming =
   | { readonly _tag: "Message"; readonly message: JsonRpc.JSONRPCMessage }
   | { readonly _tag: "Malformed"; readonly raw: unknown; readonly error: ParseResult.ParseError }
-  | { readonly _tag: "Failed"; readonly id: JsonRpc.RequestId; readonly error: TransportError | AuthorizationError }
+  | {
+      readonly _tag: "Failed"
+      readonly id: JsonRpc.RequestId
+      readonly error: TransportError | AuthorizationError | SessionExpired | LegacyServer
+    }
 
 /** The transport service. */
 export interface TransportService {

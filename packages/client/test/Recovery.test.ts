@@ -94,4 +94,22 @@ describe("Recovery after the server forgot the session", () => {
       expect(states.map((state) => (state._tag === "Ready" ? state.serverInfo.version : ""))).toStrictEqual(["1", "2"])
     }).pipe(Effect.scoped, noFibersLeft)
   )
+
+  it.live("a Streamable HTTP client refused before any session is told the server may be a legacy one", () =>
+    Effect.gen(function* () {
+      const { url } = yield* faultServer((_, response) => response.writeHead(405).end())
+      const error = yield* Effect.flip(
+        Layer.build(
+          McpClient.layer({ name: "old", protocolVersion: "2025-11-25" }).pipe(
+            Layer.provide(StreamableHttpTransport.layer({ url, name: "old" })),
+            Layer.provide(keepAliveHttpClient)
+          )
+        )
+      )
+      expect(error).toMatchObject({ _tag: "TransportError", status: 405 })
+      expect(error.message).toBe(
+        "old: transport failed: HTTP 405: the server does not speak Streamable HTTP (a legacy HTTP+SSE server? try the auto or sse transport)"
+      )
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
 })

@@ -11,9 +11,18 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { DecodeError, type RequestError, type TransportError } from "../McpError.js"
+import {
+  DecodeError,
+  type LegacyServer,
+  type RequestError,
+  type SessionExpired,
+  type TransportError
+} from "../McpError.js"
 import type * as Peer from "../Peer.js"
 import type { ProbeOutcome, TransportService } from "../Transport.js"
+
+/** What a request can fail with on the wire: a request error, or a transport's signal for the session. */
+export type WireError = RequestError | SessionExpired | LegacyServer
 
 /** How requests of one era go on the wire. */
 export interface Dialect {
@@ -23,7 +32,7 @@ export interface Dialect {
     method: string,
     wire: Peer.WireObject | undefined,
     options: Peer.RequestOptions
-  ) => Effect.Effect<Peer.WireObject, RequestError>
+  ) => Effect.Effect<Peer.WireObject, WireError>
   /** Sends one notification (params already encoded), when the era has it. */
   readonly notify: (method: string, wire: Peer.WireObject | undefined) => Effect.Effect<void, RequestError>
 }
@@ -89,7 +98,7 @@ export interface ProbeTarget {
 const probeId = "effect-mcp-era-probe"
 
 /** Sends one `server/discover` with the envelope of `version` and classifies the outcome. */
-export const probe = (target: ProbeTarget, meta: Peer.WireObject): Effect.Effect<Verdict, RequestError> => {
+export const probe = (target: ProbeTarget, meta: Peer.WireObject): Effect.Effect<Verdict, WireError> => {
   const { transport, peer } = target
   if (transport.probe !== undefined) {
     const request: JsonRpc.JSONRPCRequest = {

@@ -21,7 +21,9 @@ import {
   DecodeError,
   type InitializeError,
   InvalidInput,
+  type LegacyServer,
   type RequestError,
+  type SessionExpired,
   SessionUnavailable,
   TransportError
 } from "../McpError.js"
@@ -170,8 +172,8 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
       requestOptions?: Peer.RequestOptions
-    ): Effect.Effect<Peer.WireObject, RequestError> =>
-      Effect.suspend((): Effect.Effect<Peer.WireObject, RequestError> => {
+    ): Effect.Effect<Peer.WireObject, Dialect.WireError> =>
+      Effect.suspend((): Effect.Effect<Peer.WireObject, Dialect.WireError> => {
         const wire = encodeParams(method, params)
         return Either.isLeft(wire) ? Effect.fail(wire.left) : dialect.exchange(method, wire.right, requestOptions ?? {})
       })
@@ -179,7 +181,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
       requestOptions?: Peer.RequestOptions
-    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
+    ): Effect.Effect<Methods.ResultOf<M>, Dialect.WireError> =>
       Effect.flatMap(sendRaw(method, params, requestOptions), (raw) => {
         const decoded = Methods.decodeResult(method, raw)
         return Either.isLeft(decoded)
@@ -194,6 +196,21 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       })
 
     let dialect: Dialect.Dialect = Dialect.stateful(peer)
+    /** A transport's signal that nothing handled is the request's transport failure. */
+    const settle = <A>(effect: Effect.Effect<A, Dialect.WireError>): Effect.Effect<A, RequestError> =>
+      Effect.catchIf(
+        effect,
+        (error): error is SessionExpired | LegacyServer =>
+          error._tag === "SessionExpired" || error._tag === "LegacyServer",
+        (signal) =>
+          Effect.fail(
+            new TransportError({
+              server: server(),
+              reason: signal.message.slice(signal.message.indexOf("transport failed: ") + "transport failed: ".length),
+              status: signal._tag === "LegacyServer" ? signal.status : 404
+            })
+          )
+      )
     const establish = (next: Established) =>
       Effect.gen(function* () {
         established = next
@@ -204,10 +221,12 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     // The handshake (stateful revisions). Nothing else goes out before it completes.
     let handshakeVersion: ProtocolVersion.StatefulVersion = ProtocolVersion.LATEST_STATEFUL
     const handshake = (capabilities: McpSchema.ClientCapabilities) =>
-      send(
-        "initialize",
-        { protocolVersion: handshakeVersion, capabilities, clientInfo: options.clientInfo },
-        { cancellable: false }
+      settle(
+        send(
+          "initialize",
+          { protocolVersion: handshakeVersion, capabilities, clientInfo: options.clientInfo },
+          { cancellable: false }
+        )
       ).pipe(
         Effect.flatMap((result) =>
           Either.map(ProtocolVersion.negotiate(handshakeVersion, result.protocolVersion), (negotiated) => ({
@@ -256,7 +275,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       }
       const target = { server, transport, peer, timeout: options.probeTimeout }
       const offer = (version: ProtocolVersion.StatelessVersion) =>
-        Dialect.probe(target, Stateless.envelope(version, capabilities, options.clientInfo, undefined))
+        settle(Dialect.probe(target, Stateless.envelope(version, capabilities, options.clientInfo, undefined)))
       const legacy = (why: string) =>
         requested === "auto"
           ? Effect.zipRight(
@@ -325,18 +344,17 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           )
         )
     const withRecovery = <A>(
-      attempt: () => Effect.Effect<A, RequestError>,
+      attempt: () => Effect.Effect<A, Dialect.WireError>,
       retriesLeft = options.sessionRetries
     ): Effect.Effect<A, RequestError> =>
       Effect.suspend(() => {
         const seen = sessionGeneration
-        return attempt().pipe(
-          Effect.catchIf(
-            (error): error is TransportError =>
-              error._tag === "TransportError" && error.sessionExpired === true && retriesLeft > 0,
-            () => Effect.zipRight(reinitialize(seen), withRecovery(attempt, retriesLeft - 1))
-          )
+        const recovered: Effect.Effect<A, Dialect.WireError> = Effect.catchIf(
+          attempt(),
+          (error): error is SessionExpired => error._tag === "SessionExpired" && retriesLeft > 0,
+          () => Effect.zipRight(reinitialize(seen), withRecovery(attempt, retriesLeft - 1))
         )
+        return settle(recovered)
       })
 
     /** Fails unless the session is ready (read from the state's mirror, without an effect). */

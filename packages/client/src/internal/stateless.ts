@@ -13,9 +13,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { CapabilityNotSupported, DecodeError, InvalidInput, type RequestError, RequestTimeout } from "../McpError.js"
+import { CapabilityNotSupported, DecodeError, InvalidInput, RequestTimeout } from "../McpError.js"
 import type * as Peer from "../Peer.js"
-import type { Dialect } from "./dialect.js"
+import type { Dialect, WireError } from "./dialect.js"
 import type { Answer } from "./serverRequests.js"
 
 /** What the stateless dialect needs. */
@@ -91,7 +91,7 @@ export const make = (options: StatelessOptions): Dialect => {
     timeout: Duration.Duration,
     round: number,
     retry: Peer.WireObject
-  ): Effect.Effect<Peer.WireObject, RequestError> =>
+  ): Effect.Effect<Peer.WireObject, WireError> =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       if (now >= deadline) {
