@@ -116,6 +116,8 @@ export interface McpClientService {
   readonly instructions: Option.Option<string>
   /** The negotiated revision. */
   readonly protocolVersion: ProtocolVersion.ProtocolVersion
+  /** The protocol era: `stateful` (an initialize handshake, 2024-11-05 … 2025-11-25) or `stateless` (2026-07-28). */
+  readonly era: "stateful" | "stateless"
   /** The session's current state. */
   readonly state: Effect.Effect<SessionState>
   /** The session's state, now and on every change. */
@@ -364,6 +366,9 @@ export const make = (
       },
       get protocolVersion() {
         return session.established().protocolVersion
+      },
+      get era() {
+        return session.era()
       },
       state: SubscriptionRef.get(session.state),
       stateChanges: session.state.changes,

@@ -2,7 +2,7 @@
  * The errors of the client, grouped by what a caller does about them. Each carries the
  * server's name, the method when there is one, and a readable `message`.
  */
-import { ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import { JsonRpc, ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as DurationRuntime from "effect/Duration"
@@ -61,6 +61,19 @@ export class RpcError extends Data.TaggedError("RpcError")<{
   readonly errorMessage: string
   readonly data?: unknown
 }> {
+  /**
+   * What the code means, when the protocol names it: `HeaderMismatch` (-32020),
+   * `MissingRequiredClientCapability` (-32021), `UnsupportedProtocolVersion` (-32022),
+   * `ResourceNotFound` (-32002, and 2026-07-28's -32602 for `resources/read`), the JSON-RPC codes.
+   */
+  get kind(): JsonRpc.ErrorCodeName | "ServerError" {
+    if (this.code === JsonRpc.ErrorCode.InvalidParams && this.method === "resources/read") return "ResourceNotFound"
+    const known = (Object.keys(JsonRpc.ErrorCode) as ReadonlyArray<JsonRpc.ErrorCodeName>).find(
+      (name) => JsonRpc.ErrorCode[name] === this.code
+    )
+    return known ?? "ServerError"
+  }
+
   override get message(): string {
     return `${this.server}: ${this.method} failed with ${this.code}: ${this.errorMessage}`
   }

@@ -1,7 +1,7 @@
 /** The session and the client against scripted servers: negotiation, capabilities and every failure path. */
 
 import { describe, expect, it } from "@effect/vitest"
-import { Capabilities, InMemoryTransport, McpClient, SessionState, Transport } from "@effect-mcp/client"
+import { Capabilities, InMemoryTransport, McpClient, McpError, SessionState, Transport } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -440,4 +440,18 @@ describe("McpClient session", () => {
         })
       )
   )
+})
+
+describe("RpcError", () => {
+  it("names the codes of the 2026-07-28 revision, and resource-not-found in both its forms", () => {
+    const kind = (code: number, method = "tools/call") =>
+      new McpError.RpcError({ server: "s", method, code, errorMessage: "" }).kind
+    expect(kind(-32020)).toBe("HeaderMismatch")
+    expect(kind(-32021)).toBe("MissingRequiredClientCapability")
+    expect(kind(-32022)).toBe("UnsupportedProtocolVersion")
+    expect(kind(-32002, "resources/read")).toBe("ResourceNotFound")
+    expect(kind(-32602, "resources/read")).toBe("ResourceNotFound")
+    expect(kind(-32602)).toBe("InvalidParams")
+    expect(kind(-32001)).toBe("ServerError")
+  })
 })

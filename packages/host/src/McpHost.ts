@@ -14,7 +14,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Path from "@effect/platform/Path"
 import type { McpClient, McpError } from "@effect-mcp/client"
-import type { McpSchema } from "@effect-mcp/protocol"
+import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -56,6 +56,11 @@ export interface ServerOptions {
   readonly enabled?: boolean
   /** Which of the host's environment variables a stdio server sees. Default: `"safe"`. */
   readonly inheritEnv?: "safe" | "all"
+  /**
+   * The protocol revision: `auto` (default) probes the server once and remembers the era for
+   * its restarts; a revision pins it.
+   */
+  readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
 }
 
 /** One server the host runs. */

@@ -13,6 +13,7 @@ import { display } from "../ServerNames.js"
 import { withClient } from "../Session.js"
 import { promptSignature } from "./render.js"
 import { runCommand } from "./shared.js"
+import { signature, summary } from "./toolView.js"
 
 const describeCapabilities = (capabilities: object): string =>
   Object.entries(capabilities)
@@ -26,6 +27,7 @@ const describeCapabilities = (capabilities: object): string =>
 const infoJson = (client: McpClient.McpClientService) => ({
   serverInfo: client.serverInfo,
   protocolVersion: client.protocolVersion,
+  era: client.era,
   capabilities: client.serverCapabilities,
   ...Option.match(client.instructions, { onNone: () => ({}), onSome: (instructions) => ({ instructions }) })
 })
@@ -37,7 +39,7 @@ const printInfo = (client: McpClient.McpClientService) =>
     yield* output.line(
       styled`${bold(output.color, info.title ?? info.name)} ${info.version}${info.title === undefined ? "" : dim(output.color, ` (${info.name})`)}`
     )
-    yield* output.line(`protocol      ${client.protocolVersion}`)
+    yield* output.line(`protocol      ${client.protocolVersion} (${client.era})`)
     yield* output.line(`capabilities  ${describeCapabilities(client.serverCapabilities) || "(none)"}`)
     if (Option.isSome(client.instructions)) {
       yield* output.line("instructions")
@@ -116,7 +118,7 @@ export const inspect = Command.make("inspect", CommonOptions.connection, ({ serv
         if (caps.tools !== undefined)
           yield* section(
             "tools",
-            tools.map((tool) => [tool.name, tool.description])
+            tools.map((tool) => [signature(tool), summary(tool)])
           )
         if (caps.resources !== undefined) {
           yield* section(

@@ -4,7 +4,7 @@
  * client, lists) is one `SubscriptionRef`, so callers wait for readiness by watching it.
  */
 import { type McpClient, McpError } from "@effect-mcp/client"
-import type { McpSchema } from "@effect-mcp/protocol"
+import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
@@ -84,6 +84,8 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
     const concurrency = config.options?.concurrency
     const permits = concurrency === undefined ? undefined : yield* Effect.makeSemaphore(concurrency)
     const running = yield* FiberHandle.make<void>()
+    // The era the server spoke last time: a restart speaks it again without probing.
+    let verdict: ProtocolVersion.ProtocolVersion | undefined
 
     const setStatus = (status: ServerStatus, connected: Option.Option<Connected>) =>
       Effect.zipRight(
@@ -141,13 +143,16 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
     const session = (config: ServerConfig) =>
       Effect.scoped(
         Effect.gen(function* () {
+          const pinned = config.options?.protocolVersion
           const connected = yield* connect(name, config.target, {
             name,
+            protocolVersion: pinned === undefined || pinned === "auto" ? (verdict ?? "auto") : pinned,
             ...(settings.clientInfo === undefined ? {} : { clientInfo: settings.clientInfo }),
             ...(config.options?.requestTimeout === undefined ? {} : { requestTimeout: config.options.requestTimeout }),
             ...(config.options?.inheritEnv === undefined ? {} : { inheritEnv: config.options.inheritEnv })
           })
           const client = connected.client
+          verdict = client.protocolVersion
           yield* SubscriptionRef.update(live, (current) => ({ ...current, connected: Option.some(connected) }))
           yield* Effect.all(
             [
