@@ -26,6 +26,7 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { type JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
@@ -105,6 +106,8 @@ export const make = (
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope)
     const inbound = yield* Mailbox.make<Incoming, TransportError>()
     const fibers = yield* FiberSet.make()
+    // The POST of each request while it is open, so that cancelling a 2026-07-28 request closes its stream.
+    const posts = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
     let sessionId: string | undefined
     let protocolVersion: string | undefined
     let listening: string | undefined
@@ -274,6 +277,9 @@ export const make = (
           // Refused before any session, as a legacy HTTP+SSE server refuses a POST: say so (the
           // auto transport falls back); a 404 for a session it gave: it forgot the session.
           if (stateless === undefined && sessionId === undefined && [400, 404, 405].includes(response.status)) {
+            // Unless the refusal is a JSON-RPC answer (a modern-only server's -32022 names its revisions).
+            const answer = contentType.startsWith("application/json") ? yield* jsonAnswer(response, id) : undefined
+            if (answer !== undefined) return yield* offerAll(answer)
             return yield* new LegacyServer({ server, status: response.status })
           }
           if (response.status === 404 && sentWithSession) {
@@ -382,15 +388,30 @@ export const make = (
 
     return {
       ...fromMailbox(inbound),
-      send: (message, extra) =>
-        closed
-          ? Effect.fail(httpError("the transport is closed"))
-          : protocolVersion !== undefined && ProtocolVersion.isStateless(protocolVersion) && !("id" in message)
-            ? // 2026-07-28 defines no notifications from the client over HTTP (closing a stream cancels).
-              Effect.logDebug(`${server}: not sent over stateless HTTP: ${"method" in message ? message.method : "?"}`)
-            : // Interruptible whatever the caller's region (a response is often sent from a handler's
-              // onExit, which is not): closing must be able to abort a POST the server never answers.
-              Effect.asVoid(FiberSet.run(fibers, Effect.interruptible(post(message, extra)))),
+      send: (message, extra) => {
+        if (closed) return Effect.fail(httpError("the transport is closed"))
+        if (protocolVersion !== undefined && ProtocolVersion.isStateless(protocolVersion) && !("id" in message)) {
+          // 2026-07-28 has no client notifications over HTTP: closing a request's stream cancels it.
+          const cancelled =
+            "method" in message && message.method === "notifications/cancelled" ? message.params?.requestId : undefined
+          const open = typeof cancelled === "string" || typeof cancelled === "number" ? posts.get(cancelled) : undefined
+          return open === undefined ? Effect.void : Fiber.interrupt(open)
+        }
+        // Interruptible whatever the caller's region (a response is often sent from a handler's
+        // onExit, which is not): closing must be able to abort a POST the server never answers.
+        const id =
+          "id" in message && "method" in message && statelessVersionOf(message) !== undefined ? message.id : undefined
+        if (id === undefined) return Effect.asVoid(FiberSet.run(fibers, Effect.interruptible(post(message, extra))))
+        const tracked = Effect.ensuring(
+          post(message, extra),
+          Effect.sync(() => posts.delete(id))
+        )
+        return Effect.flatMap(FiberSet.run(fibers, Effect.interruptible(tracked)), (fiber) =>
+          Effect.sync(() => {
+            if (fiber.unsafePoll() === null) posts.set(id, fiber)
+          })
+        )
+      },
       setProtocolVersion: (version) =>
         Effect.gen(function* () {
           protocolVersion = version

@@ -442,6 +442,65 @@ describe("McpClient session", () => {
   )
 })
 
+describe("McpClient at 2026-07-28", () => {
+  const discover = (capabilities: object) => ({
+    result: {
+      resultType: "complete",
+      supportedVersions: ["2026-07-28"],
+      capabilities,
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "modern", version: "1" } },
+      ttlMs: 0,
+      cacheScope: "private"
+    }
+  })
+
+  it.scoped("change notifications come over subscriptions/listen, opened again when subscriptions change", () =>
+    Effect.gen(function* () {
+      const { client, sent, server } = yield* connectScripted(
+        (request) =>
+          request.method === "server/discover"
+            ? discover({ tools: { listChanged: true }, resources: { subscribe: true } })
+            : request.method === "tools/list"
+              ? { result: { resultType: "complete", tools: [], ttlMs: 0, cacheScope: "private" } }
+              : "silent",
+        { protocolVersion: "2026-07-28" }
+      )
+      expect(client.era).toBe("stateless")
+      expect(client.serverInfo.name).toBe("modern")
+      const listens = () =>
+        sent.filter(
+          (message): message is JsonRpc.JSONRPCRequest =>
+            JsonRpc.isRequest(message) && message.method === "subscriptions/listen"
+        )
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      expect(listens().map((message) => message.params?.notifications)).toStrictEqual([{ toolsListChanged: true }])
+      const changed = yield* client.listChanged.pipe(Stream.take(1), Stream.runCollect, Effect.fork)
+      yield* Effect.yieldNow()
+      const first = listens()[0]
+      yield* server.send({
+        jsonrpc: "2.0",
+        method: "notifications/tools/list_changed",
+        params: { _meta: { "io.modelcontextprotocol/subscriptionId": first?.id ?? "" } }
+      })
+      expect(Array.from(yield* Fiber.join(changed))).toStrictEqual(["tools"])
+      yield* client.subscribe("file:///a")
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      expect(listens().map((message) => message.params?.notifications)).toStrictEqual([
+        { toolsListChanged: true },
+        { toolsListChanged: true, resourceSubscriptions: ["file:///a"] }
+      ])
+      // The first subscription was cancelled; no resources/subscribe exists in this revision.
+      expect(sent).toContainEqual(
+        expect.objectContaining({
+          method: "notifications/cancelled",
+          params: expect.objectContaining({ requestId: first?.id })
+        })
+      )
+      expect(methods(sent)).not.toContain("resources/subscribe")
+    })
+  )
+})
+
 describe("RpcError", () => {
   it("names the codes of the 2026-07-28 revision, and resource-not-found in both its forms", () => {
     const kind = (code: number, method = "tools/call") =>

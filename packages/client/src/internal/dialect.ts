@@ -11,13 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import {
-  DecodeError,
-  type LegacyServer,
-  type RequestError,
-  type SessionExpired,
-  type TransportError
-} from "../McpError.js"
+import type { LegacyServer, RequestError, SessionExpired, TransportError } from "../McpError.js"
 import type * as Peer from "../Peer.js"
 import type { ProbeOutcome, TransportService } from "../Transport.js"
 
@@ -163,6 +157,6 @@ export const fromDiscover = (
   }
 }
 
-/** The server offered no revision this client speaks statelessly, and it was asked to. */
-export const noModern = (server: string, why: string) =>
-  new DecodeError({ server, method: "server/discover", issue: `the server does not speak 2026-07-28 (${why})` })
+/** The server does not speak the stateless revision the caller insisted on. */
+export const noModern = (requested: ProtocolVersion.ProtocolVersion, why: string) =>
+  new ProtocolVersion.UnsupportedProtocolVersion({ requested, received: `none stateless (${why})` })

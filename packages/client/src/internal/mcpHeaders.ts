@@ -6,11 +6,12 @@
  */
 import { McpSchema } from "@effect-mcp/protocol"
 
-const SENTINEL = /^=\?base64\?.*\?=$/s
+/** A value that looks encoded (the markers may share their `?`) is encoded again, so it reads back as itself. */
+const looksEncoded = (value: string): boolean => value.startsWith("=?base64?") && value.endsWith("?=")
 
 /** Plain visible ASCII, with spaces and tabs only inside. */
 const isSafe = (value: string): boolean =>
-  /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/.test(value) && !SENTINEL.test(value)
+  /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/.test(value) && !looksEncoded(value)
 
 const base64 = (value: string): string => {
   const bytes = new TextEncoder().encode(value)
@@ -39,8 +40,6 @@ export const nameOf = (method: string, params: { readonly [key: string]: unknown
 /** An RFC 9110 token. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
-const COMPOSITION = ["items", "oneOf", "anyOf", "allOf", "not", "if", "then", "else", "$ref", "prefixItems"]
-
 /** One `x-mcp-header` annotation: the header's name and the path of the argument it carries. */
 export interface ParamHeader {
   readonly name: string
@@ -62,9 +61,9 @@ export const paramHeaders = (schema: {
   const walk = (node: unknown, path: ReadonlyArray<string>, direct: boolean): void => {
     if (!McpSchema.isJsonObject(node)) return
     const annotation = node["x-mcp-header"]
-    if (annotation !== undefined && path.length > 0) {
-      const at = path.join(".")
-      if (!direct) problems.push(`x-mcp-header on ${at} is not reached through properties alone`)
+    if (annotation !== undefined) {
+      const at = path.length === 0 ? "the schema itself" : path.join(".")
+      if (!direct || path.length === 0) problems.push(`x-mcp-header on ${at} is not reached through properties alone`)
       else if (typeof annotation !== "string" || annotation === "") problems.push(`x-mcp-header on ${at} is empty`)
       else if (!TOKEN.test(annotation)) problems.push(`x-mcp-header ${JSON.stringify(annotation)} is not a header name`)
       else if (!["string", "integer", "boolean"].includes(String(node.type)))
@@ -73,19 +72,20 @@ export const paramHeaders = (schema: {
         problems.push(`x-mcp-header ${annotation} is used twice`)
       else found.push({ name: annotation, path })
     }
-    const properties = node.properties
-    if (McpSchema.isJsonObject(properties)) {
-      for (const [key, child] of Object.entries(properties)) walk(child, [...path, key], direct)
-    }
-    for (const keyword of COMPOSITION) {
-      const nested = node[keyword]
-      const children = Array.isArray(nested) ? nested : [nested]
+    // Only a chain of `properties` reaches an argument: every other keyword's subschemas (items,
+    // compositions, $defs, additionalProperties, patternProperties, …) is somewhere else.
+    for (const [keyword, value] of Object.entries(node)) {
+      if (keyword === "x-mcp-header" || keyword === "enum" || keyword === "const" || keyword === "default") continue
+      if (keyword === "properties" && McpSchema.isJsonObject(value)) {
+        for (const [key, child] of Object.entries(value)) walk(child, [...path, key], direct)
+        continue
+      }
+      const children = Array.isArray(value)
+        ? value
+        : McpSchema.isJsonObject(value)
+          ? [value, ...Object.values(value)]
+          : []
       for (const child of children) walk(child, [...path, keyword], false)
-    }
-    for (const keyword of ["$defs", "definitions"]) {
-      const defs = node[keyword]
-      if (McpSchema.isJsonObject(defs))
-        for (const [key, child] of Object.entries(defs)) walk(child, [...path, keyword, key], false)
     }
   }
   walk(schema, [], true)

@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import {
   CapabilityNotSupported,
@@ -113,6 +113,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     let name = options.server ?? "mcp"
     const server = () => name
     const transport = yield* Transport
+    const scope = yield* Effect.scope
     const state = yield* SubscriptionRef.make<SessionState>(SessionState.Disconnected())
     // Only legal transitions happen; a refused one (a late failure after closing) changes and
     // publishes nothing (a SubscriptionRef publishes on every write, so check before writing).
@@ -251,7 +252,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       capabilities: McpSchema.ClientCapabilities
     ) =>
       Effect.gen(function* () {
-        dialect = Stateless.make({
+        dialect = yield* Stateless.make({
           server,
           peer,
           version,
@@ -259,8 +260,9 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           clientInfo: options.clientInfo,
           answer: options.answer,
           maxRounds: options.maxInputRounds,
-          requestTimeout: Duration.decode(options.requestTimeout)
-        })
+          requestTimeout: Duration.decode(options.requestTimeout),
+          serverCapabilities: discover.capabilities
+        }).pipe(Scope.extend(scope))
         const next = Dialect.fromDiscover(version, discover, name)
         yield* establish(next)
         yield* move(SessionState.Ready({ version, serverInfo: next.serverInfo }))
@@ -282,7 +284,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
               Effect.logDebug(`${server()}: a stateful server (${why}); initializing`),
               Effect.asVoid(handshake(capabilities))
             )
-          : Effect.fail(Dialect.noModern(server(), why))
+          : Effect.fail(Dialect.noModern(requested, why))
       return Effect.flatMap(offer(requested === "auto" ? ProtocolVersion.STATELESS[0] : requested), (first) => {
         if (first._tag === "Modern") return becomeStateless(first.version, first.discover, capabilities)
         if (first._tag === "Legacy") return legacy(first.why)

@@ -11,9 +11,13 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberHandle from "effect/FiberHandle"
+import * as HashSet from "effect/HashSet"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { CapabilityNotSupported, DecodeError, InvalidInput, RequestTimeout } from "../McpError.js"
+import type * as Scope from "effect/Scope"
+import { DecodeError, InvalidInput, RequestTimeout } from "../McpError.js"
 import type * as Peer from "../Peer.js"
 import type { Dialect, WireError } from "./dialect.js"
 import type { Answer } from "./serverRequests.js"
@@ -31,12 +35,15 @@ export interface StatelessOptions {
   readonly maxRounds: number
   /** The default deadline of a request, across all its rounds. */
   readonly requestTimeout: Duration.Duration
+  /** What the server declared: which change notifications it can send. */
+  readonly serverCapabilities: McpSchema.ServerCapabilities
 }
 
 /** The methods whose results may ask for input. */
 const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"])
 
 const decodeInputRequired = Schema.decodeUnknownEither(McpSchema.InputRequiredResult)
+const decodeInputRequest = Schema.decodeUnknownOption(McpSchema.InputRequest)
 
 /** The `_meta` every request of this revision carries. */
 export const envelope = (
@@ -51,125 +58,169 @@ export const envelope = (
   ...(logLevel === undefined ? {} : { [McpSchema.MetaKey.logLevel]: logLevel })
 })
 
-/** The stateless dialect over a peer. */
-export const make = (options: StatelessOptions): Dialect => {
-  const { peer } = options
-  let logLevel: McpSchema.LoggingLevel | undefined
-  const meta = () => envelope(options.version, options.capabilities, options.clientInfo, logLevel)
+/**
+ * The stateless dialect over a peer. Change notifications come over one `subscriptions/listen`
+ * request, opened at once for the lists the server says can change and opened again (the old one
+ * cancelled) whenever the resource subscriptions change; it lives in the scope.
+ */
+export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { peer } = options
+    let logLevel: McpSchema.LoggingLevel | undefined
+    const meta = () => envelope(options.version, options.capabilities, options.clientInfo, logLevel)
 
-  /** The answers to one round's input requests, keyed as the server keyed them. */
-  const inputsFor = (method: string, requests: { readonly [key: string]: McpSchema.InputRequest }) =>
-    Effect.forEach(
-      Object.entries(requests),
-      ([key, request]) =>
-        options
-          .answer(
-            request.method,
-            request.params,
-            { server: options.server(), requestId: key, relatedTaskId: undefined },
-            options.version
-          )
-          .pipe(
-            Effect.map((response) => [key, response] as const),
-            Effect.mapError(
-              (failure) =>
-                new InvalidInput({
-                  server: options.server(),
-                  method,
-                  reason: `the server asked for ${request.method} (${key}), which this client could not give: ${failure.errorMessage}`
-                })
-            )
+    // subscriptions/listen: one long request; its notifications reach the peer's subscribers.
+    const listener = yield* FiberHandle.make<void>()
+    let resources = HashSet.empty<string>()
+    const caps = options.serverCapabilities
+    const listen = Effect.suspend(() => {
+      const notifications = {
+        ...(caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+        ...(caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+        ...(caps.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
+        ...(caps.resources?.subscribe === true && HashSet.size(resources) > 0
+          ? { resourceSubscriptions: Array.from(resources) }
+          : {})
+      }
+      if (Object.keys(notifications).length === 0) return FiberHandle.clear(listener)
+      return FiberHandle.run(
+        listener,
+        peer.request("subscriptions/listen", { notifications }, { meta: meta(), timeout: Duration.infinity }).pipe(
+          Effect.tap(() => Effect.logDebug(`${options.server()}: the server ended the subscription`)),
+          Effect.catchAll((error) =>
+            Effect.logWarning(`${options.server()}: change notifications stopped: ${error.message}`)
           ),
-      { concurrency: "unbounded" }
-    ).pipe(Effect.map((entries) => Object.fromEntries(entries)))
-
-  const rounds = (
-    method: string,
-    wire: Peer.WireObject | undefined,
-    requestOptions: Peer.RequestOptions,
-    deadline: number,
-    timeout: Duration.Duration,
-    round: number,
-    retry: Peer.WireObject
-  ): Effect.Effect<Peer.WireObject, WireError> =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      if (now >= deadline) {
-        return yield* new RequestTimeout({ server: options.server(), method, timeout, kind: "total" })
-      }
-      const raw = yield* peer.request(
-        method,
-        { ...wire, ...retry },
-        {
-          ...requestOptions,
-          maxTotalTimeout: Duration.millis(deadline - now),
-          meta: { ...requestOptions.meta, ...meta() }
-        }
+          Effect.asVoid
+        )
       )
-      const resultType = raw.resultType
-      if (resultType === undefined || resultType === "complete") return raw
-      if (resultType !== "input_required" || !MULTI_ROUND.has(method)) {
-        return yield* new DecodeError({
-          server: options.server(),
-          method,
-          issue: `unknown resultType ${JSON.stringify(resultType)}`
-        })
-      }
-      const interim = decodeInputRequired(raw)
-      if (Either.isLeft(interim)) {
-        return yield* new DecodeError({
-          server: options.server(),
-          method,
-          issue: ParseResult.TreeFormatter.formatErrorSync(interim.left)
-        })
-      }
-      if (round >= options.maxRounds) {
-        return yield* new DecodeError({
-          server: options.server(),
-          method,
-          issue: `the server asked for input ${round} times; the limit is ${options.maxRounds} rounds`
-        })
-      }
-      const { inputRequests, requestState } = interim.right
-      const inputResponses = inputRequests === undefined ? undefined : yield* inputsFor(method, inputRequests)
-      // Each round carries exactly this round's answers and state, nothing of earlier rounds.
-      return yield* rounds(method, wire, requestOptions, deadline, timeout, round + 1, {
-        ...(inputResponses === undefined ? {} : { inputResponses }),
-        ...(requestState === undefined ? {} : { requestState })
-      })
     })
+    yield* listen
+    const resubscribe = (change: (uris: HashSet.HashSet<string>) => HashSet.HashSet<string>) =>
+      Effect.zipRight(
+        Effect.sync(() => {
+          resources = change(resources)
+        }),
+        Effect.as(listen, {})
+      )
 
-  return {
-    era: "stateless",
-    exchange: (method, wire, requestOptions) => {
-      switch (method) {
-        case "ping":
-          // No ping in this revision: discovery is the cheapest request every server answers.
-          return Effect.as(peer.request("server/discover", undefined, { ...requestOptions, meta: meta() }), {})
-        case "logging/setLevel":
-          return Effect.sync(() => {
-            const level = wire?.level
-            logLevel = Schema.is(McpSchema.LoggingLevel)(level) ? level : logLevel
-            return {}
+    /** The answers to one round's input requests, keyed as the server keyed them. */
+    const inputsFor = (method: string, requests: ReadonlyArray<readonly [string, McpSchema.InputRequest]>) =>
+      Effect.forEach(
+        requests,
+        ([key, request]) =>
+          options
+            .answer(
+              request.method,
+              request.params,
+              { server: options.server(), requestId: key, relatedTaskId: undefined },
+              options.version
+            )
+            .pipe(
+              Effect.map((response) => [key, response] as const),
+              Effect.mapError(
+                (failure) =>
+                  new InvalidInput({
+                    server: options.server(),
+                    method,
+                    reason: `the server asked for ${request.method} (${key}), which this client could not give: ${failure.errorMessage}`
+                  })
+              )
+            ),
+        { concurrency: "unbounded" }
+      ).pipe(Effect.map((entries) => Object.fromEntries(entries)))
+
+    const rounds = (
+      method: string,
+      wire: Peer.WireObject | undefined,
+      requestOptions: Peer.RequestOptions,
+      deadline: number,
+      timeout: Duration.Duration,
+      round: number,
+      retry: Peer.WireObject
+    ): Effect.Effect<Peer.WireObject, WireError> =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        if (now >= deadline) {
+          return yield* new RequestTimeout({ server: options.server(), method, timeout, kind: "total" })
+        }
+        const raw = yield* peer.request(
+          method,
+          { ...wire, ...retry },
+          {
+            ...requestOptions,
+            maxTotalTimeout: Duration.millis(deadline - now),
+            meta: { ...requestOptions.meta, ...meta() }
+          }
+        )
+        const resultType = raw.resultType
+        if (resultType === undefined || resultType === "complete") return raw
+        if (resultType !== "input_required" || !MULTI_ROUND.has(method)) {
+          return yield* new DecodeError({
+            server: options.server(),
+            method,
+            issue: `unknown resultType ${JSON.stringify(resultType)}`
           })
-        case "resources/subscribe":
-        case "resources/unsubscribe":
-          return Effect.fail(
-            new CapabilityNotSupported({
-              server: options.server(),
-              method,
-              capability: "subscriptions/listen (not implemented for 2026-07-28 yet)"
+        }
+        const interim = decodeInputRequired(raw)
+        if (Either.isLeft(interim)) {
+          return yield* new DecodeError({
+            server: options.server(),
+            method,
+            issue: ParseResult.TreeFormatter.formatErrorSync(interim.left)
+          })
+        }
+        if (round >= options.maxRounds) {
+          return yield* new DecodeError({
+            server: options.server(),
+            method,
+            issue: `the server asked for input ${round} times; the limit is ${options.maxRounds} rounds`
+          })
+        }
+        const { requestState } = interim.right
+        // The keys as the server sent them (a decoded record would drop one named "__proto__").
+        const requests = McpSchema.isJsonObject(raw.inputRequests)
+          ? Object.entries(raw.inputRequests).flatMap(([key, value]) =>
+              Option.toArray(Option.map(decodeInputRequest(value), (request) => [key, request] as const))
+            )
+          : undefined
+        const inputResponses = requests === undefined ? undefined : yield* inputsFor(method, requests)
+        // Each round carries exactly this round's answers and state, nothing of earlier rounds.
+        return yield* rounds(method, wire, requestOptions, deadline, timeout, round + 1, {
+          ...(inputResponses === undefined ? {} : { inputResponses }),
+          ...(requestState === undefined ? {} : { requestState })
+        })
+      })
+
+    return {
+      era: "stateless",
+      exchange: (method, wire, requestOptions) => {
+        switch (method) {
+          case "ping":
+            // No ping in this revision: discovery is the cheapest request every server answers.
+            return Effect.as(peer.request("server/discover", undefined, { ...requestOptions, meta: meta() }), {})
+          case "logging/setLevel":
+            return Effect.sync(() => {
+              const level = wire?.level
+              logLevel = Schema.is(McpSchema.LoggingLevel)(level) ? level : logLevel
+              return {}
             })
-          )
-      }
-      const timeout = Duration.decode(
-        requestOptions.maxTotalTimeout ?? requestOptions.timeout ?? options.requestTimeout
-      )
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        rounds(method, wire, requestOptions, now + Duration.toMillis(timeout), timeout, 1, {})
-      )
-    },
-    // The revision's only client notification is notifications/cancelled (stdio), which the peer sends itself.
-    notify: (method) => Effect.logDebug(`${options.server()}: ${method} does not exist in ${options.version}; not sent`)
-  }
-}
+          case "resources/subscribe":
+          case "resources/unsubscribe": {
+            // No such requests in this revision: the subscription request is opened again with the new set.
+            const uri = wire?.uri
+            if (typeof uri !== "string") return Effect.succeed({})
+            return resubscribe(method === "resources/subscribe" ? HashSet.add(uri) : HashSet.remove(uri))
+          }
+        }
+        const timeout = Duration.decode(
+          requestOptions.maxTotalTimeout ?? requestOptions.timeout ?? options.requestTimeout
+        )
+        return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          rounds(method, wire, requestOptions, now + Duration.toMillis(timeout), timeout, 1, {})
+        )
+      },
+      // The revision's only client notification is notifications/cancelled (stdio), which the peer sends itself.
+      notify: (method) =>
+        Effect.logDebug(`${options.server()}: ${method} does not exist in ${options.version}; not sent`)
+    }
+  })
