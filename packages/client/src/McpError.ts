@@ -53,6 +53,19 @@ export class LegacyServer extends Data.TaggedError("LegacyServer")<{
   }
 }
 
+/**
+ * A transport's signal (not a request error): a 2026-07-28 request's response stream closed before
+ * its answer. That revision has no resumption: the request is sent again under a new id.
+ */
+export class StreamBroken extends Data.TaggedError("StreamBroken")<{
+  readonly server: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `${this.server}: transport failed: ${this.reason}`
+  }
+}
+
 /** The server answered a request with a JSON-RPC error object. */
 export class RpcError extends Data.TaggedError("RpcError")<{
   readonly server: string

@@ -34,10 +34,22 @@ import {
   RequestTimeout,
   RpcError,
   type SessionExpired,
+  type StreamBroken,
   TransportError
 } from "./McpError.js"
 import { composeInbound, composeOutbound, Middleware } from "./Middleware.js"
 import { forEachIncoming, type Incoming, type TransportService } from "./Transport.js"
+
+/** What an outbound request can fail with: request errors, and the transport's signals for the session. */
+export type RequestFailure =
+  | TransportError
+  | AuthorizationError
+  | SessionExpired
+  | LegacyServer
+  | StreamBroken
+  | RpcError
+  | RequestTimeout
+  | DecodeError
 
 /** A JSON object as it is on the wire. */
 export type WireObject = { readonly [key: string]: unknown }
@@ -90,10 +102,7 @@ export interface Peer {
     method: string,
     params: WireObject | undefined,
     options?: RequestOptions
-  ) => Effect.Effect<
-    WireObject,
-    TransportError | AuthorizationError | SessionExpired | LegacyServer | RpcError | RequestTimeout | DecodeError
-  >
+  ) => Effect.Effect<WireObject, RequestFailure>
   /** Sends a notification. */
   readonly notify: (method: string, params?: WireObject) => Effect.Effect<void, TransportError>
   /** Handles inbound requests of a method (replacing any earlier handler). */
@@ -114,10 +123,7 @@ export interface Peer {
 
 interface Pending {
   readonly method: string
-  readonly deferred: Deferred.Deferred<
-    WireObject,
-    TransportError | AuthorizationError | SessionExpired | LegacyServer | RpcError | DecodeError | RequestTimeout
-  >
+  readonly deferred: Deferred.Deferred<WireObject, RequestFailure>
   readonly onProgress: ((progress: WireObject) => Effect.Effect<void>) | undefined
   readonly startedAt: number
   /** No answer (or, with `resetOnProgress`, no progress) for this long times the request out. */
@@ -395,16 +401,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           const id = nextId++
           const timeout =
             requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout)
-          const deferred = Deferred.unsafeMake<
-            WireObject,
-            | TransportError
-            | AuthorizationError
-            | SessionExpired
-            | LegacyServer
-            | RpcError
-            | DecodeError
-            | RequestTimeout
-          >(FiberId.none)
+          const deferred = Deferred.unsafeMake<WireObject, RequestFailure>(FiberId.none)
           const now = yield* Clock.currentTimeMillis
           const entry: Pending = {
             method,

@@ -43,7 +43,7 @@ import {
 } from "./internal/httpBody.js"
 import * as McpHeaders from "./internal/mcpHeaders.js"
 import { parse as parseSse, SseTooLarge } from "./internal/sse.js"
-import { LegacyServer, SessionExpired, TransportError } from "./McpError.js"
+import { LegacyServer, SessionExpired, StreamBroken, TransportError } from "./McpError.js"
 import {
   decodeIncoming,
   fromMailbox,
@@ -159,7 +159,8 @@ export const make = (
      */
     const consumeSse = (
       response: HttpClientResponse.HttpClientResponse,
-      waitingFor: JsonRpc.RequestId | undefined
+      waitingFor: JsonRpc.RequestId | undefined,
+      resumable = true
     ): Effect.Effect<SseEnd, never, Scope.Scope> =>
       Effect.gen(function* () {
         let current = response
@@ -198,7 +199,8 @@ export const make = (
               ending = describeHttpError(outcome.left)
             }
           }
-          if (closed || answered || (waitingFor === undefined && sessionId === undefined)) return { answered, ending }
+          if (closed || answered || !resumable || (waitingFor === undefined && sessionId === undefined))
+            return { answered, ending }
           // A request's stream can only be resumed from an event id; the listener may reopen afresh.
           if (lastEventId === undefined && waitingFor !== undefined) return { answered, ending }
           if (delivered > 0) resumesWithoutProgress = 0
@@ -231,7 +233,7 @@ export const make = (
 
     const failRequest = (
       id: JsonRpc.RequestId | undefined,
-      error: TransportError | AuthorizationError | SessionExpired | LegacyServer
+      error: TransportError | AuthorizationError | SessionExpired | LegacyServer | StreamBroken
     ) => (id === undefined ? Effect.logWarning(error.message) : offerAll([{ _tag: "Failed", id, error }]))
 
     /** The items of a JSON error body, when they answer the request `id`. */
@@ -305,7 +307,11 @@ export const make = (
             })
           }
           if (contentType.startsWith("text/event-stream")) {
-            const { answered, ending } = yield* consumeSse(response, id)
+            // 2026-07-28 has no resumption: a broken stream loses the request, which is sent again.
+            const { answered, ending } = yield* consumeSse(response, id, stateless === undefined)
+            if (stateless !== undefined && id !== undefined && !answered && !closed) {
+              return yield* new StreamBroken({ server, reason: ending })
+            }
             if (id !== undefined && !answered && !closed) {
               return yield* httpError(ending, { status: response.status })
             }

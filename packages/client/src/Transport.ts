@@ -13,7 +13,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { AuthorizationError } from "./auth/AuthError.js"
-import type { LegacyServer, SessionExpired, TransportError } from "./McpError.js"
+import type { LegacyServer, SessionExpired, StreamBroken, TransportError } from "./McpError.js"
 
 /**
  * One inbound item: a decoded message; a value that is not a valid JSON-RPC message; or the
@@ -26,7 +26,7 @@ export type Incoming =
   | {
       readonly _tag: "Failed"
       readonly id: JsonRpc.RequestId
-      readonly error: TransportError | AuthorizationError | SessionExpired | LegacyServer
+      readonly error: TransportError | AuthorizationError | SessionExpired | LegacyServer | StreamBroken
     }
 
 /** The transport service. */

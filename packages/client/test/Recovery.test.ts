@@ -112,4 +112,46 @@ describe("Recovery after the server forgot the session", () => {
       )
     }).pipe(Effect.scoped, noFibersLeft)
   )
+
+  it.live("2026-07-28: a request whose response stream broke is sent again under a new id", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const { url, received } = yield* faultServer((request, response) => {
+        const message = rpc(request)
+        const complete = { resultType: "complete", ttlMs: 0, cacheScope: "private" }
+        if (message.method === "server/discover") {
+          return json(response, {
+            jsonrpc: "2.0",
+            id: message.id,
+            result: { ...complete, supportedVersions: ["2026-07-28"], capabilities: { tools: {} } }
+          })
+        }
+        if (message.method === "tools/call") {
+          calls++
+          if (calls === 1) {
+            // An event, then the stream closes without the answer.
+            response.writeHead(200, { "content-type": "text/event-stream" })
+            return response.end(
+              `data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 0, progress: 1 } })}\n\n`
+            )
+          }
+          return json(response, { jsonrpc: "2.0", id: message.id, result: { ...complete, content: [] } })
+        }
+        return json(response, { jsonrpc: "2.0", id: message.id, result: { ...complete, tools: [] } })
+      })
+      const context = yield* Layer.build(
+        McpClient.layer({ name: "modern" }).pipe(
+          Layer.provide(StreamableHttpTransport.layer({ url, name: "modern" })),
+          Layer.provide(keepAliveHttpClient)
+        )
+      )
+      const client = Context.get(context, McpClient.McpClient)
+      expect(client.era).toBe("stateless")
+      const result = yield* client.callTool("flaky", {}, { validateInput: false })
+      expect(result.content).toStrictEqual([])
+      const ids = received.filter((request) => rpc(request).method === "tools/call").map((request) => rpc(request).id)
+      expect(ids).toHaveLength(2)
+      expect(new Set(ids).size).toBe(2)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
 })

@@ -25,6 +25,7 @@ import {
   type RequestError,
   type SessionExpired,
   SessionUnavailable,
+  type StreamBroken,
   TransportError
 } from "../McpError.js"
 import * as Peer from "../Peer.js"
@@ -201,14 +202,16 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     const settle = <A>(effect: Effect.Effect<A, Dialect.WireError>): Effect.Effect<A, RequestError> =>
       Effect.catchIf(
         effect,
-        (error): error is SessionExpired | LegacyServer =>
-          error._tag === "SessionExpired" || error._tag === "LegacyServer",
+        (error): error is SessionExpired | LegacyServer | StreamBroken =>
+          error._tag === "SessionExpired" || error._tag === "LegacyServer" || error._tag === "StreamBroken",
         (signal) =>
           Effect.fail(
             new TransportError({
               server: server(),
               reason: signal.message.slice(signal.message.indexOf("transport failed: ") + "transport failed: ".length),
-              status: signal._tag === "LegacyServer" ? signal.status : 404
+              ...(signal._tag === "StreamBroken"
+                ? {}
+                : { status: signal._tag === "LegacyServer" ? signal.status : 404 })
             })
           )
       )

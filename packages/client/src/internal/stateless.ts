@@ -143,7 +143,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
         if (now >= deadline) {
           return yield* new RequestTimeout({ server: options.server(), method, timeout, kind: "total" })
         }
-        const raw = yield* peer.request(
+        const send = peer.request(
           method,
           { ...wire, ...retry },
           {
@@ -151,6 +151,13 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
             maxTotalTimeout: Duration.millis(deadline - now),
             meta: { ...requestOptions.meta, ...meta() }
           }
+        )
+        // A response stream that broke lost the request: send it again under a new id (the spec's
+        // rule; the request may have run, so this may repeat its effects), at most twice.
+        const raw = yield* Effect.retry(send, { while: (error) => error._tag === "StreamBroken", times: 2 }).pipe(
+          Effect.tapErrorTag("StreamBroken", (broken) =>
+            Effect.logWarning(`${options.server()}: ${method}: ${broken.reason}; gave up after sending it 3 times`)
+          )
         )
         const resultType = raw.resultType
         if (resultType === undefined || resultType === "complete") return raw
