@@ -10,8 +10,8 @@ import { delimiter, sep } from "node:path"
 import * as Prompt from "@effect/cli/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { HttpTransport, McpClient, StdioTransport } from "@effect-mcp/client"
-import { ConfigLoader, type Expand, ServerEntry } from "@effect-mcp/host"
+import { McpClient } from "@effect-mcp/client"
+import { ConfigLoader, type Expand, type ServerEntry, ServerTransport } from "@effect-mcp/host"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -181,30 +181,17 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
     return { name: entry.name, target: merged, inline: false } satisfies Chosen
   })
 
-const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings | undefined) => {
-  const target = chosen.target
-  if (target._tag === "Stdio")
-    return StdioTransport.layer({
-      command: target.command,
-      args: target.args,
-      env: target.env,
-      name: chosen.name,
-      inheritEnv: inheritEnv ? "all" : "safe",
-      ...(target.cwd === undefined ? {} : { cwd: target.cwd })
-    }).pipe(Layer.provide(NodeContext.layer))
-  return HttpTransport.layer({
-    url: target.url,
-    transport: target.transport,
-    headers: target.headers,
-    name: chosen.name,
-    // The entry's oauth settings, then the command line's.
-    auth: { ...ServerEntry.oauthOptions(target.oauth), ...auth?.options }
+/** The chosen server's transport, by the host's one mapping, on Node's platform. */
+const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings | undefined) =>
+  ServerTransport.layer(chosen.name, chosen.target, {
+    inheritEnv: inheritEnv ? "all" : "safe",
+    ...(auth === undefined ? {} : { auth: auth.options })
   }).pipe(
     Layer.provide(auth === undefined ? Layer.empty : auth.services),
+    Layer.provide(NodeContext.layer),
     Layer.provide(NodeHttpClient.layerWithoutAgent),
     Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
   )
-}
 
 /** Fails with {@link CommandNotFound} when a stdio server's command cannot be found. */
 const checkCommand = (chosen: Chosen) =>

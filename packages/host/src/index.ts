@@ -21,3 +21,5 @@ export { ConfigError } from "./HostError.js"
 export * as McpHost from "./McpHost.js"
 /** The status of one server in a host. */
 export * as ServerStatus from "./ServerStatus.js"
+/** The one mapping from a configured server to its transport layer. */
+export * as ServerTransport from "./ServerTransport.js"

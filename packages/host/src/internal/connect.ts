@@ -4,11 +4,13 @@
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import { HttpTransport, McpClient, type McpError, StdioTransport, Transport } from "@effect-mcp/client"
+import { McpClient, type McpError, StdioTransport } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { oauthOptions, type Target } from "../config/ServerEntry.js"
+import type { Target } from "../config/ServerEntry.js"
+import * as ServerTransport from "../ServerTransport.js"
 
 /** A connected client and, for a stdio server, its process id. */
 export interface Connected {
@@ -28,27 +30,10 @@ export const connect = (
 > =>
   Effect.gen(function* () {
     const { inheritEnv, ...clientOptions } = options
-    if (target._tag === "Stdio") {
-      const [transport, process] = yield* StdioTransport.make({
-        command: target.command,
-        args: target.args,
-        env: target.env,
-        name,
-        inheritEnv: inheritEnv ?? "safe",
-        ...(target.cwd === undefined ? {} : { cwd: target.cwd })
-      })
-      const client = yield* McpClient.make(clientOptions).pipe(Effect.provideService(Transport.Transport, transport))
-      return { client, pid: process.pid }
-    }
     const context = yield* Layer.build(
-      HttpTransport.layer({
-        url: target.url,
-        transport: target.transport,
-        headers: target.headers,
-        name,
-        auth: oauthOptions(target.oauth)
-      })
+      ServerTransport.layer(name, target, inheritEnv === undefined ? {} : { inheritEnv })
     )
     const client = yield* McpClient.make(clientOptions).pipe(Effect.provide(context))
-    return { client, pid: undefined }
+    const process = yield* Effect.serviceOption(StdioTransport.StdioProcess).pipe(Effect.provide(context))
+    return { client, pid: Option.getOrUndefined(Option.map(process, (info) => info.pid)) }
   })
