@@ -1,27 +1,28 @@
 /**
  * The errors of the client, grouped by what a caller does about them. Each carries the
- * server's name, the method when there is one, and a readable `message`.
+ * server's name, the method when there is one, and a readable `message`. They are
+ * `Schema.TaggedError`s: they cross package boundaries (host status, `--json`) and encode.
  */
 import { JsonRpc, ProtocolVersion, Revision } from "@effect-mcp/protocol"
-import * as Data from "effect/Data"
-import type * as Duration from "effect/Duration"
 import * as DurationRuntime from "effect/Duration"
+import * as Schema from "effect/Schema"
 import type { AuthorizationError } from "./auth/AuthError.js"
 
 /** The connection is gone or failed: nothing more can be sent or received on it. */
-export class TransportError extends Data.TaggedError("TransportError")<{
-  readonly server: string
-  readonly reason: string
-  readonly cause?: unknown
+export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
+  server: Schema.String,
+  reason: Schema.String,
+  /** What went wrong underneath (encoded as a defect). */
+  cause: Schema.optional(Schema.Defect),
   /** stdio: the server process's exit code, when it exited. */
-  readonly exitCode?: number
+  exitCode: Schema.optional(Schema.Number),
   /** stdio: the signal that ended the server process. */
-  readonly signal?: string
+  signal: Schema.optional(Schema.String),
   /** stdio: the last lines the server wrote to stderr. */
-  readonly stderr?: string
+  stderr: Schema.optional(Schema.String),
   /** HTTP: the response status. */
-  readonly status?: number
-}> {
+  status: Schema.optional(Schema.Number)
+}) {
   override get message(): string {
     const tail = this.stderr === undefined || this.stderr === "" ? "" : `\n--- last lines of stderr ---\n${this.stderr}`
     return `${this.server}: transport failed: ${this.reason}${tail}`
@@ -32,9 +33,9 @@ export class TransportError extends Data.TaggedError("TransportError")<{
  * A transport's signal (not a request error): the HTTP server no longer knows the session (404
  * on a request that carried its id). The session initializes again and retries the request.
  */
-export class SessionExpired extends Data.TaggedError("SessionExpired")<{
-  readonly server: string
-}> {
+export class SessionExpired extends Schema.TaggedError<SessionExpired>()("SessionExpired", {
+  server: Schema.String
+}) {
   override get message(): string {
     return `${this.server}: transport failed: the server no longer knows the session (404)`
   }
@@ -44,10 +45,10 @@ export class SessionExpired extends Data.TaggedError("SessionExpired")<{
  * A transport's signal (not a request error): a request before any session was refused with
  * 400, 404 or 405, as a legacy HTTP+SSE server does; the `auto` HTTP transport falls back to it.
  */
-export class LegacyServer extends Data.TaggedError("LegacyServer")<{
-  readonly server: string
-  readonly status: number
-}> {
+export class LegacyServer extends Schema.TaggedError<LegacyServer>()("LegacyServer", {
+  server: Schema.String,
+  status: Schema.Number
+}) {
   override get message(): string {
     return `${this.server}: transport failed: HTTP ${this.status}: the server does not speak Streamable HTTP (a legacy HTTP+SSE server? try the auto or sse transport)`
   }
@@ -57,23 +58,23 @@ export class LegacyServer extends Data.TaggedError("LegacyServer")<{
  * A transport's signal (not a request error): a 2026-07-28 request's response stream closed before
  * its answer. That revision has no resumption: the request is sent again under a new id.
  */
-export class StreamBroken extends Data.TaggedError("StreamBroken")<{
-  readonly server: string
-  readonly reason: string
-}> {
+export class StreamBroken extends Schema.TaggedError<StreamBroken>()("StreamBroken", {
+  server: Schema.String,
+  reason: Schema.String
+}) {
   override get message(): string {
     return `${this.server}: transport failed: ${this.reason}`
   }
 }
 
 /** The server answered a request with a JSON-RPC error object. */
-export class RpcError extends Data.TaggedError("RpcError")<{
-  readonly server: string
-  readonly method: string
-  readonly code: number
-  readonly errorMessage: string
-  readonly data?: unknown
-}> {
+export class RpcError extends Schema.TaggedError<RpcError>()("RpcError", {
+  server: Schema.String,
+  method: Schema.String,
+  code: Schema.Number,
+  errorMessage: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+}) {
   /**
    * What the code means, when the protocol names it: `HeaderMismatch` (-32020),
    * `MissingRequiredClientCapability` (-32021), `UnsupportedProtocolVersion` (-32022),
@@ -93,13 +94,13 @@ export class RpcError extends Data.TaggedError("RpcError")<{
 }
 
 /** No answer in time. The request was cancelled on the server (`notifications/cancelled`). */
-export class RequestTimeout extends Data.TaggedError("RequestTimeout")<{
-  readonly server: string
-  readonly method: string
-  readonly timeout: Duration.Duration
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", {
+  server: Schema.String,
+  method: Schema.String,
+  timeout: Schema.Duration,
   /** `idle`: no answer (or progress, when that resets it) within the timeout; `total`: the maximum total time passed. */
-  readonly kind: "idle" | "total"
-}> {
+  kind: Schema.Literal("idle", "total")
+}) {
   override get message(): string {
     const what = this.kind === "total" ? "maximum total time" : "timeout"
     return `${this.server}: ${this.method} got no answer within its ${what} of ${DurationRuntime.format(this.timeout)}`
@@ -107,80 +108,80 @@ export class RequestTimeout extends Data.TaggedError("RequestTimeout")<{
 }
 
 /** The feature needs a capability the other side did not declare; nothing was sent. */
-export class CapabilityNotSupported extends Data.TaggedError("CapabilityNotSupported")<{
-  readonly server: string
-  readonly method: string
-  readonly capability: string
-}> {
+export class CapabilityNotSupported extends Schema.TaggedError<CapabilityNotSupported>()("CapabilityNotSupported", {
+  server: Schema.String,
+  method: Schema.String,
+  capability: Schema.String
+}) {
   override get message(): string {
     return `${this.server}: ${this.method} needs the server capability ${this.capability}, which the server did not declare`
   }
 }
 
 /** A message from the server did not match the protocol's Schema. */
-export class DecodeError extends Data.TaggedError("DecodeError")<{
-  readonly server: string
-  readonly method: string
+export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError", {
+  server: Schema.String,
+  method: Schema.String,
   /** The Schema's explanation, with the path of the offending value. */
-  readonly issue: string
-}> {
+  issue: Schema.String
+}) {
   override get message(): string {
     return `${this.server}: the answer to ${this.method} is not valid: ${this.issue}`
   }
 }
 
 /** The caller's input, or a value to be sent, was rejected before anything went out. */
-export class InvalidInput extends Data.TaggedError("InvalidInput")<{
-  readonly server: string
-  readonly method: string
-  readonly reason: string
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  server: Schema.String,
+  method: Schema.String,
+  reason: Schema.String,
   /** `tools/call`: the tool whose `inputSchema` the arguments do not match. */
-  readonly tool?: string
+  tool: Schema.optional(Schema.String),
   /** The JSON pointer of the first offending value in the input. */
-  readonly pointer?: string
-}> {
+  pointer: Schema.optional(Schema.String)
+}) {
   override get message(): string {
     return `${this.server}: ${this.method}: ${this.reason}`
   }
 }
 
 /** A tool's `structuredContent` is missing or does not match its `outputSchema`. */
-export class ToolOutputInvalid extends Data.TaggedError("ToolOutputInvalid")<{
-  readonly server: string
-  readonly tool: string
-  readonly reason: string
-}> {
+export class ToolOutputInvalid extends Schema.TaggedError<ToolOutputInvalid>()("ToolOutputInvalid", {
+  server: Schema.String,
+  tool: Schema.String,
+  reason: Schema.String
+}) {
   override get message(): string {
     return `${this.server}: the output of tool ${this.tool} does not match its outputSchema: ${this.reason}`
   }
 }
 
 /** The session cannot serve requests: it is not initialized, is closing, or has failed. */
-export class SessionUnavailable extends Data.TaggedError("SessionUnavailable")<{
-  readonly server: string
-  readonly reason: string
-}> {
+export class SessionUnavailable extends Schema.TaggedError<SessionUnavailable>()("SessionUnavailable", {
+  server: Schema.String,
+  reason: Schema.String
+}) {
   override get message(): string {
     return `${this.server}: the session is unavailable: ${this.reason}`
   }
 }
 
 /** The tool may not be called as a task: the tool's `execution.taskSupport` is absent or `forbidden`. */
-export class TaskNotAllowed extends Data.TaggedError("TaskNotAllowed")<{
-  readonly server: string
-  readonly tool: string
-  readonly taskSupport: "forbidden"
-}> {
+export class TaskNotAllowed extends Schema.TaggedError<TaskNotAllowed>()("TaskNotAllowed", {
+  server: Schema.String,
+  tool: Schema.String,
+  taskSupport: Schema.Literal("forbidden")
+}) {
   override get message() {
     return `${this.server}: tool ${this.tool} cannot be called as a task (its taskSupport is ${this.taskSupport})`
   }
 }
 
 /** The tool must be called as a task (`execution.taskSupport: "required"`); nothing was sent. */
-export class TaskRequired extends Data.TaggedError("TaskRequired")<{
-  readonly server: string
-  readonly tool: string
-}> {
+export class TaskRequired extends Schema.TaggedError<TaskRequired>()("TaskRequired", {
+  server: Schema.String,
+  tool: Schema.String
+}) {
   override get message() {
     return `${this.server}: tool ${this.tool} must be called as a task`
   }
@@ -215,11 +216,11 @@ export type InitializeError = RequestError | UnsupportedProtocolVersion
  * A handler of a server request fails with this to answer with a chosen JSON-RPC error;
  * any other failure is answered as an internal error (-32603).
  */
-export class JsonRpcFailure extends Data.TaggedError("JsonRpcFailure")<{
-  readonly code: number
-  readonly errorMessage: string
-  readonly data?: unknown
-}> {
+export class JsonRpcFailure extends Schema.TaggedError<JsonRpcFailure>()("JsonRpcFailure", {
+  code: Schema.Number,
+  errorMessage: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+}) {
   override get message(): string {
     return `${this.code}: ${this.errorMessage}`
   }

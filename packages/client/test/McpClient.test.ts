@@ -5,12 +5,14 @@ import { Capabilities, InMemoryTransport, McpClient, McpError, SessionState, Tra
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
@@ -499,6 +501,41 @@ describe("McpClient at 2026-07-28", () => {
       expect(methods(sent)).not.toContain("resources/subscribe")
     })
   )
+})
+
+describe("McpError", () => {
+  it("every error that crosses a package boundary encodes to JSON and decodes to the same error", () => {
+    const roundTrip = <A extends { readonly _tag: string; readonly message: string }, I>(
+      schema: Schema.Schema<A, I>,
+      error: A
+    ) => {
+      const back = Schema.decodeUnknownSync(schema)(JSON.parse(JSON.stringify(Schema.encodeSync(schema)(error))))
+      expect([back._tag, back.message]).toStrictEqual([error._tag, error.message])
+    }
+    roundTrip(
+      McpError.TransportError,
+      new McpError.TransportError({ server: "s", reason: "gone", status: 502, cause: new Error("socket hang up") })
+    )
+    roundTrip(
+      McpError.RpcError,
+      new McpError.RpcError({ server: "s", method: "tools/call", code: -32602, errorMessage: "bad", data: { at: 1 } })
+    )
+    roundTrip(
+      McpError.RequestTimeout,
+      new McpError.RequestTimeout({ server: "s", method: "ping", timeout: Duration.seconds(5), kind: "idle" })
+    )
+    roundTrip(
+      McpError.CapabilityNotSupported,
+      new McpError.CapabilityNotSupported({ server: "s", method: "prompts/list", capability: "prompts" })
+    )
+    roundTrip(McpError.DecodeError, new McpError.DecodeError({ server: "s", method: "tools/list", issue: "missing" }))
+    roundTrip(
+      McpError.InvalidInput,
+      new McpError.InvalidInput({ server: "s", method: "tools/call", reason: "r", tool: "t", pointer: "/a" })
+    )
+    roundTrip(McpError.ToolOutputInvalid, new McpError.ToolOutputInvalid({ server: "s", tool: "t", reason: "r" }))
+    roundTrip(McpError.SessionUnavailable, new McpError.SessionUnavailable({ server: "s", reason: "closed" }))
+  })
 })
 
 describe("RpcError", () => {
