@@ -3,4 +3,4 @@
  * `outputSchema`, an elicitation's `requestedSchema`): 2020-12 by default, draft-07 when the
  * schema says so; compiled validators are cached per schema object.
  */
-export { validate } from "./internal/jsonSchema.js"
+export { validate } from "./internal/features/jsonSchema.js"

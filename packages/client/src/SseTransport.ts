@@ -15,8 +15,14 @@ import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { AuthorizationError } from "./auth/AuthError.js"
-import { describeHttpError, parseEndpoint, readExcerpt, requestFailure, withMethod } from "./internal/httpBody.js"
-import { parse as parseSse, SseTooLarge } from "./internal/sse.js"
+import {
+  describeHttpError,
+  parseEndpoint,
+  readExcerpt,
+  requestFailure,
+  withMethod
+} from "./internal/transport/httpBody.js"
+import { parse as parseSse, SseTooLarge } from "./internal/transport/sse.js"
 import { TransportError } from "./McpError.js"
 import { fromMailbox, type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
 

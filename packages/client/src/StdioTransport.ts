@@ -30,7 +30,7 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { encodeLine, LineFramer, lineText } from "./internal/framing.js"
+import { encodeLine, LineFramer, lineText } from "./internal/transport/framing.js"
 import { TransportError } from "./McpError.js"
 import {
   fromMailbox,

@@ -40,9 +40,9 @@ import {
   readExcerpt,
   requestFailure,
   withMethod
-} from "./internal/httpBody.js"
-import * as McpHeaders from "./internal/mcpHeaders.js"
-import { parse as parseSse, SseTooLarge } from "./internal/sse.js"
+} from "./internal/transport/httpBody.js"
+import * as McpHeaders from "./internal/transport/mcpHeaders.js"
+import { parse as parseSse, SseTooLarge } from "./internal/transport/sse.js"
 import { LegacyServer, SessionExpired, StreamBroken, TransportError } from "./McpError.js"
 import {
   decodeIncoming,

@@ -12,7 +12,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
-import { canMove } from "../src/internal/clientTasks.js"
+import { canMove } from "../src/internal/features/clientTasks.js"
 import { connectScripted, initializeResult } from "./support/scriptedServer.js"
 
 const runs = Number(process.env.PROP_RUNS ?? 25)

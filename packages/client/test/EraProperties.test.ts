@@ -11,7 +11,7 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
-import { classify, type Verdict } from "../src/internal/dialect.js"
+import { classify, type Verdict } from "../src/internal/session/dialect.js"
 
 const runs = { fastCheck: { numRuns: Number(process.env.PROP_RUNS ?? 25) * 2 } }
 const MODERN = "2026-07-28"

@@ -7,7 +7,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
-import { encodeValue, nameOf, type ParamHeader, paramHeaders, paramHeaderValues } from "../src/internal/mcpHeaders.js"
+import {
+  encodeValue,
+  nameOf,
+  type ParamHeader,
+  paramHeaders,
+  paramHeaderValues
+} from "../src/internal/transport/mcpHeaders.js"
 
 const runs = { fastCheck: { numRuns: Number(process.env.PROP_RUNS ?? 25) * 2 } }
 

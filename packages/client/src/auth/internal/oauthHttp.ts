@@ -10,7 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { readBody } from "../../internal/httpBody.js"
+import { readBody } from "../../internal/transport/httpBody.js"
 import { AuthorizationError, type AuthStep } from "../AuthError.js"
 import { ErrorResponse } from "../Metadata.js"
 

@@ -27,12 +27,12 @@ import {
   SessionUnavailable,
   type StreamBroken,
   TransportError
-} from "../McpError.js"
-import * as Peer from "../Peer.js"
-import { canMove, SessionState } from "../SessionState.js"
-import { Transport } from "../Transport.js"
+} from "../../McpError.js"
+import * as Peer from "../../Peer.js"
+import { canMove, SessionState } from "../../SessionState.js"
+import { Transport } from "../../Transport.js"
+import type { Answer } from "../features/serverRequests.js"
 import * as Dialect from "./dialect.js"
-import type { Answer } from "./serverRequests.js"
 import * as Stateless from "./stateless.js"
 
 /** What a handshake established; replaced as a whole when the session is re-established. */

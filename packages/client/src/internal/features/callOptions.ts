@@ -2,8 +2,8 @@
 import { Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { CallOptions } from "../McpClient.js"
-import type * as Peer from "../Peer.js"
+import type { CallOptions } from "../../McpClient.js"
+import type * as Peer from "../../Peer.js"
 
 /** The peer's options for one call: timeouts as given, progress decoded before it reaches the caller. */
 export const toRequestOptions = (call: CallOptions | undefined): Peer.RequestOptions => {

@@ -24,10 +24,10 @@ import {
   TaskNotAllowed,
   TaskRequired,
   type ToolOutputInvalid
-} from "../McpError.js"
-import type * as Peer from "../Peer.js"
+} from "../../McpError.js"
+import type * as Peer from "../../Peer.js"
+import type { Session } from "../session/session.js"
 import * as Lists from "./lists.js"
-import type { Session } from "./session.js"
 import type { Tools } from "./tools.js"
 
 /** A task's status is final: nothing more will happen to it. */

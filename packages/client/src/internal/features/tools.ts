@@ -8,12 +8,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { InvalidInput, type RequestError, ToolOutputInvalid } from "../McpError.js"
-import type * as Peer from "../Peer.js"
+import { InvalidInput, type RequestError, ToolOutputInvalid } from "../../McpError.js"
+import type * as Peer from "../../Peer.js"
+import type { Session } from "../session/session.js"
+import * as McpHeaders from "../transport/mcpHeaders.js"
 import { check } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
-import * as McpHeaders from "./mcpHeaders.js"
-import type { Session } from "./session.js"
 
 /** Tool arguments, as a caller gives them. */
 export type Arguments = { readonly [key: string]: unknown }

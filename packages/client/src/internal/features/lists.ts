@@ -12,7 +12,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SynchronizedRef from "effect/SynchronizedRef"
-import { DecodeError, type RequestError } from "../McpError.js"
+import { DecodeError, type RequestError } from "../../McpError.js"
 
 /** The paginated list methods. */
 export type ListMethod = "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" | "tasks/list"

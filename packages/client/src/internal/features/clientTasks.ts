@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
-import type { JsonRpcFailure } from "../McpError.js"
-import * as Peer from "../Peer.js"
+import type { JsonRpcFailure } from "../../McpError.js"
+import * as Peer from "../../Peer.js"
 import { isTerminal } from "./tasks.js"
 
 /** The legal next statuses of each status; terminal ones have none. */

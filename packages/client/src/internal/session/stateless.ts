@@ -17,10 +17,10 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { DecodeError, InvalidInput, RequestTimeout } from "../McpError.js"
-import type * as Peer from "../Peer.js"
+import { DecodeError, InvalidInput, RequestTimeout } from "../../McpError.js"
+import type * as Peer from "../../Peer.js"
+import type { Answer } from "../features/serverRequests.js"
 import type { Dialect, WireError } from "./dialect.js"
-import type { Answer } from "./serverRequests.js"
 
 /** What the stateless dialect needs. */
 export interface StatelessOptions {

@@ -6,8 +6,8 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { AuthorizationError } from "../auth/AuthError.js"
-import { TransportError } from "../McpError.js"
+import { AuthorizationError } from "../../auth/AuthError.js"
+import { TransportError } from "../../McpError.js"
 
 /** What a body read that broke off says: the server (or the network) closed the connection mid-body. */
 export const CONNECTION_CLOSED = "the connection closed before the response was complete"

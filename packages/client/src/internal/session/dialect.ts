@@ -11,9 +11,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { LegacyServer, RequestError, SessionExpired, StreamBroken, TransportError } from "../McpError.js"
-import type * as Peer from "../Peer.js"
-import type { ProbeOutcome, TransportService } from "../Transport.js"
+import type { LegacyServer, RequestError, SessionExpired, StreamBroken, TransportError } from "../../McpError.js"
+import type * as Peer from "../../Peer.js"
+import type { ProbeOutcome, TransportService } from "../../Transport.js"
 
 /** What a request can fail with on the wire: a request error, or a transport's signal for the session. */
 export type WireError = RequestError | SessionExpired | LegacyServer | StreamBroken
