@@ -303,9 +303,11 @@ export const make = (
         request(method, (cursor === undefined ? undefined : { cursor }) as Methods.RequestParamsOf<M> | undefined)
     const tools = yield* Tools.make(session)
     const resourcesStream = Lists.paginate(name, "resources/list", page("resources/list"), (result) => result.resources)
-    const resources = yield* Lists.cachedList(resourcesStream)
+    const freshFor = (method: Lists.ListMethod) => Effect.sync(() => session.freshness(method))
+    const resources = yield* Lists.cachedList(resourcesStream, freshFor("resources/list"))
     const prompts = yield* Lists.cachedList(
-      Lists.paginate(name, "prompts/list", page("prompts/list"), (result) => result.prompts)
+      Lists.paginate(name, "prompts/list", page("prompts/list"), (result) => result.prompts),
+      freshFor("prompts/list")
     )
     const resourceTemplatesStream = Lists.paginate(
       name,

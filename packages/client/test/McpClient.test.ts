@@ -456,6 +456,49 @@ describe("McpClient at 2026-07-28", () => {
     }
   })
 
+  it.effect("a list stays cached for its ttlMs (the least of its pages), and not at all without one", () =>
+    Effect.gen(function* () {
+      let ttl = 1000
+      const { client, sent } = yield* connectScripted(
+        (request) =>
+          request.method === "server/discover"
+            ? discover({ tools: {}, prompts: {} })
+            : request.method === "tools/list"
+              ? request.params?.cursor === undefined
+                ? {
+                    result: {
+                      resultType: "complete",
+                      tools: [tool("a")],
+                      nextCursor: "p2",
+                      ttlMs: ttl * 2,
+                      cacheScope: "private"
+                    }
+                  }
+                : { result: { resultType: "complete", tools: [tool("b")], ttlMs: ttl, cacheScope: "private" } }
+              : { result: { resultType: "complete", prompts: [] } },
+        { protocolVersion: "2026-07-28" }
+      )
+      const listings = () => sent.filter((message) => "method" in message && message.method === "tools/list").length
+      expect((yield* client.tools).map((entry) => entry.name)).toStrictEqual(["a", "b"])
+      yield* client.tools
+      expect(listings()).toBe(2) // two pages, once
+      yield* TestClock.adjust("999 millis")
+      yield* client.tools
+      expect(listings()).toBe(2)
+      yield* TestClock.adjust("2 millis")
+      ttl = 0
+      yield* client.tools
+      expect(listings()).toBe(4) // the first page said 2 s, the second 1 s: stale after 1 s
+      yield* client.tools
+      expect(listings()).toBe(6) // ttlMs 0: never fresh
+      const promptsListed = () =>
+        sent.filter((message) => "method" in message && message.method === "prompts/list").length
+      yield* client.prompts
+      yield* client.prompts
+      expect(promptsListed()).toBe(2) // no ttlMs: fresh for 0 ms
+    }).pipe(Effect.scoped)
+  )
+
   it.scoped("change notifications come over subscriptions/listen, opened again when subscriptions change", () =>
     Effect.gen(function* () {
       const { client, sent, server } = yield* connectScripted(

@@ -4,6 +4,7 @@
  */
 import type { Methods } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -65,6 +66,8 @@ export interface CachedList<A> {
 interface Cache<A> {
   readonly generation: number
   readonly value: Option.Option<ReadonlyArray<A>>
+  /** When the value stops being fresh (the server's `ttlMs`, 2026-07-28); none: until invalidated. */
+  readonly expiresAt: Option.Option<number>
   /** The fetch under way for this generation, which every reader joins. */
   readonly fetching: Option.Option<Fiber.Fiber<ReadonlyArray<A>, RequestError>>
 }
@@ -75,42 +78,55 @@ interface Cache<A> {
  * that an invalidation overtook from repopulating the cache.
  */
 export const cachedList = <A>(
-  stream: Stream.Stream<A, RequestError>
+  stream: Stream.Stream<A, RequestError>,
+  /** How long a fetched value stays fresh, read after each fetch (none: until invalidated). */
+  freshFor: Effect.Effect<Option.Option<number>> = Effect.succeed(Option.none())
 ): Effect.Effect<CachedList<A>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
     const cache = yield* SynchronizedRef.make<Cache<A>>({
       generation: 0,
       value: Option.none(),
+      expiresAt: Option.none(),
       fetching: Option.none()
     })
     const settle = (generation: number, exit: Exit.Exit<ReadonlyArray<A>, RequestError>) =>
-      SynchronizedRef.update(cache, (current) =>
-        current.generation !== generation
-          ? current
-          : {
-              generation,
-              value: Exit.isSuccess(exit) ? Option.some(exit.value) : Option.none(),
-              fetching: Option.none()
-            }
-      )
-    const get = Effect.flatten(
-      SynchronizedRef.modifyEffect(cache, (current) => {
-        if (Option.isSome(current.value)) return Effect.succeed([Effect.succeed(current.value.value), current] as const)
-        if (Option.isSome(current.fetching))
-          return Effect.succeed([Fiber.join(current.fetching.value), current] as const)
-        const { generation } = current
-        return Stream.runCollect(stream).pipe(
-          Effect.map(Chunk.toReadonlyArray),
-          Effect.onExit((exit) => settle(generation, exit)),
-          Effect.forkIn(scope),
-          Effect.map((fiber) => [Fiber.join(fiber), { ...current, fetching: Option.some(fiber) }] as const)
+      Effect.flatMap(Effect.zip(freshFor, Clock.currentTimeMillis), ([fresh, now]) =>
+        SynchronizedRef.update(cache, (current) =>
+          current.generation !== generation
+            ? current
+            : {
+                generation,
+                // A failed refetch keeps the last value for peek; it is not fresh.
+                value: Exit.isSuccess(exit) ? Option.some(exit.value) : current.value,
+                expiresAt: Exit.isSuccess(exit) ? Option.map(fresh, (ms) => now + ms) : Option.some(0),
+                fetching: Option.none()
+              }
         )
-      })
+      )
+    const isFresh = (current: Cache<A>, now: number) =>
+      Option.isSome(current.value) && Option.match(current.expiresAt, { onNone: () => true, onSome: (at) => now < at })
+    const get = Effect.flatten(
+      SynchronizedRef.modifyEffect(cache, (current) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          if (Option.isSome(current.value) && isFresh(current, now))
+            return Effect.succeed([Effect.succeed(current.value.value), current] as const)
+          if (Option.isSome(current.fetching))
+            return Effect.succeed([Fiber.join(current.fetching.value), current] as const)
+          const { generation } = current
+          return Stream.runCollect(stream).pipe(
+            Effect.map(Chunk.toReadonlyArray),
+            Effect.onExit((exit) => settle(generation, exit)),
+            Effect.forkIn(scope),
+            Effect.map((fiber) => [Fiber.join(fiber), { ...current, fetching: Option.some(fiber) }] as const)
+          )
+        })
+      )
     )
     const invalidate = SynchronizedRef.update(cache, ({ generation }) => ({
       generation: generation + 1,
       value: Option.none(),
+      expiresAt: Option.none(),
       fetching: Option.none()
     }))
     return { get, invalidate, peek: Effect.map(SynchronizedRef.get(cache), ({ value }) => value) }

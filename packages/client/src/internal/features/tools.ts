@@ -73,7 +73,10 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       (cursor) => session.request("tools/list", cursor === undefined ? undefined : { cursor }),
       (result) => result.tools
     ).pipe(Stream.filterEffect(callable))
-    const list = yield* Lists.cachedList(stream)
+    const list = yield* Lists.cachedList(
+      stream,
+      Effect.sync(() => session.freshness("tools/list"))
+    )
 
     const definition = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> =>
       Effect.flatMap(list.peek, (known) =>

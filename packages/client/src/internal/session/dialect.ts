@@ -29,13 +29,19 @@ export interface Dialect {
   ) => Effect.Effect<Peer.WireObject, WireError>
   /** Sends one notification (params already encoded), when the era has it. */
   readonly notify: (method: string, wire: Peer.WireObject | undefined) => Effect.Effect<void, RequestError>
+  /**
+   * How long the last complete listing of a list method stays fresh, in milliseconds (the least
+   * `ttlMs` of its pages, 2026-07-28); none: until the server says the list changed.
+   */
+  readonly freshness: (method: string) => Option.Option<number>
 }
 
 /** The stateful dialect: requests and notifications go as they are. */
 export const stateful = (peer: Peer.Peer): Dialect => ({
   era: "stateful",
   exchange: (method, wire, options) => peer.request(method, wire, options),
-  notify: (method, wire) => peer.notify(method, wire)
+  notify: (method, wire) => peer.notify(method, wire),
+  freshness: () => Option.none()
 })
 
 /** The verdict of a probe. */

@@ -71,6 +71,8 @@ export interface Session {
   readonly established: () => Established
   /** The era the session speaks (stateful until a probe says otherwise). */
   readonly era: () => "stateful" | "stateless"
+  /** How long a list method's last listing stays fresh (2026-07-28 `ttlMs`); none: until it changes. */
+  readonly freshness: (method: string) => Option.Option<number>
   /** Performs the handshake; the session is `Ready` after it, `Failed` if it fails. */
   readonly start: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
   /** Any request of the method table: checked, encoded for the revision, decoded; retried on an expired session. */
@@ -450,6 +452,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       state,
       established: () => established,
       era: () => dialect.era,
+      freshness: (method) => dialect.freshness(method),
       start,
       request,
       requestRaw,

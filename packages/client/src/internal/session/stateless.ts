@@ -39,6 +39,9 @@ export interface StatelessOptions {
   readonly serverCapabilities: McpSchema.ServerCapabilities
 }
 
+/** The list methods whose results say how long they stay fresh. */
+const LISTS = new Set(["tools/list", "resources/list", "resources/templates/list", "prompts/list"])
+
 /** The methods whose results may ask for input. */
 const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"])
 
@@ -68,6 +71,14 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
     const { peer } = options
     let logLevel: McpSchema.LoggingLevel | undefined
     const meta = () => envelope(options.version, options.capabilities, options.clientInfo, logLevel)
+
+    // How long each list stays fresh: the least ttlMs of the pages of its last listing (absent: 0).
+    const ttls = new Map<string, number>()
+    const record = (method: string, wire: Peer.WireObject | undefined, raw: Peer.WireObject) => {
+      const ttl = typeof raw.ttlMs === "number" && raw.ttlMs >= 0 ? raw.ttlMs : 0
+      const first = wire?.cursor === undefined
+      ttls.set(method, first ? ttl : Math.min(ttls.get(method) ?? ttl, ttl))
+    }
 
     // subscriptions/listen: one long request; its notifications reach the peer's subscribers.
     const listener = yield* FiberHandle.make<void>()
@@ -224,9 +235,10 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
         )
         return Effect.flatMap(Clock.currentTimeMillis, (now) =>
           rounds(method, wire, requestOptions, now + Duration.toMillis(timeout), timeout, 1, {})
-        )
+        ).pipe(Effect.tap((raw) => (LISTS.has(method) ? Effect.sync(() => record(method, wire, raw)) : Effect.void)))
       },
       // The revision's only client notification is notifications/cancelled (stdio), which the peer sends itself.
+      freshness: (method) => Option.fromNullable(ttls.get(method)),
       notify: (method) =>
         Effect.logDebug(`${options.server()}: ${method} does not exist in ${options.version}; not sent`)
     }
