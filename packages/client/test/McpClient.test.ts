@@ -499,6 +499,106 @@ describe("McpClient at 2026-07-28", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("a tools/call answered with a task (the tasks extension) is followed to its result", () =>
+    Effect.gen(function* () {
+      let gets = 0
+      const elicitation = Layer.succeed(Capabilities.Elicitation, {
+        form: (params) => Effect.succeed({ action: "accept" as const, content: { answer: params.message } })
+      })
+      const { client, sent } = yield* connectScripted(
+        (request) => {
+          const taskId = request.params?.taskId
+          if (request.method === "server/discover") return discover({ tools: {} })
+          if (request.method === "tools/list") return { result: { resultType: "complete", tools: [tool("job")] } }
+          if (request.method === "tools/call")
+            return {
+              result: {
+                resultType: "task",
+                taskId: "t1",
+                status: "working",
+                createdAt: "2026-11-23T00:00:00Z",
+                lastUpdatedAt: "2026-11-23T00:00:00Z",
+                ttlMs: 60000,
+                pollIntervalMs: 500
+              }
+            }
+          if (request.method === "tasks/update" || request.method === "tasks/cancel")
+            return { result: { resultType: "complete" } }
+          gets++
+          const base = { resultType: "complete", taskId }
+          if (gets === 1) return { result: { ...base, status: "working" } }
+          if (gets === 2)
+            return {
+              result: {
+                ...base,
+                status: "input_required",
+                inputRequests: {
+                  q: {
+                    method: "elicitation/create",
+                    params: {
+                      message: "why?",
+                      requestedSchema: { type: "object", properties: { answer: { type: "string" } } }
+                    }
+                  }
+                }
+              }
+            }
+          return {
+            result: {
+              ...base,
+              status: "completed",
+              result: { resultType: "complete", content: [{ type: "text", text: "done" }] }
+            }
+          }
+        },
+        { protocolVersion: "2026-07-28" },
+        elicitation
+      )
+      const call = yield* Effect.fork(client.callTool("job", {}))
+      for (let i = 0; i < 4; i++) {
+        yield* TestClock.adjust("500 millis")
+        yield* Effect.yieldNow()
+      }
+      const result = yield* Fiber.join(call)
+      expect(result.content).toStrictEqual([{ type: "text", text: "done" }])
+      const updates = sent.filter((message) => JsonRpc.isRequest(message) && message.method === "tasks/update")
+      expect(
+        updates.map((message) => ("params" in message ? message.params?.inputResponses : undefined))
+      ).toStrictEqual([{ q: { action: "accept", content: { answer: "why?" } } }])
+      const call0 = sent.find((message) => JsonRpc.isRequest(message) && message.method === "tools/call")
+      const meta = call0 !== undefined && "params" in call0 ? call0.params?._meta : undefined
+      expect(meta).toMatchObject({
+        "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } }
+      })
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("giving up on a call that became a task cancels the task on the server", () =>
+    Effect.gen(function* () {
+      const { client, sent } = yield* connectScripted(
+        (request) =>
+          request.method === "server/discover"
+            ? discover({ tools: {} })
+            : request.method === "tools/list"
+              ? { result: { resultType: "complete", tools: [tool("job")] } }
+              : request.method === "tools/call"
+                ? { result: { resultType: "task", taskId: "t9", status: "working", pollIntervalMs: 1000 } }
+                : { result: { resultType: "complete", taskId: "t9", status: "working" } },
+        { protocolVersion: "2026-07-28" }
+      )
+      const call = yield* Effect.fork(client.callTool("job", {}))
+      yield* TestClock.adjust("1 second")
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(call)
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      expect(
+        sent
+          .filter((message) => JsonRpc.isRequest(message) && message.method === "tasks/cancel")
+          .map((message) => ("params" in message ? message.params?.taskId : undefined))
+      ).toStrictEqual(["t9"])
+    }).pipe(Effect.scoped)
+  )
+
   it.scoped("change notifications come over subscriptions/listen, opened again when subscriptions change", () =>
     Effect.gen(function* () {
       const { client, sent, server } = yield* connectScripted(

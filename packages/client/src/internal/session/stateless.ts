@@ -21,6 +21,7 @@ import { DecodeError, InvalidInput, RequestTimeout } from "../../McpError.js"
 import type * as Peer from "../../Peer.js"
 import type { Answer } from "../features/serverRequests.js"
 import type { Dialect, WireError } from "./dialect.js"
+import * as TaskExtension from "./taskExtension.js"
 
 /** What the stateless dialect needs. */
 export interface StatelessOptions {
@@ -56,7 +57,11 @@ export const envelope = (
   logLevel: McpSchema.LoggingLevel | undefined
 ): Peer.WireObject => ({
   [McpSchema.MetaKey.protocolVersion]: version,
-  [McpSchema.MetaKey.clientCapabilities]: capabilities,
+  // The tasks extension is always supported: a task answer is followed to its result.
+  [McpSchema.MetaKey.clientCapabilities]: {
+    ...capabilities,
+    extensions: { [TaskExtension.EXTENSION]: {} }
+  },
   [McpSchema.MetaKey.clientInfo]: clientInfo,
   ...(logLevel === undefined ? {} : { [McpSchema.MetaKey.logLevel]: logLevel })
 })
@@ -140,6 +145,14 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
         { concurrency: "unbounded" }
       ).pipe(Effect.map((entries) => Object.fromEntries(entries)))
 
+    const tasks: TaskExtension.TaskContext = {
+      server: options.server,
+      peer,
+      meta,
+      inputs: (requests) => inputsFor("tools/call", requests),
+      decodeInputRequest: (value) => Option.toArray(decodeInputRequest(value))
+    }
+
     const rounds = (
       method: string,
       wire: Peer.WireObject | undefined,
@@ -172,6 +185,8 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
         )
         const resultType = raw.resultType
         if (resultType === undefined || resultType === "complete") return raw
+        // The tasks extension: the server chose to run the call as a task; follow it to its result.
+        if (resultType === "task" && method === "tools/call") return yield* TaskExtension.follow(tasks, raw)
         if (resultType !== "input_required" || !MULTI_ROUND.has(method)) {
           return yield* new DecodeError({
             server: options.server(),

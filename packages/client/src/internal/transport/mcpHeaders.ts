@@ -33,7 +33,9 @@ export const nameOf = (method: string, params: { readonly [key: string]: unknown
       ? params?.name
       : method === "resources/read"
         ? params?.uri
-        : undefined
+        : method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel"
+          ? params?.taskId
+          : undefined
   return typeof value === "string" ? encodeValue(value) : undefined
 }
 
