@@ -599,6 +599,27 @@ describe("McpClient at 2026-07-28", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.scoped("the server info is read from discovery, then from each result that carries it", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connectScripted(
+        (request) =>
+          request.method === "server/discover"
+            ? discover({ tools: {} })
+            : {
+                result: {
+                  resultType: "complete",
+                  tools: [],
+                  _meta: { "io.modelcontextprotocol/serverInfo": { name: "modern", version: "2" } }
+                }
+              },
+        { protocolVersion: "2026-07-28" }
+      )
+      expect(client.serverInfo).toStrictEqual({ name: "modern", version: "1" })
+      yield* client.tools
+      expect(client.serverInfo).toStrictEqual({ name: "modern", version: "2" })
+    })
+  )
+
   it.scoped("change notifications come over subscriptions/listen, opened again when subscriptions change", () =>
     Effect.gen(function* () {
       const { client, sent, server } = yield* connectScripted(

@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import {
@@ -171,6 +172,16 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       return Revision.requestParams(version, method, encoded.right)
     }
 
+    // 2026-07-28 results may say who answered (`_meta` serverInfo): the session keeps the latest.
+    const decodeImplementation = Schema.decodeUnknownOption(McpSchema.Implementation)
+    const learnServerInfo = (raw: Peer.WireObject) =>
+      Effect.sync(() => {
+        const meta = raw._meta
+        if (!McpSchema.isJsonObject(meta) || meta[McpSchema.MetaKey.serverInfo] === undefined) return
+        const info = decodeImplementation(meta[McpSchema.MetaKey.serverInfo])
+        if (Option.isSome(info)) established = { ...established, serverInfo: info.value }
+      })
+
     // The hot path: no generator, one effect for the wire and one step to decode.
     const sendRaw = <M extends Methods.RequestMethodName>(
       method: M,
@@ -179,7 +190,9 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     ): Effect.Effect<Peer.WireObject, Dialect.WireError> =>
       Effect.suspend((): Effect.Effect<Peer.WireObject, Dialect.WireError> => {
         const wire = encodeParams(method, params)
-        return Either.isLeft(wire) ? Effect.fail(wire.left) : dialect.exchange(method, wire.right, requestOptions ?? {})
+        if (Either.isLeft(wire)) return Effect.fail(wire.left)
+        const exchanged = dialect.exchange(method, wire.right, requestOptions ?? {})
+        return dialect.era === "stateless" ? Effect.tap(exchanged, learnServerInfo) : exchanged
       })
     const send = <M extends Methods.RequestMethodName>(
       method: M,
