@@ -7,7 +7,9 @@ import { complete, logs, servers } from "./commands/misc.js"
 import { prompts } from "./commands/prompts.js"
 import { resources } from "./commands/resources.js"
 import { info, inspect, ping } from "./commands/server.js"
+import { shell } from "./commands/shell.js"
 import { tools } from "./commands/tools.js"
+import * as Help from "./Help.js"
 import { clientInfo } from "./Session.js"
 
 /** `effect-mcp` and its subcommands. */
@@ -25,12 +27,21 @@ export const root = Command.make("effect-mcp").pipe(
     prompts,
     complete,
     logs,
+    shell,
     servers,
     host,
     chat,
     conformance
   ])
 )
+
+/** The command tree as help shows it (see {@link Help}). */
+export const helpTree = Help.catalogue(root, {
+  tools: Command.getSubcommands(tools),
+  resources: Command.getSubcommands(resources),
+  prompts: Command.getSubcommands(prompts),
+  host: Command.getSubcommands(host)
+})
 
 /** Parses `argv` (without the node and script words) and runs the chosen command. */
 export const run = Command.run(root, { name: "effect-mcp", version: clientInfo.version })

@@ -56,6 +56,16 @@ export class ToolReportedError extends Data.TaggedError("ToolReportedError")<{
   }
 }
 
+/** `host status`: some configured servers could not be connected (their reasons are in the table). */
+export class ServersFailed extends Data.TaggedError("ServersFailed")<{
+  readonly failed: ReadonlyArray<string>
+  readonly total: number
+}> {
+  override get message() {
+    return `${this.failed.length} of ${this.total} servers failed: ${this.failed.join(", ")}`
+  }
+}
+
 /** Every failure a command can end with. */
 export type CliFailure =
   | UsageError
@@ -66,6 +76,7 @@ export type CliFailure =
   | HostError.ToolNotAllowed
   | CommandNotFound
   | ToolReportedError
+  | ServersFailed
   | McpError.TransportError
   | AuthError.AuthorizationError
   | McpError.RpcError

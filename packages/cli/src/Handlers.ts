@@ -17,9 +17,11 @@ import type * as Terminal from "@effect/platform/Terminal"
 import { Capabilities, McpError } from "@effect-mcp/client"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { sanitize } from "./internal/controls.js"
+import { checkText } from "./internal/formField.js"
 import { Output } from "./Output.js"
 import { ServerNames } from "./ServerNames.js"
 
@@ -69,7 +71,9 @@ const askField = (name: string, field: Field, required: boolean): Prompt.Prompt<
     const preferred = Array.isArray(field.default) ? field.default : []
     return Prompt.multiSelect({
       message,
-      choices: multi.map((choice) => ({ ...choice, selected: preferred.includes(choice.value) }))
+      choices: multi.map((choice) => ({ ...choice, selected: preferred.includes(choice.value) })),
+      ...("minItems" in field && field.minItems !== undefined ? { min: field.minItems } : {}),
+      ...("maxItems" in field && field.maxItems !== undefined ? { max: field.maxItems } : {})
     })
   }
   const choices = choicesOf(field)
@@ -77,20 +81,13 @@ const askField = (name: string, field: Field, required: boolean): Prompt.Prompt<
   if (field.type === "boolean")
     return Prompt.confirm({ message, initial: typeof field.default === "boolean" ? field.default : false })
   const fallback = field.default === undefined ? "" : sanitize(String(field.default))
-  const number = field.type === "number" || field.type === "integer"
+  // Each answer is checked as it is typed: a bad one is asked again with the reason.
   return Prompt.text({
     message,
     default: fallback,
-    validate: (text) => {
-      if (text === "" && !required) return Effect.succeed(text)
-      if (text === "") return Effect.fail("a value is required")
-      if (!number) return Effect.succeed(text)
-      const parsed = Number(text)
-      return Number.isFinite(parsed) && (field.type !== "integer" || Number.isInteger(parsed))
-        ? Effect.succeed(text)
-        : Effect.fail(field.type === "integer" ? "enter a whole number" : "enter a number")
-    }
-  }).pipe(Prompt.map((text) => (text === "" ? undefined : number ? Number(text) : text)))
+    validate: (text) =>
+      Either.match(checkText(field, text, required), { onLeft: Effect.fail, onRight: () => Effect.succeed(text) })
+  }).pipe(Prompt.map((text) => Either.getOrUndefined(checkText(field, text, required))))
 }
 
 const askForm = (params: typeof McpSchema.ElicitRequestFormParams.Type) =>
@@ -166,12 +163,12 @@ export const elicitation = (settings: HandlerSettings) =>
               yield* output.note("declined (not a terminal)")
               return { action: "decline" } satisfies McpSchema.ElicitResult
             }
-            const consent = yield* cancelOnQuit(
+            // The live line is paused while the prompt reads (PausingTerminal).
+            return yield* cancelOnQuit(
               Prompt.run(
                 Prompt.confirm({ message: `Open ${new URL(params.url).host} and continue there?`, initial: false })
               ).pipe(Effect.map((yes): McpSchema.ElicitResult => ({ action: yes ? "accept" : "decline" })))
             )
-            return consent
           }).pipe(Effect.provide(context))
       }
     })

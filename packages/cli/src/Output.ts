@@ -6,6 +6,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { escapeJsonControls, sanitize } from "./internal/controls.js"
 
 /**
@@ -43,6 +44,7 @@ export interface OutputSettings {
   readonly color: boolean
   /** stderr is a terminal: progress is drawn as a spinner. */
   readonly interactive: boolean
+  /** The columns text wraps at: the terminal's width, or infinite off a terminal. */
   readonly width: number
 }
 
@@ -62,6 +64,8 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
     readonly status: (text: string | undefined) => Effect.Effect<void>
     /** Runs `effect` (a prompt, say) with the status line cleared and paused. */
     readonly paused: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    /** Clears the status line and keeps it paused until the scope closes (see `PausingTerminal`). */
+    readonly hold: Effect.Effect<void, never, Scope.Scope>
   }
 >() {
   /** The printer for the process's own stdout and stderr. */
@@ -79,7 +83,8 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
         ...settings,
         color,
         interactive,
-        width: Math.max(60, process.stdout.columns ?? 100),
+        // Off a terminal nothing wraps: a pipe gets one line per item.
+        width: process.stdout.isTTY === true ? Math.max(60, process.stdout.columns ?? 100) : Number.POSITIVE_INFINITY,
         line: (text) =>
           Effect.sync(() => {
             clear()
@@ -121,7 +126,17 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
               Effect.sync(() => {
                 pauses -= 1
               })
-          )
+          ),
+        hold: Effect.acquireRelease(
+          Effect.sync(() => {
+            clear()
+            pauses += 1
+          }),
+          () =>
+            Effect.sync(() => {
+              pauses -= 1
+            })
+        )
       }
     })
 }
@@ -149,7 +164,15 @@ export const cyan = paint("36")
 export const wrap = (text: string, width: number): ReadonlyArray<string> => {
   const lines: Array<string> = []
   let line = ""
-  for (const word of sanitize(text).replace(/\s+/g, " ").trim().split(" ")) {
+  // A word longer than a whole line is cut into pieces that fit.
+  const words = sanitize(text)
+    .replace(/\s+/g, " ")
+    .trim()
+    .split(" ")
+    .flatMap((word) =>
+      word.length <= width ? [word] : (word.match(new RegExp(`.{1,${Math.max(1, width)}}`, "gu")) ?? [word])
+    )
+  for (const word of words) {
     if (word === "") continue
     if (line !== "" && line.length + 1 + word.length > width) {
       lines.push(line)
@@ -172,10 +195,20 @@ export const table = (
   const clean = rows.map(([name, description]) => [sanitize(name), description] as const)
   const nameWidth = Math.min(40, Math.max(0, ...clean.map(([name]) => name.length)))
   const room = Math.max(20, width - indent.length - nameWidth - 2)
+  const under = `${indent}${" ".repeat(nameWidth)}  `
   return clean.flatMap(([name, description]) => {
     const wrapped = wrap(description ?? "", room)
+    // A name wider than its column has its description on the lines below.
+    if (name.length > nameWidth && Number.isFinite(width)) {
+      const [head = "", ...more] = wrap(name, Math.max(20, width - indent.length))
+      return [
+        `${indent}${head}`,
+        ...more.map((line) => `${indent}    ${line}`),
+        ...wrapped.map((line) => `${under}${line}`)
+      ]
+    }
     const [first = "", ...rest] = wrapped
     const head = `${indent}${name.padEnd(nameWidth)}  ${first}`.trimEnd()
-    return [head, ...rest.map((line) => `${indent}${" ".repeat(nameWidth)}  ${line}`)]
+    return [head, ...rest.map((line) => `${under}${line}`)]
   })
 }

@@ -13,11 +13,13 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import { run } from "./Cli.js"
+import { helpTree, run } from "./Cli.js"
 import { ExitCode } from "./CliError.js"
 import { TrailingCommand } from "./CommonOptions.js"
+import * as Help from "./Help.js"
 import { sanitize } from "./internal/controls.js"
 import * as Signals from "./internal/signals.js"
+import { clientInfo } from "./Session.js"
 
 const signal = Signals.watch()
 
@@ -59,13 +61,20 @@ const codeOf = (exit: Exit.Exit<unknown, unknown>): number => {
   return ExitCode.connection
 }
 
-run(argv).pipe(
-  Effect.provideService(TrailingCommand, trailing),
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({
-    disableErrorReporting: true,
-    // Its pretty logger writes to stdout; the commands log to stderr (Logging.ts).
-    disablePrettyLogger: true,
-    teardown: (exit, onExit) => onExit(codeOf(exit))
-  })
-)
+// Help and mistyped commands are answered here, before @effect/cli parses (see Help.ts).
+const width = process.stdout.isTTY === true ? Math.max(40, process.stdout.columns ?? 80) : Number.POSITIVE_INFINITY
+const intercepted = Help.intercept(helpTree, argv.slice(2), clientInfo.version, width)
+if (intercepted !== undefined) {
+  ;(intercepted.toStderr ? process.stderr : process.stdout).write(`${intercepted.text}\n`)
+  process.exitCode = intercepted.code
+} else
+  run(argv).pipe(
+    Effect.provideService(TrailingCommand, trailing),
+    Effect.provide(NodeContext.layer),
+    NodeRuntime.runMain({
+      disableErrorReporting: true,
+      // Its pretty logger writes to stdout; the commands log to stderr (Logging.ts).
+      disablePrettyLogger: true,
+      teardown: (exit, onExit) => onExit(codeOf(exit))
+    })
+  )

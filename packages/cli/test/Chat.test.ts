@@ -24,6 +24,7 @@ import { ChatInput, type ChatSettings, converse } from "../src/commands/chat.js"
 import { Output, type Printable } from "../src/Output.js"
 import { everythingStdio, run } from "./support/cli.js"
 import { fakeAnthropic } from "./support/fakeAnthropic.js"
+import { startOnTerminal } from "./support/pty.js"
 
 const workshop = fileURLToPath(new URL("../../ai/test/fixtures/workshop-server.mjs", import.meta.url))
 
@@ -45,7 +46,8 @@ const captured = () => {
     printJson: (value) => write(`${JSON.stringify(value)}\n`),
     note: (text) => Effect.sync(() => void transcript.stderr.push(String(text))),
     status: () => Effect.void,
-    paused: (effect) => effect
+    paused: (effect) => effect,
+    hold: Effect.void
   })
   return { transcript, layer }
 }
@@ -222,6 +224,38 @@ describe("chat", () => {
       expect(result.stderr).toContain("anthropic fake")
       expect(`${result.stdout}${result.stderr}${readFileSync(saved, "utf8")}`).not.toContain(secret)
       expect(fake.requests.map((request) => request.body.model)).toStrictEqual(["fake", "fake"])
+    } finally {
+      await fake.stop()
+    }
+  })
+
+  it("on a terminal, a server's escape sequences in a tool result, log or progress never reach the screen", async () => {
+    const fake = await fakeAnthropic([
+      () => ({ text: "Calling. ", calls: [{ name: "hostile__evil", input: {} }] }),
+      () => ({ text: "Done." })
+    ])
+    try {
+      const directory = mkdtempSync(join(tmpdir(), "effect-mcp-chat-hostile-"))
+      const config = join(directory, "mcp.json")
+      const server = fileURLToPath(new URL("fixtures/hostile-server.mjs", import.meta.url))
+      writeFileSync(config, JSON.stringify({ mcpServers: { hostile: { command: process.execPath, args: [server] } } }))
+      const chat = startOnTerminal(
+        ["chat", "--config", config, "--provider", "anthropic", "--api-url", fake.url, "--model", "fake", "--yes"],
+        { env: { ANTHROPIC_API_KEY: "sk-test", OPENAI_API_KEY: undefined }, timeoutMs: 60_000 }
+      )
+      const asked = await chat.waitFor("you›")
+      await chat.type("run the evil tool\r")
+      await chat.waitFor("you›", asked)
+      await chat.type("\x04")
+      const { code, screen } = await chat.finished
+      expect(fake.problems).toStrictEqual([])
+      expect(code, screen).toBe(0)
+      // The result arrived, shown as text…
+      expect(screen).toMatch(/<result {1,2}RED/)
+      expect(screen).toContain("Done.")
+      // …without the server's sequences: no retitle, no red, no 8-bit forms, no device query.
+      for (const sequence of ["\u001b]0;", "\u001b[31mRED", "\u009d", "\u009b", "\u001bP1$q"])
+        expect(screen.includes(sequence), JSON.stringify(sequence)).toBe(false)
     } finally {
       await fake.stop()
     }

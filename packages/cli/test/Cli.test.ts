@@ -36,7 +36,9 @@ describe.concurrent("against the reference server over stdio", () => {
     expect(result.stdout).toMatch(/^Everything Reference Server 2\.0\.0/)
     expect(result.stdout).toMatch(/protocol\s+2025-11-25/)
     expect(result.stdout).toMatch(/^tools \(\d+\)$/m)
-    expect(result.stdout).toMatch(/^ {2}echo +Echoes back the input string$/m)
+    expect(result.stdout).toMatch(
+      /^ {2}echo message:string +Echo Tool: Echoes back the input string \(read-only, idempotent\)$/m
+    )
     expect(result.stdout).toMatch(/^resource templates \(2\)$/m)
     expect(result.stdout).toMatch(/^ {2}args-prompt <city> \[state\]/m)
   })
@@ -71,7 +73,7 @@ describe.concurrent("against the reference server over stdio", () => {
     )
     const unknown = await run(["tools", "call", "no-such-tool", ...everythingStdio])
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toMatch(/has no tool named "no-such-tool" \(tools: echo, /)
+    expect(unknown.stderr).toMatch(/has no tool named "no-such-tool" \(see effect-mcp tools list\)/)
   })
 
   it("a tool reporting isError exits 1; sampling without a command is declined with a clear message", async () => {
@@ -241,7 +243,11 @@ describe.concurrent("help", () => {
     const helps = await Promise.all(commands.map((command) => run([...command, "--help"])))
     helps.forEach((help, index) => {
       const command = commands[index]?.join(" ")
-      expect([command, help.code, help.stdout]).toStrictEqual([command, 0, expect.stringMatching(/Example: /)])
+      expect([command, help.code, help.stdout]).toStrictEqual([
+        command,
+        0,
+        expect.stringMatching(new RegExp(`^Usage: effect-mcp ${command}[^]*\nExamples?:\n {2}\\S`))
+      ])
       expect(help.stdout).not.toContain("\x1b[")
     })
   })

@@ -23,7 +23,8 @@ beforeAll(async () => {
         one: stdio,
         two: stdio,
         web: { type: "http", url: `${web.origin}/mcp` },
-        gone: { command: "no-such-mcp-server-anywhere" }
+        gone: { command: "no-such-mcp-server-anywhere" },
+        broken: { command: "node", args: "not a list" }
       }
     })
   )
@@ -35,7 +36,11 @@ afterAll(async () => {
 describe("effect-mcp host", () => {
   it("status shows every server, the missing one failed with its reason", async () => {
     const result = await run(["host", "status"], { cwd })
-    expect(result.code, result.stderr).toBe(0)
+    // A failed server makes the status a failure; the broken entry is reported and left out.
+    expect(result.code, result.stderr).toBe(3)
+    expect(result.stderr).toMatch(/error: 1 of 4 servers failed: gone/)
+    expect(result.stderr).toMatch(/warning: .*\.mcp\.json: server "broken", field "args": .*\(server left out\)/)
+    expect(result.stdout).not.toMatch(/^broken/m)
     expect(result.stdout).toMatch(/^one +stdio +ready/m)
     expect(result.stdout).toMatch(/^two +stdio +ready/m)
     expect(result.stdout).toMatch(/^web +http +ready/m)
@@ -55,11 +60,23 @@ describe("effect-mcp host", () => {
     const names: ReadonlyArray<string> = JSON.parse(tools.stdout).tools.map((tool: { name: string }) => tool.name)
     expect(names).toEqual(expect.arrayContaining(["one__echo", "two__echo", "web__echo", "web__get-sum"]))
     const call = await run(["host", "call", "web__get-sum", "a=2", "b=40"], { cwd })
-    expect([call.code, call.stderr]).toStrictEqual([0, ""])
+    expect(call.code, call.stderr).toBe(0)
+    expect(call.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("warning:"))).toStrictEqual([])
     expect(call.stdout).toMatch(/42/)
     const unknown = await run(["host", "call", "nobody__echo", "message=x"], { cwd })
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/no ready server offers "nobody__echo"/)
+    // A typo lists the closest names, not all of them.
+    const typo = await run(["host", "call", "web__get-sun", "a=2", "b=40"], { cwd })
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toMatch(/no ready server offers "web__get-sun" \(did you mean web__get-sum/)
+    expect(typo.stderr).not.toMatch(/one__echo/)
+    // A tool of a server that is down says why it is down.
+    const down = await run(["host", "call", "gone__echo", "message=x"], { cwd })
+    expect(down.code).toBe(2)
+    expect(down.stderr).toMatch(
+      /"gone__echo" cannot be called: gone is not ready \(failed: .*no-such-mcp-server-anywhere/
+    )
   })
 
   it("without a config file it says so (exit 2)", async () => {

@@ -152,7 +152,7 @@ describe("signals during a long call", () => {
 
   it("Ctrl-C on a terminal: 130, the spinner cleared, one line, no server left", async () => {
     const started = startOnTerminal(long)
-    await eventually(() => /progress trigger-long-running-operation: 1/.test(started.screen()), "progress")
+    await eventually(() => /calling trigger-long-running-operation {2}1\//.test(started.screen()), "progress")
     const servers = descendantsOf(started.child.pid ?? 0)
     expect(servers.length).toBeGreaterThan(1)
     started.child.stdin?.write("\x03")

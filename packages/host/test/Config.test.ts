@@ -118,18 +118,69 @@ describe("dialects", () => {
     ])
   })
 
-  it("names the file, the entry and the field of a broken entry", () => {
-    const bad = Dialects.read("/p/mcp.json", { mcpServers: { srv: { command: "node", args: ["ok", 3] } } }, "/")
-    expect(Either.isLeft(bad) && bad.left.message).toMatch(
+  it("names the file, the entry and the field of a broken entry, and leaves only it out", () => {
+    const problemOf = (servers: unknown) => {
+      const parsed = read("/p/mcp.json", { mcpServers: { good: { command: "node" }, srv: servers } })
+      expect(parsed.entries.map((entry) => entry.name)).toStrictEqual(["good"])
+      return parsed.problems.map((problem) => problem.message).join("\n")
+    }
+    expect(problemOf({ command: "node", args: ["ok", 3] })).toMatch(
       /^\/p\/mcp\.json: server "srv", field "args\.1": Expected string, actual 3/
     )
-    const neither = Dialects.read("/p/mcp.json", { mcpServers: { srv: { env: {} } } }, "/")
-    expect(Either.isLeft(neither) && neither.left.message).toMatch(/server "srv", field "url"/)
-    const both = Dialects.read("/p/mcp.json", { mcpServers: { srv: { command: "x", url: "http://a" } } }, "/")
-    expect(Either.isLeft(both) && both.left.message).toMatch(/either a command or a URL/)
-    const wrongType = Dialects.read("/p/mcp.json", { mcpServers: { srv: { type: "websocket", url: "ws://a" } } }, "/")
-    expect(Either.isLeft(wrongType) && wrongType.left.message).toMatch(/field "type"/)
+    expect(problemOf({ env: {} })).toMatch(/server "srv", field "url"/)
+    expect(problemOf({ command: "x", url: "http://a" })).toMatch(/either a command or a URL/)
+    expect(problemOf({ type: "websocket", url: "ws://a" })).toMatch(/field "type"/)
+    expect(problemOf("just a string")).toMatch(/server "srv": must be an object/)
     expect(Either.isLeft(Dialects.read("/p/mcp.json", { something: {} }, "/"))).toBe(true)
+    const continued = Dialects.read("/p/config.json", { experimental: { modelContextProtocolServers: [] } }, "/")
+    expect(Either.isLeft(continued) && continued.left.message).toMatch(/is Continue's config .* does not read/)
+  })
+
+  it("reads Zed's documented source: custom without a warning", () => {
+    const zed = read("/home/me/.config/zed/settings.json", {
+      context_servers: { mine: { source: "custom", command: "node", args: ["s.js"], env: {} } }
+    })
+    expect(zed.entries[0]?.target).toStrictEqual({ _tag: "Stdio", command: "node", args: ["s.js"], env: {} })
+    expect(zed.warnings).toStrictEqual([])
+    expect(zed.problems).toStrictEqual([])
+  })
+
+  it("reads Codex's [mcp_servers.NAME] tables", () => {
+    const parsed = Either.getOrThrow(
+      Dialects.readCodex("/home/me/.codex/config.toml", {
+        model: "o3",
+        mcp_servers: {
+          docs: { command: "npx", args: ["-y", "docs-mcp"], env: { LOG: "1" }, startup_timeout_sec: 20 },
+          remote: {
+            url: "https://mcp.example/mcp",
+            bearer_token_env_var: "EXAMPLE_TOKEN",
+            http_headers: { "X-Team": "core" },
+            env_http_headers: { "X-Key": "EXAMPLE_KEY" }
+          },
+          broken: { args: ["x"] }
+        }
+      })
+    )
+    expect(parsed.entries.map((entry) => [entry.name, entry.dialect, entry.target])).toStrictEqual([
+      ["docs", "codex", { _tag: "Stdio", command: "npx", args: ["-y", "docs-mcp"], env: { LOG: "1" } }],
+      [
+        "remote",
+        "codex",
+        {
+          _tag: "Http",
+          url: "https://mcp.example/mcp",
+          transport: "http",
+          headers: { "X-Team": "core", "X-Key": "${env:EXAMPLE_KEY}", Authorization: "Bearer ${env:EXAMPLE_TOKEN}" }
+        }
+      ]
+    ])
+    expect(parsed.warnings).toStrictEqual([
+      `/home/me/.codex/config.toml: server "docs": field "startup_timeout_sec" is ignored by effect-mcp`
+    ])
+    expect(parsed.problems.map((problem) => problem.message)).toStrictEqual([
+      `/home/me/.codex/config.toml: server "broken", field "command": is required (or give a url)`
+    ])
+    expect(Either.isLeft(Dialects.readCodex("/x/config.toml", { model: "o3" }))).toBe(true)
   })
 
   it("warns about fields it ignores", () => {
@@ -200,7 +251,7 @@ describe("variable expansion", () => {
           { mcpServers: { r: { url: "https://x/mcp", oauth: { clientId: 7 } } } },
           "/p"
         )
-        expect(Either.isLeft(broken) && broken.left.message).toContain('field "oauth.clientId"')
+        expect(Either.isRight(broken) && broken.right.problems[0]?.message).toContain('field "oauth.clientId"')
       })
   )
 
@@ -304,6 +355,56 @@ describe("discovery", () => {
       expect(loaded.shadowed.map((entry) => entry.file)).toStrictEqual([join(cwd, ".cursor", "mcp.json")])
       const missing = yield* ConfigLoader.find(loaded, "zzz").pipe(Effect.flip)
       expect(missing.message).toMatch(/no server named "zzz".*configured: a, b, c/)
+    })
+  )
+
+  it.effect("reads Codex's config.toml; a YAML file and a TOML file without servers say what they are", () =>
+    Effect.gen(function* () {
+      const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-codex-"))
+      writeFileSync(
+        join(cwd, "config.toml"),
+        [
+          'model = "o3"',
+          "",
+          "[mcp_servers.docs]",
+          'command = "npx"',
+          'args = ["-y", "docs-mcp"]',
+          'env = { "LOG" = "1" }',
+          "",
+          "[mcp_servers.remote]",
+          'url = "https://mcp.example/mcp"',
+          'bearer_token_env_var = "TOKEN"',
+          "",
+          "[mcp_servers.bad]",
+          "args = 3"
+        ].join("\n")
+      )
+      const load = (config: string) =>
+        ConfigLoader.load({ cwd, home: cwd, platform: "linux", config }).pipe(Effect.provide(NodeContext.layer))
+      const loaded = yield* load("config.toml")
+      expect(loaded.entries.map((entry) => entry.name)).toStrictEqual(["docs", "remote"])
+      expect(loaded.problems.map((problem) => problem.message)).toStrictEqual([
+        `${join(cwd, "config.toml")}: server "bad", field "args": Expected ReadonlyArray<string>, actual 3`
+      ])
+      // The broken entry, asked for by name, says what is wrong with it.
+      const asked = yield* ConfigLoader.find(loaded, "bad").pipe(Effect.flip)
+      expect(asked.message).toMatch(/server "bad", field "args"/)
+      const resolved = yield* ConfigLoader.resolveAll(loaded, context({ TOKEN: "t0k" })).pipe(
+        Effect.provide(NodeContext.layer)
+      )
+      expect(resolved.resolved.map(({ target }) => target._tag === "Http" && target.headers)).toStrictEqual([
+        false,
+        { Authorization: "Bearer t0k" }
+      ])
+      expect(resolved.problems.map((problem) => problem.entry)).toStrictEqual(["bad"])
+
+      writeFileSync(join(cwd, "other.toml"), 'model = "o3"\n')
+      const noServers = yield* load("other.toml").pipe(Effect.flip)
+      expect(noServers.message).toMatch(/no \[mcp_servers\.NAME\] table found \(Codex's config\.toml\)/)
+      writeFileSync(join(cwd, "broken.toml"), "[mcp_servers.x\n")
+      expect((yield* load("broken.toml").pipe(Effect.flip)).message).toMatch(/invalid TOML/)
+      writeFileSync(join(cwd, "config.yaml"), "mcpServers: []\n")
+      expect((yield* load("config.yaml").pipe(Effect.flip)).message).toMatch(/is YAML .* does not read/)
     })
   )
 

@@ -54,13 +54,16 @@ export class ChatInput extends Context.Tag("@effect-mcp/cli/ChatInput")<
       )
       return ChatInput.of(
         serialized(yield* Effect.makeSemaphore(1), (prompt) =>
-          output
-            .text(prompt)
-            .pipe(
-              Effect.zipRight(Effect.sync(() => reader.resume())),
-              Effect.zipRight(Effect.option(lines.take)),
-              Effect.ensuring(Effect.sync(() => reader.pause()))
-            )
+          // Paused: no live line is drawn over the question while the user types.
+          output.paused(
+            output
+              .text(prompt)
+              .pipe(
+                Effect.zipRight(Effect.sync(() => reader.resume())),
+                Effect.zipRight(Effect.option(lines.take)),
+                Effect.ensuring(Effect.sync(() => reader.pause()))
+              )
+          )
         )
       )
     })

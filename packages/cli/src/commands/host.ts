@@ -16,11 +16,15 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Authorization from "../Authorization.js"
-import { UsageError } from "../CliError.js"
+import { ServersFailed, UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import * as Handlers from "../Handlers.js"
 import { dim, Output, table } from "../Output.js"
 import { clientInfo, expandContext, isInteractive } from "../Session.js"
+import * as HostShell from "../shell/HostShell.js"
+import * as ShellSession from "../shell/Session.js"
+import { outOption } from "./binary.js"
+import { whyNot } from "./hostTools.js"
 import { runCommand } from "./shared.js"
 import { argumentOptions, callAndPrint, callArguments } from "./tools.js"
 
@@ -94,7 +98,7 @@ export const status = Command.make("status", { config, run: CommonOptions.run },
         const output = yield* Output
         const servers = yield* host.servers
         if (output.json)
-          return yield* output.printJson({
+          yield* output.printJson({
             servers: servers.map((server) => ({
               name: server.name,
               transport: ServerEntry.transportOf(server.config.target),
@@ -102,7 +106,7 @@ export const status = Command.make("status", { config, run: CommonOptions.run },
               detail: ServerStatus.describe(server.status)
             }))
           })
-        const rows = servers.map(
+        const rows = (output.json ? [] : servers).map(
           (server) =>
             [
               server.name,
@@ -110,6 +114,8 @@ export const status = Command.make("status", { config, run: CommonOptions.run },
             ] as const
         )
         for (const line of table(rows, output.width, "")) yield* output.line(line)
+        const failed = servers.filter((server) => server.status._tag === "Failed").map((server) => server.name)
+        if (failed.length > 0) return yield* new ServersFailed({ failed, total: servers.length })
       })
     )
   )
@@ -157,24 +163,19 @@ export const call = Command.make(
     config,
     run: CommonOptions.run,
     name: Args.text({ name: "server__tool" }).pipe(Args.withDescription("The tool's namespaced name")),
+    out: outOption,
     ...argumentOptions
   },
-  ({ config, run, args, name, pairs }) =>
+  ({ config, run, args, name, pairs, out }) =>
     runCommand(
       run,
       withHost(config, run, (host) =>
         Effect.gen(function* () {
           const input = yield* callArguments(args, pairs)
           const found = (yield* host.tools).find((entry) => entry.name === name)
-          if (found === undefined) {
-            const known = (yield* host.tools).map((entry) => entry.name)
-            return yield* new UsageError({
-              method: "tools/call",
-              reason: `no ready server offers "${name}" (tools: ${known.join(", ") || "none"})`
-            })
-          }
+          if (found === undefined) return yield* whyNot(host, name)
           const client = yield* host.client(found.server)
-          return yield* callAndPrint(client, found.tool.name, input)
+          return yield* callAndPrint(client, found.tool.name, input, false, out)
         })
       )
     )
@@ -185,8 +186,21 @@ export const call = Command.make(
   )
 )
 
+/** `host shell`. */
+export const shell = Command.make("shell", { config, run: CommonOptions.run }, ({ config, run }) =>
+  runCommand(
+    run,
+    withHost(config, run, (host) => Effect.flatMap(HostShell.target(host), ShellSession.run))
+  )
+).pipe(
+  Command.withDescription(
+    "An interactive session on every configured server at once: namespaced tools (server__tool), resources and prompts, status; Ctrl-C cancels a running command, Ctrl-D leaves.\n" +
+      "Example: effect-mcp host shell --config .mcp.json"
+  )
+)
+
 /** `effect-mcp host`. */
 export const host = Command.make("host").pipe(
   Command.withDescription("Every configured server at once: statuses, one namespaced toolset, routed calls."),
-  Command.withSubcommands([status, tools, call])
+  Command.withSubcommands([status, tools, call, shell])
 )

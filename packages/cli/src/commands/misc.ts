@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 
+import { sanitize } from "../internal/controls.js"
 import { parseStringArguments } from "../internal/words.js"
 import { dim, Output, styled } from "../Output.js"
 import { display } from "../ServerNames.js"
@@ -131,26 +132,43 @@ export const servers = Command.make(
         const output = yield* Output
         const loaded = yield* ConfigLoader.load(ConfigLoader.here(Option.getOrUndefined(config)))
         for (const warning of loaded.warnings) yield* output.note(`warning: ${warning}`)
-        const describeTarget = (target: (typeof loaded.entries)[number]["target"]) =>
-          target._tag === "Stdio" ? [target.command, ...target.args].join(" ") : target.url
+        for (const problem of loaded.problems) yield* output.note(`warning: ${problem.message} (server left out)`)
         if (output.json)
           return yield* output.printJson({
             files: loaded.files,
             servers: loaded.entries.map((entry) => ({
               name: entry.name,
               transport: ServerEntry.transportOf(entry.target),
+              ...(entry.target._tag === "Stdio"
+                ? { command: entry.target.command, args: entry.target.args }
+                : { url: entry.target.url, httpTransport: entry.target.transport }),
               file: entry.file,
               dialect: entry.dialect
+            })),
+            problems: loaded.problems.map((problem) => ({
+              file: problem.file,
+              ...(problem.entry === undefined ? {} : { server: problem.entry }),
+              ...(problem.field === undefined ? {} : { field: problem.field }),
+              reason: problem.reason
             }))
           })
         if (loaded.files.length === 0)
           return yield* output.note(
             "no config file found (looked for ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json and Claude's configs)"
           )
-        const nameWidth = Math.max(0, ...loaded.entries.map((entry) => entry.name.length))
-        for (const entry of loaded.entries)
+        const describeTarget = (target: (typeof loaded.entries)[number]["target"]) =>
+          sanitize(target._tag === "Stdio" ? [target.command, ...target.args].join(" ") : target.url)
+        const rows = loaded.entries.map((entry) => [
+          sanitize(entry.name),
+          ServerEntry.transportOf(entry.target),
+          describeTarget(entry.target),
+          `${entry.file} (${entry.dialect})`
+        ])
+        const widths = [0, 1, 2].map((column) => Math.max(0, ...rows.map((row) => row[column]?.length ?? 0)))
+        const pad = (text: string | undefined, column: number) => (text ?? "").padEnd(widths[column] ?? 0)
+        for (const row of rows)
           yield* output.line(
-            styled`${entry.name.padEnd(nameWidth)}  ${ServerEntry.transportOf(entry.target).padEnd(5)} ${describeTarget(entry.target)}  ${dim(output.color, `${entry.file} (${entry.dialect})`)}`
+            styled`${pad(row[0], 0)}  ${pad(row[1], 1)}  ${pad(row[2], 2)}  ${dim(output.color, row[3] ?? "")}`
           )
         for (const entry of loaded.shadowed)
           yield* output.note(`note: "${entry.name}" in ${entry.file} is hidden by an earlier file`)

@@ -1,14 +1,17 @@
 /** `prompts list` and `prompts get <name> [key=value …]`. */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import type { McpClient } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import type * as Option from "effect/Option"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { parseStringArguments } from "../internal/words.js"
 import { bold, Output } from "../Output.js"
 import { withClient } from "../Session.js"
-import { contentBlock, promptSignature } from "./render.js"
+import { outOption, printContent } from "./binary.js"
+import { promptSignature } from "./render.js"
 import { listCommand, runCommand } from "./shared.js"
 
 /** `prompts list`. */
@@ -20,33 +23,41 @@ export const list = listCommand(
   (prompt) => [promptSignature(prompt), prompt.description]
 )
 
+/** Gets a prompt with `key=value` arguments and prints its messages. */
+export const printPrompt = (
+  client: McpClient.McpClientService,
+  name: string,
+  pairs: ReadonlyArray<string>,
+  out: Option.Option<string>
+) =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    const args = yield* Either.match(parseStringArguments(pairs), {
+      onLeft: (reason) => Effect.fail(new UsageError({ reason, server: client.name, method: "prompts/get" })),
+      onRight: Effect.succeed
+    })
+    const result = yield* client.getPrompt(name, args)
+    if (output.json) return yield* output.printJson(result)
+    if (result.description !== undefined) yield* output.line(result.description)
+    for (const [index, message] of result.messages.entries()) {
+      yield* output.line(bold(output.color, `${message.role}:`))
+      yield* printContent([message.content], out, `${name}-${index + 1}`)
+    }
+  })
+
 /** `prompts get <name> [key=value …]`. */
 export const get = Command.make(
   "get",
   {
     ...CommonOptions.connection,
     name: Args.text({ name: "prompt" }).pipe(Args.withDescription("The prompt's name")),
-    pairs: Args.text({ name: "key=value" }).pipe(Args.withDescription("The prompt's arguments"), Args.repeated)
+    pairs: Args.text({ name: "key=value" }).pipe(Args.withDescription("The prompt's arguments"), Args.repeated),
+    out: outOption
   },
-  ({ server, run, name, pairs }) =>
+  ({ server, run, name, pairs, out }) =>
     runCommand(
       run,
-      withClient(server, run, (client) =>
-        Effect.gen(function* () {
-          const output = yield* Output
-          const args = yield* Either.match(parseStringArguments(pairs), {
-            onLeft: (reason) => Effect.fail(new UsageError({ reason, server: client.name, method: "prompts/get" })),
-            onRight: Effect.succeed
-          })
-          const result = yield* client.getPrompt(name, args)
-          if (output.json) return yield* output.printJson(result)
-          if (result.description !== undefined) yield* output.line(result.description)
-          for (const message of result.messages) {
-            yield* output.line(bold(output.color, `${message.role}:`))
-            yield* output.line(contentBlock(message.content))
-          }
-        })
-      )
+      withClient(server, run, (client) => printPrompt(client, name, pairs, out))
     )
 ).pipe(
   Command.withDescription(

@@ -5,10 +5,12 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as CommonOptions from "../CommonOptions.js"
-import { dim, Output } from "../Output.js"
+import { dim, Output, styled } from "../Output.js"
 import { withClient } from "../Session.js"
+import { outOption, payloadOf, save } from "./binary.js"
 import { resourceContents } from "./render.js"
 import { listCommand, runCommand } from "./shared.js"
 
@@ -32,7 +34,12 @@ export const templates = listCommand(
 
 const uriArg = Args.text({ name: "uri" }).pipe(Args.withDescription("The resource's URI"))
 
-const printRead = (client: Parameters<Parameters<typeof withClient>[2]>[0], uri: string) =>
+/** Reads a resource and prints its contents (saved into `out` when given). */
+export const printRead = (
+  client: Parameters<Parameters<typeof withClient>[2]>[0],
+  uri: string,
+  out: Option.Option<string>
+) =>
   Effect.gen(function* () {
     const output = yield* Output
     const result = yield* client.readResource(uri)
@@ -40,15 +47,21 @@ const printRead = (client: Parameters<Parameters<typeof withClient>[2]>[0], uri:
     for (const contents of result.contents) {
       if (result.contents.length > 1) yield* output.line(dim(output.color, `— ${contents.uri}`))
       yield* output.line(resourceContents(contents))
+      const payload = Option.isSome(out) ? payloadOf({ type: "resource", resource: contents }, "resource") : undefined
+      if (Option.isSome(out) && payload !== undefined)
+        yield* output.line(styled`  saved to ${yield* save(out.value, payload)}`)
     }
   })
 
 /** `resources read <uri>`. */
-export const read = Command.make("read", { ...CommonOptions.connection, uri: uriArg }, ({ server, run, uri }) =>
-  runCommand(
-    run,
-    withClient(server, run, (client) => printRead(client, uri))
-  )
+export const read = Command.make(
+  "read",
+  { ...CommonOptions.connection, uri: uriArg, out: outOption },
+  ({ server, run, uri, out }) =>
+    runCommand(
+      run,
+      withClient(server, run, (client) => printRead(client, uri, out))
+    )
 ).pipe(
   Command.withDescription(
     "Read a resource and print its contents.\nExample: effect-mcp resources read demo://resource/static/document/architecture.md --server everything"

@@ -32,7 +32,8 @@ const infoJson = (client: McpClient.McpClientService) => ({
   ...Option.match(client.instructions, { onNone: () => ({}), onSome: (instructions) => ({ instructions }) })
 })
 
-const printInfo = (client: McpClient.McpClientService) =>
+/** Prints what the server is: name, version, protocol, capabilities, instructions. */
+export const printInfo = (client: McpClient.McpClientService) =>
   Effect.gen(function* () {
     const output = yield* Output
     const info = client.serverInfo
@@ -88,55 +89,57 @@ export const ping = Command.make("ping", CommonOptions.connection, ({ server, ru
   Command.withDescription("Check that the server answers.\nExample: effect-mcp ping --url http://127.0.0.1:3001/mcp")
 )
 
+/** Prints one overview of everything the server offers. */
+export const printInspect = (client: McpClient.McpClientService) =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    const caps = client.serverCapabilities
+    const tools = caps.tools === undefined ? [] : yield* client.tools
+    const resources = caps.resources === undefined ? [] : yield* client.resources
+    const templates = caps.resources === undefined ? [] : yield* client.resourceTemplates
+    const prompts = caps.prompts === undefined ? [] : yield* client.prompts
+    if (output.json)
+      return yield* output.printJson({
+        ...infoJson(client),
+        tools,
+        resources,
+        resourceTemplates: templates,
+        prompts
+      })
+    yield* printInfo(client)
+    const section = (title: string, rows: ReadonlyArray<readonly [string, string | undefined]>) =>
+      Effect.gen(function* () {
+        yield* output.line("")
+        yield* output.line(bold(output.color, `${title} (${rows.length})`))
+        for (const line of table(rows, output.width)) yield* output.line(line)
+      })
+    if (caps.tools !== undefined)
+      yield* section(
+        "tools",
+        tools.map((tool) => [signature(tool), summary(tool)])
+      )
+    if (caps.resources !== undefined) {
+      yield* section(
+        "resources",
+        resources.map((resource) => [resource.uri, resource.name])
+      )
+      yield* section(
+        "resource templates",
+        templates.map((template) => [template.uriTemplate, template.name])
+      )
+    }
+    if (caps.prompts !== undefined)
+      yield* section(
+        "prompts",
+        prompts.map((prompt) => [promptSignature(prompt), prompt.description])
+      )
+  })
+
 /** `effect-mcp inspect`. */
 export const inspect = Command.make("inspect", CommonOptions.connection, ({ server, run }) =>
   runCommand(
     run,
-    withClient(server, run, (client) =>
-      Effect.gen(function* () {
-        const output = yield* Output
-        const caps = client.serverCapabilities
-        const tools = caps.tools === undefined ? [] : yield* client.tools
-        const resources = caps.resources === undefined ? [] : yield* client.resources
-        const templates = caps.resources === undefined ? [] : yield* client.resourceTemplates
-        const prompts = caps.prompts === undefined ? [] : yield* client.prompts
-        if (output.json)
-          return yield* output.printJson({
-            ...infoJson(client),
-            tools,
-            resources,
-            resourceTemplates: templates,
-            prompts
-          })
-        yield* printInfo(client)
-        const section = (title: string, rows: ReadonlyArray<readonly [string, string | undefined]>) =>
-          Effect.gen(function* () {
-            yield* output.line("")
-            yield* output.line(bold(output.color, `${title} (${rows.length})`))
-            for (const line of table(rows, output.width)) yield* output.line(line)
-          })
-        if (caps.tools !== undefined)
-          yield* section(
-            "tools",
-            tools.map((tool) => [signature(tool), summary(tool)])
-          )
-        if (caps.resources !== undefined) {
-          yield* section(
-            "resources",
-            resources.map((resource) => [resource.uri, resource.name])
-          )
-          yield* section(
-            "resource templates",
-            templates.map((template) => [template.uriTemplate, template.name])
-          )
-        }
-        if (caps.prompts !== undefined)
-          yield* section(
-            "prompts",
-            prompts.map((prompt) => [promptSignature(prompt), prompt.description])
-          )
-      })
-    )
+    withClient(server, run, (client) => printInspect(client))
   )
 ).pipe(
   Command.withDescription(

@@ -4,6 +4,7 @@
  */
 
 import * as Command from "@effect/cli/Command"
+import type * as Terminal from "@effect/platform/Terminal"
 import type { McpClient } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -11,6 +12,7 @@ import { type CliFailure, describe, Exit, exitCodeOf, serverOf, toJson } from ".
 import * as CommonOptions from "../CommonOptions.js"
 import * as Logging from "../Logging.js"
 import { jsonText, Output, table } from "../Output.js"
+import * as PausingTerminal from "../PausingTerminal.js"
 import { ServerNames } from "../ServerNames.js"
 import { withClient } from "../Session.js"
 
@@ -32,12 +34,26 @@ export const report = (failure: CliFailure) =>
 export const runCommand = <R>(
   run: Pick<CommonOptions.RunOptions, "json" | "verbose">,
   body: Effect.Effect<void, CliFailure, R>
-): Effect.Effect<void, Exit, Exclude<R, Output | ServerNames>> =>
+): Effect.Effect<void, Exit, Exclude<R, Output | ServerNames> | Terminal.Terminal> =>
   body.pipe(
     Effect.catchAll(report),
+    // Every prompt inside pauses the live line.
+    Effect.provide(PausingTerminal.layer),
     Effect.provide(Layer.merge(Output.layer({ json: run.json, verbose: run.verbose }), ServerNames.layer)),
     Effect.provide(Logging.layer(run.verbose))
   )
+
+/** Prints a list: a table for people, `{ [key]: items }` with `--json`. */
+export const printList = <A>(
+  key: string,
+  items: ReadonlyArray<A>,
+  row: (item: A) => readonly [string, string | undefined]
+) =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    if (output.json) return yield* output.printJson({ [key]: items })
+    for (const line of table(items.map(row), output.width, "")) yield* output.line(line)
+  })
 
 /** A command that lists something of the server: a table for people, `{ [key]: items }` with `--json`. */
 export const listCommand = <A>(
@@ -50,13 +66,6 @@ export const listCommand = <A>(
   Command.make(name, CommonOptions.connection, ({ server, run }) =>
     runCommand(
       run,
-      withClient(server, run, (client) =>
-        Effect.gen(function* () {
-          const output = yield* Output
-          const items = yield* list(client)
-          if (output.json) return yield* output.printJson({ [key]: items })
-          for (const line of table(items.map(row), output.width, "")) yield* output.line(line)
-        })
-      )
+      withClient(server, run, (client) => Effect.flatMap(list(client), (items) => printList(key, items, row)))
     )
   ).pipe(Command.withDescription(description))

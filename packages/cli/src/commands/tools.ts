@@ -12,15 +12,18 @@ import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
 import { ToolReportedError, UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
+import { closest } from "../internal/closest.js"
 import { parseArguments } from "../internal/words.js"
-import { bold, Output, red } from "../Output.js"
+import { bold, Output, red, styled, wrap } from "../Output.js"
+import * as ProgressLine from "../ProgressLine.js"
 import { display } from "../ServerNames.js"
-import { withClient } from "../Session.js"
-import { contentBlock } from "./render.js"
+import { isInteractive, withClient } from "../Session.js"
+import * as UrlRequired from "../UrlRequired.js"
+import { outOption, printContent } from "./binary.js"
 import { listCommand, runCommand } from "./shared.js"
+import { hints, schemaTree, signature, summary, titleOf } from "./toolView.js"
 
 /** `tools list`. */
 export const list = listCommand(
@@ -28,10 +31,66 @@ export const list = listCommand(
   'List the server\'s tools.\nExample: effect-mcp tools list --stdio "node server.js"',
   "tools",
   (client) => client.tools,
-  (tool) => [tool.name, tool.description]
+  (tool) => [signature(tool), summary(tool)]
 )
 
-const SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+/** Prints one tool in full: description, arguments and output as trees, hints, task support. */
+export const showTool = (client: McpClient.McpClientService, name: string) =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    const tool = yield* findTool(client, name)
+    if (output.json) return yield* output.printJson({ tool })
+    const title = titleOf(tool)
+    yield* output.line(
+      styled`${bold(output.color, tool.name)}${title === undefined || title === tool.name ? "" : ` — ${title}`}`
+    )
+    for (const line of wrap(tool.description ?? "", output.width - 2)) yield* output.line(`  ${line}`)
+    yield* output.line("")
+    yield* output.line(`${bold(output.color, "usage")}  ${signature(tool)}`)
+    yield* output.line(bold(output.color, "input"))
+    const input = schemaTree(tool.inputSchema, "  ")
+    for (const line of input.length === 0 ? ["  (no arguments)"] : input) yield* output.line(line)
+    if (tool.outputSchema !== undefined) {
+      yield* output.line(bold(output.color, "output"))
+      for (const line of schemaTree(tool.outputSchema, "  ")) yield* output.line(line)
+    }
+    const marks = hints(tool)
+    if (marks.length > 0) yield* output.line(`${bold(output.color, "hints")}  ${marks.join(", ")}`)
+    yield* output.line(`${bold(output.color, "tasks")}  ${tool.execution?.taskSupport ?? "forbidden"}`)
+  })
+
+/** `tools show NAME`: one tool in full. */
+export const show = Command.make(
+  "show",
+  { ...CommonOptions.connection, name: Args.text({ name: "tool" }).pipe(Args.withDescription("The tool's name")) },
+  ({ server, run, name }) =>
+    runCommand(
+      run,
+      withClient(server, run, (client) => showTool(client, name))
+    )
+).pipe(
+  Command.withDescription(
+    "Show one tool: description, arguments and output as a tree, behaviour hints and task support.\n" +
+      "Example: effect-mcp tools show get-sum --server everything"
+  )
+)
+
+/** The tool named `name`, or a usage error listing the closest names. */
+export const findTool = (client: McpClient.McpClientService, name: string) =>
+  Effect.gen(function* () {
+    const tools = yield* client.tools
+    const tool = tools.find((candidate) => candidate.name === name)
+    if (tool !== undefined) return tool
+    const close = closest(
+      name,
+      tools.map((candidate) => candidate.name)
+    )
+    return yield* new UsageError({
+      server: client.name,
+      method: "tools/call",
+      reason: `${yield* display(client.name)} has no tool named "${name}"${close.length === 0 ? (tools.length === 0 ? " (it has no tools)" : " (see effect-mcp tools list)") : ` (did you mean ${close.join(", ")}?)`}`
+    })
+  })
 
 /** The arguments of a call from `--args` and the words after the tool's name. */
 export const callArguments = (json: Option.Option<string>, words: ReadonlyArray<string>) =>
@@ -60,18 +119,13 @@ export const callAndPrint = (
   client: McpClient.McpClientService,
   name: string,
   args: { readonly [key: string]: unknown },
-  asTask = false
+  asTask = false,
+  /** `--out DIR`: where binary content is saved. */
+  out: Option.Option<string> = Option.none()
 ) =>
   Effect.gen(function* () {
     const output = yield* Output
-    const tools = yield* client.tools
-    const tool = tools.find((candidate) => candidate.name === name)
-    if (tool === undefined)
-      return yield* new UsageError({
-        server: client.name,
-        method: "tools/call",
-        reason: `${yield* display(client.name)} has no tool named "${name}" (tools: ${tools.map((candidate) => candidate.name).join(", ") || "none"})`
-      })
+    const tool = yield* findTool(client, name)
     const problem = JsonSchema.validate(tool.inputSchema, args)
     if (problem !== undefined)
       return yield* new UsageError({
@@ -79,39 +133,39 @@ export const callAndPrint = (
         method: "tools/call",
         reason: `the arguments do not match the input schema of ${name}: ${problem}`
       })
-    let frame = 0
-    let text = `calling ${name}`
-    // Suspended: each frame draws the next glyph and the latest text.
-    const draw = Effect.suspend(() => output.status(`${SPINNER[frame++ % SPINNER.length]} ${text}`))
-    const spinner = output.interactive
-      ? Effect.forkScoped(Effect.repeat(draw, Schedule.spaced("100 millis")))
-      : Effect.void
-    const show = (line: string) => {
-      text = line
-      return output.interactive ? draw : output.status(line)
-    }
-    const call: Effect.Effect<
+    const call = (
+      line: ProgressLine.ProgressLine
+    ): Effect.Effect<
       McpSchema.CallToolResult,
       McpError.RequestError | McpError.ToolOutputInvalid | McpError.TaskRequired | McpError.TaskNotAllowed
-    > = asTask
-      ? client.runToolAsTask(name, args, {
-          onStatus: (task) =>
-            show(
-              `task ${task.taskId}: ${task.status}${task.statusMessage === undefined ? "" : ` ${task.statusMessage}`}`
-            )
-        })
-      : client.callTool(name, args, {
-          onProgress: (progress) =>
-            show(
-              `progress ${name}: ${progress.progress}${progress.total === undefined ? "" : `/${progress.total}`}${progress.message === undefined ? "" : ` ${progress.message}`}`
-            )
-        })
-    const result = yield* Effect.scoped(Effect.zipRight(spinner, call)).pipe(Effect.ensuring(output.status(undefined)))
+    > =>
+      asTask
+        ? client.runToolAsTask(name, args, {
+            onStatus: (task) =>
+              line.update({
+                message: `task ${task.taskId}: ${task.status}${task.statusMessage === undefined ? "" : ` ${task.statusMessage}`}`
+              })
+          })
+        : client.callTool(name, args, {
+            onProgress: (progress) =>
+              line.update({
+                progress: progress.progress,
+                ...(progress.total === undefined ? {} : { total: progress.total }),
+                ...(progress.message === undefined ? {} : { message: progress.message })
+              })
+          })
+    const result = yield* Effect.scoped(
+      Effect.flatMap(ProgressLine.start(`calling ${name}`, asTask ? "" : `progress ${name}`), call)
+    ).pipe(
+      Effect.catchTag("RpcError", (error) =>
+        UrlRequired.urlsOf(error).length > 0 ? UrlRequired.explain(error, isInteractive()) : Effect.fail(error)
+      )
+    )
     if (output.json) yield* output.printJson(result)
     else {
       if (result.isError === true)
         yield* output.line(red(output.color, bold(output.color, "the tool reported an error:")))
-      for (const block of result.content) yield* output.line(contentBlock(block))
+      yield* printContent(result.content, out, name)
       if (result.structuredContent !== undefined) {
         yield* output.line(bold(output.color, "structured content:"))
         yield* output.line(JSON.stringify(result.structuredContent, null, 2))
@@ -138,13 +192,14 @@ export const call = Command.make(
     task: Options.boolean("task").pipe(
       Options.withDescription("Run the tool as a task (2025-11-25): show its status changes, wait for its result")
     ),
+    out: outOption,
     ...argumentOptions
   },
-  ({ server, run, args, name, pairs, task }) =>
+  ({ server, run, args, name, pairs, task, out }) =>
     runCommand(
       run,
       withClient(server, run, (client) =>
-        Effect.flatMap(callArguments(args, pairs), (input) => callAndPrint(client, name, input, task))
+        Effect.flatMap(callArguments(args, pairs), (input) => callAndPrint(client, name, input, task, out))
       )
     )
 ).pipe(
@@ -156,6 +211,6 @@ export const call = Command.make(
 
 /** `effect-mcp tools`. */
 export const tools = Command.make("tools").pipe(
-  Command.withDescription("List and call tools."),
-  Command.withSubcommands([list, call])
+  Command.withDescription("List, show and call tools."),
+  Command.withSubcommands([list, show, call])
 )

@@ -14,18 +14,36 @@ export interface OnTerminal {
   /** Everything the terminal received so far. */
   readonly screen: () => string
   readonly finished: Promise<{ readonly code: number | null; readonly screen: string }>
+  /**
+   * Waits (bounded) until the screen shows `text` after position `from`; resolves with the
+   * position just after it, so the next wait can start there.
+   */
+  readonly waitFor: (text: string | RegExp, from?: number, timeoutMs?: number) => Promise<number>
+  /** Types keys, as a person would (a moment after the last output). */
+  readonly type: (keys: string) => Promise<void>
+}
+
+/** How the terminal is set up. */
+export interface TerminalOptions {
+  readonly env?: { readonly [name: string]: string | undefined }
+  readonly timeoutMs?: number
+  readonly cwd?: string
+  /** The terminal's width (default: whatever `script` gives). */
+  readonly columns?: number
 }
 
 /** Starts `effect-mcp <args>` on a pseudo-terminal (colours allowed unless `env` says otherwise). */
-export const startOnTerminal = (
-  args: ReadonlyArray<string>,
-  options: { readonly env?: { readonly [name: string]: string | undefined }; readonly timeoutMs?: number } = {}
-): OnTerminal => {
-  const command = [process.execPath, bin, ...args].map(quote).join(" ")
+export const startOnTerminal = (args: ReadonlyArray<string>, options: TerminalOptions = {}): OnTerminal => {
+  const run = [process.execPath, bin, ...args].map(quote).join(" ")
+  const command = options.columns === undefined ? run : `stty cols ${options.columns} rows 40; ${run}`
   const env: { [name: string]: string | undefined } = { ...process.env, TERM: "xterm-256color", ...options.env }
   if (options.env?.NO_COLOR === undefined) delete env.NO_COLOR
   // -e: the exit code is the command's; -f: flush at once.
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"], env })
+  const child = spawn("script", ["-qfec", command, "/dev/null"], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd })
+  })
   let screen = ""
   child.stdout.on("data", (chunk: Buffer) => {
     screen += chunk.toString()
@@ -40,14 +58,28 @@ export const startOnTerminal = (
       setImmediate(() => resolve({ code, screen }))
     })
   })
-  return { child, screen: () => screen, finished }
+  const waitFor = async (text: string | RegExp, from = 0, timeoutMs = 20_000): Promise<number> => {
+    for (let waited = 0; waited <= timeoutMs; waited += 25) {
+      const rest = screen.slice(from)
+      const match = typeof text === "string" ? rest.indexOf(text) : rest.search(text)
+      if (match !== -1) {
+        const length = typeof text === "string" ? text.length : (rest.slice(match).match(text)?.[0].length ?? 0)
+        return from + match + length
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    throw new Error(`the screen never showed ${String(text)}; screen so far:\n${screen.slice(from)}`)
+  }
+  const type = async (keys: string) => {
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    child.stdin.write(keys)
+  }
+  return { child, screen: () => screen, finished, waitFor, type }
 }
 
 /** Runs `effect-mcp <args>` on a pseudo-terminal to its end. */
-export const runOnTerminal = (
-  args: ReadonlyArray<string>,
-  options: { readonly env?: { readonly [name: string]: string | undefined }; readonly timeoutMs?: number } = {}
-) => startOnTerminal(args, options).finished
+export const runOnTerminal = (args: ReadonlyArray<string>, options: TerminalOptions = {}) =>
+  startOnTerminal(args, options).finished
 
 /** The process ids of every descendant of a process. */
 export const descendantsOf = (pid: number): ReadonlyArray<number> => {

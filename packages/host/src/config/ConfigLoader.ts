@@ -2,13 +2,15 @@
  * Finding and loading MCP config files. With an explicit file only that file is read;
  * otherwise `./.mcp.json`, `./mcp.json`, `./.vscode/mcp.json`, `./.cursor/mcp.json`, then the
  * user's Claude Desktop and Claude Code configs, in that order (the first entry of a name
- * wins). Resolving an entry expands its variables and reads its `envFile`.
+ * wins). A `.toml` file is read as Codex's `config.toml`. Resolving an entry expands its
+ * variables and reads its `envFile`.
  */
 import { homedir } from "node:os"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Toml from "smol-toml"
 import { ConfigError, UnknownServer } from "../HostError.js"
 import * as Dialects from "./Dialects.js"
 import { type ExpandContext, expandTarget } from "./Expand.js"
@@ -42,6 +44,8 @@ export interface Loaded {
   readonly shadowed: ReadonlyArray<ServerEntry>
   readonly files: ReadonlyArray<string>
   readonly warnings: ReadonlyArray<string>
+  /** Broken entries, left out (each names its file, server and field). */
+  readonly problems: ReadonlyArray<ConfigError>
 }
 
 /** The files searched without `--config`, in order. */
@@ -69,6 +73,21 @@ export const loadFile = (file: string, cwd: string) =>
     const text = yield* fs
       .readFileString(file)
       .pipe(Effect.mapError((cause) => new ConfigError({ file, reason: `cannot be read: ${cause.message}` })))
+    const lower = file.toLowerCase()
+    if (lower.endsWith(".toml")) {
+      const toml = yield* Either.try({
+        try: () => Toml.parse(text),
+        catch: (cause) =>
+          new ConfigError({ file, reason: `invalid TOML: ${cause instanceof Error ? cause.message : String(cause)}` })
+      })
+      return yield* Dialects.readCodex(file, toml)
+    }
+    if (lower.endsWith(".yaml") || lower.endsWith(".yml"))
+      return yield* new ConfigError({
+        file,
+        reason:
+          "is YAML (Continue's or Goose's format), which effect-mcp does not read; it reads JSON (mcpServers, servers, context_servers) and Codex's config.toml"
+      })
     const json = yield* Either.mapLeft(Jsonc.parse(text), (reason) => new ConfigError({ file, reason }))
     return yield* Dialects.read(file, json, cwd)
   })
@@ -87,19 +106,24 @@ export const load = (location: Location) =>
     const entries: Array<ServerEntry> = []
     const shadowed: Array<ServerEntry> = []
     const warnings: Array<string> = []
+    const problems: Array<ConfigError> = []
     for (const file of files) {
       const parsed = yield* loadFile(file, location.cwd)
       warnings.push(...parsed.warnings)
+      problems.push(...parsed.problems)
       for (const entry of parsed.entries)
         (entries.some((known) => known.name === entry.name) ? shadowed : entries).push(entry)
     }
-    return { entries, shadowed, files, warnings } satisfies Loaded
+    return { entries, shadowed, files, warnings, problems } satisfies Loaded
   })
 
 /** The entry of that name, or {@link UnknownServer} listing what exists and where it looked. */
-export const find = (loaded: Loaded, name: string): Effect.Effect<ServerEntry, UnknownServer> => {
+export const find = (loaded: Loaded, name: string): Effect.Effect<ServerEntry, UnknownServer | ConfigError> => {
   const entry = loaded.entries.find((candidate) => candidate.name === name)
   if (entry !== undefined) return Effect.succeed(entry)
+  // A broken entry of that name: say what is wrong with it.
+  const problem = loaded.problems.find((candidate) => candidate.entry === name)
+  if (problem !== undefined) return Effect.fail(problem)
   return Effect.fail(
     new UnknownServer({
       server: name,
@@ -145,7 +169,10 @@ export const resolve = (entry: ServerEntry, context: ExpandContext) =>
     return { ...target, env: { ...parseEnvFile(text), ...target.env } } satisfies Target
   })
 
-/** Every entry of a load resolved; an entry that cannot be resolved is a problem, not a failure of the rest. */
+/**
+ * Every entry of a load resolved; an entry that cannot be resolved is a problem, not a failure
+ * of the rest. The load's broken entries come first among the problems.
+ */
 export const resolveAll = (loaded: Loaded, context: ExpandContext) =>
   Effect.gen(function* () {
     const results = yield* Effect.forEach(loaded.entries, (entry) =>
@@ -153,6 +180,6 @@ export const resolveAll = (loaded: Loaded, context: ExpandContext) =>
     )
     return {
       resolved: results.flatMap((result) => (Either.isRight(result) ? [result.right] : [])),
-      problems: results.flatMap((result) => (Either.isLeft(result) ? [result.left] : []))
+      problems: [...loaded.problems, ...results.flatMap((result) => (Either.isLeft(result) ? [result.left] : []))]
     }
   })

@@ -1,9 +1,10 @@
 /**
  * Reading the dialects of MCP config files into {@link ServerEntry} values:
  * `mcpServers` (Claude Desktop, Claude Code, Cursor, Windsurf, Gemini CLI), VS Code's
- * `servers` with `inputs`, and Zed's `context_servers`. Every entry goes through a Schema;
- * a broken one is a {@link ConfigError} naming the file, the entry and the field, and a
- * field that will be ignored is a warning.
+ * `servers` with `inputs`, Zed's `context_servers` (both command forms) and Codex's
+ * `[mcp_servers.NAME]` tables. Every entry goes through a Schema; a broken one is left out as
+ * a {@link ConfigError} naming the file, the entry and the field (the others still work), and
+ * a field that will be ignored is a warning.
  */
 import * as Arr from "effect/Array"
 import * as Either from "effect/Either"
@@ -64,7 +65,21 @@ const ZedEntry = Schema.Struct({
   args: Schema.optional(Schema.Array(Schema.String)),
   env: Schema.optional(StringMap),
   url: Schema.optional(Schema.String),
-  headers: Schema.optional(StringMap)
+  headers: Schema.optional(StringMap),
+  // Zed documents `"source": "custom"` for servers the user runs themselves.
+  source: Schema.optional(Schema.Literal("custom", "extension"))
+})
+
+/** A Codex `[mcp_servers.NAME]` table (`~/.codex/config.toml`). */
+const CodexEntry = Schema.Struct({
+  command: Schema.optional(Schema.String),
+  args: Schema.optional(Schema.Array(Schema.String)),
+  env: Schema.optional(StringMap),
+  cwd: Schema.optional(Schema.String),
+  url: Schema.optional(Schema.String),
+  bearer_token_env_var: Schema.optional(Schema.String),
+  http_headers: Schema.optional(StringMap),
+  env_http_headers: Schema.optional(StringMap)
 })
 
 const VsCodeInput = Schema.Struct({
@@ -90,13 +105,23 @@ const knownButIgnored = new Set([
   "source",
   "settings",
   "enabled",
-  "disabledTools"
+  "disabledTools",
+  // Codex
+  "startup_timeout_sec",
+  "startup_timeout_ms",
+  "tool_timeout_sec",
+  "enabled_tools",
+  "disabled_tools",
+  "env_vars",
+  "required"
 ])
 
-/** The result of reading one file: its entries and its warnings. */
+/** The result of reading one file: its entries, its warnings, and the entries left out as broken. */
 export interface Parsed {
   readonly entries: ReadonlyArray<ServerEntry>
   readonly warnings: ReadonlyArray<string>
+  /** One per broken entry (file, server, field and reason); the other entries are usable. */
+  readonly problems: ReadonlyArray<ConfigError>
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -175,6 +200,15 @@ const mcpServersTarget = (
 }
 
 const zedTarget = (entry: typeof ZedEntry.Type, file: string, name: string): Either.Either<Target, ConfigError> => {
+  if (entry.source === "extension" && entry.command === undefined && entry.url === undefined)
+    return Either.left(
+      new ConfigError({
+        file,
+        entry: name,
+        field: "source",
+        reason: "a Zed extension's server cannot be run outside Zed"
+      })
+    )
   if (entry.url !== undefined)
     return Either.right({ _tag: "Http", url: entry.url, transport: "auto", headers: entry.headers ?? {} })
   if (entry.command === undefined)
@@ -192,8 +226,77 @@ const zedTarget = (entry: typeof ZedEntry.Type, file: string, name: string): Eit
       )
 }
 
+const codexTarget = (entry: typeof CodexEntry.Type, file: string, name: string): Either.Either<Target, ConfigError> => {
+  if (entry.command !== undefined && entry.url !== undefined)
+    return Either.left(
+      new ConfigError({
+        file,
+        entry: name,
+        field: "command",
+        reason: "an entry has either a command or a url, not both"
+      })
+    )
+  if (entry.command !== undefined)
+    return Either.right(stdio(entry.command, entry.args, entry.env, entry.cwd, undefined))
+  if (entry.url === undefined)
+    return Either.left(new ConfigError({ file, entry: name, field: "command", reason: "is required (or give a url)" }))
+  // Values named by environment variable are read when the entry is resolved (`${env:…}`).
+  const fromEnv = Object.fromEntries(
+    Object.entries(entry.env_http_headers ?? {}).map(([header, variable]) => [header, `\${env:${variable}}`])
+  )
+  const bearer =
+    entry.bearer_token_env_var === undefined ? {} : { Authorization: `Bearer \${env:${entry.bearer_token_env_var}}` }
+  return Either.right({
+    _tag: "Http",
+    url: entry.url,
+    transport: "http",
+    headers: { ...entry.http_headers, ...fromEnv, ...bearer }
+  })
+}
+
 const mcpServersFields = Object.keys(McpServersEntry.fields)
+const codexFields = Object.keys(CodexEntry.fields)
 const zedFields = Object.keys(ZedEntry.fields)
+
+/** Reads one entry of a server map into a {@link ServerEntry}, or the problem that leaves it out. */
+const readEntry = (
+  dialect: Dialect,
+  file: string,
+  name: string,
+  raw: unknown,
+  inputs: ReadonlyArray<Input>
+): Either.Either<{ readonly entry: ServerEntry; readonly warnings: ReadonlyArray<string> }, ConfigError> => {
+  if (!isRecord(raw)) return Either.left(new ConfigError({ file, entry: name, reason: "must be an object" }))
+  const target =
+    dialect === "zed"
+      ? Either.flatMap(decodeEntry(ZedEntry, file, name, raw), (entry) => zedTarget(entry, file, name))
+      : dialect === "codex"
+        ? Either.flatMap(decodeEntry(CodexEntry, file, name, raw), (entry) => codexTarget(entry, file, name))
+        : Either.flatMap(decodeEntry(McpServersEntry, file, name, raw), (entry) =>
+            mcpServersTarget(entry, dialect, file, name)
+          )
+  const fields = dialect === "zed" ? zedFields : dialect === "codex" ? codexFields : mcpServersFields
+  return Either.map(target, (target) => ({
+    entry: { name, file, dialect, target, inputs },
+    warnings: unusedFields(raw, fields, file, name)
+  }))
+}
+
+/** Reads every entry of a server map; broken entries become problems, the others entries. */
+const readEntries = (
+  map: Record<string, unknown>,
+  dialect: Dialect,
+  file: string,
+  inputs: ReadonlyArray<Input>
+): Parsed => {
+  const results = Object.entries(map).map(([name, raw]) => readEntry(dialect, file, name, raw, inputs))
+  const [problems, read] = Arr.partitionMap(results, (result) => result)
+  return {
+    entries: read.map(({ entry }) => entry),
+    warnings: Arr.dedupe(read.flatMap(({ warnings }) => warnings)),
+    problems
+  }
+}
 
 /** Which dialect a file speaks, from its path and its top-level keys. */
 export const detectDialect = (file: string, json: Record<string, unknown>): Dialect | undefined => {
@@ -243,26 +346,30 @@ export const read = (file: string, json: unknown, cwd: string): Either.Either<Pa
   if (!isRecord(json)) return Either.left(new ConfigError({ file, reason: "the file is not a JSON object" }))
   const dialect = detectDialect(file, json)
   if (dialect === undefined)
-    return Either.left(new ConfigError({ file, reason: 'no "mcpServers", "servers" or "context_servers" map found' }))
+    return Either.left(
+      new ConfigError({
+        file,
+        reason:
+          isRecord(json.experimental) && "modelContextProtocolServers" in json.experimental
+            ? "is Continue's config (experimental.modelContextProtocolServers), a dialect effect-mcp does not read"
+            : 'no "mcpServers", "servers" or "context_servers" map found'
+      })
+    )
   const map = serverMap(json, dialect, cwd) ?? {}
   const mapField = dialect === "zed" ? "context_servers" : dialect === "vscode" ? "servers" : "mcpServers"
   if (!isRecord(map))
     return Either.left(new ConfigError({ file, field: mapField, reason: "must be an object of servers" }))
-  return Either.gen(function* () {
-    const inputs = dialect === "vscode" ? yield* readInputs(json, file) : []
-    const entries: Array<ServerEntry> = []
-    const warnings: Array<string> = []
-    for (const [name, raw] of Object.entries(map)) {
-      if (!isRecord(raw)) return yield* Either.left(new ConfigError({ file, entry: name, reason: "must be an object" }))
-      const target =
-        dialect === "zed"
-          ? yield* Either.flatMap(decodeEntry(ZedEntry, file, name, raw), (entry) => zedTarget(entry, file, name))
-          : yield* Either.flatMap(decodeEntry(McpServersEntry, file, name, raw), (entry) =>
-              mcpServersTarget(entry, dialect, file, name)
-            )
-      warnings.push(...unusedFields(raw, dialect === "zed" ? zedFields : mcpServersFields, file, name))
-      entries.push({ name, file, dialect, target, inputs })
-    }
-    return { entries, warnings: Arr.dedupe(warnings) }
-  })
+  return Either.map(dialect === "vscode" ? readInputs(json, file) : Either.right([]), (inputs) =>
+    readEntries(map, dialect, file, inputs)
+  )
+}
+
+/** Reads the servers of a Codex `config.toml` (already parsed): its `[mcp_servers.NAME]` tables. */
+export const readCodex = (file: string, toml: unknown): Either.Either<Parsed, ConfigError> => {
+  if (!isRecord(toml)) return Either.left(new ConfigError({ file, reason: "the file is not a TOML table" }))
+  if (toml.mcp_servers === undefined)
+    return Either.left(new ConfigError({ file, reason: "no [mcp_servers.NAME] table found (Codex's config.toml)" }))
+  if (!isRecord(toml.mcp_servers))
+    return Either.left(new ConfigError({ file, field: "mcp_servers", reason: "must be a table of servers" }))
+  return Either.right(readEntries(toml.mcp_servers, "codex", file, []))
 }

@@ -47,7 +47,9 @@ const formsOf: Record<Dialect, ReadonlyArray<Form>> = {
   vscode: ["env", "folders", "input"],
   mcpServers: ["posix", "env", "folders"],
   "claude-desktop": [],
-  zed: []
+  zed: [],
+  // Only what the reader writes for bearer_token_env_var and env_http_headers.
+  codex: ["env"]
 }
 
 const VARIABLE = /\$\{([^}]*)\}/g

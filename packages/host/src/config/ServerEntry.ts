@@ -15,6 +15,7 @@ export type Dialect =
   | "gemini"
   | "vscode"
   | "zed"
+  | "codex"
 
 /** A server started as a child process. */
 export interface StdioTarget {

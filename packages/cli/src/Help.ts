@@ -1,0 +1,297 @@
+/**
+ * The CLI's help, printed at the edge instead of `@effect/cli`'s renderer (which repeats the
+ * 18 shared connection options under every command with filler text, shows usage as
+ * `$ call [...]` without the command's path, and wraps at a fixed width breaking words): a
+ * short root help (one line per command), per-command help with the full path, its own
+ * arguments and options, examples, the shared connection options described once
+ * (`effect-mcp help connect`), "did you mean" for mistyped commands, and text wrapped to the
+ * terminal's width (not at all off a terminal). The content still comes from the command
+ * tree's descriptions, so nothing is written twice.
+ */
+import type * as CliConfig from "@effect/cli/CliConfig"
+import * as Command from "@effect/cli/Command"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
+import * as Options from "@effect/cli/Options"
+import * as HashMap from "effect/HashMap"
+import * as CommonOptions from "./CommonOptions.js"
+import { closest } from "./internal/closest.js"
+import { type Definition, type Section, sections } from "./internal/helpDoc.js"
+import { wrap } from "./Output.js"
+
+/** One command of the tree, read from its descriptor. */
+export interface Entry {
+  readonly path: ReadonlyArray<string>
+  readonly description: ReadonlyArray<string>
+  readonly examples: ReadonlyArray<string>
+  readonly arguments: ReadonlyArray<Definition>
+  /** Its own options (the shared connection options left out). */
+  readonly options: ReadonlyArray<Definition>
+  /** It takes the shared connection options. */
+  readonly connects: boolean
+  /** The shared options it takes (described by `help connect`). */
+  readonly shared: ReadonlyArray<string>
+  readonly children: ReadonlyArray<Entry>
+}
+
+/** What to print instead of running, and the exit code. */
+export interface Intercepted {
+  readonly text: string
+  readonly toStderr: boolean
+  readonly code: number
+}
+
+// Any `@effect/cli` config: only the descriptor's structure is read, not its rendering.
+const config: CliConfig.CliConfig = {
+  isCaseSensitive: false,
+  autoCorrectLimit: 2,
+  finalCheckBuiltIn: false,
+  showAllNames: true,
+  showBuiltIns: false,
+  showTypes: true
+}
+
+// The order help lists commands in (most used first); others follow.
+const ORDER = [
+  "inspect",
+  "info",
+  "ping",
+  "tools",
+  "resources",
+  "prompts",
+  "complete",
+  "logs",
+  "shell",
+  "servers",
+  "host"
+]
+const LEAF_ORDER = ["list", "show", "call", "templates", "read", "subscribe", "get", "status", "tools", "shell"]
+const rank = (order: ReadonlyArray<string>, name: string) => {
+  const index = order.indexOf(name)
+  return index === -1 ? order.length : index
+}
+
+const optionName = (term: string) => term.split(/[ ,]/)[0] ?? term
+
+const definitionsOf = <A>(options: Options.Options<A>): ReadonlyArray<Definition> =>
+  sections(Options.getHelp(options)).flatMap((section) => section.definitions)
+
+const sharedDefinitions = (): ReadonlyArray<Definition> => [
+  ...definitionsOf(CommonOptions.server),
+  ...definitionsOf(CommonOptions.run)
+]
+
+const sectionOf = (all: ReadonlyArray<Section>, title: string) => all.find((section) => section.title === title)
+
+const entryOf = (
+  path: ReadonlyArray<string>,
+  descriptor: Descriptor.Command<unknown>,
+  children: ReadonlyArray<Entry>,
+  shared: ReadonlySet<string>
+): Entry => {
+  const all = sections(Descriptor.getHelp(descriptor, config))
+  const lines = (sectionOf(all, "DESCRIPTION")?.paragraphs ?? []).flatMap((paragraph) => paragraph.split("\n"))
+  const options = sectionOf(all, "OPTIONS")?.definitions ?? []
+  return {
+    path,
+    description: lines.filter((line) => !line.startsWith("Example: ")),
+    examples: lines.filter((line) => line.startsWith("Example: ")).map((line) => line.slice("Example: ".length)),
+    arguments: sectionOf(all, "ARGUMENTS")?.definitions ?? [],
+    options: options.filter((option) => !shared.has(optionName(option.term))),
+    connects: options.some((option) => optionName(option.term) === "--server"),
+    shared: options.map((option) => optionName(option.term)).filter((name) => shared.has(name)),
+    children
+  }
+}
+
+/**
+ * The command tree of `root` for help: `groups` are the subcommands of the commands that have
+ * them (`Command.getSubcommands(tools)`), since `@effect/cli` lists one level only.
+ */
+export const catalogue = <Name extends string, R, E, A>(
+  root: Command.Command<Name, R, E, A>,
+  groups: { readonly [name: string]: HashMap.HashMap<string, Descriptor.Command<unknown>> }
+): Entry => {
+  const shared = new Set(sharedDefinitions().map((definition) => optionName(definition.term)))
+  const children = [...HashMap.entries(Command.getSubcommands(root))].map(([name, descriptor]) => {
+    const group = groups[name]
+    const leaves =
+      group === undefined
+        ? []
+        : [...HashMap.entries(group)]
+            .sort(([a], [b]) => rank(LEAF_ORDER, a) - rank(LEAF_ORDER, b))
+            .map(([leaf, child]) => entryOf([name, leaf], child, [], shared))
+    return entryOf([name], descriptor, leaves, shared)
+  })
+  return {
+    path: [],
+    description: [],
+    examples: [],
+    arguments: [],
+    options: [],
+    connects: false,
+    shared: [],
+    children: [...children].sort((a, b) => rank(ORDER, a.path[0] ?? "") - rank(ORDER, b.path[0] ?? ""))
+  }
+}
+
+const firstSentence = (lines: ReadonlyArray<string>) => {
+  const text = lines.join(" ")
+  const end = text.search(/\.(\s|$)/)
+  return end === -1 ? text : text.slice(0, end + 1)
+}
+
+/** Lines of `term  text` pairs, the texts aligned and wrapped to `width`. */
+const definitionLines = (definitions: ReadonlyArray<Definition>, width: number, indent = "  "): Array<string> => {
+  const termWidth = Math.min(28, Math.max(0, ...definitions.map((definition) => definition.term.length)))
+  const room = Math.max(24, width - indent.length - termWidth - 2)
+  return definitions.flatMap(({ term, text }) => {
+    const wrapped = wrap(text, room)
+    const under = `${indent}${" ".repeat(termWidth)}  `
+    if (term.length > termWidth)
+      return [
+        ...wrap(term, Math.max(20, width - indent.length)).map(
+          (line, index) => `${indent}${index === 0 ? "" : "  "}${line}`
+        ),
+        ...wrapped.map((line) => `${under}${line}`)
+      ]
+    const [first = "", ...rest] = wrapped
+    return [`${indent}${term.padEnd(termWidth)}  ${first}`.trimEnd(), ...rest.map((line) => `${under}${line}`)]
+  })
+}
+
+const paragraph = (text: string, width: number, indent = "") =>
+  wrap(text, width - indent.length).map((line) => `${indent}${line}`)
+
+const CONNECT_LINE =
+  'Server: --server NAME (a config file\'s), --stdio "CMD ARGS", --url URL, or -- CMD ARGS; more: effect-mcp help connect'
+
+const usageOf = (entry: Entry): string => {
+  const words = ["effect-mcp", ...entry.path]
+  if (entry.children.length > 0) return `${words.join(" ")} <command>`
+  const args = entry.arguments.map((argument) => argument.term)
+  return [
+    ...words,
+    ...args,
+    ...(entry.options.length > 0 ? ["[options]"] : []),
+    ...(entry.connects ? ["[server]"] : [])
+  ].join(" ")
+}
+
+/** The root help: one line per command. */
+export const rootHelp = (tree: Entry, version: string, width: number): string =>
+  [
+    ...paragraph(`effect-mcp ${version}: inspect and drive any MCP server from the terminal.`, width),
+    "",
+    "Usage: effect-mcp <command> [arguments] [options] [server]",
+    "",
+    "Commands:",
+    ...definitionLines(
+      tree.children.map((child) => ({ term: child.path.join(" "), text: firstSentence(child.description) })),
+      width
+    ),
+    "",
+    ...paragraph(CONNECT_LINE, width),
+    ...paragraph("Details of a command: effect-mcp help <command> (or <command> --help).", width),
+    "",
+    "Examples:",
+    '  effect-mcp inspect --stdio "npx -y @modelcontextprotocol/server-everything"',
+    "  effect-mcp tools call get-sum a=2 b:=3 --server everything",
+    "  effect-mcp shell --server everything"
+  ].join("\n")
+
+/** The help of one command or group, with its full path. */
+export const commandHelp = (entry: Entry, width: number): string => {
+  const lines = [`Usage: ${usageOf(entry)}`, ""]
+  for (const text of entry.description) lines.push(...paragraph(text, width))
+  if (entry.children.length > 0) {
+    lines.push("", "Commands:")
+    lines.push(
+      ...definitionLines(
+        entry.children.map((child) => ({ term: child.path.join(" "), text: firstSentence(child.description) })),
+        width
+      )
+    )
+  }
+  if (entry.arguments.length > 0) lines.push("", "Arguments:", ...definitionLines(entry.arguments, width))
+  if (entry.options.length > 0) lines.push("", "Options:", ...definitionLines(entry.options, width))
+  if (entry.connects) lines.push("", ...paragraph(CONNECT_LINE, width))
+  else if (entry.shared.length > 0)
+    lines.push("", ...paragraph(`Shared options: ${entry.shared.join(", ")}; see effect-mcp help connect`, width))
+  const examples = [...entry.examples, ...entry.children.flatMap((child) => child.examples.slice(0, 1))]
+  if (examples.length > 0)
+    lines.push("", examples.length === 1 ? "Example:" : "Examples:", ...examples.map((e) => `  ${e}`))
+  return lines.join("\n")
+}
+
+/** `effect-mcp help connect`: choosing a server, and the options every server command shares. */
+export const connectHelp = (width: number): string => {
+  const [server, run] = [definitionsOf(CommonOptions.server), definitionsOf(CommonOptions.run)]
+  return [
+    ...paragraph(
+      "Choosing a server (every command that talks to one takes these, after the command's own words):",
+      width
+    ),
+    "",
+    ...paragraph('Inline: --stdio "CMD ARGS" or -- CMD ARGS (a process over stdio), or --url URL (HTTP).', width, "  "),
+    ...paragraph(
+      "By name: --server NAME from a config file: ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, Claude's, or --config FILE (also Zed's settings.json and Codex's config.toml). effect-mcp servers lists them.",
+      width,
+      "  "
+    ),
+    "",
+    "Server options:",
+    ...definitionLines(server ?? [], width),
+    "",
+    "Run options:",
+    ...definitionLines(run ?? [], width),
+    "",
+    "Examples:",
+    '  effect-mcp tools list --stdio "npx -y @modelcontextprotocol/server-everything"',
+    "  effect-mcp ping --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer …'",
+    "  effect-mcp info --server github --config ~/.codex/config.toml"
+  ].join("\n")
+}
+
+const isHelpFlag = (word: string) => word === "--help" || word === "-h"
+
+/**
+ * What to print instead of running `words` (argv without node, the script and what follows
+ * `--`): help when asked (`--help`, `-h`, `help …`, no words at all, a group without its
+ * subcommand), or a "did you mean" for a command that does not exist. `undefined`: run it.
+ */
+export const intercept = (
+  tree: Entry,
+  words: ReadonlyArray<string>,
+  version: string,
+  width: number
+): Intercepted | undefined => {
+  const help = (text: string): Intercepted => ({ text, toStderr: false, code: 0 })
+  const asked = words[0] === "help"
+  const rest = asked ? words.slice(1) : words
+  if (rest.length === 0) return asked || words.length === 0 ? help(rootHelp(tree, version, width)) : undefined
+  if (asked && rest[0] === "connect") return help(connectHelp(width))
+  let node = tree
+  for (const word of rest) {
+    if (word.startsWith("-")) break
+    const child = node.children.find((candidate) => candidate.path.at(-1) === word)
+    if (child !== undefined) {
+      node = child
+      continue
+    }
+    if (node.children.length === 0) break
+    const names = node.children.map((candidate) => candidate.path.at(-1) ?? "")
+    const close = closest(word, names)
+    const where = ["effect-mcp", ...node.path].join(" ")
+    return {
+      toStderr: true,
+      code: 2,
+      text: [
+        `error: ${where} has no command "${word}"${close.length === 0 ? "" : `; did you mean ${close.map((name) => `"${[...node.path, name].join(" ")}"`).join(" or ")}?`}`,
+        `Commands: ${names.join(", ")}. See ${where} --help.`
+      ].join("\n")
+    }
+  }
+  if (asked || rest.some(isHelpFlag) || (node.children.length > 0 && node !== tree))
+    return help(node === tree ? rootHelp(tree, version, width) : commandHelp(node, width))
+  return undefined
+}

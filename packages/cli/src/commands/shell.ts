@@ -1,0 +1,27 @@
+/**
+ * `effect-mcp shell`: one connection to stay in. Commands use the one-shot syntax without
+ * the server options; per-session features (logging, subscriptions, session-scoped
+ * resources) last as long as the session.
+ */
+import * as Command from "@effect/cli/Command"
+import * as Effect from "effect/Effect"
+import * as CommonOptions from "../CommonOptions.js"
+import { withClient } from "../Session.js"
+import * as ServerShell from "../shell/ServerShell.js"
+import * as ShellSession from "../shell/Session.js"
+import { runCommand } from "./shared.js"
+
+/** `effect-mcp shell`. */
+export const shell = Command.make("shell", CommonOptions.connection, ({ server, run }) =>
+  runCommand(
+    run,
+    withClient(server, run, (client) => Effect.flatMap(ServerShell.target(client), ShellSession.run), {
+      showServerLogs: false
+    })
+  )
+).pipe(
+  Command.withDescription(
+    "An interactive session on one connection: tools, resources, prompts and logs with line editing, history, Tab completion; notifications shown as they come; Ctrl-C cancels a running command, Ctrl-D leaves.\n" +
+      "Example: effect-mcp shell --server everything"
+  )
+)

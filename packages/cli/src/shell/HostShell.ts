@@ -1,0 +1,186 @@
+/**
+ * The commands of `effect-mcp host shell`: every configured server in one session, tools and
+ * prompts under their namespaced names (`server__tool`), resources routed by URI, and
+ * `status`; server status and list changes are printed as they come.
+ */
+import type * as Prompt from "@effect/cli/Prompt"
+import type { McpHost } from "@effect-mcp/host"
+import { ServerEntry, ServerStatus } from "@effect-mcp/host"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { UsageError } from "../CliError.js"
+import { whyNot } from "../commands/hostTools.js"
+import { printPrompt } from "../commands/prompts.js"
+import { printRead } from "../commands/resources.js"
+import { printList } from "../commands/shared.js"
+import { callAndPrint, callArguments, showTool } from "../commands/tools.js"
+import { signature, summary } from "../commands/toolView.js"
+import { closest } from "../internal/closest.js"
+import { Output, table } from "../Output.js"
+import type { ServerNames } from "../ServerNames.js"
+import type { Vocabulary } from "./Completion.js"
+import { takeFlags } from "./ServerShell.js"
+import type { Target } from "./Session.js"
+
+const COMMANDS: { readonly [command: string]: ReadonlyArray<string> } = {
+  tools: ["list", "show", "call"],
+  resources: ["list", "read"],
+  prompts: ["list", "get"],
+  status: [],
+  help: [],
+  exit: []
+}
+
+const HELP: ReadonlyArray<readonly [string, string]> = [
+  ["status", "every server and its status"],
+  ["tools list", "every ready server's tools, as server__tool"],
+  ["tools show server__tool", "one tool in full"],
+  ["tools call server__tool k=v … [--task] [--out DIR] [--args JSON]", "call a tool (Ctrl-C cancels it)"],
+  ["resources list | read URI [--out DIR]", "every server's resources; read one"],
+  ["prompts list | get server__prompt k=v", "every server's prompts; get one"],
+  ["exit (or Ctrl-D)", "close the session"]
+]
+
+const argNames = (schema: object): ReadonlyArray<string> =>
+  "properties" in schema && typeof schema.properties === "object" && schema.properties !== null
+    ? Object.keys(schema.properties)
+    : []
+
+const usage = (reason: string) => Effect.fail(new UsageError({ reason }))
+
+/** A session target on a host of every configured server. */
+export const target = (
+  host: McpHost.McpHostService
+): Effect.Effect<Target<Output | ServerNames | Prompt.Prompt.Environment>, never, Output> =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    const vocabulary: Effect.Effect<Vocabulary> = Effect.gen(function* () {
+      const tools = yield* host.tools
+      const resources = yield* host.resources
+      const prompts = yield* host.prompts
+      return {
+        commands: COMMANDS,
+        tools: tools.map((entry) => ({ name: entry.name, args: argNames(entry.tool.inputSchema) })),
+        resources: resources.map((entry) => entry.resource.uri),
+        prompts: prompts.map((entry) => ({
+          name: entry.name,
+          args: (entry.prompt.arguments ?? []).map((arg) => arg.name)
+        }))
+      }
+    })
+    const notifications = host.changes.pipe(
+      Stream.map((change) =>
+        change._tag === "Status"
+          ? `${change.server}: ${ServerStatus.describe(change.status)}`
+          : `${change.server}: its ${change.list} changed`
+      )
+    )
+    const findTool = (name: string) =>
+      Effect.flatMap(host.tools, (tools) => {
+        const found = tools.find((entry) => entry.name === name)
+        return found === undefined ? whyNot(host, name) : Effect.succeed(found)
+      })
+
+    const run = (words: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const [command = "", sub, ...rest] = words
+        switch (command) {
+          case "help":
+            for (const line of table(HELP, output.width)) yield* output.line(line)
+            return
+          case "status": {
+            const servers = yield* host.servers
+            for (const line of table(
+              servers.map((server) => [
+                server.name,
+                `${ServerEntry.transportOf(server.config.target).padEnd(5)} ${ServerStatus.describe(server.status)}`
+              ]),
+              output.width,
+              ""
+            ))
+              yield* output.line(line)
+            return
+          }
+          case "tools": {
+            if (sub === "list")
+              return yield* printList("tools", yield* host.tools, (entry) => [
+                signature({ ...entry.tool, name: entry.name }),
+                summary(entry.tool)
+              ])
+            const name = rest[0]
+            if (sub === "show" && name !== undefined) {
+              const found = yield* findTool(name)
+              return yield* showTool(yield* host.client(found.server), found.tool.name)
+            }
+            if (sub === "call" && name !== undefined) {
+              const found = yield* findTool(name)
+              const flags = yield* takeFlags(rest.slice(1), ["out", "args"], ["task"])
+              const input = yield* callArguments(Option.fromNullable(flags.values.get("args")), flags.rest)
+              return yield* callAndPrint(
+                yield* host.client(found.server),
+                found.tool.name,
+                input,
+                flags.set.has("task"),
+                Option.fromNullable(flags.values.get("out"))
+              )
+            }
+            return yield* usage("tools list | tools show server__tool | tools call server__tool k=v …")
+          }
+          case "resources": {
+            const resources = yield* host.resources
+            if (sub === "list")
+              return yield* printList("resources", resources, (entry) => [
+                entry.resource.uri,
+                `${entry.resource.name} (${entry.server})`
+              ])
+            const uri = rest[0]
+            if (sub === "read" && uri !== undefined) {
+              const owner = resources.find((entry) => entry.resource.uri === uri)
+              if (owner === undefined) return yield* usage(`no ready server lists ${uri} (resources list shows them)`)
+              const flags = yield* takeFlags(rest.slice(1), ["out"], [])
+              return yield* printRead(
+                yield* host.client(owner.server),
+                uri,
+                Option.fromNullable(flags.values.get("out"))
+              )
+            }
+            return yield* usage("resources list | resources read URI")
+          }
+          case "prompts": {
+            const prompts = yield* host.prompts
+            if (sub === "list")
+              return yield* printList("prompts", prompts, (entry) => [entry.name, entry.prompt.description])
+            const name = rest[0]
+            if (sub === "get" && name !== undefined) {
+              const found = prompts.find((entry) => entry.name === name)
+              if (found === undefined) {
+                const close = closest(
+                  name,
+                  prompts.map((entry) => entry.name)
+                )
+                return yield* usage(
+                  `no ready server offers the prompt "${name}"${close.length === 0 ? "" : ` (did you mean ${close.join(", ")}?)`}`
+                )
+              }
+              const flags = yield* takeFlags(rest.slice(1), ["out"], [])
+              return yield* printPrompt(
+                yield* host.client(found.server),
+                found.prompt.name,
+                flags.rest,
+                Option.fromNullable(flags.values.get("out"))
+              )
+            }
+            return yield* usage("prompts list | prompts get server__prompt k=v …")
+          }
+          default: {
+            const close = closest(command, Object.keys(COMMANDS))
+            return yield* usage(
+              `"${command}" is not a command${close.length === 0 ? "" : `; did you mean ${close.join(" or ")}?`} (help lists them)`
+            )
+          }
+        }
+      })
+
+    return { name: "host", vocabulary, changes: host.changes, notifications, run }
+  })

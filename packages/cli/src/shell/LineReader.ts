@@ -1,0 +1,107 @@
+/**
+ * Where the shell reads its commands. On a terminal: one `node:readline` line editor per
+ * line (so that prompts a command opens, such as elicitation, have the terminal to
+ * themselves), with history, tab completion, Ctrl-C clearing the line and Ctrl-D on an empty
+ * line ending the session; lines printed meanwhile go above the prompt and the typed line is
+ * drawn again. Off a terminal: stdin's lines, one after the other, without a prompt.
+ */
+import { createInterface, type Interface } from "node:readline"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+
+/** Reads lines and prints between them. */
+export interface LineReader {
+  /** Shows `prompt` and reads a line; `None` at the end (Ctrl-D, or the end of input). */
+  readonly read: (prompt: string) => Effect.Effect<Option.Option<string>>
+  /** Prints a line above the prompt being edited, or plainly when none is. */
+  readonly above: (text: string) => Effect.Effect<void>
+  /** The history, newest first (including the lines read). */
+  readonly history: () => ReadonlyArray<string>
+}
+
+/** How a line is completed: readline's completer. */
+export type Completer = (line: string) => [Array<string>, string]
+
+/** A reader on the process's terminal (stdin and stdout are TTYs). */
+export const terminal = (settings: {
+  readonly history: ReadonlyArray<string>
+  readonly completer: Completer
+  /** Prints a line when no line is being edited. */
+  readonly print: (text: string) => Effect.Effect<void>
+}): Effect.Effect<LineReader> =>
+  Effect.sync(() => {
+    let history = [...settings.history]
+    let active: Interface | undefined
+    const read = (prompt: string) =>
+      Effect.async<Option.Option<string>>((resume) => {
+        let done = false
+        const finish = (line: Option.Option<string>) => {
+          if (done) return
+          done = true
+          active = undefined
+          resume(Effect.succeed(line))
+          rl.close()
+        }
+        const rl = createInterface({
+          input: process.stdin,
+          output: process.stdout,
+          terminal: true,
+          history,
+          historySize: 1000,
+          removeHistoryDuplicates: true,
+          completer: settings.completer,
+          prompt
+        })
+        active = rl
+        rl.on("history", (lines: Array<string>) => {
+          history = lines
+        })
+        rl.on("line", (line) => finish(Option.some(line)))
+        rl.on("close", () => finish(Option.none()))
+        // Ctrl-C at the prompt: the line is dropped, a fresh prompt shows, the session goes on.
+        rl.on("SIGINT", () => {
+          process.stdout.write("^C\n")
+          rl.write(null, { ctrl: true, name: "e" })
+          rl.write(null, { ctrl: true, name: "u" })
+        })
+        rl.prompt()
+        return Effect.sync(() => {
+          done = true
+          active = undefined
+          rl.close()
+        })
+      })
+    return {
+      read,
+      above: (text) =>
+        Effect.suspend(() => {
+          const rl = active
+          if (rl === undefined) return settings.print(text)
+          return Effect.sync(() => {
+            process.stdout.write(`\r\x1b[2K${text}\n`)
+            rl.prompt(true)
+          })
+        }),
+      history: () => history
+    }
+  })
+
+/** A reader of stdin's lines (a pipe or a file): no prompt, no editing. */
+export const lines = (print: (text: string) => Effect.Effect<void>): Effect.Effect<LineReader, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const mailbox = yield* Mailbox.make<string>()
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const rl = createInterface({ input: process.stdin, terminal: false })
+        rl.on("line", (line) => mailbox.unsafeOffer(line))
+        rl.on("close", () => mailbox.unsafeDone(Exit.void))
+        return rl
+      }),
+      (rl) => Effect.sync(() => rl.close())
+    )
+    const read: LineReader["read"] = () => Effect.option(mailbox.take)
+    return { read, above: print, history: () => [] }
+  })

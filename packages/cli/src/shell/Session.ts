@@ -1,0 +1,127 @@
+/**
+ * An interactive session on one connection (`effect-mcp shell`, `effect-mcp host shell`):
+ * reads commands with line editing, history (persisted per server) and tab completion, runs
+ * each one, and prints the server's notifications above the prompt meanwhile. Ctrl-C cancels
+ * the running command (its request is cancelled) and the session goes on; at the prompt it
+ * drops the line; Ctrl-D on an empty line (or `exit`) ends the session.
+ */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import { type CliFailure, describe, serverOf } from "../CliError.js"
+import { splitCommandLine } from "../internal/words.js"
+import { dim, Output } from "../Output.js"
+import { ServerNames } from "../ServerNames.js"
+import { complete, type Vocabulary } from "./Completion.js"
+import * as History from "./History.js"
+import * as LineReader from "./LineReader.js"
+
+/** What a session talks to: one server, or a host of them. */
+export interface Target<R> {
+  /** Names the history file and the prompt. */
+  readonly name: string
+  /** What tab completion offers now. */
+  readonly vocabulary: Effect.Effect<Vocabulary>
+  /** Signals that the vocabulary changed (a list changed). */
+  readonly changes: Stream.Stream<unknown>
+  /** Lines to print as they come: logs, list changes, resource updates. */
+  readonly notifications: Stream.Stream<string>
+  /** Runs one command line, already split into words. */
+  readonly run: (words: ReadonlyArray<string>) => Effect.Effect<void, CliFailure, R>
+}
+
+/** The words that end a session. */
+const EXIT = new Set(["exit", "quit", ".exit"])
+
+/**
+ * Takes over SIGINT for the session: Ctrl-C while a command runs interrupts that command
+ * instead of the program. The process's own listeners are put back when the session ends.
+ */
+const ownInterrupts = (onInterrupt: () => void) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const previous = process.listeners("SIGINT")
+      process.removeAllListeners("SIGINT")
+      process.on("SIGINT", onInterrupt)
+      return previous
+    }),
+    (previous) =>
+      Effect.sync(() => {
+        process.removeListener("SIGINT", onInterrupt)
+        for (const listener of previous) process.on("SIGINT", listener)
+      })
+  )
+
+/** Runs a session until Ctrl-D, `exit` or the end of input. */
+export const run = <R>(target: Target<R>) =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    const names = yield* ServerNames
+    // Per server: by the name it reports when it was chosen inline.
+    const server = yield* names.display(target.name)
+    const file = yield* History.fileOf(server)
+    const vocabulary = yield* Ref.make(yield* target.vocabulary)
+    yield* target.changes.pipe(
+      Stream.runForEach(() => Effect.flatMap(target.vocabulary, (next) => Ref.set(vocabulary, next))),
+      Effect.forkScoped
+    )
+    const print = (text: string) => output.note(text)
+    const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
+    const reader = interactive
+      ? yield* LineReader.terminal({
+          history: yield* History.load(file),
+          completer: (line) => complete(line, Effect.runSync(Ref.get(vocabulary))),
+          print
+        })
+      : yield* LineReader.lines(print)
+    yield* target.notifications.pipe(Stream.runForEach(reader.above), Effect.forkScoped)
+
+    const running = yield* Ref.make(Option.none<Fiber.RuntimeFiber<void, CliFailure>>())
+    yield* ownInterrupts(() => {
+      const fiber = Effect.runSync(Ref.get(running))
+      if (Option.isSome(fiber)) Effect.runFork(Fiber.interruptFork(fiber.value))
+    })
+    if (interactive)
+      yield* output.note(
+        dim(output.color, `connected to ${server}; help lists the commands, Tab completes, Ctrl-D leaves`)
+      )
+    const prompt = `${server}> `
+    while (true) {
+      const line = yield* reader.read(prompt)
+      if (Option.isNone(line)) break
+      const words = splitCommandLine(line.value)
+      if (words._tag === "Left") {
+        yield* output.note(`error: ${words.left}`)
+        continue
+      }
+      const [first] = words.right
+      if (first === undefined) continue
+      yield* History.append(file, line.value)
+      if (EXIT.has(first)) break
+      const fiber = yield* Effect.fork(target.run(words.right))
+      yield* Ref.set(running, Option.some(fiber))
+      const exit = yield* Fiber.await(fiber)
+      yield* Ref.set(running, Option.none())
+      yield* output.status(undefined)
+      if (Exit.isFailure(exit)) {
+        const error = Cause.failureOption(exit.cause)
+        if (Option.isSome(error)) {
+          const given = serverOf(error.value)
+          const shown = given === undefined ? undefined : yield* names.display(given)
+          yield* output.note(describe(error.value, output.verbose, shown))
+        } else if (Cause.isInterruptedOnly(exit.cause))
+          yield* output.note(`cancelled: ${words.right.slice(0, 3).join(" ")}`)
+        else yield* output.note(`internal error: ${Cause.pretty(exit.cause)}`)
+      }
+    }
+    if (interactive) process.stdout.write("\n")
+  }).pipe(Effect.scoped)
+
+/** The services a session needs besides its target's. */
+export type Requirements = Output | ServerNames | FileSystem.FileSystem | Path.Path

@@ -1,0 +1,195 @@
+/**
+ * `effect-mcp shell` and `effect-mcp host shell` as a person uses them, on a real
+ * pseudo-terminal against the reference server: Tab completion of commands, tool names and
+ * argument names; server notifications printed above the prompt with the typed line drawn
+ * again; Ctrl-C cancelling the running call without leaving; Ctrl-D closing cleanly; history
+ * kept per server across sessions. Piped, the shell reads commands as a script.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+import { complete } from "../src/shell/Completion.js"
+import { COMMANDS } from "../src/shell/ServerShell.js"
+import { eventually, everything, everythingStdio, run } from "./support/cli.js"
+import { startOnTerminal } from "./support/pty.js"
+
+const PROMPT = "mcp-servers/everything> "
+const testServer = fileURLToPath(new URL("fixtures/test-server.mjs", import.meta.url))
+
+describe("completion", () => {
+  it("completes commands, tool names, argument names and resource URIs", () => {
+    const vocabulary = {
+      commands: COMMANDS,
+      tools: [
+        { name: "get-sum", args: ["a", "b"] },
+        { name: "get-env", args: [] }
+      ],
+      resources: ["demo://a", "demo://b"],
+      prompts: [{ name: "greet", args: ["who"] }]
+    }
+    expect(complete("to", vocabulary)).toStrictEqual([["tools "], "to"])
+    expect(complete("tools c", vocabulary)).toStrictEqual([["call "], "c"])
+    expect(complete("tools call get-", vocabulary)).toStrictEqual([["get-sum ", "get-env "], "get-"])
+    expect(complete("tools call get-sum a=1 ", vocabulary)).toStrictEqual([["b="], ""])
+    expect(complete("resources read demo://", vocabulary)).toStrictEqual([["demo://a ", "demo://b "], "demo://"])
+    expect(complete("prompts get greet w", vocabulary)).toStrictEqual([["who="], "w"])
+    expect(complete("subscribe demo://b", vocabulary)).toStrictEqual([["demo://b "], "demo://b"])
+  })
+})
+
+describe("effect-mcp shell", () => {
+  it("on a terminal: completion, notifications above the typed line, Ctrl-C, Ctrl-D, history", async () => {
+    const state = mkdtempSync(join(tmpdir(), "effect-mcp-shell-"))
+    const env = { XDG_STATE_HOME: state, NO_COLOR: "1" }
+    const shell = startOnTerminal(["shell", ...everythingStdio], { env, columns: 120, timeoutMs: 90_000 })
+    let at = await shell.waitFor(PROMPT)
+    // Tab completes the command, the tool's name, then lists its arguments.
+    await shell.type("tools ca")
+    await shell.type("\t")
+    at = await shell.waitFor("tools call ", at)
+    await shell.type("get-su")
+    await shell.type("\t")
+    at = await shell.waitFor("get-sum ", at)
+    await shell.type("\t")
+    await shell.type("\t")
+    at = await shell.waitFor(/a= +b=/, at)
+    await shell.type("a=2 b=3\r")
+    at = await shell.waitFor("The sum of 2 and 3 is 5.", at)
+
+    // A per-session feature: logging, switched on once, keeps printing while the user types.
+    await shell.waitFor(PROMPT, at)
+    await shell.type("logs on debug\r")
+    at = await shell.waitFor("showing log messages at debug", at)
+    await shell.type("tools call toggle-simulated-logging\r")
+    at = await shell.waitFor("Started simulated", at)
+    at = await shell.waitFor(PROMPT, at)
+    await shell.type("tools li")
+    at = await shell.waitFor("tools li", at)
+    // The next log message goes above, and the prompt with the typed text is drawn again.
+    at = await shell.waitFor(/\[\w+\] \w+-level message\r?\n/, at, 30_000)
+    at = await shell.waitFor(`${PROMPT}tools li`, at)
+    await shell.type("\x15logs off\r")
+    at = await shell.waitFor("log messages hidden", at)
+
+    // Ctrl-C cancels the running call; the session goes on.
+    await shell.type("tools call trigger-long-running-operation duration:=30 steps:=30\r")
+    at = await shell.waitFor(/1\/30 \[/, at)
+    await shell.type("\x03")
+    at = await shell.waitFor("cancelled: tools call trigger-long-running-operation", at)
+    at = await shell.waitFor(PROMPT, at)
+    await shell.type("ping\r")
+    at = await shell.waitFor("pong in", at)
+    // Ctrl-C at the prompt drops the line, not the session.
+    await shell.type("half typed")
+    await shell.type("\x03")
+    at = await shell.waitFor(PROMPT, at)
+    // Ctrl-D leaves cleanly.
+    await shell.type("\x04")
+    const { code } = await shell.finished
+    expect(code).toBe(0)
+
+    // History is kept per server, and offered by the next session (Up arrow).
+    const history = readFileSync(join(state, "effect-mcp", "history", "mcp-servers_everything"), "utf8")
+    expect(history.trimEnd().split("\n")).toContain("ping")
+    const again = startOnTerminal(["shell", ...everythingStdio], { env, columns: 120 })
+    const ready = await again.waitFor(PROMPT)
+    await again.type("\x1b[A")
+    await again.waitFor(`${PROMPT}ping`, ready)
+    await again.type("\x15\x04")
+    expect((await again.finished).code).toBe(0)
+  }, 120_000)
+
+  it("piped: reads commands as a script; a failing command is reported and the next runs", async () => {
+    const result = await run(["shell", ...everythingStdio], {
+      input: "tools call get-sum a:=2 b:=40\ntools lst\nbogus-command\nping\n"
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/The sum of 2 and 40 is 42\./)
+    expect(result.stderr).toMatch(/error: tools: "lst" is not a command; did you mean list\?/)
+    expect(result.stderr).toMatch(/error: "bogus-command" is not a command/)
+    expect(result.stdout).toMatch(/pong in/)
+  })
+})
+
+describe("effect-mcp shell, Ctrl-C", () => {
+  it("cancels the running request on the server (notifications/cancelled) and the session goes on", async () => {
+    const state = mkdtempSync(join(tmpdir(), "effect-mcp-shell-cancel-"))
+    const received = join(state, "received.log")
+    writeFileSync(received, "")
+    const shell = startOnTerminal(["shell", "--", process.execPath, testServer, received], {
+      env: { XDG_STATE_HOME: state, NO_COLOR: "1" },
+      columns: 120
+    })
+    let at = await shell.waitFor("test-server> ")
+    await shell.type("tools call slow\r")
+    at = await shell.waitFor(/calling slow {2}\d+ /, at)
+    await shell.type("\x03")
+    at = await shell.waitFor("cancelled: tools call slow", at)
+    await eventually(() => readFileSync(received, "utf8").includes("notifications/cancelled"), "the cancellation")
+    await shell.type("tools list\r")
+    at = await shell.waitFor("ask-defaults", at)
+    await shell.type("\x04")
+    expect((await shell.finished).code).toBe(0)
+  }, 60_000)
+})
+
+describe("effect-mcp shell, per-session features", () => {
+  it("a subscription made by one command brings updates while later commands run", async () => {
+    const uri = "demo://resource/static/document/architecture.md"
+    const result = await run(["shell", ...everythingStdio], {
+      input: `subscribe ${uri}\ntools call toggle-subscriber-updates\ntools call trigger-long-running-operation duration:=7 steps:=1\n`,
+      timeoutMs: 40_000
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain(`subscribed to ${uri}`)
+    expect(result.stderr).toContain(`updated: ${uri}`)
+  }, 45_000)
+})
+
+describe("effect-mcp host shell", () => {
+  it("routes namespaced tools, says why a server is down, suggests close names", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-host-shell-"))
+    writeFileSync(
+      join(cwd, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          one: { command: process.execPath, args: [everything, "stdio"] },
+          gone: { command: "no-such-mcp-server-anywhere" }
+        }
+      })
+    )
+    const result = await run(["host", "shell"], {
+      cwd,
+      input: "status\ntools call one__get-sum a:=1 b:=2\ntools call gone__echo message=x\ntools call one__get-sun\n"
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/^one +stdio ready/m)
+    expect(result.stdout).toMatch(/^gone +stdio failed:/m)
+    expect(result.stdout).toMatch(/The sum of 1 and 2 is 3\./)
+    expect(result.stderr).toMatch(/"gone__echo" cannot be called: gone is not ready \(failed:/)
+    expect(result.stderr).toMatch(/no ready server offers "one__get-sun" \(did you mean one__get-sum/)
+  })
+
+  it("on a terminal: completes namespaced tool names", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-host-shell-tty-"))
+    writeFileSync(
+      join(cwd, ".mcp.json"),
+      JSON.stringify({ mcpServers: { one: { command: process.execPath, args: [everything, "stdio"] } } })
+    )
+    const shell = startOnTerminal(["host", "shell"], {
+      cwd,
+      env: { XDG_STATE_HOME: cwd, NO_COLOR: "1" },
+      columns: 120
+    })
+    let at = await shell.waitFor("host> ")
+    await shell.type("tools call one__get-su")
+    await shell.type("\t")
+    at = await shell.waitFor("one__get-sum ", at)
+    await shell.type("a=4 b=5\r")
+    at = await shell.waitFor("The sum of 4 and 5 is 9.", at)
+    await shell.type("\x04")
+    expect((await shell.finished).code).toBe(0)
+  }, 60_000)
+})

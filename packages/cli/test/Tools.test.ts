@@ -1,0 +1,75 @@
+/**
+ * How tools read, on the built binary against the reference server: signatures, titles and
+ * hints in `tools list` and `inspect`, `tools show NAME`, "did you mean" for a mistyped tool,
+ * no wrapping off a terminal and wrapping to the terminal's width on one.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { closest, distance } from "../src/internal/closest.js"
+import { everythingStdio, run } from "./support/cli.js"
+import { runOnTerminal } from "./support/pty.js"
+
+describe("closest names", () => {
+  it("finds typos, swaps and parts; nothing for unrelated words", () => {
+    expect(distance("lst", "list")).toBe(1)
+    expect(distance("lsit", "list")).toBe(1)
+    expect(closest("lst", ["list", "call", "show"])).toStrictEqual(["list"])
+    expect(closest("get-sun", ["get-sum", "get-env", "echo"])).toStrictEqual(["get-sum"])
+    expect(closest("sum", ["get-sum", "echo"])).toStrictEqual(["get-sum"])
+    expect(closest("zzzzzz", ["list", "call"])).toStrictEqual([])
+  })
+})
+
+describe("tools", () => {
+  it("tools list: one line per tool off a terminal, with signature, title and hints", async () => {
+    const listed = await run(["tools", "list", ...everythingStdio])
+    expect(listed.code).toBe(0)
+    const lines = listed.stdout.trimEnd().split("\n")
+    const sum = lines.find((line) => line.startsWith("get-sum "))
+    expect(sum).toMatch(
+      /^get-sum a:number b:number +Get Sum Tool: Returns the sum of two numbers \(read-only, idempotent\)$/
+    )
+    expect(lines.find((line) => line.startsWith("get-resource-links "))).toMatch(
+      /^get-resource-links \[count:number\] /
+    )
+    // Nothing wraps into a pipe: every line starts with a tool's name.
+    expect(lines.every((line) => /^[a-z]/.test(line))).toBe(true)
+  })
+
+  it("tools list on a terminal wraps to its width", async () => {
+    const { code, screen } = await runOnTerminal(["tools", "list", ...everythingStdio], {
+      env: { NO_COLOR: "1" },
+      columns: 70
+    })
+    expect(code).toBe(0)
+    const lines = screen.split(/\r?\n/).filter((line) => line.trim() !== "")
+    expect(lines.length).toBeGreaterThan(15)
+    expect(lines.every((line) => line.length <= 70)).toBe(true)
+  })
+
+  it("tools show NAME: description, input and output as a tree, hints, task support", async () => {
+    const shown = await run(["tools", "show", "get-structured-content", ...everythingStdio])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain("get-structured-content — Get Structured Content Tool")
+    expect(shown.stdout).toMatch(
+      /input\n {2}location {2}"New York"\|"Chicago"\|"Los Angeles" {2}required {2}Choose city/
+    )
+    expect(shown.stdout).toMatch(/output\n {2}temperature {2}number {2}required {2}Temperature in celsius/)
+    expect(shown.stdout).toMatch(/hints {2}read-only, idempotent/)
+    expect(shown.stdout).toMatch(/tasks {2}forbidden/)
+    const json = await run(["tools", "show", "get-sum", "--json", ...everythingStdio])
+    expect(JSON.parse(json.stdout)).toMatchObject({ tool: { name: "get-sum", annotations: { readOnlyHint: true } } })
+  })
+
+  it("a mistyped tool names the closest ones, not every tool", async () => {
+    const shown = await run(["tools", "call", "get-sun", "a:=1", "b:=2", ...everythingStdio])
+    expect(shown.code).toBe(2)
+    expect(shown.stderr).toMatch(/has no tool named "get-sun" \(did you mean get-sum/)
+    expect(shown.stderr).not.toMatch(/toggle-simulated-logging/)
+  })
+
+  it("inspect shows signatures and hints", async () => {
+    const inspected = await run(["inspect", ...everythingStdio])
+    expect(inspected.code).toBe(0)
+    expect(inspected.stdout).toMatch(/ {2}get-sum a:number b:number +Get Sum Tool: .*\(read-only, idempotent\)/)
+  })
+})
