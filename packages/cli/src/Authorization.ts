@@ -91,22 +91,27 @@ export const loopback = (open: boolean): Layer.Layer<Authorizer.Authorizer, neve
         begin: (server) =>
           Effect.map(listenForRedirect(server), ({ redirectUri, received }) => ({
             redirectUri,
+            // The live progress line is paused while the user is away in the browser.
             complete: (url: string) =>
-              Effect.gen(function* () {
-                yield* output.note(`${server} asks you to authorize effect-mcp. Open this URL in a browser:\n  ${url}`)
-                if (open) yield* openBrowser(url)
-                return yield* received.pipe(
-                  Effect.timeoutFail({
-                    duration: WAIT_FOR_USER,
-                    onTimeout: () =>
-                      new AuthError.AuthorizationError({
-                        server,
-                        step: "authorization",
-                        reason: `nobody came back from the authorization page within ${WAIT_FOR_USER}`
-                      })
-                  })
-                )
-              })
+              output.paused(
+                Effect.gen(function* () {
+                  yield* output.note(
+                    `${server} asks you to authorize effect-mcp. Open this URL in a browser:\n  ${url}`
+                  )
+                  if (open) yield* openBrowser(url)
+                  return yield* received.pipe(
+                    Effect.timeoutFail({
+                      duration: WAIT_FOR_USER,
+                      onTimeout: () =>
+                        new AuthError.AuthorizationError({
+                          server,
+                          step: "authorization",
+                          reason: `nobody came back from the authorization page within ${WAIT_FOR_USER}`
+                        })
+                    })
+                  )
+                })
+              )
           }))
       })
     )

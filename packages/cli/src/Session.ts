@@ -164,7 +164,7 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
         reason:
           'which server? Give --stdio "<command>", --url <url>, --server <name> (see `effect-mcp servers`), or a command after --'
       })
-    const loaded = yield* ConfigLoader.load(ConfigLoader.here(Option.getOrUndefined(options.config)))
+    const loaded = yield* ConfigLoader.load(yield* ConfigLoader.here(Option.getOrUndefined(options.config)))
     const output = yield* Output
     for (const warning of loaded.warnings) yield* output.note(`warning: ${warning}`)
     const entry = yield* ConfigLoader.find(loaded, options.name.value)

@@ -4,12 +4,10 @@
  * `Roots`) become the client's capabilities. Building the layer performs the handshake;
  * closing its scope ends the session and the connection.
  */
-import { type JsonRpc, type McpSchema, Methods, type ProtocolVersion } from "@effect-mcp/protocol"
-import * as Chunk from "effect/Chunk"
+import type { JsonRpc, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import type * as Option from "effect/Option"
@@ -19,7 +17,9 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import { clientCapabilities, Elicitation, Roots, Sampling } from "./Capabilities.js"
 import { toRequestOptions } from "./internal/features/callOptions.js"
 import * as ClientTasks from "./internal/features/clientTasks.js"
-import * as Lists from "./internal/features/lists.js"
+import * as Notifications from "./internal/features/notifications.js"
+import * as Prompts from "./internal/features/prompts.js"
+import * as Resources from "./internal/features/resources.js"
 import * as ServerRequests from "./internal/features/serverRequests.js"
 import * as Tasks from "./internal/features/tasks.js"
 import * as Tools from "./internal/features/tools.js"
@@ -287,7 +287,6 @@ export const make = (
       options.clientTasks === undefined ? undefined : yield* ClientTasks.make(peer, options.clientTasks)
     yield* ServerRequests.register({ session, ...(clientTasks === undefined ? {} : { tasks: clientTasks }) }, handlers)
     yield* session.start(clientCapabilities(handlers, clientTasks !== undefined))
-    const name = session.server
 
     const request = <M extends Methods.RequestMethodName>(
       method: M,
@@ -295,49 +294,17 @@ export const make = (
       call?: CallOptions
     ): Effect.Effect<Methods.ResultOf<M>, RequestError> => session.request(method, params, toRequestOptions(call))
 
-    // Cached lists, invalidated by list-changed notifications.
-    const page =
-      <M extends Lists.ListMethod>(method: M) =>
-      (cursor: string | undefined) =>
-        // Every list method takes PaginatedRequestParams; TypeScript cannot see that through M.
-        request(method, (cursor === undefined ? undefined : { cursor }) as Methods.RequestParamsOf<M> | undefined)
+    // The features, each a module over the session.
     const tools = yield* Tools.make(session)
-    const resourcesStream = Lists.paginate(name, "resources/list", page("resources/list"), (result) => result.resources)
-    const freshFor = (method: Lists.ListMethod) => Effect.sync(() => session.freshness(method))
-    const resources = yield* Lists.cachedList(resourcesStream, freshFor("resources/list"))
-    const prompts = yield* Lists.cachedList(
-      Lists.paginate(name, "prompts/list", page("prompts/list"), (result) => result.prompts),
-      freshFor("prompts/list")
-    )
-    const resourceTemplatesStream = Lists.paginate(
-      name,
-      "resources/templates/list",
-      page("resources/templates/list"),
-      (result) => result.resourceTemplates
-    )
-    const listChanged = yield* Mailbox.make<ListKind>()
-    const listChangedHub = yield* Stream.broadcastDynamic(Mailbox.toStream(listChanged), { capacity: "unbounded" })
-    const invalidations: Record<string, readonly [ListKind, Effect.Effect<void>]> = {
-      "notifications/tools/list_changed": ["tools", tools.list.invalidate],
-      "notifications/resources/list_changed": ["resources", resources.invalidate],
-      "notifications/prompts/list_changed": ["prompts", prompts.invalidate]
-    }
-    const subscription = yield* peer.subscribe
-    yield* Stream.fromQueue(subscription).pipe(
-      Stream.runForEach((notification) => {
-        const hit = invalidations[notification.method]
-        return hit === undefined ? Effect.void : Effect.zipRight(hit[1], listChanged.offer(hit[0]))
-      }),
-      Effect.forkScoped
-    )
-
+    const resources = yield* Resources.make(session)
+    const prompts = yield* Prompts.make(session)
+    const listChanged = yield* Notifications.listChanges(peer, session.accepts, {
+      tools: tools.list.invalidate,
+      resources: resources.list.invalidate,
+      prompts: prompts.list.invalidate
+    })
     const notificationsOf = <M extends Methods.NotificationMethodName>(method: M) =>
-      peer.notifications.pipe(
-        Stream.filter((notification) => notification.method === method),
-        Stream.filterMap((notification) =>
-          Either.getRight(Methods.decodeNotificationParams(method, notification.params ?? {}))
-        )
-      )
+      Notifications.notificationsOf(peer, method)
     const taskStatuses = notificationsOf("notifications/tasks/status").pipe(Stream.map(({ _meta: _, ...task }) => task))
     const tasks = Tasks.make(session, tools, taskStatuses)
     const validateInput = options.validateToolInput !== false
@@ -398,20 +365,19 @@ export const make = (
           (emit) => tasks.runToolAsTask(tool, args, { ...options, onStatus: (task) => emit({ _tag: "Status", task }) }),
           (result): TaskRunEvent => ({ _tag: "Result", result })
         ),
-      resources: resources.get,
-      resourcesStream,
-      resourceTemplates: Effect.map(Stream.runCollect(resourceTemplatesStream), Chunk.toReadonlyArray),
-      readResource: (uri, call) => request("resources/read", { uri }, call),
-      subscribe: session.subscribe,
-      unsubscribe: session.unsubscribe,
-      resourceUpdates: notificationsOf("notifications/resources/updated"),
-      prompts: prompts.get,
-      getPrompt: (prompt, args, call) =>
-        request("prompts/get", args === undefined ? { name: prompt } : { name: prompt, arguments: args }, call),
-      complete: (params) => Effect.map(request("completion/complete", params), (result) => result.completion),
+      resources: resources.list.get,
+      resourcesStream: resources.stream,
+      resourceTemplates: resources.templates,
+      readResource: resources.read,
+      subscribe: resources.subscribe,
+      unsubscribe: resources.unsubscribe,
+      resourceUpdates: resources.updates,
+      prompts: prompts.list.get,
+      getPrompt: prompts.get,
+      complete: prompts.complete,
       setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
       logMessages: notificationsOf("notifications/message"),
-      listChanged: listChangedHub,
+      listChanged,
       notifications: peer.notifications,
       request,
       notify: session.notify,

@@ -72,6 +72,8 @@ export interface RequestOptions {
   readonly cancellable?: boolean
   /** Extra attributes of the request's span. */
   readonly spanAttributes?: { readonly [key: string]: unknown }
+  /** Told the request's id once it has one (a 2026-07-28 subscription is named by its request's id). */
+  readonly onId?: (id: JsonRpc.RequestId) => void
 }
 
 /** A protocol violation the peer logged, counted and survived. */
@@ -399,6 +401,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
         Effect.gen(function* () {
           if (ended !== undefined) return yield* gone()
           const id = nextId++
+          requestOptions.onId?.(id)
           const timeout =
             requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout)
           const deferred = Deferred.unsafeMake<WireObject, RequestFailure>(FiberId.none)

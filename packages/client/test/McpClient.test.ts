@@ -620,6 +620,36 @@ describe("McpClient at 2026-07-28", () => {
     })
   )
 
+  it.effect("a read is reused for its ttlMs, until the resource is updated", () =>
+    Effect.gen(function* () {
+      const { client, sent, server } = yield* connectScripted(
+        (request) =>
+          request.method === "server/discover"
+            ? discover({ resources: {} })
+            : {
+                result: {
+                  resultType: "complete",
+                  contents: [{ uri: "file:///a", text: "a" }],
+                  ttlMs: 1000,
+                  cacheScope: "private"
+                }
+              },
+        { protocolVersion: "2026-07-28" }
+      )
+      const reads = () => sent.filter((message) => "method" in message && message.method === "resources/read").length
+      yield* client.readResource("file:///a")
+      yield* client.readResource("file:///a")
+      expect(reads()).toBe(1)
+      yield* TestClock.adjust("1001 millis")
+      yield* client.readResource("file:///a")
+      expect(reads()).toBe(2)
+      yield* server.send({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "file:///a" } })
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      yield* client.readResource("file:///a")
+      expect(reads()).toBe(3)
+    }).pipe(Effect.scoped)
+  )
+
   it.scoped("change notifications come over subscriptions/listen, opened again when subscriptions change", () =>
     Effect.gen(function* () {
       const { client, sent, server } = yield* connectScripted(
@@ -663,6 +693,19 @@ describe("McpClient at 2026-07-28", () => {
         })
       )
       expect(methods(sent)).not.toContain("resources/subscribe")
+      // Notifications of the ended subscription are dropped; the current one's arrive.
+      const second = listens()[1]
+      const next = yield* client.listChanged.pipe(Stream.take(1), Stream.runCollect, Effect.fork)
+      yield* Effect.yieldNow()
+      const tagged = (id: JsonRpc.RequestId | undefined, method: string) =>
+        server.send({
+          jsonrpc: "2.0",
+          method,
+          params: { _meta: { "io.modelcontextprotocol/subscriptionId": id ?? "" } }
+        })
+      yield* tagged(first?.id, "notifications/prompts/list_changed")
+      yield* tagged(second?.id, "notifications/tools/list_changed")
+      expect(Array.from(yield* Fiber.join(next))).toStrictEqual(["tools"])
     })
   )
 })

@@ -302,12 +302,19 @@ describe("McpHost", () => {
         ])
         const samePid = pidOf(yield* host.status("same"))
         write("2")
-        const summary = yield* McpHost.reloadConfig(host, location, Expand.processContext()).pipe(
+        const summary = yield* McpHost.reloadConfig(host, location, yield* Expand.processContext).pipe(
           Effect.provide(NodeContext.layer)
         )
         expect(summary).toStrictEqual({ added: [], removed: [], restarted: ["edited"], unchanged: ["same"] })
         expect(pidOf(yield* host.status("same"))).toBe(samePid)
-      }).pipe(Effect.provide(McpHost.layerFromConfig(location, Expand.processContext()).pipe(Layer.provide(platform))))
+      }).pipe(
+        Effect.provide(
+          Layer.unwrapEffect(
+            Effect.map(Expand.processContext, (context) => McpHost.layerFromConfig(location, context))
+          ).pipe(Layer.provide(platform))
+        ),
+        Effect.provide(NodeContext.layer)
+      )
     })
   )
 

@@ -49,7 +49,7 @@ export const withHost = <A, E, R, RH = never>(
   Effect.gen(function* () {
     const interactive = isInteractive()
     const output = yield* Output
-    const location = ConfigLoader.here(Option.getOrUndefined(configFile))
+    const location = yield* ConfigLoader.here(Option.getOrUndefined(configFile))
     const { servers, problems, warnings, files } = yield* McpHost.serversFromConfig(
       location,
       expandContext(interactive)

@@ -130,7 +130,7 @@ export const servers = Command.make(
       run,
       Effect.gen(function* () {
         const output = yield* Output
-        const loaded = yield* ConfigLoader.load(ConfigLoader.here(Option.getOrUndefined(config)))
+        const loaded = yield* ConfigLoader.load(yield* ConfigLoader.here(Option.getOrUndefined(config)))
         for (const warning of loaded.warnings) yield* output.note(`warning: ${warning}`)
         for (const problem of loaded.problems) yield* output.note(`warning: ${problem.message} (server left out)`)
         if (output.json)

@@ -5,14 +5,16 @@
  * wins). A `.toml` file is read as Codex's `config.toml`. Resolving an entry expands its
  * variables and reads its `envFile`.
  */
-import { homedir } from "node:os"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Toml from "smol-toml"
 import { ConfigError, UnknownServer } from "../HostError.js"
 import * as Dialects from "./Dialects.js"
+import * as Expand from "./Expand.js"
 import { type ExpandContext, expandTarget } from "./Expand.js"
 import * as Jsonc from "./Jsonc.js"
 import type { ServerEntry, Target } from "./ServerEntry.js"
@@ -28,14 +30,19 @@ export interface Location {
   readonly appData?: string
 }
 
-/** This process's location: its working directory, home and platform, and the explicit file if any. */
-export const here = (config: string | undefined): Location => ({
-  ...(config === undefined ? {} : { config }),
-  cwd: process.cwd(),
-  home: homedir(),
-  platform: process.platform,
-  ...(process.env.APPDATA === undefined ? {} : { appData: process.env.APPDATA })
-})
+/** This process's location: its working directory (through the platform's `Path`), home and platform, and the explicit file if any. */
+export const here = (config: string | undefined): Effect.Effect<Location, never, Path.Path> =>
+  Effect.gen(function* () {
+    const path = yield* Path.Path
+    const appData = yield* Config.option(Config.string("APPDATA")).pipe(Effect.orDie)
+    return {
+      ...(config === undefined ? {} : { config }),
+      cwd: path.resolve("."),
+      home: yield* Expand.home,
+      platform: process.platform,
+      ...(Option.isSome(appData) ? { appData: appData.value } : {})
+    }
+  })
 
 /** Every configured server found, with the files read and their warnings. */
 export interface Loaded {

@@ -6,8 +6,8 @@
  * is unset and has no default, or an input that cannot be asked, is a {@link ConfigError}
  * naming the variable, the entry and the file; nothing is passed through literally.
  */
-import { homedir } from "node:os"
-import { sep } from "node:path"
+import * as Path from "@effect/platform/Path"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import { ConfigError } from "../HostError.js"
 import type { Dialect, Input, ServerEntry, Target } from "./ServerEntry.js"
@@ -22,19 +22,29 @@ export interface ExpandContext {
   readonly ask: (input: Input, entry: ServerEntry) => Effect.Effect<string, ConfigError>
 }
 
+/** The user's home folder, from the environment (`HOME`, else `USERPROFILE`; empty when neither is set). */
+export const home: Effect.Effect<string> = Config.string("HOME").pipe(
+  Config.orElse(() => Config.string("USERPROFILE")),
+  Config.withDefault(""),
+  Effect.orDie
+)
+
 /**
- * This process's context: its environment, home and working directory; VS Code inputs cannot be
- * asked (an entry that needs one is a `ConfigError` naming the input).
+ * This process's context: its environment, home and working directory (through the platform's
+ * `Path`); VS Code inputs cannot be asked (an entry that needs one is a `ConfigError` naming it).
  */
-export const processContext = (): ExpandContext => ({
-  env: process.env,
-  home: homedir(),
-  workspaceFolder: process.cwd(),
-  pathSeparator: sep,
-  ask: (input, entry) =>
-    Effect.fail(
-      new ConfigError({ file: entry.file, entry: entry.name, reason: `input "${input.id}" cannot be asked here` })
-    )
+export const processContext: Effect.Effect<ExpandContext, never, Path.Path> = Effect.gen(function* () {
+  const path = yield* Path.Path
+  return {
+    env: process.env,
+    home: yield* home,
+    workspaceFolder: path.resolve("."),
+    pathSeparator: path.sep,
+    ask: (input, entry) =>
+      Effect.fail(
+        new ConfigError({ file: entry.file, entry: entry.name, reason: `input "${input.id}" cannot be asked here` })
+      )
+  }
 })
 
 type Form = "posix" | "env" | "folders" | "input"

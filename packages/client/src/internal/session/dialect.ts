@@ -34,6 +34,11 @@ export interface Dialect {
    * `ttlMs` of its pages, 2026-07-28); none: until the server says the list changed.
    */
   readonly freshness: (method: string) => Option.Option<number>
+  /**
+   * Whether a notification belongs to this session's current subscriptions: at 2026-07-28 one
+   * tagged with another (an ended) subscription's id is dropped; untagged ones always belong.
+   */
+  readonly accepts: (notification: JsonRpc.JSONRPCNotification) => boolean
 }
 
 /** The stateful dialect: requests and notifications go as they are. */
@@ -41,7 +46,8 @@ export const stateful = (peer: Peer.Peer): Dialect => ({
   era: "stateful",
   exchange: (method, wire, options) => peer.request(method, wire, options),
   notify: (method, wire) => peer.notify(method, wire),
-  freshness: () => Option.none()
+  freshness: () => Option.none(),
+  accepts: () => true
 })
 
 /** The verdict of a probe. */

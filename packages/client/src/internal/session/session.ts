@@ -5,7 +5,7 @@
  * restore resource subscriptions, retry). Features (tools, resources, prompts, tasks) are built
  * over it; none of them sees the peer's wire objects except through it.
  */
-import { McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import { type JsonRpc, McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -74,6 +74,8 @@ export interface Session {
   readonly era: () => "stateful" | "stateless"
   /** How long a list method's last listing stays fresh (2026-07-28 `ttlMs`); none: until it changes. */
   readonly freshness: (method: string) => Option.Option<number>
+  /** Whether a notification belongs to the current subscriptions (see the dialect's `accepts`). */
+  readonly accepts: (notification: JsonRpc.JSONRPCNotification) => boolean
   /** Performs the handshake; the session is `Ready` after it, `Failed` if it fails. */
   readonly start: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
   /** Any request of the method table: checked, encoded for the revision, decoded; retried on an expired session. */
@@ -466,6 +468,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       established: () => established,
       era: () => dialect.era,
       freshness: (method) => dialect.freshness(method),
+      accepts: (notification) => dialect.accepts(notification),
       start,
       request,
       requestRaw,

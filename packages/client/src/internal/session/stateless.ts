@@ -6,7 +6,7 @@
  * `requestState`, a bounded number of rounds within one deadline. `ping` is a `server/discover`;
  * `logging/setLevel` is local (the level travels with each request).
  */
-import { McpSchema, type ProtocolVersion } from "@effect-mcp/protocol"
+import { type JsonRpc, McpSchema, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,6 +17,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { DecodeError, InvalidInput, RequestTimeout } from "../../McpError.js"
 import type * as Peer from "../../Peer.js"
 import type { Answer } from "../features/serverRequests.js"
@@ -85,8 +86,53 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
       ttls.set(method, first ? ttl : Math.min(ttls.get(method) ?? ttl, ttl))
     }
 
-    // subscriptions/listen: one long request; its notifications reach the peer's subscribers.
+    // Reads that said how long they stay fresh (ttlMs > 0), by URI; an update of the resource ends it.
+    const reads = new Map<string, { readonly raw: Peer.WireObject; readonly expiresAt: number }>()
+    const cacheRead = (method: string, wire: Peer.WireObject | undefined, raw: Peer.WireObject) =>
+      method !== "resources/read" || typeof wire?.uri !== "string" || typeof raw.ttlMs !== "number" || raw.ttlMs <= 0
+        ? Effect.void
+        : Effect.map(Clock.currentTimeMillis, (now) => {
+            reads.set(String(wire.uri), { raw, expiresAt: now + Number(raw.ttlMs) })
+          })
+
+    // subscriptions/listen: one long request; its notifications reach the peer's subscribers,
+    // tagged with its id (notifications of an earlier subscription are dropped).
     const listener = yield* FiberHandle.make<void>()
+    let listening: { readonly id: JsonRpc.RequestId; readonly asked: Peer.WireObject } | undefined
+    const subscriptionOf = (notification: JsonRpc.JSONRPCNotification) => {
+      const tag = notification.params?._meta
+      return McpSchema.isJsonObject(tag) ? tag[McpSchema.MetaKey.subscriptionId] : undefined
+    }
+    const updates = yield* peer.subscribe
+    yield* Stream.fromQueue(updates).pipe(
+      Stream.runForEach((notification) =>
+        Effect.sync(() => {
+          if (notification.method === "notifications/resources/updated") reads.delete(String(notification.params?.uri))
+          if (notification.method === "notifications/resources/list_changed") reads.clear()
+        })
+      ),
+      Effect.forkScoped
+    )
+    // The acknowledgement says which of the asked notifications the server will send.
+    const acknowledgements = yield* peer.subscribe
+    yield* Stream.fromQueue(acknowledgements).pipe(
+      Stream.filter(
+        (notification) =>
+          notification.method === "notifications/subscriptions/acknowledged" &&
+          listening !== undefined &&
+          subscriptionOf(notification) === listening.id
+      ),
+      Stream.runForEach((notification) => {
+        const honoured = notification.params?.notifications
+        const missing = Object.keys(listening?.asked ?? {}).filter(
+          (key) => !McpSchema.isJsonObject(honoured) || honoured[key] === undefined
+        )
+        return missing.length === 0
+          ? Effect.void
+          : Effect.logWarning(`${options.server()}: the server will not send ${missing.join(", ")}`)
+      }),
+      Effect.forkScoped
+    )
     let resources = HashSet.empty<string>()
     const caps = options.serverCapabilities
     const listen = Effect.suspend(() => {
@@ -101,13 +147,25 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
       if (Object.keys(notifications).length === 0) return FiberHandle.clear(listener)
       return FiberHandle.run(
         listener,
-        peer.request("subscriptions/listen", { notifications }, { meta: meta(), timeout: Duration.infinity }).pipe(
-          Effect.tap(() => Effect.logDebug(`${options.server()}: the server ended the subscription`)),
-          Effect.catchAll((error) =>
-            Effect.logWarning(`${options.server()}: change notifications stopped: ${error.message}`)
-          ),
-          Effect.asVoid
-        )
+        peer
+          .request(
+            "subscriptions/listen",
+            { notifications },
+            {
+              meta: meta(),
+              timeout: Duration.infinity,
+              onId: (id) => {
+                listening = { id, asked: notifications }
+              }
+            }
+          )
+          .pipe(
+            Effect.tap(() => Effect.logDebug(`${options.server()}: the server ended the subscription`)),
+            Effect.catchAll((error) =>
+              Effect.logWarning(`${options.server()}: change notifications stopped: ${error.message}`)
+            ),
+            Effect.asVoid
+          )
       )
     })
     yield* listen
@@ -184,7 +242,11 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
           )
         )
         const resultType = raw.resultType
-        if (resultType === undefined || resultType === "complete") return raw
+        if (resultType === undefined || resultType === "complete") {
+          // A read answered at once may be reused for its ttlMs; one that took rounds never is.
+          if (round === 1) yield* cacheRead(method, wire, raw)
+          return raw
+        }
         // The tasks extension: the server chose to run the call as a task; follow it to its result.
         if (resultType === "task" && method === "tools/call") return yield* TaskExtension.follow(tasks, raw)
         if (resultType !== "input_required" || !MULTI_ROUND.has(method)) {
@@ -248,12 +310,18 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
         const timeout = Duration.decode(
           requestOptions.maxTotalTimeout ?? requestOptions.timeout ?? options.requestTimeout
         )
-        return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          rounds(method, wire, requestOptions, now + Duration.toMillis(timeout), timeout, 1, {})
-        ).pipe(Effect.tap((raw) => (LISTS.has(method) ? Effect.sync(() => record(method, wire, raw)) : Effect.void)))
+        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const cached = method === "resources/read" ? reads.get(String(wire?.uri)) : undefined
+          if (cached !== undefined && now < cached.expiresAt) return Effect.succeed(cached.raw)
+          return rounds(method, wire, requestOptions, now + Duration.toMillis(timeout), timeout, 1, {})
+        }).pipe(Effect.tap((raw) => (LISTS.has(method) ? Effect.sync(() => record(method, wire, raw)) : Effect.void)))
       },
       // The revision's only client notification is notifications/cancelled (stdio), which the peer sends itself.
       freshness: (method) => Option.fromNullable(ttls.get(method)),
+      accepts: (notification) => {
+        const tag = subscriptionOf(notification)
+        return tag === undefined || (listening !== undefined && tag === listening.id)
+      },
       notify: (method) =>
         Effect.logDebug(`${options.server()}: ${method} does not exist in ${options.version}; not sent`)
     }

@@ -1,0 +1,47 @@
+/** Prompts over the session: the listing (cached like the others), prompts filled in, and argument completion. */
+import type { McpSchema, Methods } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { CallOptions } from "../../McpClient.js"
+import type { RequestError } from "../../McpError.js"
+import type { Session } from "../session/session.js"
+import { toRequestOptions } from "./callOptions.js"
+import * as Lists from "./lists.js"
+
+/** The prompts part of a client. */
+export interface Prompts {
+  readonly list: Lists.CachedList<McpSchema.Prompt>
+  readonly get: (
+    name: string,
+    args?: { readonly [key: string]: string },
+    options?: CallOptions
+  ) => Effect.Effect<typeof McpSchema.GetPromptResult.Type, RequestError>
+  /** Completions of a prompt's or resource template's argument. */
+  readonly complete: (
+    params: Methods.RequestParamsOf<"completion/complete">
+  ) => Effect.Effect<Methods.ResultOf<"completion/complete">["completion"], RequestError>
+}
+
+/** Builds the prompts part over a session. */
+export const make = (session: Session): Effect.Effect<Prompts, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const list = yield* Lists.cachedList(
+      Lists.paginate(
+        session.server,
+        "prompts/list",
+        (cursor) => session.request("prompts/list", cursor === undefined ? undefined : { cursor }),
+        (result) => result.prompts
+      ),
+      Effect.sync(() => session.freshness("prompts/list"))
+    )
+    return {
+      list,
+      get: (name, args, options) =>
+        session.request(
+          "prompts/get",
+          args === undefined ? { name } : { name, arguments: args },
+          toRequestOptions(options)
+        ),
+      complete: (params) => Effect.map(session.request("completion/complete", params), (result) => result.completion)
+    }
+  })

@@ -1,0 +1,59 @@
+/**
+ * Resources over the session: the listing (cached until the server says it changed, or for its
+ * `ttlMs` at 2026-07-28), templates, reads, subscriptions and their updates.
+ */
+import type { McpSchema } from "@effect-mcp/protocol"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type { CallOptions } from "../../McpClient.js"
+import type { RequestError } from "../../McpError.js"
+import type { Session } from "../session/session.js"
+import { toRequestOptions } from "./callOptions.js"
+import * as Lists from "./lists.js"
+import { notificationsOf } from "./notifications.js"
+
+/** The resources part of a client. */
+export interface Resources {
+  readonly list: Lists.CachedList<McpSchema.Resource>
+  readonly stream: Stream.Stream<McpSchema.Resource, RequestError>
+  readonly templates: Effect.Effect<ReadonlyArray<McpSchema.ResourceTemplate>, RequestError>
+  readonly read: (
+    uri: string,
+    options?: CallOptions
+  ) => Effect.Effect<typeof McpSchema.ReadResourceResult.Type, RequestError>
+  readonly subscribe: (uri: string) => Effect.Effect<void, RequestError>
+  readonly unsubscribe: (uri: string) => Effect.Effect<void, RequestError>
+  readonly updates: Stream.Stream<typeof McpSchema.ResourceUpdatedNotificationParams.Type>
+}
+
+/** Builds the resources part over a session. */
+export const make = (session: Session): Effect.Effect<Resources, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const stream = Lists.paginate(
+      session.server,
+      "resources/list",
+      (cursor) => session.request("resources/list", cursor === undefined ? undefined : { cursor }),
+      (result) => result.resources
+    )
+    const list = yield* Lists.cachedList(
+      stream,
+      Effect.sync(() => session.freshness("resources/list"))
+    )
+    const templates = Lists.paginate(
+      session.server,
+      "resources/templates/list",
+      (cursor) => session.request("resources/templates/list", cursor === undefined ? undefined : { cursor }),
+      (result) => result.resourceTemplates
+    )
+    return {
+      list,
+      stream,
+      templates: Effect.map(Stream.runCollect(templates), Chunk.toReadonlyArray),
+      read: (uri, options) => session.request("resources/read", { uri }, toRequestOptions(options)),
+      subscribe: session.subscribe,
+      unsubscribe: session.unsubscribe,
+      updates: notificationsOf(session.peer, "notifications/resources/updated", session.accepts)
+    }
+  })
