@@ -2,7 +2,8 @@
 
 import { describe, expect, it } from "@effect/vitest"
 import { Capabilities, InMemoryTransport, McpClient, McpError, SessionState, Transport } from "@effect-mcp/client"
-import { JsonRpc } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -455,6 +456,27 @@ describe("McpClient at 2026-07-28", () => {
       cacheScope: "private"
     }
   })
+
+  it.effect.prop(
+    "any tool result a 2026-07-28 server sends comes out of the stateless dialect as the same result",
+    [Arbitrary.make(McpSchema.CallToolResult)],
+    ([result]) =>
+      Effect.gen(function* () {
+        const wire = Schema.encodeSync(McpSchema.CallToolResult)(result)
+        const { client } = yield* connectScripted(
+          (request) =>
+            request.method === "server/discover"
+              ? discover({ tools: {} })
+              : { result: { ...JSON.parse(JSON.stringify(wire)), resultType: "complete" } },
+          { protocolVersion: "2026-07-28" }
+        )
+        const received = yield* client.request("tools/call", { name: "any" })
+        expect(received).toStrictEqual(
+          Schema.decodeUnknownSync(McpSchema.CallToolResult)(JSON.parse(JSON.stringify(wire)))
+        )
+      }).pipe(Effect.scoped),
+    { fastCheck: { numRuns: Number(process.env.PROP_RUNS ?? 25) } }
+  )
 
   it.effect("a list stays cached for its ttlMs (the least of its pages), and not at all without one", () =>
     Effect.gen(function* () {
