@@ -318,6 +318,8 @@ const probeProcess = (
       yield* Effect.addFinalizer(() =>
         Effect.zipRight(Deferred.succeed(done, undefined), Effect.ignore(probe.kill("SIGKILL")))
       )
+      // Its stderr is read and dropped: a server that logs much must not block on a full pipe.
+      yield* Effect.forkScoped(Stream.runDrain(probe.stderr))
       const answer = yield* probe.stdout.pipe(
         Stream.decodeText(),
         Stream.splitLines,

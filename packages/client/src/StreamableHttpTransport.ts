@@ -109,6 +109,7 @@ export const make = (
     // The POST of each request while it is open, so that cancelling a 2026-07-28 request closes its stream.
     const posts = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
     let sessionId: string | undefined
+    let answeredOnce = false
     let protocolVersion: string | undefined
     let listening: string | undefined
     let closed = false
@@ -253,7 +254,8 @@ export const make = (
         Effect.gen(function* () {
           const id = "method" in message && "id" in message ? message.id : undefined
           const stateless = statelessVersionOf(message)
-          const sentWithSession = stateless === undefined && sessionId !== undefined
+          const sentWith = stateless === undefined ? sessionId : undefined
+          const sentWithSession = sentWith !== undefined
           const request = HttpClientRequest.post(options.url).pipe(
             HttpClientRequest.setHeaders(
               stateless === undefined
@@ -271,6 +273,7 @@ export const make = (
                   : httpError(requestFailure(`POST ${options.url}`, error), { cause: error })
               )
             )
+          if (response.status >= 200 && response.status < 300) answeredOnce = true
           const newSession = response.headers["mcp-session-id"]
           // 2026-07-28 has no sessions: a session id in its answers means nothing.
           if (stateless === undefined && newSession !== undefined && newSession !== "") sessionId = newSession
@@ -278,14 +281,21 @@ export const make = (
           if (response.status === 202 || response.status === 204) return
           // Refused before any session, as a legacy HTTP+SSE server refuses a POST: say so (the
           // auto transport falls back); a 404 for a session it gave: it forgot the session.
-          if (stateless === undefined && sessionId === undefined && [400, 404, 405].includes(response.status)) {
+          // (Only before any answer: once the server has answered, a refusal is that request's failure.)
+          if (
+            stateless === undefined &&
+            !answeredOnce &&
+            sentWith === undefined &&
+            [400, 404, 405].includes(response.status)
+          ) {
             // Unless the refusal is a JSON-RPC answer (a modern-only server's -32022 names its revisions).
             const answer = contentType.startsWith("application/json") ? yield* jsonAnswer(response, id) : undefined
             if (answer !== undefined) return yield* offerAll(answer)
             return yield* new LegacyServer({ server, status: response.status })
           }
           if (response.status === 404 && sentWithSession) {
-            sessionId = undefined
+            // A late 404 for an older session must not forget the session that replaced it.
+            if (sessionId === sentWith) sessionId = undefined
             listening = undefined
             return yield* new SessionExpired({ server })
           }

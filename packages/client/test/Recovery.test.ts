@@ -154,4 +154,44 @@ describe("Recovery after the server forgot the session", () => {
       expect(new Set(ids).size).toBe(2)
     }).pipe(Effect.scoped, noFibersLeft)
   )
+
+  it.live("a session that cannot be established again fails, rather than staying Ready without a session", () =>
+    Effect.gen(function* () {
+      let sessions = 0
+      const { url } = yield* faultServer((request, response) => {
+        const message = rpc(request)
+        if (request.method === "DELETE") return response.writeHead(200).end()
+        if (request.method === "GET") return response.writeHead(405).end()
+        if (message.method === "initialize") {
+          sessions++
+          if (sessions > 1) return response.writeHead(503).end()
+          return json(
+            response,
+            {
+              jsonrpc: "2.0",
+              id: message.id,
+              result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "s", version: "1" } }
+            },
+            { "mcp-session-id": "s1" }
+          )
+        }
+        if (message.id === undefined) return response.writeHead(202).end()
+        if (message.method === "ping" && sessions === 1 && request.headers["mcp-session-id"] === "s1") {
+          return response.writeHead(404).end()
+        }
+        return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+      })
+      const context = yield* Layer.build(
+        McpClient.layer({ name: "gone", protocolVersion: "2025-11-25" }).pipe(
+          Layer.provide(StreamableHttpTransport.layer({ url, name: "gone" })),
+          Layer.provide(keepAliveHttpClient)
+        )
+      )
+      const client = Context.get(context, McpClient.McpClient)
+      const error = yield* Effect.flip(client.ping())
+      expect(error).toMatchObject({ _tag: "TransportError", status: 503 })
+      expect((yield* client.state)._tag).toBe("Failed")
+      expect((yield* Effect.flip(client.ping()))._tag).toBe("SessionUnavailable")
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
 })

@@ -144,16 +144,31 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
       Effect.scoped(
         Effect.gen(function* () {
           const pinned = config.options?.protocolVersion
-          const connected = yield* connect(name, config.target, {
-            name,
-            protocolVersion: pinned === undefined || pinned === "auto" ? (verdict ?? "auto") : pinned,
-            ...(settings.clientInfo === undefined ? {} : { clientInfo: settings.clientInfo }),
-            ...(config.options?.requestTimeout === undefined ? {} : { requestTimeout: config.options.requestTimeout }),
-            ...(config.options?.inheritEnv === undefined ? {} : { inheritEnv: config.options.inheritEnv })
-          })
+          const remembered = verdict
+          // A server that no longer speaks the remembered era is probed again next time.
+          const connected = yield* Effect.tapError(
+            connect(name, config.target, {
+              name,
+              protocolVersion: pinned === undefined || pinned === "auto" ? (verdict ?? "auto") : pinned,
+              ...(settings.clientInfo === undefined ? {} : { clientInfo: settings.clientInfo }),
+              ...(config.options?.requestTimeout === undefined
+                ? {}
+                : { requestTimeout: config.options.requestTimeout }),
+              ...(config.options?.inheritEnv === undefined ? {} : { inheritEnv: config.options.inheritEnv })
+            }),
+            () =>
+              Effect.sync(() => {
+                if (verdict === remembered) verdict = undefined
+              })
+          )
           const client = connected.client
           verdict = client.protocolVersion
           yield* SubscriptionRef.update(live, (current) => ({ ...current, connected: Option.some(connected) }))
+          // Subscribed before the first listing, so a change right after connecting is not lost.
+          yield* client.listChanged.pipe(
+            Stream.runForEach((list) => refresh(config, client, list)),
+            Effect.forkScoped
+          )
           yield* Effect.all(
             [
               refresh(config, client, "tools"),
@@ -169,10 +184,6 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
               pid: connected.pid
             }),
             Option.some(connected)
-          )
-          yield* client.listChanged.pipe(
-            Stream.runForEach((list) => refresh(config, client, list)),
-            Effect.forkScoped
           )
           // Serve until the session fails (the process died, the connection broke).
           const ended = yield* client.stateChanges.pipe(

@@ -353,7 +353,10 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
             seen !== sessionGeneration
               ? Effect.void
               : Effect.logWarning(`${server()}: the server lost the session; initializing a new one`).pipe(
-                  Effect.zipRight(handshake(clientCapabilities)),
+                  // A session that cannot be established again has failed (a host restarts it).
+                  Effect.zipRight(
+                    handshake(clientCapabilities).pipe(Effect.tapError((cause) => move(SessionState.Failed({ cause }))))
+                  ),
                   Effect.tap(() => Effect.sync(() => sessionGeneration++)),
                   Effect.zipRight(restoreSubscriptions)
                 )

@@ -225,14 +225,19 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
         if (now >= deadline) {
           return yield* new RequestTimeout({ server: options.server(), method, timeout, kind: "total" })
         }
-        const send = peer.request(
-          method,
-          { ...wire, ...retry },
-          {
-            ...requestOptions,
-            maxTotalTimeout: Duration.millis(deadline - now),
-            meta: { ...requestOptions.meta, ...meta() }
-          }
+        // Each attempt gets what is left of the deadline.
+        const send = Effect.flatMap(Clock.currentTimeMillis, (at) =>
+          at >= deadline
+            ? Effect.fail(new RequestTimeout({ server: options.server(), method, timeout, kind: "total" }))
+            : peer.request(
+                method,
+                { ...wire, ...retry },
+                {
+                  ...requestOptions,
+                  maxTotalTimeout: Duration.millis(deadline - at),
+                  meta: { ...requestOptions.meta, ...meta() }
+                }
+              )
         )
         // A response stream that broke lost the request: send it again under a new id (the spec's
         // rule; the request may have run, so this may repeat its effects), at most twice.
@@ -248,7 +253,16 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
           return raw
         }
         // The tasks extension: the server chose to run the call as a task; follow it to its result.
-        if (resultType === "task" && method === "tools/call") return yield* TaskExtension.follow(tasks, raw)
+        if (resultType === "task" && method === "tools/call") {
+          // Followed until it is final, or until the caller's maximum total time (which cancels it).
+          const followed = TaskExtension.follow(tasks, raw)
+          return yield* requestOptions.maxTotalTimeout === undefined
+            ? followed
+            : Effect.timeoutFail(followed, {
+                duration: Duration.millis(Math.max(0, deadline - (yield* Clock.currentTimeMillis))),
+                onTimeout: () => new RequestTimeout({ server: options.server(), method, timeout, kind: "total" })
+              })
+        }
         if (resultType !== "input_required" || !MULTI_ROUND.has(method)) {
           return yield* new DecodeError({
             server: options.server(),
@@ -307,11 +321,16 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
             return resubscribe(method === "resources/subscribe" ? HashSet.add(uri) : HashSet.remove(uri))
           }
         }
-        const timeout = Duration.decode(
-          requestOptions.maxTotalTimeout ?? requestOptions.timeout ?? options.requestTimeout
-        )
+        // One deadline across all rounds: the maximum total time, else the timeout (unless progress
+        // resets it, when the peer's idle timeout alone bounds each round).
+        const timeout =
+          requestOptions.maxTotalTimeout === undefined && requestOptions.resetTimeoutOnProgress === true
+            ? Duration.infinity
+            : Duration.decode(requestOptions.maxTotalTimeout ?? requestOptions.timeout ?? options.requestTimeout)
         return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const cached = method === "resources/read" ? reads.get(String(wire?.uri)) : undefined
+          const uri = String(wire?.uri)
+          const cached = method === "resources/read" ? reads.get(uri) : undefined
+          if (cached !== undefined && now >= cached.expiresAt) reads.delete(uri)
           if (cached !== undefined && now < cached.expiresAt) return Effect.succeed(cached.raw)
           return rounds(method, wire, requestOptions, now + Duration.toMillis(timeout), timeout, 1, {})
         }).pipe(Effect.tap((raw) => (LISTS.has(method) ? Effect.sync(() => record(method, wire, raw)) : Effect.void)))

@@ -6,9 +6,11 @@
  * task with `tasks/cancel` when the caller gives up. The caller of `callTool` sees the result.
  */
 import { McpSchema } from "@effect-mcp/protocol"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import { DecodeError, RpcError } from "../../McpError.js"
 import type * as Peer from "../../Peer.js"
 import type { WireError } from "./dialect.js"
@@ -33,6 +35,13 @@ const DEFAULT_POLL = Duration.seconds(1)
 
 const pollOf = (raw: Peer.WireObject, fallback: Duration.Duration) =>
   typeof raw.pollIntervalMs === "number" && raw.pollIntervalMs > 0 ? Duration.millis(raw.pollIntervalMs) : fallback
+
+/** The failure a final task status (failed, cancelled) ends with: the task needs no cancel. */
+const isFinalFailure = (exit: Exit.Exit<unknown, WireError>) =>
+  Exit.isFailure(exit) &&
+  Cause.failureOption(exit.cause).pipe(
+    Option.exists((error) => error._tag === "RpcError" && error.method === "tools/call")
+  )
 
 /** Follows the task a `tools/call` answered with to its end; interruption cancels it on the server. */
 export const follow = (context: TaskContext, created: Peer.WireObject): Effect.Effect<Peer.WireObject, WireError> => {
@@ -86,6 +95,7 @@ export const follow = (context: TaskContext, created: Peer.WireObject): Effect.E
             : []
           return context.inputs(requests).pipe(
             Effect.flatMap((inputResponses) => request("tasks/update", { inputResponses })),
+            Effect.zipRight(Effect.sleep(pollOf(task, interval))),
             Effect.zipRight(loop(pollOf(task, interval)))
           )
         }
@@ -94,7 +104,9 @@ export const follow = (context: TaskContext, created: Peer.WireObject): Effect.E
       }
     })
   const first = pollOf(created, DEFAULT_POLL)
+  // A task that is final needs nothing more; one we stop following (interrupted, timed out, or
+  // its input could not be given) is cancelled on the server.
   return Effect.onExit(Effect.zipRight(Effect.sleep(first), loop(first)), (exit) =>
-    Exit.isInterrupted(exit) ? Effect.ignore(request("tasks/cancel", {})) : Effect.void
+    Exit.isSuccess(exit) || isFinalFailure(exit) ? Effect.void : Effect.ignore(request("tasks/cancel", {}))
   )
 }
