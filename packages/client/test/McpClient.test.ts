@@ -672,6 +672,29 @@ describe("McpClient at 2026-07-28", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("a subscription that broke is opened again after a backoff", () =>
+    Effect.gen(function* () {
+      let listens = 0
+      const { sent } = yield* connectScripted(
+        (request) => {
+          if (request.method === "server/discover") return discover({ tools: { listChanged: true } })
+          if (request.method === "subscriptions/listen") {
+            listens++
+            return listens === 1 ? { error: { code: -32603, message: "restarting" } } : "silent"
+          }
+          return { result: { resultType: "complete", tools: [] } }
+        },
+        { protocolVersion: "2026-07-28" }
+      )
+      const opened = () => sent.filter((message) => "method" in message && message.method === "subscriptions/listen")
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      expect(opened()).toHaveLength(1)
+      yield* TestClock.adjust("1 second")
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      expect(opened()).toHaveLength(2)
+    }).pipe(Effect.scoped)
+  )
+
   it.scoped("change notifications come over subscriptions/listen, opened again when subscriptions change", () =>
     Effect.gen(function* () {
       const { client, sent, server } = yield* connectScripted(

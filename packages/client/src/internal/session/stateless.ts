@@ -15,6 +15,7 @@ import * as FiberHandle from "effect/FiberHandle"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -161,6 +162,11 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
           )
           .pipe(
             Effect.tap(() => Effect.logDebug(`${options.server()}: the server ended the subscription`)),
+            // A subscription that broke (not one the server ended) is opened again, a few times.
+            Effect.tapError((error) =>
+              Effect.logWarning(`${options.server()}: change notifications broke (${error.message}); listening again`)
+            ),
+            Effect.retry(Schedule.exponential("1 second").pipe(Schedule.intersect(Schedule.recurs(4)))),
             Effect.catchAll((error) =>
               Effect.logWarning(`${options.server()}: change notifications stopped: ${error.message}`)
             ),
