@@ -84,7 +84,10 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
         color,
         interactive,
         // Off a terminal nothing wraps: a pipe gets one line per item.
-        width: process.stdout.isTTY === true ? Math.max(60, process.stdout.columns ?? 100) : Number.POSITIVE_INFINITY,
+        width:
+          process.stdout.isTTY === true
+            ? Math.max(60, (process.stdout.columns ?? 0) > 0 ? process.stdout.columns : 100)
+            : Number.POSITIVE_INFINITY,
         line: (text) =>
           Effect.sync(() => {
             clear()

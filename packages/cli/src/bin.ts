@@ -62,7 +62,11 @@ const codeOf = (exit: Exit.Exit<unknown, unknown>): number => {
 }
 
 // Help and mistyped commands are answered here, before @effect/cli parses (see Help.ts).
-const width = process.stdout.isTTY === true ? Math.max(40, process.stdout.columns ?? 80) : Number.POSITIVE_INFINITY
+// A terminal that reports no size (0 columns: a bare pty) wraps at 80.
+const width =
+  process.stdout.isTTY === true
+    ? Math.max(40, (process.stdout.columns ?? 0) > 0 ? process.stdout.columns : 80)
+    : Number.POSITIVE_INFINITY
 const intercepted = Help.intercept(helpTree, argv.slice(2), clientInfo.version, width)
 if (intercepted !== undefined) {
   ;(intercepted.toStderr ? process.stderr : process.stdout).write(`${intercepted.text}\n`)

@@ -1,9 +1,8 @@
 /** Prompts over the session: the listing (cached like the others), prompts filled in, and argument completion. */
-import type { McpSchema, Methods } from "@effect-mcp/protocol"
+import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { CallOptions } from "../../McpClient.js"
-import type { RequestError } from "../../McpError.js"
+import type { McpClientService } from "../../McpClient.js"
 import type { Session } from "../session/session.js"
 import { toRequestOptions } from "./callOptions.js"
 import * as Lists from "./lists.js"
@@ -11,15 +10,9 @@ import * as Lists from "./lists.js"
 /** The prompts part of a client. */
 export interface Prompts {
   readonly list: Lists.CachedList<McpSchema.Prompt>
-  readonly get: (
-    name: string,
-    args?: { readonly [key: string]: string },
-    options?: CallOptions
-  ) => Effect.Effect<typeof McpSchema.GetPromptResult.Type, RequestError>
+  readonly get: McpClientService["getPrompt"]
   /** Completions of a prompt's or resource template's argument. */
-  readonly complete: (
-    params: Methods.RequestParamsOf<"completion/complete">
-  ) => Effect.Effect<Methods.ResultOf<"completion/complete">["completion"], RequestError>
+  readonly complete: McpClientService["complete"]
 }
 
 /** Builds the prompts part over a session. */

@@ -7,7 +7,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { CallOptions } from "../../McpClient.js"
+import type { McpClientService } from "../../McpClient.js"
 import type { RequestError } from "../../McpError.js"
 import type { Session } from "../session/session.js"
 import { toRequestOptions } from "./callOptions.js"
@@ -18,14 +18,11 @@ import { notificationsOf } from "./notifications.js"
 export interface Resources {
   readonly list: Lists.CachedList<McpSchema.Resource>
   readonly stream: Stream.Stream<McpSchema.Resource, RequestError>
-  readonly templates: Effect.Effect<ReadonlyArray<McpSchema.ResourceTemplate>, RequestError>
-  readonly read: (
-    uri: string,
-    options?: CallOptions
-  ) => Effect.Effect<typeof McpSchema.ReadResourceResult.Type, RequestError>
-  readonly subscribe: (uri: string) => Effect.Effect<void, RequestError>
-  readonly unsubscribe: (uri: string) => Effect.Effect<void, RequestError>
-  readonly updates: Stream.Stream<typeof McpSchema.ResourceUpdatedNotificationParams.Type>
+  readonly templates: McpClientService["resourceTemplates"]
+  readonly read: McpClientService["readResource"]
+  readonly subscribe: McpClientService["subscribe"]
+  readonly unsubscribe: McpClientService["unsubscribe"]
+  readonly updates: McpClientService["resourceUpdates"]
 }
 
 /** Builds the resources part over a session. */

@@ -128,21 +128,20 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
               : Effect.fail(new ToolOutputInvalid({ server, tool, reason: outcome.reason }))
           })
 
-    const headersFor = (tool: string, args: Arguments | undefined) =>
-      session.era() === "stateless"
-        ? Effect.map(definition(tool), (found) =>
-            Option.isSome(found) ? paramHeadersOf(found.value, args) : undefined
-          )
-        : Effect.succeed(undefined)
+    const callOf = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
+      session.request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, {
+        ...options,
+        spanAttributes: { "mcp.tool": tool }
+      })
 
+    // Only 2026-07-28 carries Mcp-Param-* headers: the stateful path adds no step to the hot path.
     const attempt = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
-      Effect.flatMap(headersFor(tool, args), (headers) =>
-        session.request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, {
-          ...options,
-          ...(headers === undefined ? {} : { headers }),
-          spanAttributes: { "mcp.tool": tool }
-        })
-      )
+      session.era() === "stateless"
+        ? Effect.flatMap(definition(tool), (found) => {
+            const headers = Option.isSome(found) ? paramHeadersOf(found.value, args) : undefined
+            return callOf(tool, args, headers === undefined ? options : { ...options, headers })
+          })
+        : callOf(tool, args, options)
 
     // -32020: the headers did not match what the server knows of the tool: list again, then retry once.
     const send = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
