@@ -35,8 +35,16 @@ export interface TerminalOptions {
 /** Starts `effect-mcp <args>` on a pseudo-terminal (colours allowed unless `env` says otherwise). */
 export const startOnTerminal = (args: ReadonlyArray<string>, options: TerminalOptions = {}): OnTerminal => {
   const run = [process.execPath, bin, ...args].map(quote).join(" ")
-  const command = options.columns === undefined ? run : `stty cols ${options.columns} rows 40; ${run}`
-  const env: { [name: string]: string | undefined } = { ...process.env, TERM: "xterm-256color", ...options.env }
+  // `exec`: effect-mcp replaces the shell `script` starts, so a Ctrl-C reaches effect-mcp alone.
+  // Otherwise that shell gets the SIGINT too; dash dies of it and `script` reports 130 for it.
+  const command = `${options.columns === undefined ? "" : `stty cols ${options.columns} rows 40; `}exec ${run}`
+  // `script` runs `$SHELL -c`: the same shell on every machine.
+  const env: { [name: string]: string | undefined } = {
+    ...process.env,
+    SHELL: "/bin/sh",
+    TERM: "xterm-256color",
+    ...options.env
+  }
   if (options.env?.NO_COLOR === undefined) delete env.NO_COLOR
   // -e: the exit code is the command's; -f: flush at once.
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
