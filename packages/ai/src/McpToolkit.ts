@@ -7,7 +7,8 @@
  *
  * Calls never fail: a tool's `isError` result, a host error (server gone, timeout, unknown
  * tool) and a refusal all become an error output the model reads (`isFailure` on the tool
- * result part), so the model can recover.
+ * result part), so the model can recover. Each output is held to a token budget
+ * ({@link ResultBudget}): a larger one is cut, with a marker saying how to get the rest.
  */
 import * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
@@ -22,6 +23,7 @@ import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as ResultBudget from "./ResultBudget.js"
 import * as ToolOutput from "./ToolOutput.js"
 
 /** An MCP tool as the model knows it. */
@@ -38,10 +40,12 @@ export interface McpTool {
   readonly aiTool: AiTool
 }
 
-/** How one call went: the output the model receives and whether it is an error. */
+/** How one call went: the output the model receives (within its budget) and whether it is an error. */
 export interface ToolOutcome {
   readonly output: ToolOutput.ToolOutput
   readonly isError: boolean
+  /** What the result budget left out, when the result was cut. */
+  readonly omitted?: ResultBudget.Omitted
 }
 
 /** Per-call options. */
@@ -50,6 +54,8 @@ export interface CallOptions {
   readonly timeout?: Duration.DurationInput
   /** Receives the server's progress notifications (and a task's status changes). */
   readonly onProgress?: (progress: McpClient.Progress) => Effect.Effect<void>
+  /** The result's token budget. Default: the toolkit's. */
+  readonly maxResultTokens?: ResultBudget.MaxTokens
 }
 
 /** Options of the toolkit. */
@@ -60,6 +66,11 @@ export interface McpToolkitOptions {
   readonly binary?: ToolOutput.BinaryMode
   /** The default timeout of a call. Default: 2 minutes. */
   readonly callTimeout?: Duration.DurationInput
+  /**
+   * At most this many tokens of each result reach the model; a larger result is cut with a
+   * marker ({@link ResultBudget}). Default: {@link ResultBudget.DEFAULT_MAX_TOKENS} (8,000).
+   */
+  readonly maxResultTokens?: ResultBudget.MaxTokens
 }
 
 /** The toolkit service. */
@@ -132,6 +143,7 @@ export const isDestructive = (tool: McpSchema.Tool): boolean =>
 export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = {}): McpToolkitService => {
   const binary = options.binary ?? "omit"
   const defaultTimeout = options.callTimeout ?? DEFAULT_TIMEOUT
+  const defaultBudget = options.maxResultTokens ?? ResultBudget.DEFAULT_MAX_TOKENS
   // A tool object is replaced whenever its server's list is refreshed, so this cache never serves a stale tool.
   const built = new WeakMap<McpSchema.Tool, Map<string, AiTool>>()
   const aiTool = (modelName: string, tool: McpSchema.Tool): AiTool => {
@@ -176,15 +188,29 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
         )
       : host.callTool(entry.hostName, args, call.onProgress === undefined ? {} : { onProgress: call.onProgress })
 
+  /** The outcome within the call's budget. */
+  const withinBudget = (entry: McpTool, outcome: ToolOutcome, maxTokens: ResultBudget.MaxTokens) =>
+    maxTokens === "unlimited"
+      ? Effect.succeed(outcome)
+      : Effect.map(
+          ResultBudget.budget(outcome.output, {
+            maxTokens,
+            hint: ResultBudget.hintFor(entry.tool, entry.modelName, outcome.output)
+          }),
+          ({ output, omitted }): ToolOutcome =>
+            omitted === undefined ? outcome : { output, isError: outcome.isError, omitted }
+        )
+
   const callTool = (entry: McpTool, params: unknown, call: CallOptions = {}): Effect.Effect<ToolOutcome> => {
     const timeout = Duration.decode(call.timeout ?? defaultTimeout)
     return run(entry, Predicate.isRecord(params) ? params : {}, call).pipe(
-      Effect.map((result) => ToolOutput.fromResult(result, binary)),
+      Effect.map((result): ToolOutcome => ToolOutput.fromResult(result, binary)),
       Effect.timeoutFail({
         duration: timeout,
         onTimeout: () => ({ message: `the call did not finish within ${Duration.format(timeout)} and was cancelled` })
       }),
       Effect.catchAll((error) => Effect.succeed({ output: ToolOutput.text(error.message), isError: true })),
+      Effect.flatMap((outcome) => withinBudget(entry, outcome, call.maxResultTokens ?? defaultBudget)),
       Effect.withSpan("McpToolkit.call", { attributes: { "mcp.tool": entry.hostName, "mcp.server": entry.server } })
     )
   }

@@ -5,6 +5,10 @@
  * repeat until the model answers. A turn makes at most `maxToolCalls` calls; past the limit,
  * calls get an error result and the model is asked to answer without tools.
  *
+ * The model is offered the tools {@link TurnOptions.tools} selects (all by default; see
+ * {@link ToolSelection}), chosen again at each step, and each result is held to the toolkit's
+ * token budget (see {@link ResultBudget}).
+ *
  * {@link stream} gives the turn as events for a UI; {@link run} gives its outcome. Interrupting
  * either (or ending the stream early) interrupts the running tool calls, which cancels them on
  * their servers.
@@ -20,7 +24,9 @@ import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
 import { type AiTool, type McpTool, McpToolkit, type McpToolkitService, type ToolOutcome } from "./McpToolkit.js"
+import type * as ResultBudget from "./ResultBudget.js"
 import * as ToolOutput from "./ToolOutput.js"
+import * as ToolSelection from "./ToolSelection.js"
 
 /** A tool call the model asked for. */
 export interface ToolCall {
@@ -85,6 +91,10 @@ export interface TurnOptions {
   readonly concurrency?: number | "unbounded"
   /** Asked before each call (one at a time, before any of a batch runs); `false` declines it. Default: every call runs. */
   readonly approve?: (call: ToolCall) => Effect.Effect<boolean>
+  /** Which tools the model is offered at each step. Default: {@link ToolSelection.all}. */
+  readonly tools?: ToolSelection.Selection
+  /** The token budget of each tool result. Default: the toolkit's. */
+  readonly maxResultTokens?: ResultBudget.MaxTokens
 }
 
 const DEFAULT_MAX_TOOL_CALLS = 16
@@ -130,7 +140,7 @@ const turn = (
     let toolCalls = 0
     let limitReached = false
     while (true) {
-      const tools = yield* toolkit.tools
+      const tools = ToolSelection.select(yield* toolkit.tools, prompt, options.tools ?? ToolSelection.all)
       const parts: Array<AnyPart> = []
       yield* model
         .streamText({
@@ -182,6 +192,7 @@ const turn = (
             yield* emit(TurnEvent.ToolCallStarted({ call }))
             const callOptions = {
               ...(options.callTimeout === undefined ? {} : { timeout: options.callTimeout }),
+              ...(options.maxResultTokens === undefined ? {} : { maxResultTokens: options.maxResultTokens }),
               onProgress: (progress: McpClient.Progress) =>
                 emit(TurnEvent.ToolProgress({ callId: call.callId, progress }))
             }

@@ -6,9 +6,15 @@
 
 /** The host's tools as an `@effect/ai` toolkit that follows the servers' tool lists. */
 export * as McpToolkit from "./McpToolkit.js"
+/** A token budget for each tool result: cut at a boundary, with a marker saying how to get the rest. */
+export * as ResultBudget from "./ResultBudget.js"
 /** A `Sampling` handler served by a `LanguageModel`, with the user's consent in between. */
 export * as SamplingModel from "./SamplingModel.js"
+/** Tokens without a tokenizer: four bytes of UTF-8 a token. */
+export * as TokenEstimate from "./TokenEstimate.js"
 /** One conversation turn with tools: as a Stream of events, or to its outcome. */
 export * as ToolLoop from "./ToolLoop.js"
 /** What the model receives for an MCP tool result. */
 export * as ToolOutput from "./ToolOutput.js"
+/** Which tools the model is offered: all, or those matching the conversation. */
+export * as ToolSelection from "./ToolSelection.js"
