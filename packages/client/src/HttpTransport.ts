@@ -8,7 +8,6 @@ import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import * as Mailbox from "effect/Mailbox"
 import * as Scope_ from "effect/Scope"
 import * as AuthorizedClient from "./auth/AuthorizedClient.js"
 import * as OAuth from "./auth/OAuth.js"
@@ -16,7 +15,7 @@ import { parseEndpoint } from "./internal/transport/httpBody.js"
 import type { TransportError } from "./McpError.js"
 import * as SseTransport from "./SseTransport.js"
 import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
-import { forEachIncoming, fromMailbox, type Incoming, Transport, type TransportService } from "./Transport.js"
+import { type Incoming, makeInbound, Transport, type TransportService } from "./Transport.js"
 
 /** Options for any HTTP transport. */
 export interface HttpOptions extends StreamableHttpTransport.StreamableHttpOptions {
@@ -40,8 +39,9 @@ export const makeAuto = (
   options: HttpOptions
 ): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> =>
   Effect.gen(function* () {
-    const inbound = yield* Mailbox.make<Incoming, TransportError>()
+    const inbound = makeInbound()
     const fibers = yield* FiberSet.make()
+    const runFork = yield* FiberSet.runtime(fibers)<never>()
     const scope = yield* Effect.scope
     const httpClient = yield* HttpClient.HttpClient
     const streamable = yield* StreamableHttpTransport.make(options)
@@ -63,29 +63,35 @@ export const makeAuto = (
     )
     const fallBack = yield* legacy
     /** An item from Streamable HTTP: a legacy server's refusal sends the request again over HTTP+SSE. */
-    const fromStreamable = (item: Incoming): Effect.Effect<void, TransportError> => {
+    const fromStreamable = (item: Incoming): void => {
       if (item._tag === "Failed" && item.error._tag === "LegacyServer") {
         const refused = unsettled?.get(item.id)
         if (refused !== undefined) {
-          return Effect.logInfo(
-            `${item.error.server}: HTTP ${item.error.status}; trying the legacy HTTP+SSE transport`
-          ).pipe(
-            Effect.zipRight(fallBack),
-            Effect.flatMap((sse) => sse.send(refused))
+          const id = item.id
+          runFork(
+            Effect.logInfo(
+              `${item.error.server}: HTTP ${item.error.status}; trying the legacy HTTP+SSE transport`
+            ).pipe(
+              Effect.zipRight(fallBack),
+              Effect.flatMap((sse) => sse.send(refused)),
+              Effect.catchAll((error) => inbound.offer({ _tag: "Failed", id, error }))
+            )
           )
+          return
         }
       }
       if (item._tag === "Message") unsettled = undefined
-      return Effect.asVoid(inbound.offer(item))
+      inbound.unsafeOffer(item)
+    }
+    const toInbound = (item: Incoming): void => {
+      inbound.unsafeOffer(item)
     }
     const forward = (transport: TransportService): Effect.Effect<void> =>
       Effect.asVoid(
         FiberSet.run(
           fibers,
           Effect.interruptible(
-            forEachIncoming(transport, (item) =>
-              transport === streamable ? Effect.orDie(fromStreamable(item)) : Effect.asVoid(inbound.offer(item))
-            ).pipe(
+            transport.run(transport === streamable ? fromStreamable : toInbound).pipe(
               Effect.matchEffect({
                 onFailure: (error) => (current === transport ? inbound.fail(error) : Effect.void),
                 onSuccess: () => (current === transport ? inbound.end : Effect.void)
@@ -96,7 +102,7 @@ export const makeAuto = (
       )
     yield* forward(streamable)
     return {
-      ...fromMailbox(inbound),
+      run: inbound.run,
       send: (message, headers) =>
         Effect.suspend(() => {
           if (current === streamable && unsettled !== undefined && "id" in message && "method" in message) {

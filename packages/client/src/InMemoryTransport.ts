@@ -5,10 +5,9 @@
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import { TransportError } from "./McpError.js"
-import { decodeIncoming, fromMailbox, type Incoming, Transport, type TransportService } from "./Transport.js"
+import { decodeIncoming, type Inbound, makeInbound, Transport, type TransportService } from "./Transport.js"
 
 /** One end of a pair, plus a way to end the connection as a peer dying would. */
 export interface End extends TransportService {
@@ -20,18 +19,14 @@ export interface End extends TransportService {
   readonly inject: (raw: unknown) => Effect.Effect<void>
 }
 
-const makeEnd = (
-  name: string,
-  inbox: Mailbox.Mailbox<Incoming, TransportError>,
-  outbox: Mailbox.Mailbox<Incoming, TransportError>
-): End => ({
-  ...fromMailbox(inbox),
+const makeEnd = (name: string, inbox: Inbound, outbox: Inbound): End => ({
+  run: inbox.run,
   send: (message: JsonRpc.JSONRPCMessage) =>
     outbox
       .offerAll(decodeIncoming(JSON.parse(JSON.stringify(message))))
       .pipe(
         Effect.flatMap((accepted) =>
-          accepted.length === 0 ? Effect.void : new TransportError({ server: name, reason: "the connection is closed" })
+          accepted ? Effect.void : new TransportError({ server: name, reason: "the connection is closed" })
         )
       ),
   setProtocolVersion: () => Effect.void,
@@ -46,8 +41,8 @@ const makeEnd = (
  */
 export const makePair = (name = "in-memory"): Effect.Effect<readonly [client: End, server: End], never, Scope.Scope> =>
   Effect.gen(function* () {
-    const toClient = yield* Mailbox.make<Incoming, TransportError>()
-    const toServer = yield* Mailbox.make<Incoming, TransportError>()
+    const toClient = makeInbound()
+    const toServer = makeInbound()
     const client = makeEnd(name, toClient, toServer)
     const server = makeEnd(name, toServer, toClient)
     yield* Effect.addFinalizer(() => client.close)

@@ -16,8 +16,8 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import * as FiberMap from "effect/FiberMap"
+import * as Mailbox from "effect/Mailbox"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
@@ -38,7 +38,7 @@ import {
   TransportError
 } from "./McpError.js"
 import { composeInbound, composeOutbound, Middleware } from "./Middleware.js"
-import { forEachIncoming, type Incoming, type TransportService } from "./Transport.js"
+import type { Incoming, TransportService } from "./Transport.js"
 
 /** What an outbound request can fail with: request errors, and the transport's signals for the session. */
 export type RequestFailure =
@@ -123,9 +123,10 @@ export interface Peer {
   }>
 }
 
+/** An outstanding request: one entry in the correlation map, no fiber or `Deferred` of its own. */
 interface Pending {
+  readonly id: JsonRpc.RequestId
   readonly method: string
-  readonly deferred: Deferred.Deferred<WireObject, RequestFailure>
   readonly onProgress: ((progress: WireObject) => Effect.Effect<void>) | undefined
   readonly startedAt: number
   /** No answer (or, with `resetOnProgress`, no progress) for this long times the request out. */
@@ -133,7 +134,13 @@ interface Pending {
   readonly resetOnProgress: boolean
   /** The longest the request may take, progress or not. */
   readonly total: Duration.Duration | undefined
+  /** Whether giving up on it sends `notifications/cancelled`. */
+  readonly cancellable: boolean
   lastActivity: number
+  /** Resumes the waiting caller; set once the request is written and waits. */
+  resume: ((outcome: Exit.Exit<WireObject, RequestFailure>) => void) | undefined
+  /** The outcome, when it came before the caller waited. */
+  early: Exit.Exit<WireObject, RequestFailure> | undefined
 }
 
 /** When a pending request times out, and which of its limits that is. */
@@ -156,6 +163,9 @@ const idOf = (raw: unknown): JsonRpc.RequestId | undefined => {
   const id = raw.id
   return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : undefined
 }
+
+/** Effect's default tracer: with it and no parent span, nobody is tracing and a request makes no span. */
+const nativeTracer = Effect.runSync(Effect.tracer)
 
 /** Builds a peer over a transport; its reader fiber and inbound handlers live in the scope. */
 export const make = (transport: TransportService, options: PeerOptions): Effect.Effect<Peer, never, Scope.Scope> =>
@@ -182,6 +192,13 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       return Effect.logWarning(`mcp protocol violation (${kind}) from ${name()}`, detail).pipe(
         Effect.zipRight(Metric.increment(Metric.tagged(violationsCounter, "kind", kind)))
       )
+    }
+
+    /** Completes a pending request (it leaves the map): resumes its caller, or keeps the outcome for it. */
+    const settle = (entry: Pending, outcome: Exit.Exit<WireObject, RequestFailure>) => {
+      pending.delete(entry.id)
+      if (entry.resume === undefined) entry.early = outcome
+      else entry.resume(outcome)
     }
 
     // Headers of requests being written, by id: they bypass the middleware, which sees messages only.
@@ -256,29 +273,35 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       return PubSub.publish(hub, message)
     }
 
-    const onResponse = (id: JsonRpc.RequestId | undefined, outcome: Exit.Exit<WireObject, RpcError>) => {
+    /** The outcome a response carries, for the request it answers. */
+    const outcomeOf = (
+      message: JsonRpc.JSONRPCResultResponse | JsonRpc.JSONRPCErrorResponse,
+      entry: Pending
+    ): Exit.Exit<WireObject, RequestFailure> =>
+      "result" in message
+        ? Exit.succeed(message.result)
+        : Exit.fail(
+            new RpcError({
+              server: name(),
+              method: entry.method,
+              code: message.error.code,
+              errorMessage: message.error.message,
+              ...dataOf(message.error.data)
+            })
+          )
+
+    const onResponse = (message: JsonRpc.JSONRPCResultResponse | JsonRpc.JSONRPCErrorResponse) => {
+      const id = message.id
       const entry = id === undefined ? undefined : pending.get(id)
       if (id !== undefined && entry === undefined && cancelled.delete(id)) {
         return Effect.logDebug(`${name()}: an answer to request ${id} arrived after it was cancelled`)
       }
-      if (id === undefined || entry === undefined) return violation("unknown-id", { id })
-      pending.delete(id)
-      return Deferred.done(entry.deferred, outcome)
+      if (entry === undefined) return violation("unknown-id", { id })
+      return Effect.sync(() => settle(entry, outcomeOf(message, entry)))
     }
 
     const dispatchMessage = (message: JsonRpc.JSONRPCMessage): Effect.Effect<void> => {
-      if (JsonRpc.isResultResponse(message)) return Effect.asVoid(onResponse(message.id, Exit.succeed(message.result)))
-      if (JsonRpc.isErrorResponse(message)) {
-        const method = message.id === undefined ? "?" : (pending.get(message.id)?.method ?? "?")
-        const error = new RpcError({
-          server: name(),
-          method,
-          code: message.error.code,
-          errorMessage: message.error.message,
-          ...dataOf(message.error.data)
-        })
-        return Effect.asVoid(onResponse(message.id, Exit.fail(error)))
-      }
+      if (JsonRpc.isResultResponse(message) || JsonRpc.isErrorResponse(message)) return onResponse(message)
       if (JsonRpc.isRequest(message)) return onRequest(message)
       return onNotification(message)
     }
@@ -289,21 +312,21 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       if (item._tag === "Message") return dispatchInbound(item.message)
       if (item._tag === "Failed") {
         const failed = pending.get(item.id)
-        if (failed === undefined) return Effect.void
-        pending.delete(item.id)
-        return Deferred.fail(failed.deferred, item.error)
+        return failed === undefined ? Effect.void : Effect.sync(() => settle(failed, Exit.fail(item.error)))
       }
       const id = idOf(item.raw)
       const entry = id === undefined ? undefined : pending.get(id)
       const looksLikeResponse = McpSchema.isJsonObject(item.raw) && !Object.hasOwn(item.raw, "method")
-      if (id !== undefined && entry !== undefined && looksLikeResponse) {
-        pending.delete(id)
+      if (entry !== undefined && looksLikeResponse) {
         const error = new DecodeError({
           server: name(),
           method: entry.method,
           issue: `malformed response: ${ParseResult.TreeFormatter.formatErrorSync(item.error)}`
         })
-        return Effect.zipRight(violation("malformed-response", item.raw), Deferred.fail(entry.deferred, error))
+        return Effect.zipRight(
+          violation("malformed-response", item.raw),
+          Effect.sync(() => settle(entry, Exit.fail(error)))
+        )
       }
       return violation("malformed", item.raw)
     }
@@ -311,16 +334,45 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     const end = (error: Option.Option<TransportError>) =>
       Effect.suspend(() => {
         ended = error
-        const failure = gone()
-        const waiting = [...pending.values()]
-        pending.clear()
-        return Effect.forEach(waiting, (entry) => Deferred.fail(entry.deferred, failure), { discard: true }).pipe(
-          Effect.zipRight(Deferred.succeed(closed, error)),
-          Effect.zipRight(PubSub.shutdown(hub))
-        )
+        const failure = Exit.fail(gone())
+        for (const entry of [...pending.values()]) settle(entry, failure)
+        return Deferred.succeed(closed, error).pipe(Effect.zipRight(PubSub.shutdown(hub)))
       })
 
-    yield* forEachIncoming(transport, dispatch).pipe(
+    // Inbound items come as plain calls from the transport. An answer to a pending request
+    // resumes its caller there and then; everything else (requests, notifications, faults, and
+    // every message when middleware is installed) is dispatched in order by one fiber. An answer
+    // takes the direct way only while that fiber has nothing queued, so the order holds.
+    const queued = yield* Mailbox.make<Incoming, TransportError>()
+    let backlog = 0
+    const direct = interceptors.length === 0
+    const deliver = (item: Incoming) => {
+      if (direct && backlog === 0 && item._tag === "Message") {
+        const message = item.message
+        if ("id" in message && !("method" in message) && message.id !== undefined) {
+          const entry = pending.get(message.id)
+          if (entry !== undefined) return settle(entry, outcomeOf(message, entry))
+        }
+      }
+      backlog++
+      queued.unsafeOffer(item)
+    }
+    yield* transport.run(deliver).pipe(
+      Effect.exit,
+      Effect.flatMap((exit) => queued.done(exit)),
+      Effect.forkScoped
+    )
+    const reader = Effect.gen(function* () {
+      while (true) {
+        const [items, done] = yield* queued.takeAll
+        for (const item of items) {
+          yield* dispatch(item)
+          backlog--
+        }
+        if (done) return
+      }
+    })
+    yield* reader.pipe(
       Effect.matchCauseEffect({
         onSuccess: () => end(Option.none()),
         onFailure: (cause) => {
@@ -360,23 +412,24 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       })
 
     // One timer for every pending request: it sleeps until the earliest deadline, times out what
-    // is due, and sleeps again. A request whose deadline comes before the timer's wakes it early.
-    // (Cheaper than racing each request against a sleep of its own, which forks two fibers.)
+    // is due (and cancels it on the server), and sleeps again. A request whose deadline comes
+    // before the timer's wakes it early. (Cheaper than a sleep per request.)
     let timerWakesAt = Number.POSITIVE_INFINITY
     const wakeTimer = yield* Effect.makeLatch(false)
     const expire = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       let next = Number.POSITIVE_INFINITY
-      for (const [id, entry] of pending) {
-        const due = dueOf(entry)
-        if (due.at <= now) {
-          pending.delete(id)
-          const timeout = due.kind === "total" && entry.total !== undefined ? entry.total : entry.idle
-          yield* Deferred.fail(
-            entry.deferred,
-            new RequestTimeout({ server: name(), method: entry.method, timeout, kind: due.kind })
-          )
-        } else if (due.at < next) next = due.at
+      const due: Array<readonly [Pending, RequestTimeout]> = []
+      for (const entry of pending.values()) {
+        const at = dueOf(entry)
+        if (at.at <= now) {
+          const timeout = at.kind === "total" && entry.total !== undefined ? entry.total : entry.idle
+          due.push([entry, new RequestTimeout({ server: name(), method: entry.method, timeout, kind: at.kind })])
+        } else if (at.at < next) next = at.at
+      }
+      for (const [entry, error] of due) {
+        settle(entry, Exit.fail(error))
+        if (entry.cancellable) yield* cancel(entry.id, error.message)
       }
       timerWakesAt = next
       yield* wakeTimer.close
@@ -394,80 +447,118 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       Effect.forkScoped
     )
 
-    // The request's span is made, not entered: entering a span (withSpan) copies the fiber's
-    // references twice per request, a fifth of a request's cost, and a request has no child spans.
+    /** Gives up on a request its caller no longer waits for: it leaves the map and is cancelled on the server. */
+    const abandon = (entry: Pending) =>
+      Effect.suspend(() =>
+        pending.delete(entry.id) && entry.cancellable ? cancel(entry.id, "The request was cancelled") : Effect.void
+      )
+
+    /** Waits for the answer: resumed by `settle`, whoever calls it; interruption abandons the request. */
+    const answer = (entry: Pending) =>
+      Effect.async<WireObject, RequestFailure>((resume) => {
+        if (entry.early !== undefined) return resume(entry.early)
+        entry.resume = resume
+        return abandon(entry)
+      })
+
+    /** Writes a request and waits for its answer. Interrupted while writing, it is abandoned too. */
+    const exchange = (
+      entry: Pending,
+      message: JsonRpc.JSONRPCRequest,
+      headers: Readonly<Record<string, string>> | undefined
+    ) => {
+      const written =
+        headers === undefined
+          ? write(message)
+          : Effect.ensuring(
+              Effect.suspend(() => {
+                headersOf.set(entry.id, headers)
+                return write(message)
+              }),
+              Effect.sync(() => headersOf.delete(entry.id))
+            )
+      return Effect.zipRight(
+        Effect.onExit(written, (exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.void
+            : Exit.isInterrupted(exit)
+              ? abandon(entry)
+              : Effect.sync(() => pending.delete(entry.id))
+        ),
+        answer(entry)
+      )
+    }
+
+    // A span is made only when someone traces (a parent span, or a tracer other than Effect's
+    // default): then the request's `traceparent` joins the server's trace to ours. It is made,
+    // not entered: a request has no child spans, and entering one copies the fiber's references.
     const request: Peer["request"] = (method, params, requestOptions = {}) =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function* () {
-          if (ended !== undefined) return yield* gone()
-          const id = nextId++
-          requestOptions.onId?.(id)
-          const timeout =
-            requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout)
-          const deferred = Deferred.unsafeMake<WireObject, RequestFailure>(FiberId.none)
-          const now = yield* Clock.currentTimeMillis
-          const entry: Pending = {
-            method,
-            deferred,
-            onProgress: requestOptions.onProgress,
-            startedAt: now,
-            idle: timeout,
-            resetOnProgress: requestOptions.resetTimeoutOnProgress === true,
-            total:
-              requestOptions.maxTotalTimeout === undefined
-                ? undefined
-                : Duration.decode(requestOptions.maxTotalTimeout),
-            lastActivity: now
-          }
-          pending.set(id, entry)
-          const span = yield* Effect.makeSpan(`mcp.request ${method}`, {
-            kind: "client",
-            captureStackTrace: false,
-            attributes: { "mcp.server": name(), "mcp.method": method, ...requestOptions.spanAttributes }
-          })
-          const traceState = yield* TraceState
-          const meta = {
-            ...(requestOptions.onProgress === undefined ? {} : { progressToken: id }),
-            traceparent: traceparent(span),
-            ...(traceState === undefined ? {} : { tracestate: traceState }),
-            ...requestOptions.meta
-          }
-          const message: JsonRpc.JSONRPCRequest = {
+      Effect.withFiberRuntime((fiber) => {
+        if (ended !== undefined) return Effect.fail(gone())
+        const id = nextId++
+        requestOptions.onId?.(id)
+        const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
+        const entry: Pending = {
+          id,
+          method,
+          onProgress: requestOptions.onProgress,
+          startedAt: now,
+          idle: requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout),
+          resetOnProgress: requestOptions.resetTimeoutOnProgress === true,
+          total:
+            requestOptions.maxTotalTimeout === undefined ? undefined : Duration.decode(requestOptions.maxTotalTimeout),
+          cancellable: requestOptions.cancellable !== false,
+          lastActivity: now,
+          resume: undefined,
+          early: undefined
+        }
+        const traced = fiber.currentSpan !== undefined || fiber.currentTracer !== nativeTracer
+        const messageOf = (meta: WireObject | undefined): JsonRpc.JSONRPCRequest => {
+          const extra =
+            requestOptions.onProgress === undefined
+              ? meta === undefined
+                ? requestOptions.meta
+                : { ...meta, ...requestOptions.meta }
+              : { progressToken: id, ...meta, ...requestOptions.meta }
+          return {
             jsonrpc: "2.0",
             id,
             method,
-            params: { ...params, _meta: { ...metaOf(params), ...meta } }
+            params: extra === undefined ? (params ?? {}) : { ...params, _meta: { ...metaOf(params), ...extra } }
           }
-          const cancellable = requestOptions.cancellable !== false
-          if (dueOf(entry).at < timerWakesAt) yield* wakeTimer.open
-          const headers = requestOptions.headers
-          const written =
-            headers === undefined
-              ? write(message)
-              : Effect.ensuring(
-                  Effect.suspend(() => {
-                    headersOf.set(id, headers)
-                    return write(message)
-                  }),
-                  Effect.sync(() => headersOf.delete(id))
-                )
-          return yield* restore(Effect.zipRight(written, Deferred.await(deferred))).pipe(
-            Effect.onExit((exit) => {
-              const stillPending = pending.delete(id)
-              const endSpan = Effect.flatMap(Clock.currentTimeNanos, (time) => Effect.sync(() => span.end(time, exit)))
-              if (Exit.isSuccess(exit) || !cancellable) return endSpan
-              const failure = Cause.failureOption(exit.cause)
-              const reason =
-                Option.isSome(failure) && failure.value._tag === "RequestTimeout"
-                  ? failure.value.message
-                  : Cause.isInterruptedOnly(exit.cause) && stillPending
-                    ? "The request was cancelled"
-                    : undefined
-              return reason === undefined ? endSpan : Effect.zipRight(cancel(id, reason), endSpan)
-            })
-          )
-        })
-      )
+        }
+        const start = () => {
+          pending.set(id, entry)
+          if (dueOf(entry).at < timerWakesAt) wakeTimer.unsafeOpen()
+        }
+        if (!traced) {
+          start()
+          return exchange(entry, messageOf(undefined), requestOptions.headers)
+        }
+        return Effect.flatMap(
+          Effect.makeSpan(`mcp.request ${method}`, {
+            kind: "client",
+            captureStackTrace: false,
+            attributes: { "mcp.server": name(), "mcp.method": method, ...requestOptions.spanAttributes }
+          }),
+          (span) => {
+            const traceState = Context.get(fiber.currentContext, TraceState)
+            start()
+            return exchange(
+              entry,
+              messageOf({
+                traceparent: traceparent(span),
+                ...(traceState === undefined ? {} : { tracestate: traceState })
+              }),
+              requestOptions.headers
+            ).pipe(
+              Effect.onExit((exit) =>
+                Effect.flatMap(Clock.currentTimeNanos, (time) => Effect.sync(() => span.end(time, exit)))
+              )
+            )
+          }
+        )
+      })
 
     return {
       request,

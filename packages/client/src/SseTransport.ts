@@ -11,7 +11,6 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { AuthorizationError } from "./auth/AuthError.js"
@@ -24,7 +23,7 @@ import {
 } from "./internal/transport/httpBody.js"
 import { parse as parseSse, SseTooLarge } from "./internal/transport/sse.js"
 import { TransportError } from "./McpError.js"
-import { fromMailbox, type Incoming, parseIncoming, Transport, type TransportService } from "./Transport.js"
+import { makeInbound, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
 /** Where the server's SSE endpoint is and how to talk to it. */
 export interface SseOptions {
@@ -50,7 +49,7 @@ export const make = (
     const server = options.name ?? url.host
     const maxBytes = options.maxMessageBytes ?? 64 * 1024 * 1024
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope)
-    const inbound = yield* Mailbox.make<Incoming, TransportError>()
+    const inbound = makeInbound()
     const fibers = yield* FiberSet.make()
     const endpoint = yield* Deferred.make<URL, TransportError>()
     let closed = false
@@ -144,7 +143,7 @@ export const make = (
       )
 
     return {
-      ...fromMailbox(inbound),
+      run: inbound.run,
       send: (message) =>
         closed
           ? Effect.fail(error("the transport is closed"))

@@ -18,7 +18,6 @@ import * as CommandRuntime from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import type * as Chunk from "effect/Chunk"
-import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -31,62 +30,18 @@ import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { encodeLine, LineFramer, lineText } from "./internal/transport/framing.js"
+import { DEFAULT_MAX_MESSAGE_BYTES, environment, type StdioOptions } from "./internal/transport/stdio.js"
 import { TransportError } from "./McpError.js"
 import {
-  fromMailbox,
   type Incoming,
+  makeInbound,
   type ProbeOutcome,
   parseIncoming,
   Transport,
   type TransportService
 } from "./Transport.js"
 
-/** How to start and stop the server process. */
-export interface StdioOptions {
-  /** The program to run. */
-  readonly command: string
-  readonly args?: ReadonlyArray<string>
-  readonly cwd?: string
-  /** Variables for the child, on top of the inherited ones. */
-  readonly env?: { readonly [name: string]: string }
-  /** `"safe"` (default): only {@link SAFE_ENVIRONMENT} from the parent; `"all"`: the parent's whole environment. */
-  readonly inheritEnv?: "safe" | "all"
-  /** The server's name in errors and logs. Default: the command. */
-  readonly name?: string
-  /** The longest message accepted from the server, in bytes. Default: 64 MiB. */
-  readonly maxMessageBytes?: number
-  /** How many stderr lines to keep for error reports. Default: 20. */
-  readonly stderrTailLines?: number
-  /** How long to wait after closing stdin, then after SIGTERM. Defaults: 2 s and 2 s. */
-  readonly shutdown?: { readonly afterStdin?: Duration.DurationInput; readonly afterTerm?: Duration.DurationInput }
-}
-
-/** The parent's variables a child inherits by default. */
-export const SAFE_ENVIRONMENT: ReadonlyArray<string> = [
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "TERM",
-  "LANG",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TMPDIR",
-  "TZ",
-  // Windows
-  "APPDATA",
-  "HOMEDRIVE",
-  "HOMEPATH",
-  "LOCALAPPDATA",
-  "PATHEXT",
-  "SYSTEMDRIVE",
-  "SYSTEMROOT",
-  "TEMP",
-  "USERNAME",
-  "USERPROFILE",
-  "PROGRAMFILES"
-]
+export { SAFE_ENVIRONMENT, type StdioOptions } from "./internal/transport/stdio.js"
 
 /** The running server process, beside its `Transport`. */
 export interface StdioProcessService {
@@ -100,20 +55,6 @@ export interface StdioProcessService {
 
 /** The process behind a stdio transport. */
 export class StdioProcess extends Context.Tag("@effect-mcp/client/StdioProcess")<StdioProcess, StdioProcessService>() {}
-
-const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-
-/** The environment the child gets: the safe variables (read through `Config`) or everything, plus `env`. */
-const environment = (options: StdioOptions) =>
-  Effect.gen(function* () {
-    if (options.inheritEnv === "all") return { extend: true, env: { ...options.env } }
-    const inherited: Record<string, string> = {}
-    for (const name of SAFE_ENVIRONMENT) {
-      const value = yield* Config.option(Config.string(name))
-      if (Option.isSome(value)) inherited[name] = value.value
-    }
-    return { extend: false, env: { ...inherited, ...options.env } }
-  }).pipe(Effect.orDie)
 
 const exitDetails = (exit: Exit.Exit<CommandExecutor.ExitCode, unknown>) => {
   if (Exit.isSuccess(exit)) return { reason: `the server process exited with code ${exit.value}`, exitCode: exit.value }
@@ -226,7 +167,7 @@ export const make = (
     )
     // stdout is read into a mailbox, a chunk of reads at a time; the process dying fails it once
     // what it wrote before has been read. (Cheaper per message than racing every pull with death.)
-    const inbox = yield* Mailbox.make<Incoming, TransportError>()
+    const inbox = makeInbound()
     yield* process.stdout.pipe(
       Stream.runForEachChunk((reads) => Effect.flatMap(frame(reads), (items) => inbox.offerAll(items))),
       // On the effect, not the stream: a stream combinator costs a step per chunk read.
@@ -280,7 +221,7 @@ export const make = (
 
     const executor = yield* CommandExecutor.CommandExecutor
     const transport: TransportService = {
-      ...fromMailbox(inbox),
+      run: inbox.run,
       send,
       setProtocolVersion: () => Effect.void,
       probe: (request, timeout) =>

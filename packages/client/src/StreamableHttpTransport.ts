@@ -29,7 +29,6 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { AuthorizationError } from "./auth/AuthError.js"
@@ -46,8 +45,8 @@ import { parse as parseSse, SseTooLarge } from "./internal/transport/sse.js"
 import { LegacyServer, SessionExpired, StreamBroken, TransportError } from "./McpError.js"
 import {
   decodeIncoming,
-  fromMailbox,
   type Incoming,
+  makeInbound,
   parseIncoming,
   Transport,
   type TransportService
@@ -104,7 +103,7 @@ export const make = (
     const maxReconnects = options.maxReconnects ?? 5
     const defaultDelay = Duration.decode(options.reconnectDelay ?? "1 second")
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope)
-    const inbound = yield* Mailbox.make<Incoming, TransportError>()
+    const inbound = makeInbound()
     const fibers = yield* FiberSet.make()
     // The POST of each request while it is open, so that cancelling a 2026-07-28 request closes its stream.
     const posts = new Map<JsonRpc.RequestId, Fiber.RuntimeFiber<void>>()
@@ -403,7 +402,7 @@ export const make = (
     )
 
     return {
-      ...fromMailbox(inbound),
+      run: inbound.run,
       send: (message, extra) => {
         if (closed) return Effect.fail(httpError("the transport is closed"))
         if (protocolVersion !== undefined && ProtocolVersion.isStateless(protocolVersion) && !("id" in message)) {

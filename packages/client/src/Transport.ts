@@ -1,6 +1,6 @@
 /**
- * The transport seam: a connection that delivers inbound JSON-RPC messages as a `Stream`
- * and sends outbound ones. A transport is built by a scoped `Layer`: acquiring it connects,
+ * The transport seam: a connection that pushes inbound JSON-RPC messages to its reader as
+ * they arrive and sends outbound ones. A transport is built by a scoped `Layer`: acquiring it connects,
  * releasing it closes. The peer above it never knows which transport it has.
  */
 import { JsonRpc } from "@effect-mcp/protocol"
@@ -31,13 +31,13 @@ export type Incoming =
 
 /** The transport service. */
 export interface TransportService {
-  /** Every inbound item, in order. Ends when the connection closes; fails when it breaks. */
-  readonly incoming: Stream.Stream<Incoming, TransportError>
   /**
-   * The same items, for a transport that keeps them in a mailbox: a reader that takes them in
-   * batches from here skips the stream's per-item machinery. Read one or the other, never both.
+   * Reads the connection: hands every inbound item, in order, to `deliver` as it arrives (a plain
+   * call from the transport's own read, with no queue or fiber per item; `deliver` must not
+   * throw or block). Succeeds when the connection ends cleanly, fails when it breaks. One reader
+   * at a time; items that arrive while nobody reads wait for the next reader.
    */
-  readonly inbox?: Mailbox.ReadonlyMailbox<Incoming, TransportError>
+  readonly run: (deliver: (item: Incoming) => void) => Effect.Effect<void, TransportError>
   /**
    * Sends one message. Fails when the connection is gone. `headers`: transport headers this
    * message needs (2026-07-28 `Mcp-Param-*` over HTTP); transports without headers ignore them.
@@ -62,29 +62,28 @@ export type ProbeOutcome =
   | { readonly _tag: "Ended" }
   | { readonly _tag: "Silent" }
 
-/** Inbound items kept in a mailbox, as a transport's `incoming` and `inbox`. */
-export const fromMailbox = (
-  mailbox: Mailbox.ReadonlyMailbox<Incoming, TransportError>
-): Pick<TransportService, "incoming" | "inbox"> => ({ incoming: Mailbox.toStream(mailbox), inbox: mailbox })
-
 /**
- * Runs `f` on every inbound item in order: in batches from the transport's `inbox` when it has
- * one, else from `incoming`. Ends when the connection ends; fails when it breaks.
+ * The inbound items as a `Stream`, for readers that want one (tests, tools): built on `run`, so
+ * it is one more reader, not a second copy of the items.
  */
-export const forEachIncoming = <R>(
-  transport: TransportService,
-  f: (item: Incoming) => Effect.Effect<void, never, R>
-): Effect.Effect<void, TransportError, R> => {
-  const inbox = transport.inbox
-  if (inbox === undefined) return Stream.runForEach(transport.incoming, f)
-  return Effect.gen(function* () {
-    while (true) {
-      const [items, done] = yield* inbox.takeAll
-      for (const item of items) yield* f(item)
-      if (done) return
-    }
-  })
-}
+export const incoming = (transport: TransportService): Stream.Stream<Incoming, TransportError> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const mailbox = yield* Mailbox.make<Incoming, TransportError>()
+      yield* transport
+        .run((item) => {
+          mailbox.unsafeOffer(item)
+        })
+        .pipe(
+          Effect.exit,
+          Effect.flatMap((exit) => mailbox.done(exit)),
+          Effect.forkScoped
+        )
+      return Mailbox.toStream(mailbox)
+    })
+  )
+
+export { type Inbound, make as makeInbound } from "./internal/transport/inbound.js"
 
 /** The connection the client speaks over. */
 export class Transport extends Context.Tag("@effect-mcp/client/Transport")<Transport, TransportService>() {}

@@ -275,7 +275,7 @@ describe("McpClient session", () => {
   it.scoped("an unnamed client names the server as it reports itself, in errors from every layer", () =>
     Effect.gen(function* () {
       const serve = (end: InMemoryTransport.End) =>
-        end.incoming.pipe(
+        Transport.incoming(end).pipe(
           Stream.runForEach((item) => {
             if (item._tag !== "Message" || !JsonRpc.isRequest(item.message)) return Effect.void
             const { id, method } = item.message
@@ -393,7 +393,7 @@ describe("McpClient session", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const [clientEnd, serverEnd] = yield* InMemoryTransport.makePair("prop")
-          yield* serverEnd.incoming.pipe(
+          yield* Transport.incoming(serverEnd).pipe(
             Stream.runForEach((item) => {
               if (item._tag !== "Message" || !JsonRpc.isRequest(item.message)) return Effect.void
               const id = item.message.id

@@ -7,6 +7,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import { McpClient, StdioTransport } from "@effect-mcp/client"
+import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -28,33 +29,42 @@ const mini = (mode: string, options: Partial<StdioTransport.StdioOptions> = {}):
 const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
   result.content.map((block) => ("text" in block ? String(block.text) : block.type)).join("")
 
-/** A client over stdio in its own scope; afterwards, checks that no process of its group survives. */
-const withClient = <A, E>(
-  options: StdioTransport.StdioOptions,
-  use: (client: McpClient.McpClientService, process: StdioTransport.StdioProcessService) => Effect.Effect<A, E>
-) =>
-  Effect.gen(function* () {
-    let pid = 0
-    const result = yield* noFibersLeft(
-      Effect.scoped(
-        Effect.gen(function* () {
-          const layer = McpClient.layer({ name: options.name ?? "stdio" }).pipe(
-            Layer.provideMerge(StdioTransport.layer(options)),
-            Layer.provide(NodeContext.layer)
-          )
-          const context = yield* Layer.build(layer)
-          const info = Context.get(context, StdioTransport.StdioProcess)
-          pid = info.pid
-          return yield* use(Context.get(context, McpClient.McpClient), info)
-        })
-      )
-    )
-    expect(isAlive(pid)).toBe(false)
-    expect(groupMembers(pid)).toStrictEqual([])
-    return result
-  })
+/** The two stdio transports: the generic one on `CommandExecutor`, and Node's own. */
+const transports = [
+  {
+    name: "StdioTransport",
+    layer: (options: StdioTransport.StdioOptions) =>
+      StdioTransport.layer(options).pipe(Layer.provide(NodeContext.layer))
+  },
+  { name: "NodeStdioTransport", layer: NodeStdioTransport.layer }
+] as const
 
-describe("StdioTransport", () => {
+describe.each(transports)("$name", ({ layer: transportLayer }) => {
+  /** A client over stdio in its own scope; afterwards, checks that no process of its group survives. */
+  const withClient = <A, E>(
+    options: StdioTransport.StdioOptions,
+    use: (client: McpClient.McpClientService, process: StdioTransport.StdioProcessService) => Effect.Effect<A, E>
+  ) =>
+    Effect.gen(function* () {
+      let pid = 0
+      const result = yield* noFibersLeft(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const layer = McpClient.layer({ name: options.name ?? "stdio" }).pipe(
+              Layer.provideMerge(transportLayer(options))
+            )
+            const context = yield* Layer.build(layer)
+            const info = Context.get(context, StdioTransport.StdioProcess)
+            pid = info.pid
+            return yield* use(Context.get(context, McpClient.McpClient), info)
+          })
+        )
+      )
+      expect(isAlive(pid)).toBe(false)
+      expect(groupMembers(pid)).toStrictEqual([])
+      return result
+    })
+
   it.live("speaks newline JSON (UTF-8 included) and closes the server by ending stdin", () =>
     withClient(mini("normal"), (client) =>
       Effect.gen(function* () {
@@ -175,11 +185,7 @@ describe("StdioTransport", () => {
   it.live("a command that does not exist fails with a typed error naming it and the PATH", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(
-        Effect.scoped(
-          Layer.build(
-            StdioTransport.layer({ command: "no-such-mcp-server-xyz" }).pipe(Layer.provide(NodeContext.layer))
-          )
-        )
+        Effect.scoped(Layer.build(transportLayer({ command: "no-such-mcp-server-xyz" })))
       )
       expect(error._tag).toBe("TransportError")
       expect(error.message).toContain("no-such-mcp-server-xyz")

@@ -1,8 +1,8 @@
-/** effect-mcp's `McpClient`, over its stdio transport or its HTTP transport on node:http with keep-alive. */
+/** effect-mcp's `McpClient`, over its Node stdio transport or its HTTP transport on node:http with keep-alive. */
 
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { HttpTransport, McpClient, StdioTransport } from "@effect-mcp/client"
+import { HttpTransport, McpClient } from "@effect-mcp/client"
+import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -11,9 +11,7 @@ import type { Client, Target } from "./Session.js"
 
 const transportOf = (target: Target) =>
   target.kind === "stdio"
-    ? StdioTransport.layer({ command: target.command, args: target.args, name: "bench" }).pipe(
-        Layer.provide(NodeContext.layer)
-      )
+    ? NodeStdioTransport.layer({ command: target.command, args: target.args, name: "bench" })
     : HttpTransport.layer({ url: target.url, transport: "http", name: "bench" }).pipe(
         Layer.provide(NodeHttpClient.layerWithoutAgent),
         Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))

@@ -3,7 +3,7 @@
  * the server end of an in-memory pair is adapted to the SDK's `Transport` interface.
  */
 
-import type { InMemoryTransport } from "@effect-mcp/client"
+import { type InMemoryTransport, Transport } from "@effect-mcp/client"
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Transport as SdkTransport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
@@ -26,7 +26,7 @@ export const sdkTransport = (end: InMemoryTransport.End): Effect.Effect<SdkTrans
     }
     yield* Deferred.await(started).pipe(
       Effect.zipRight(
-        end.incoming.pipe(
+        Transport.incoming(end).pipe(
           Stream.runForEach((item) =>
             Effect.sync(() => {
               // The SDK takes JSON-RPC messages as they are on the wire; ours are that JSON.

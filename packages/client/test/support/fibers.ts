@@ -9,8 +9,8 @@ export const noFibersLeft = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Ef
   Effect.gen(function* () {
     const supervisor = yield* Supervisor.track
     const result = yield* Effect.supervised(effect, supervisor)
-    // Give interrupted fibers a moment to finish unwinding.
-    for (let attempt = 0; attempt < 50; attempt++) {
+    // Give interrupted fibers a moment to finish unwinding (up to 5 s: a loaded machine is slow).
+    for (let attempt = 0; attempt < 250; attempt++) {
       const fibers = yield* supervisor.value
       const statuses = yield* Effect.forEach(fibers, Fiber.status)
       if (statuses.every((status) => status._tag === "Done")) return result

@@ -1,5 +1,5 @@
 /** A peer over an in-memory pair whose server end the test scripts by hand. */
-import { InMemoryTransport, Peer } from "@effect-mcp/client"
+import { InMemoryTransport, Peer, Transport } from "@effect-mcp/client"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
@@ -11,7 +11,7 @@ export const scriptedPeer = (options: Partial<Peer.PeerOptions> = {}) =>
     const [client, server] = yield* InMemoryTransport.makePair("scripted")
     const peer = yield* Peer.make(client, { server: "scripted", requestTimeout: "10 seconds", ...options })
     const received = yield* Mailbox.make<JsonRpc.JSONRPCMessage>()
-    yield* server.incoming.pipe(
+    yield* Transport.incoming(server).pipe(
       Stream.runForEach((item) => (item._tag === "Message" ? received.offer(item.message) : Effect.void)),
       Effect.ensuring(received.end),
       Effect.forkScoped

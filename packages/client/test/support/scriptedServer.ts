@@ -1,5 +1,5 @@
 /** A hand-scripted MCP server on the server end of an in-memory pair, answering by method. */
-import { InMemoryTransport, McpClient } from "@effect-mcp/client"
+import { InMemoryTransport, McpClient, Transport } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -29,7 +29,7 @@ export const connectScripted = <E>(
     const serve = (end: InMemoryTransport.End) =>
       Effect.gen(function* () {
         serverEnd = end
-        yield* end.incoming.pipe(
+        yield* Transport.incoming(end).pipe(
           Stream.runForEach((item) => {
             if (item._tag !== "Message") return Effect.void
             const message = item.message
