@@ -10,7 +10,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { Authorizer, Capabilities, McpError, TokenStore } from "@effect-mcp/client"
+import { Authorizer, Capabilities, McpError, type StdioTransport, TokenStore } from "@effect-mcp/client"
+import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -21,7 +22,7 @@ import { authorizationServer, resourceServer, TokenRegistry } from "../../client
 import { noFibersLeft } from "../../client/test/support/fibers.js"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
 import { isAlive, miniServer } from "../../client/test/support/processes.js"
-import { Expand, McpHost, type ServerStatus } from "../src/index.js"
+import { Expand, McpHost, type ServerStatus, ServerTransport } from "../src/index.js"
 import { everything, everythingOverHttp, stdio } from "./support/targets.js"
 
 const http = everythingOverHttp()
@@ -145,6 +146,44 @@ describe("McpHost", () => {
           })
         )
       )
+      expect(pids.filter(isAlive)).toStrictEqual([])
+    })
+  )
+
+  it.live("a program's StdioLauncher (Node's stdio transport here) starts, serves and restarts the servers", () =>
+    Effect.gen(function* () {
+      const launched: Array<string> = []
+      const launcher = Layer.succeed(ServerTransport.StdioLauncher, (options: StdioTransport.StdioOptions) => {
+        launched.push(options.name ?? options.command)
+        return NodeStdioTransport.layer(options)
+      })
+      const pids: Array<number> = []
+      yield* Effect.gen(function* () {
+        const host = yield* McpHost.McpHost
+        const before = pidOf(yield* host.status("alpha")) ?? 0
+        pids.push(before)
+        expect(textOf(yield* host.callTool("alpha__echo", { message: "first" }))).toContain("first")
+        const restarted = yield* host.statusChanges.pipe(
+          Stream.filter((event) => event.server === "alpha" && event.status._tag === "Reconnecting"),
+          Stream.runHead,
+          Effect.fork
+        )
+        process.kill(before, "SIGKILL")
+        yield* Fiber.join(restarted)
+        expect(textOf(yield* host.callTool("alpha__echo", { message: "after restart" }))).toContain("after restart")
+        const after = pidOf(yield* host.status("alpha")) ?? 0
+        expect(after).not.toBe(before)
+        pids.push(after)
+      }).pipe(
+        Effect.provide(
+          hostLayer({
+            servers: [{ name: "alpha", target: everything }],
+            restart: Schedule.spaced("50 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
+          }).pipe(Layer.provide(launcher))
+        )
+      )
+      // Started twice through the launcher (once, then the restart); nothing of either is left.
+      expect(launched).toStrictEqual(["alpha", "alpha"])
       expect(pids.filter(isAlive)).toStrictEqual([])
     })
   )
