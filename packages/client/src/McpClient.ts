@@ -17,16 +17,26 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import { clientCapabilities, Elicitation, Roots, Sampling } from "./Capabilities.js"
 import { toRequestOptions } from "./internal/features/callOptions.js"
 import * as ClientTasks from "./internal/features/clientTasks.js"
+import * as ExtensionRequests from "./internal/features/extensionRequests.js"
 import * as Notifications from "./internal/features/notifications.js"
 import * as Prompts from "./internal/features/prompts.js"
 import * as Resources from "./internal/features/resources.js"
 import * as ServerRequests from "./internal/features/serverRequests.js"
+import * as Skills from "./internal/features/skills.js"
 import * as Tasks from "./internal/features/tasks.js"
 import * as Tools from "./internal/features/tools.js"
 import * as Session from "./internal/session/session.js"
-import type { InitializeError, RequestError, TaskNotAllowed, TaskRequired, ToolOutputInvalid } from "./McpError.js"
+import type {
+  InitializeError,
+  RequestError,
+  SkillError,
+  TaskNotAllowed,
+  TaskRequired,
+  ToolOutputInvalid
+} from "./McpError.js"
 import type * as Peer from "./Peer.js"
 import type { SessionState } from "./SessionState.js"
+import { type LoadedSkill, EXTENSION as SKILLS_EXTENSION, type Skill } from "./Skills.js"
 import type { Transport } from "./Transport.js"
 
 /** Options of a client. */
@@ -206,6 +216,24 @@ export interface McpClientService {
     args?: { readonly [key: string]: string },
     options?: CallOptions
   ) => Effect.Effect<typeof McpSchema.GetPromptResult.Type, RequestError>
+  /**
+   * Every skill the server lists (the skills extension, SEP-2640), all pages; cached for the
+   * listing's `ttlMs`, or until the resource list changes. Only the listing is read: no skill
+   * file. Fails with `CapabilityNotSupported` when the server did not declare the extension.
+   */
+  readonly skills: Effect.Effect<ReadonlyArray<Skill>, RequestError>
+  /** One skill's entry by the URI of its `SKILL.md` (`skills/get`), listed or not. */
+  readonly getSkill: (uri: string, options?: CallOptions) => Effect.Effect<Skill, RequestError>
+  /**
+   * Loads a skill, named by its name, its path or its `SKILL.md` URI: reads its `SKILL.md` now
+   * (and no other file), checks its size and digest against the listing and its frontmatter
+   * field by field, and fails with `SkillVerificationFailed` (naming the file and the field) on
+   * any mismatch, `SkillNotFound` when the name matches no skill or several.
+   */
+  readonly loadSkill: (
+    nameOrUri: string,
+    options?: CallOptions
+  ) => Effect.Effect<LoadedSkill, RequestError | SkillError>
   /** Asks for completions of a prompt's or resource template's argument. */
   readonly complete: (
     params: Methods.RequestParamsOf<"completion/complete">
@@ -270,9 +298,10 @@ export const make = (
       elicitation: yield* Effect.serviceOption(Elicitation),
       roots: yield* Effect.serviceOption(Roots)
     }
+    const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
     const session = yield* Session.make({
       server: options.name,
-      clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+      clientInfo,
       protocolVersion: options.protocolVersion ?? "auto",
       requestTimeout: options.requestTimeout ?? "60 seconds",
       sessionRetries: options.sessionRetries ?? 1,
@@ -286,7 +315,12 @@ export const make = (
     const clientTasks =
       options.clientTasks === undefined ? undefined : yield* ClientTasks.make(peer, options.clientTasks)
     yield* ServerRequests.register({ session, ...(clientTasks === undefined ? {} : { tasks: clientTasks }) }, handlers)
-    yield* session.start(clientCapabilities(handlers, clientTasks !== undefined))
+    // The extensions this client implements are declared beside the handlers' capabilities.
+    const capabilities: McpSchema.ClientCapabilities = {
+      ...clientCapabilities(handlers, clientTasks !== undefined),
+      extensions: { [SKILLS_EXTENSION]: {} }
+    }
+    yield* session.start(capabilities)
 
     const request = <M extends Methods.RequestMethodName>(
       method: M,
@@ -298,9 +332,11 @@ export const make = (
     const tools = yield* Tools.make(session)
     const resources = yield* Resources.make(session)
     const prompts = yield* Prompts.make(session)
+    const skills = yield* Skills.make(session, ExtensionRequests.make(session, { capabilities, clientInfo }))
     const listChanged = yield* Notifications.listChanges(peer, session.accepts, {
       tools: tools.list.invalidate,
-      resources: resources.list.invalidate,
+      // Skills are resources: a changed resource list may be changed skills.
+      resources: Effect.zipRight(resources.list.invalidate, skills.list.invalidate),
       prompts: prompts.list.invalidate
     })
     const notificationsOf = <M extends Methods.NotificationMethodName>(method: M) =>
@@ -375,6 +411,9 @@ export const make = (
       prompts: prompts.list.get,
       getPrompt: prompts.get,
       complete: prompts.complete,
+      skills: skills.list.get,
+      getSkill: skills.get,
+      loadSkill: skills.load,
       setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
       logMessages: notificationsOf("notifications/message"),
       listChanged,

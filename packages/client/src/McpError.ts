@@ -187,6 +187,48 @@ export class TaskRequired extends Schema.TaggedError<TaskRequired>()("TaskRequir
   }
 }
 
+/**
+ * A skill's file is not what the server's listing promised, so the skill (or that file) was
+ * refused and none of its content used (skills extension, SEP-2640). `field` says what did not
+ * match: `size`, `digest`, `frontmatter` (the file's frontmatter is missing or not a YAML
+ * mapping), `frontmatter.<key>` (one field differs from the listing's), `resources` (the entry
+ * lists no files, or not this one), `content` (the read returned no single content, or a
+ * `SKILL.md` that is not UTF-8). The cached listing is dropped: loading again fetches a fresh entry.
+ */
+export class SkillVerificationFailed extends Schema.TaggedError<SkillVerificationFailed>()("SkillVerificationFailed", {
+  server: Schema.String,
+  /** The URI of the skill's `SKILL.md`. */
+  skill: Schema.String,
+  /** The URI of the file that failed. */
+  file: Schema.String,
+  field: Schema.String,
+  /** What the listing says (a size, a digest, a frontmatter value as JSON), when it says one. */
+  expected: Schema.optional(Schema.String),
+  /** What the file held instead. */
+  actual: Schema.optional(Schema.String),
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `${this.server}: skill ${this.skill}: ${this.file} failed verification (${this.field}): ${this.reason}`
+  }
+}
+
+/** No skill of the server goes by that name, or more than one does (`candidates`: their URIs). */
+export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNotFound", {
+  server: Schema.String,
+  name: Schema.String,
+  candidates: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return this.candidates.length === 0
+      ? `${this.server}: no skill named ${this.name}`
+      : `${this.server}: ${this.candidates.length} skills are named ${this.name}; load one by its path or URI: ${this.candidates.join(", ")}`
+  }
+}
+
+/** What loading a skill, or reading one of its files, can fail with besides a request error. */
+export type SkillError = SkillVerificationFailed | SkillNotFound
+
 /** Re-exported: the server answered `initialize` with a revision this client does not speak. */
 export const UnsupportedProtocolVersion = ProtocolVersion.UnsupportedProtocolVersion
 /** The type of {@link UnsupportedProtocolVersion}. */

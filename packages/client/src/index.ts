@@ -32,6 +32,8 @@ export * as Middleware from "./Middleware.js"
 export * as Peer from "./Peer.js"
 /** The session's lifecycle states. */
 export * as SessionState from "./SessionState.js"
+/** Skills (the `io.modelcontextprotocol/skills` extension): listed, loaded and verified. */
+export * as Skills from "./Skills.js"
 /** The legacy HTTP+SSE transport (2024-11-05). */
 export * as SseTransport from "./SseTransport.js"
 /** The stdio transport: a server as a child process. */

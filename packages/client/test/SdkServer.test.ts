@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from "@effect/vitest"
-import { Capabilities, McpError } from "@effect-mcp/client"
+import { Capabilities, McpError, Skills } from "@effect-mcp/client"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -13,6 +13,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { connectSdk } from "./support/connect.js"
+
+/** What every client declares besides its handlers' capabilities: the extensions it implements. */
+const extensions = { extensions: { [Skills.EXTENSION]: {} } }
 
 const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
   result.content.map((block) => ("text" in block ? block.text : block.type)).join("")
@@ -26,7 +29,7 @@ describe("McpClient against the official SDK server", () => {
       expect(client.instructions).toStrictEqual(Option.some("Use the tools wisely."))
       expect(client.serverCapabilities).toMatchObject({ tools: {}, logging: {}, resources: { subscribe: true } })
       expect((yield* client.state)._tag).toBe("Ready")
-      expect(observed.clientCapabilities()).toStrictEqual({})
+      expect(observed.clientCapabilities()).toStrictEqual(extensions)
     })
   )
 
@@ -206,7 +209,7 @@ describe("McpClient against the official SDK server", () => {
             })
         })
         const { client, observed } = yield* connectSdk(sampling)
-        expect(observed.clientCapabilities()).toStrictEqual({ sampling: {} })
+        expect(observed.clientCapabilities()).toStrictEqual({ ...extensions, sampling: {} })
         expect(textOf(yield* client.callTool("sample"))).toBe("model test-model/sdk said 4 (asked 1)")
       })
     )
@@ -249,7 +252,7 @@ describe("McpClient against the official SDK server", () => {
             })
         })
         const { client, observed } = yield* connectSdk(elicitation)
-        expect(observed.clientCapabilities()).toStrictEqual({ elicitation: { form: {} } })
+        expect(observed.clientCapabilities()).toStrictEqual({ ...extensions, elicitation: { form: {} } })
         const answer = JSON.parse(textOf(yield* client.callTool("ask")))
         expect(answer).toStrictEqual({ action: "accept", content: { name: "Ada", age: 30, color: "green" } })
       })
@@ -278,7 +281,7 @@ describe("McpClient against the official SDK server", () => {
           url: (params) => Effect.sync(() => seen.push(params.url)).pipe(Effect.as({ action: "decline" as const }))
         })
         const { client, observed } = yield* connectSdk(elicitation)
-        expect(observed.clientCapabilities()).toStrictEqual({ elicitation: { url: {} } })
+        expect(observed.clientCapabilities()).toStrictEqual({ ...extensions, elicitation: { url: {} } })
         expect(textOf(yield* client.callTool("visit"))).toBe("decline")
         expect(seen).toStrictEqual(["https://example.com/sign-in"])
       })
@@ -292,7 +295,7 @@ describe("McpClient against the official SDK server", () => {
           list: Effect.succeed([{ uri: "file:///work", name: "work" }])
         })
         const { client, observed } = yield* connectSdk(roots)
-        expect(observed.clientCapabilities()).toStrictEqual({ roots: {} })
+        expect(observed.clientCapabilities()).toStrictEqual({ ...extensions, roots: {} })
         expect(textOf(yield* client.callTool("roots"))).toBe("file:///work")
       })
     )

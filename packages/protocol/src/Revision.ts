@@ -10,7 +10,8 @@
  *
  * The complete list of client-sent differences, newest first:
  * - before 2025-11-25: no tasks (`tasks/*`, `notifications/tasks/status`, task-augmented
- *   params and results); `Implementation` without `description`, `icons`, `websiteUrl`;
+ *   params and results); no `extensions` capability; `Implementation` without `description`,
+ *   `icons`, `websiteUrl`;
  *   capabilities `sampling` and `elicitation` are plain `{}` (no `tools`, `context`,
  *   `form`, `url`; a client with URL-mode elicitation only declares none); sampling
  *   results hold exactly one text, image or audio block; elicitation results hold no
@@ -74,7 +75,7 @@ const implementation = (version: ProtocolVersion, info: WireObject): WireObject 
 
 const clientCapabilities = (version: ProtocolVersion, capabilities: WireObject): WireObject => {
   if (!before(version, "2025-11-25")) return capabilities
-  const out: Record<string, unknown> = { ...omit(capabilities, ["tasks", "sampling", "elicitation"]) }
+  const out: Record<string, unknown> = { ...omit(capabilities, ["tasks", "extensions", "sampling", "elicitation"]) }
   if (capabilities.sampling !== undefined) out.sampling = {}
   const elicitation = capabilities.elicitation
   if (isJsonObject(elicitation) && !before(version, "2025-06-18")) {

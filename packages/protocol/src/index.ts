@@ -16,3 +16,6 @@ export * as ProtocolVersion from "./ProtocolVersion.js"
 
 /** Encoding for servers that negotiated an older revision. */
 export * as Revision from "./Revision.js"
+
+/** The skills extension (`io.modelcontextprotocol/skills`, SEP-2640): its wire shapes. */
+export * as Skills from "./Skills.js"

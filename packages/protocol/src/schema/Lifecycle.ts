@@ -10,9 +10,16 @@ const ListChanged = Schema.Struct({ listChanged: optional(Schema.Boolean) })
 /** The part of the `tasks` capability both sides share: support for `tasks/list` and `tasks/cancel`. */
 const taskManagement = { list: optional(JsonObject), cancel: optional(JsonObject) }
 
+/**
+ * Extensions a side supports (SEP-2133; a member of the capabilities from 2026-07-28, sent in
+ * 2025-11-25 handshakes too): extension identifier → its settings (`{}`: supported, no settings).
+ */
+export const Extensions = recordOf(JsonObject).annotations({ identifier: "Extensions" })
+
 /** What a client supports. Each member present means the feature is supported. */
 export const ClientCapabilities = Schema.Struct({
   experimental: optional(recordOf(JsonObject)),
+  extensions: optional(Extensions),
   roots: optional(ListChanged),
   sampling: optional(Schema.Struct({ context: optional(JsonObject), tools: optional(JsonObject) })),
   elicitation: optional(Schema.Struct({ form: optional(JsonObject), url: optional(JsonObject) })),
@@ -35,6 +42,7 @@ export type ClientCapabilities = typeof ClientCapabilities.Type
 /** What a server supports. Each member present means the feature is supported. */
 export const ServerCapabilities = Schema.Struct({
   experimental: optional(recordOf(JsonObject)),
+  extensions: optional(Extensions),
   logging: optional(JsonObject),
   completions: optional(JsonObject),
   prompts: optional(ListChanged),

@@ -2,7 +2,6 @@
  * Lists: paging through a list method as a `Stream` (refusing repeated cursors and runaway
  * paging), and a cached array of a list that list-changed notifications invalidate.
  */
-import type { Methods } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -21,12 +20,20 @@ export type ListMethod = "tools/list" | "resources/list" | "resources/templates/
 /** The most pages one listing may take. */
 export const MAX_PAGES = 10_000
 
-/** Every item of a list method, page by page, through the given request function. Each run starts afresh. */
-export const paginate = <M extends ListMethod, A>(
+/** A page of a list method: its items and the cursor of the next page. */
+export interface Page {
+  readonly nextCursor?: string
+}
+
+/**
+ * Every item of a list method (of the table, or an extension's such as `skills/list`), page by
+ * page, through the given request function. Each run starts afresh.
+ */
+export const paginate = <R extends Page, A>(
   server: string,
-  method: M,
-  request: (cursor: string | undefined) => Effect.Effect<Methods.ResultOf<M>, RequestError>,
-  items: (result: Methods.ResultOf<M>) => ReadonlyArray<A>
+  method: ListMethod | (string & {}),
+  request: (cursor: string | undefined) => Effect.Effect<R, RequestError>,
+  items: (result: R) => ReadonlyArray<A>
 ): Stream.Stream<A, RequestError> =>
   Stream.paginateChunkEffect(
     { cursor: undefined as string | undefined, seen: HashSet.empty<string>(), pages: 0 },

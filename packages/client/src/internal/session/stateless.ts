@@ -59,10 +59,11 @@ export const envelope = (
   logLevel: McpSchema.LoggingLevel | undefined
 ): Peer.WireObject => ({
   [McpSchema.MetaKey.protocolVersion]: version,
-  // The tasks extension is always supported: a task answer is followed to its result.
+  // The tasks extension is always supported (a task answer is followed to its result), beside
+  // the extensions the client declares (skills).
   [McpSchema.MetaKey.clientCapabilities]: {
     ...capabilities,
-    extensions: { [TaskExtension.EXTENSION]: {} }
+    extensions: { ...capabilities.extensions, [TaskExtension.EXTENSION]: {} }
   },
   [McpSchema.MetaKey.clientInfo]: clientInfo,
   ...(logLevel === undefined ? {} : { [McpSchema.MetaKey.logLevel]: logLevel })
