@@ -3,16 +3,19 @@
  * SDK-built server, each measurement in its own process, interleaved (the client order rotates
  * every round), at least 5 rounds. Prints medians per client and, per round, the ratio of
  * effect-mcp to the SDK and to the raw client (the median of those ratios is the claim);
- * writes everything as JSON to `bench-results/`.
+ * writes everything as JSON to `bench-results/`. The `cli` workloads (`cli.ts`) time the
+ * `effect-mcp` binary against the MCP Inspector's CLI in the same rounds, in a table of their own.
  *
  *   npm run bench                      the full run (a few minutes)
  *   node dist/run.js --smoke           tiny sizes, one round: checks that the harness works
  *   node dist/run.js --rounds 7 --only sequential,inflight
+ *   node dist/run.js --rounds 3 --only cli     the CLI start-up and listing only
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { type CliTool, cliTools, cliWorkloads, measureCli } from "./cli.js"
 import type { Target } from "./clients/Session.js"
 import type { Figures, WorkloadSpec } from "./workloads.js"
 
@@ -63,7 +66,9 @@ const lowerIsBetter = new Set([
   "coldMs",
   "heapKBPerPending",
   "sessionsMs",
-  "heapKBPerSession"
+  "heapKBPerSession",
+  "wallMs",
+  "outputMs"
 ])
 
 /** Starts the benchmark server over Streamable HTTP on a free loopback port. */
@@ -115,8 +120,8 @@ export const median = (values: ReadonlyArray<number>) => {
 const format = (value: number) =>
   Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(Math.abs(value) >= 10 ? 1 : 2)
 
-/** Per workload label, per client, per metric: the value of each round. */
-type Results = Map<string, Map<ClientName, Map<string, Array<number>>>>
+/** Per workload label, per client (or CLI), per metric: the value of each round. */
+type Results<Name extends string = ClientName> = Map<string, Map<Name, Map<string, Array<number>>>>
 
 const getOrAdd = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
   const found = map.get(key)
@@ -132,24 +137,30 @@ export const run = async (settings: Settings) => {
     (workload) =>
       settings.only === undefined || settings.only.includes(workload.name) || settings.only.includes(workload.transport)
   )
+  const cli = cliWorkloads.filter((workload) => settings.only === undefined || settings.only.includes(workload.name))
   const http = workloads.some((workload) => workload.transport === "http") ? await startHttpServer() : undefined
   const stdio: Target = { kind: "stdio", command: process.execPath, args: [serverScript, "stdio"] }
   const results: Results = new Map()
+  const cliResults: Results<CliTool> = new Map()
+  const record = <Name extends string>(results: Results<Name>, label: string, name: Name, figures: Figures) => {
+    const perClient = getOrAdd(
+      getOrAdd(results, label, () => new Map()),
+      name,
+      () => new Map()
+    )
+    for (const [metric, value] of Object.entries(figures))
+      getOrAdd(perClient, metric, (): Array<number> => []).push(value)
+  }
   try {
     for (let round = 0; round < settings.rounds; round++) {
       for (const workload of workloads) {
         const target: Target = workload.transport === "stdio" ? stdio : { kind: "http", url: http?.url ?? "" }
         const order = clients.map((_, index) => clients[(index + round) % clients.length] as ClientName)
-        for (const client of order) {
-          const figures = await runWorker(client, workload, target)
-          const perClient = getOrAdd(
-            getOrAdd(results, workload.label, () => new Map()),
-            client,
-            () => new Map()
-          )
-          for (const [metric, value] of Object.entries(figures))
-            getOrAdd(perClient, metric, (): Array<number> => []).push(value)
-        }
+        for (const client of order) record(results, workload.label, client, await runWorker(client, workload, target))
+      }
+      for (const workload of cli) {
+        const order = cliTools.map((_, index) => cliTools[(index + round) % cliTools.length] as CliTool)
+        for (const tool of order) record(cliResults, workload.label, tool, await measureCli(tool, workload))
       }
     }
   } finally {
@@ -186,14 +197,40 @@ export const run = async (settings: Settings) => {
       )
     }
   }
-  return { rows, table: lines.join("\n") }
+  const cliLines = [
+    `| workload | metric | Inspector CLI | effect-mcp | effect-mcp / Inspector CLI |`,
+    `| --- | --- | ---: | ---: | ---: |`
+  ]
+  const cliRows: Array<Record<string, unknown>> = []
+  for (const [label, perTool] of cliResults) {
+    for (const metric of perTool.get("effect-mcp")?.keys() ?? []) {
+      const values = (tool: CliTool) => perTool.get(tool)?.get(metric) ?? []
+      const row = {
+        workload: label,
+        metric,
+        better: lowerIsBetter.has(metric) ? "lower" : "higher",
+        inspector: median(values("inspector")),
+        effect: median(values("effect-mcp")),
+        ratioToInspector: median(
+          values("effect-mcp").map((value, round) => value / (values("inspector")[round] ?? Number.NaN))
+        ),
+        rounds: { inspector: values("inspector"), effect: values("effect-mcp") }
+      }
+      cliRows.push(row)
+      cliLines.push(
+        `| ${label} | ${metric} ${lowerIsBetter.has(metric) ? "↓" : "↑"} | ${format(row.inspector)} | ${format(row.effect)} | ${row.ratioToInspector.toFixed(2)}× |`
+      )
+    }
+  }
+  const tables = [...(rows.length > 0 ? [lines] : []), ...(cliRows.length > 0 ? [cliLines] : [])]
+  return { rows, cliRows, table: tables.map((table) => table.join("\n")).join("\n\n") }
 }
 
 const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]
 if (isMain) {
   const settings = parseSettings(process.argv.slice(2))
   const started = Date.now()
-  const { rows, table } = await run(settings)
+  const { rows, cliRows, table } = await run(settings)
   console.log(
     `effect-mcp benchmark: ${settings.rounds} round(s), Node ${process.version}, ${settings.smoke ? "smoke sizes" : "full sizes"}`
   )
@@ -202,6 +239,6 @@ if (isMain) {
   const directory = join(here, "..", "bench-results")
   mkdirSync(directory, { recursive: true })
   const file = join(directory, `bench-${new Date(started).toISOString().replaceAll(":", "-")}.json`)
-  writeFileSync(file, `${JSON.stringify({ node: process.version, settings, rows }, null, 2)}\n`)
+  writeFileSync(file, `${JSON.stringify({ node: process.version, settings, rows, cli: cliRows }, null, 2)}\n`)
   console.log(`\nJSON: ${file} (${Math.round((Date.now() - started) / 1000)} s)`)
 }

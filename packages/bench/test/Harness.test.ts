@@ -1,7 +1,7 @@
 /**
  * The benchmark harness cannot rot: a smoke run (tiny sizes, one round, the built harness)
- * measures every client on both transports and writes its table and JSON. No assertion is made
- * on timing.
+ * measures every client on both transports, and the `effect-mcp` binary against the Inspector
+ * CLI, and writes its tables and JSON. No assertion is made on timing.
  */
 
 import { spawnSync } from "node:child_process"
@@ -49,6 +49,44 @@ describe("benchmark harness", () => {
     }
     expect(json.rows).toHaveLength(rows.length)
     for (const row of json.rows) expect(Object.keys(row.rounds)).toStrictEqual(["raw", "sdk", "sdkV2", "effect"])
+  })
+
+  it("a smoke run of the cli workload times effect-mcp against the Inspector CLI: help, version, tools list", () => {
+    const result = spawnSync(process.execPath, [harness, "--smoke", "--only", "cli"], {
+      encoding: "utf8",
+      timeout: 120_000
+    })
+    expect(result.status, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(
+      /^\| workload \| metric \| Inspector CLI \| effect-mcp \| effect-mcp \/ Inspector CLI \|$/m
+    )
+    const rows = result.stdout.split("\n").filter((line) => line.startsWith("| cli"))
+    expect(
+      rows.map((row) => `${row.split("|")[1]?.trim()} / ${row.split("|")[2]?.trim().split(" ")[0]}`)
+    ).toStrictEqual([
+      "cli --help / wallMs",
+      "cli --help / rssMB",
+      "cli --version / wallMs",
+      "cli --version / rssMB",
+      "cli tools list (stdio, reference server) / wallMs",
+      "cli tools list (stdio, reference server) / outputMs",
+      "cli tools list (stdio, reference server) / rssMB"
+    ])
+    for (const row of rows) {
+      const cells = row
+        .split("|")
+        .slice(3, 6)
+        .map((cell) => cell.trim().replace(/[,×]/g, ""))
+      for (const cell of cells) expect(Number.isFinite(Number(cell)), row).toBe(true)
+    }
+    const file = /JSON: (\S+)/.exec(result.stdout)?.[1] ?? ""
+    const json = JSON.parse(readFileSync(file, "utf8")) as {
+      rows: ReadonlyArray<unknown>
+      cli: ReadonlyArray<{ rounds: Record<string, ReadonlyArray<number>> }>
+    }
+    expect(json.rows).toStrictEqual([])
+    expect(json.cli).toHaveLength(rows.length)
+    for (const row of json.cli) expect(Object.keys(row.rounds)).toStrictEqual(["inspector", "effect"])
   })
 
   it("a smoke run of the host benchmark connects stdio servers and HTTP sessions through McpHost", () => {

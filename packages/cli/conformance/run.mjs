@@ -31,7 +31,11 @@ const required = [
   "sep-2322-client-request-state",
   "http-standard-headers",
   "http-custom-headers",
-  "http-invalid-tool-headers"
+  "http-invalid-tool-headers",
+  "sep-2640-client-no-prefetch",
+  "sep-2640-client-verify-digest",
+  "sep-2640-client-verify-size",
+  "sep-2640-client-verify-frontmatter"
 ]
 
 if (!existsSync(node24) || !existsSync(runner)) {

@@ -8,8 +8,10 @@ import { prompts } from "./commands/prompts.js"
 import { resources } from "./commands/resources.js"
 import { info, inspect, ping } from "./commands/server.js"
 import { shell } from "./commands/shell.js"
+import { skills } from "./commands/skills.js"
 import { tools } from "./commands/tools.js"
-import * as Help from "./Help.js"
+import type * as Help from "./Help.js"
+import { catalogue } from "./internal/helpCatalogue.js"
 import { clientInfo } from "./Session.js"
 
 /** `effect-mcp` and its subcommands. */
@@ -25,6 +27,7 @@ export const root = Command.make("effect-mcp").pipe(
     tools,
     resources,
     prompts,
+    skills,
     complete,
     logs,
     shell,
@@ -35,13 +38,18 @@ export const root = Command.make("effect-mcp").pipe(
   ])
 )
 
-/** The command tree as help shows it (see {@link Help}). */
-export const helpTree = Help.catalogue(root, {
-  tools: Command.getSubcommands(tools),
-  resources: Command.getSubcommands(resources),
-  prompts: Command.getSubcommands(prompts),
-  host: Command.getSubcommands(host)
-})
+/**
+ * The command tree as help shows it (see {@link Help}): a command with subcommands is listed
+ * here too. The build embeds this in the bundled binary (`scripts/bundle.mjs`).
+ */
+export const helpCatalogue = (): Help.Catalogue =>
+  catalogue(root, {
+    tools: Command.getSubcommands(tools),
+    resources: Command.getSubcommands(resources),
+    prompts: Command.getSubcommands(prompts),
+    skills: Command.getSubcommands(skills),
+    host: Command.getSubcommands(host)
+  })
 
 /** Parses `argv` (without the node and script words) and runs the chosen command. */
 export const run = Command.run(root, { name: "effect-mcp", version: clientInfo.version })

@@ -88,6 +88,8 @@ export type CliFailure =
   | McpError.SessionUnavailable
   | McpError.TaskRequired
   | McpError.TaskNotAllowed
+  | McpError.SkillVerificationFailed
+  | McpError.SkillNotFound
   | Revision.UnrepresentableMessage
   | ProtocolVersion.UnsupportedProtocolVersion
 
@@ -101,6 +103,7 @@ export const exitCodeOf = (failure: CliFailure): number => {
     case "ToolNotAllowed":
     case "TaskRequired":
     case "TaskNotAllowed":
+    case "SkillNotFound":
     case "InvalidInput":
     case "UnrepresentableMessage":
       return ExitCode.usage
@@ -140,6 +143,12 @@ const headline = (failure: CliFailure, server = serverOf(failure)): string => {
       return `${server}: ${failure.reason}`
     case "TaskRequired":
       return `${failure.message} (add --task)`
+    case "SkillVerificationFailed":
+      return `${server}: skill ${failure.skill} refused: ${failure.file} failed verification (${failure.field}): ${failure.reason}`
+    case "SkillNotFound":
+      return failure.candidates.length === 0
+        ? `${server} has no skill named ${failure.name} (see skills list)`
+        : `${server} has ${failure.candidates.length} skills named ${failure.name}; name one by its path or URI: ${failure.candidates.join(", ")}`
     default:
       return failure.message
   }

@@ -8,15 +8,9 @@
  * terminal's width (not at all off a terminal). The content still comes from the command
  * tree's descriptions, so nothing is written twice.
  */
-import type * as CliConfig from "@effect/cli/CliConfig"
-import * as Command from "@effect/cli/Command"
-import * as Descriptor from "@effect/cli/CommandDescriptor"
-import * as Options from "@effect/cli/Options"
-import * as HashMap from "effect/HashMap"
-import * as CommonOptions from "./CommonOptions.js"
 import { closest } from "./internal/closest.js"
-import { type Definition, type Section, sections } from "./internal/helpDoc.js"
-import { wrap } from "./Output.js"
+import type { Definition } from "./internal/helpDoc.js"
+import { wrap } from "./internal/wrap.js"
 
 /** One command of the tree, read from its descriptor. */
 export interface Entry {
@@ -40,98 +34,17 @@ export interface Intercepted {
   readonly code: number
 }
 
-// Any `@effect/cli` config: only the descriptor's structure is read, not its rendering.
-const config: CliConfig.CliConfig = {
-  isCaseSensitive: false,
-  autoCorrectLimit: 2,
-  finalCheckBuiltIn: false,
-  showAllNames: true,
-  showBuiltIns: false,
-  showTypes: true
-}
-
-// The order help lists commands in (most used first); others follow.
-const ORDER = [
-  "inspect",
-  "info",
-  "ping",
-  "tools",
-  "resources",
-  "prompts",
-  "complete",
-  "logs",
-  "shell",
-  "servers",
-  "host"
-]
-const LEAF_ORDER = ["list", "show", "call", "templates", "read", "subscribe", "get", "status", "tools", "shell"]
-const rank = (order: ReadonlyArray<string>, name: string) => {
-  const index = order.indexOf(name)
-  return index === -1 ? order.length : index
-}
-
-const optionName = (term: string) => term.split(/[ ,]/)[0] ?? term
-
-const definitionsOf = <A>(options: Options.Options<A>): ReadonlyArray<Definition> =>
-  sections(Options.getHelp(options)).flatMap((section) => section.definitions)
-
-const sharedDefinitions = (): ReadonlyArray<Definition> => [
-  ...definitionsOf(CommonOptions.server),
-  ...definitionsOf(CommonOptions.run)
-]
-
-const sectionOf = (all: ReadonlyArray<Section>, title: string) => all.find((section) => section.title === title)
-
-const entryOf = (
-  path: ReadonlyArray<string>,
-  descriptor: Descriptor.Command<unknown>,
-  children: ReadonlyArray<Entry>,
-  shared: ReadonlySet<string>
-): Entry => {
-  const all = sections(Descriptor.getHelp(descriptor, config))
-  const lines = (sectionOf(all, "DESCRIPTION")?.paragraphs ?? []).flatMap((paragraph) => paragraph.split("\n"))
-  const options = sectionOf(all, "OPTIONS")?.definitions ?? []
-  return {
-    path,
-    description: lines.filter((line) => !line.startsWith("Example: ")),
-    examples: lines.filter((line) => line.startsWith("Example: ")).map((line) => line.slice("Example: ".length)),
-    arguments: sectionOf(all, "ARGUMENTS")?.definitions ?? [],
-    options: options.filter((option) => !shared.has(optionName(option.term))),
-    connects: options.some((option) => optionName(option.term) === "--server"),
-    shared: options.map((option) => optionName(option.term)).filter((name) => shared.has(name)),
-    children
-  }
-}
-
 /**
- * The command tree of `root` for help: `groups` are the subcommands of the commands that have
- * them (`Command.getSubcommands(tools)`), since `@effect/cli` lists one level only.
+ * Everything help prints, as plain data (no `@effect/cli` needed to print it): the command
+ * tree and the shared connection options. `internal/helpCatalogue.ts` reads it from the command
+ * tree; the build embeds it in the bundled binary, so `--help` loads no command.
  */
-export const catalogue = <Name extends string, R, E, A>(
-  root: Command.Command<Name, R, E, A>,
-  groups: { readonly [name: string]: HashMap.HashMap<string, Descriptor.Command<unknown>> }
-): Entry => {
-  const shared = new Set(sharedDefinitions().map((definition) => optionName(definition.term)))
-  const children = [...HashMap.entries(Command.getSubcommands(root))].map(([name, descriptor]) => {
-    const group = groups[name]
-    const leaves =
-      group === undefined
-        ? []
-        : [...HashMap.entries(group)]
-            .sort(([a], [b]) => rank(LEAF_ORDER, a) - rank(LEAF_ORDER, b))
-            .map(([leaf, child]) => entryOf([name, leaf], child, [], shared))
-    return entryOf([name], descriptor, leaves, shared)
-  })
-  return {
-    path: [],
-    description: [],
-    examples: [],
-    arguments: [],
-    options: [],
-    connects: false,
-    shared: [],
-    children: [...children].sort((a, b) => rank(ORDER, a.path[0] ?? "") - rank(ORDER, b.path[0] ?? ""))
-  }
+export interface Catalogue {
+  readonly tree: Entry
+  /** The options that choose a server (`--server`, `--stdio`, `--url`, …). */
+  readonly server: ReadonlyArray<Definition>
+  /** The options of every run (`--json`, `--timeout`, …). */
+  readonly run: ReadonlyArray<Definition>
 }
 
 const firstSentence = (lines: ReadonlyArray<string>) => {
@@ -224,9 +137,8 @@ export const commandHelp = (entry: Entry, width: number): string => {
 }
 
 /** `effect-mcp help connect`: choosing a server, and the options every server command shares. */
-export const connectHelp = (width: number): string => {
-  const [server, run] = [definitionsOf(CommonOptions.server), definitionsOf(CommonOptions.run)]
-  return [
+export const connectHelp = ({ server, run }: Catalogue, width: number): string =>
+  [
     ...paragraph(
       "Choosing a server (every command that talks to one takes these, after the command's own words):",
       width
@@ -240,36 +152,37 @@ export const connectHelp = (width: number): string => {
     ),
     "",
     "Server options:",
-    ...definitionLines(server ?? [], width),
+    ...definitionLines(server, width),
     "",
     "Run options:",
-    ...definitionLines(run ?? [], width),
+    ...definitionLines(run, width),
     "",
     "Examples:",
     '  effect-mcp tools list --stdio "npx -y @modelcontextprotocol/server-everything"',
     "  effect-mcp ping --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer …'",
     "  effect-mcp info --server github --config ~/.codex/config.toml"
   ].join("\n")
-}
 
 const isHelpFlag = (word: string) => word === "--help" || word === "-h"
 
 /**
  * What to print instead of running `words` (argv without node, the script and what follows
  * `--`): help when asked (`--help`, `-h`, `help …`, no words at all, a group without its
- * subcommand), or a "did you mean" for a command that does not exist. `undefined`: run it.
+ * subcommand), a "did you mean" for a command that does not exist, or the version
+ * (`--version`, as `@effect/cli` takes it: anywhere). `undefined`: run it.
  */
 export const intercept = (
-  tree: Entry,
+  catalogue: Catalogue,
   words: ReadonlyArray<string>,
   version: string,
   width: number
 ): Intercepted | undefined => {
+  const { tree } = catalogue
   const help = (text: string): Intercepted => ({ text, toStderr: false, code: 0 })
   const asked = words[0] === "help"
   const rest = asked ? words.slice(1) : words
   if (rest.length === 0) return asked || words.length === 0 ? help(rootHelp(tree, version, width)) : undefined
-  if (asked && rest[0] === "connect") return help(connectHelp(width))
+  if (asked && rest[0] === "connect") return help(connectHelp(catalogue, width))
   let node = tree
   for (const word of rest) {
     if (word.startsWith("-")) break
@@ -293,5 +206,6 @@ export const intercept = (
   }
   if (asked || rest.some(isHelpFlag) || (node.children.length > 0 && node !== tree))
     return help(node === tree ? rootHelp(tree, version, width) : commandHelp(node, width))
+  if (words.includes("--version")) return help(version)
   return undefined
 }

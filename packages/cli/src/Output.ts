@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { escapeJsonControls, sanitize } from "./internal/controls.js"
+import { wrap } from "./internal/wrap.js"
 
 /**
  * Text the CLI composed itself, with its own colours: printed as it is. Plain strings given
@@ -164,27 +165,7 @@ export const yellow = paint("33")
 export const cyan = paint("36")
 
 /** Collapses whitespace and wraps text to `width` columns. */
-export const wrap = (text: string, width: number): ReadonlyArray<string> => {
-  const lines: Array<string> = []
-  let line = ""
-  // A word longer than a whole line is cut into pieces that fit.
-  const words = sanitize(text)
-    .replace(/\s+/g, " ")
-    .trim()
-    .split(" ")
-    .flatMap((word) =>
-      word.length <= width ? [word] : (word.match(new RegExp(`.{1,${Math.max(1, width)}}`, "gu")) ?? [word])
-    )
-  for (const word of words) {
-    if (word === "") continue
-    if (line !== "" && line.length + 1 + word.length > width) {
-      lines.push(line)
-      line = word
-    } else line = line === "" ? word : `${line} ${word}`
-  }
-  if (line !== "") lines.push(line)
-  return lines
-}
+export { wrap }
 
 /**
  * A two-column table: names padded to the widest, descriptions wrapped in the space left

@@ -24,6 +24,7 @@ import * as Authorization from "./Authorization.js"
 import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./CliError.js"
 import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
 import * as Handlers from "./Handlers.js"
+import { version } from "./internal/version.js"
 import { which } from "./internal/which.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "./internal/words.js"
 import { Output } from "./Output.js"
@@ -32,7 +33,7 @@ import { ServerNames } from "./ServerNames.js"
 /** The type lives with the CLI's authorization; re-exported for the commands that build their own settings. */
 
 /** This program's name and version, sent as `clientInfo`. */
-export const clientInfo = { name: "effect-mcp", title: "effect-mcp CLI", version: "0.1.0" } as const
+export const clientInfo = { name: "effect-mcp", title: "effect-mcp CLI", version } as const
 
 /** A server chosen for this run: its name for messages, where it is, and whether the user named it. */
 export interface Chosen {

@@ -1,4 +1,8 @@
-/** effect-mcp's `McpClient`, over its Node stdio transport or its HTTP transport on node:http with keep-alive. */
+/**
+ * effect-mcp's `McpClient`, over its Node stdio transport or its HTTP transport on node:http with
+ * keep-alive. Pinned to 2025-11-25, the revision the SDK clients speak: the default (`auto`) first
+ * probes for 2026-07-28, which over stdio is a second process start (measured in the client's tests).
+ */
 
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { HttpTransport, McpClient } from "@effect-mcp/client"
@@ -25,7 +29,9 @@ export const client: Client = {
   name: "effect-mcp",
   connect: async (target) => {
     const runtime = ManagedRuntime.make(
-      McpClient.layer({ name: "bench", requestTimeout: "120 seconds" }).pipe(Layer.provide(transportOf(target)))
+      McpClient.layer({ name: "bench", requestTimeout: "120 seconds", protocolVersion: "2025-11-25" }).pipe(
+        Layer.provide(transportOf(target))
+      )
     )
     const mcp = await runtime.runPromise(McpClient.McpClient)
     return {

@@ -3,8 +3,8 @@
  * runner starts a test server per scenario and runs this command with the server's URL and
  * `MCP_CONFORMANCE_SCENARIO`; we connect with the real client and transport, list the tools
  * and call the first one with arguments made from its input schema, answering elicitation
- * with the schema's defaults. One scenario needs a different step: echoing a tool's input
- * schema back verbatim (JSON Schema 2020-12 preservation).
+ * with the schema's defaults. Some scenarios need a different step: echoing a tool's input
+ * schema back verbatim (JSON Schema 2020-12 preservation); listing and loading skills (SEP-2640).
  */
 
 import * as Args from "@effect/cli/Args"
@@ -72,12 +72,27 @@ const exerciseAll = (client: McpClient.McpClientService, tools: ReadonlyArray<Mc
     }
   })
 
+/**
+ * The skills extension's scenarios (SEP-2640): list the skills, as a host does on connecting
+ * (no skill file may be read then); except in the no-prefetch scenario, load the first skill,
+ * as a model asking for it would, and read each of its other files through the loaded skill.
+ * A skill whose SKILL.md fails verification is refused, and none of its files is read.
+ */
+const skillsStep = (scenario: string, client: McpClient.McpClientService) =>
+  Effect.gen(function* () {
+    const [first] = yield* client.skills
+    if (scenario === "sep-2640-client-no-prefetch" || first === undefined) return
+    const loaded = yield* client.loadSkill(first.uri)
+    for (const path of loaded.files) yield* loaded.readFile(path)
+  })
+
 const scenarioStep = (
   scenario: string,
   client: McpClient.McpClientService,
   planned: ReadonlyArray<PlannedCall> | undefined
 ) =>
   Effect.gen(function* () {
+    if (scenario.startsWith("sep-2640-")) return yield* skillsStep(scenario, client)
     // A server without tools (the request-metadata scenario's) has nothing more to do.
     if (client.serverCapabilities.tools === undefined) return
     const tools = yield* client.tools

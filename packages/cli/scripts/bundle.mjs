@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+/**
+ * Bundles the built CLI (`dist/bin.js`, after `tsc -b`) into `dist/bundle/` with esbuild:
+ * `effect-mcp.js`, the entry (help, `--version`, "did you mean": no `effect` loaded), and
+ * chunks it imports on demand (the command tree and everything a command runs on; each
+ * provider of `chat`). `bin/effect-mcp.js` runs the bundle.
+ *
+ * Why: Node resolves, reads and links the ~1,100 ES modules of effect, @effect/cli,
+ * @effect/platform and the workspace one by one; as a few files the same code loads five times
+ * faster (see ARCHITECTURE.md, "@effect-mcp/cli"). Help's data is read from the command tree
+ * here, at build time, and embedded in the entry (it replaces `src/internal/helpData.ts`).
+ *
+ *   node scripts/bundle.mjs     (the root `npm run build` runs it after `tsc -b`)
+ */
+import { copyFileSync, readFileSync, rmSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { build } from "esbuild"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const outdir = join(root, "dist", "bundle")
+
+const { helpCatalogue } = await import(join(root, "dist", "Cli.js"))
+const catalogue = JSON.stringify(helpCatalogue())
+
+/** `internal/helpData.js` with the catalogue in it. */
+const helpData = {
+  name: "help-data",
+  setup: (plugin) =>
+    plugin.onLoad({ filter: /[\\/]dist[\\/]internal[\\/]helpData\.js$/ }, () => ({
+      contents: `export const embedded = ${catalogue}`,
+      loader: "js"
+    }))
+}
+
+/**
+ * Bundled modules that read files next to themselves (`__dirname`): the files they read, copied
+ * next to the chunks. The build fails on any other, so that a new one is seen.
+ */
+const resources = [
+  // The Anthropic tokenizer's WebAssembly.
+  { module: /[\\/]tiktoken[\\/]lite[\\/]tiktoken\.cjs$/, files: ["tiktoken_bg.wasm"] },
+  // Its own file name, for stack traces only.
+  { module: /[\\/]undici[\\/]index\.js$/, files: [] }
+]
+
+rmSync(outdir, { recursive: true, force: true })
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { "effect-mcp": "dist/bin.js" },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  chunkNames: "chunks/[name]-[hash]",
+  plugins: [helpData],
+  // CommonJS dependencies bundled into ES modules still call require() (Node's built-ins) and
+  // read __dirname.
+  banner: {
+    js: [
+      'import { createRequire as __createRequire } from "node:module";',
+      'import { dirname as __pathDirname } from "node:path";',
+      'import { fileURLToPath as __fileURLToPath } from "node:url";',
+      "const require = __createRequire(import.meta.url);",
+      "const __filename = __fileURLToPath(import.meta.url);",
+      "const __dirname = __pathDirname(__filename);"
+    ].join(" ")
+  },
+  legalComments: "none",
+  metafile: true,
+  logLevel: "warning"
+})
+
+for (const input of Object.keys(result.metafile.inputs)) {
+  if (!input.endsWith(".js") && !input.endsWith(".cjs")) continue
+  const path = join(root, input)
+  if (!/\b__(dirname|filename)\b/.test(readFileSync(path, "utf8"))) continue
+  const known = resources.find((resource) => resource.module.test(input))
+  if (known === undefined)
+    throw new Error(`${input} reads files next to itself: add them to resources in ${fileURLToPath(import.meta.url)}`)
+  for (const file of known.files) copyFileSync(join(dirname(path), file), join(outdir, "chunks", file))
+}

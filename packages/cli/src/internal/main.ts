@@ -1,0 +1,60 @@
+/**
+ * The run path of `bin.ts`: the command tree, `@effect/cli`'s parser and the Node runtime.
+ * `bin.ts` imports this only when a command runs, so that `--help` and `--version` load none
+ * of it (in the bundled binary it is a chunk of its own).
+ */
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
+import { ServerTransport } from "@effect-mcp/host"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import { run } from "../Cli.js"
+import { ExitCode } from "../CliError.js"
+import { TrailingCommand } from "../CommonOptions.js"
+import { sanitize } from "./controls.js"
+import * as Signals from "./signals.js"
+
+/**
+ * Runs the command of `argv` (node, the script and the words before `--`) with `trailing` (the
+ * words after `--`) as the stdio server, and exits with its code; `signal` tells which
+ * termination signal arrived, if any.
+ */
+export const main = (
+  argv: ReadonlyArray<string>,
+  trailing: ReadonlyArray<string>,
+  signal: () => Signals.Termination | undefined
+): void => {
+  const codeOf = (exit: Exit.Exit<unknown, unknown>): number => {
+    if (Exit.isSuccess(exit)) return ExitCode.ok
+    if (Cause.isInterruptedOnly(exit.cause)) {
+      const received = signal()
+      if (received === "SIGINT") process.stderr.write(`cancelled: ${Signals.activity(argv.slice(2))}\n`)
+      return received === undefined ? ExitCode.interrupted : Signals.exitCode(received)
+    }
+    const failure = Cause.failureOption(exit.cause)
+    if (Option.isSome(failure)) {
+      const error = failure.value
+      if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "Exit" && "code" in error)
+        return Number(error.code)
+      if (ValidationError.isValidationError(error)) return ExitCode.usage
+    }
+    process.stderr.write(`internal error: ${sanitize(Cause.pretty(exit.cause))}\n`)
+    return ExitCode.connection
+  }
+  run(argv).pipe(
+    Effect.provideService(TrailingCommand, trailing),
+    // stdio servers run on Node's own stdio transport (no stream stages between pipe and peer).
+    Effect.provideService(ServerTransport.StdioLauncher, NodeStdioTransport.layer),
+    Effect.provide(NodeContext.layer),
+    NodeRuntime.runMain({
+      disableErrorReporting: true,
+      // Its pretty logger writes to stdout; the commands log to stderr (Logging.ts).
+      disablePrettyLogger: true,
+      teardown: (exit, onExit) => onExit(codeOf(exit))
+    })
+  )
+}

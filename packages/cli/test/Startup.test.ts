@@ -1,0 +1,80 @@
+/**
+ * What starting the binary loads: `--help` and `--version` are answered from the help data
+ * the build embedded in the bundle's entry, which loads no `effect` (the command tree is a
+ * chunk imported only when a command runs). That data must print exactly what the command
+ * tree of the sources says, and `--version` exactly the version.
+ */
+import { spawnSync } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+import { helpCatalogue } from "../src/Cli.js"
+import * as Help from "../src/Help.js"
+import { version } from "../src/internal/version.js"
+import { run } from "./support/cli.js"
+
+const bundle = fileURLToPath(new URL("../dist/bundle/", import.meta.url))
+const unbundled = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+
+/** Every help the binary prints: the root's, `help connect`'s, and each command's. */
+const everyHelp = (tree: Help.Entry): Array<ReadonlyArray<string>> => [
+  [],
+  ["help", "connect"],
+  ...tree.children.flatMap((child) => [
+    [...child.path, "--help"],
+    ...child.children.map((leaf) => [...leaf.path, "--help"])
+  ])
+]
+
+describe.concurrent("start-up", () => {
+  it("--version prints the version and nothing else, wherever it stands", async () => {
+    const packageVersion = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
+    expect(version).toBe(packageVersion)
+    for (const words of [["--version"], ["tools", "list", "--version"]]) {
+      const result = await run(words)
+      expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" })
+    }
+  })
+
+  it("the help the build embedded is the help of the command tree in the sources", async () => {
+    const catalogue = helpCatalogue()
+    for (const words of everyHelp(catalogue.tree)) {
+      const expected = Help.intercept(catalogue, words, version, Number.POSITIVE_INFINITY)
+      const printed = await run(words)
+      expect(printed.stdout, words.join(" ")).toBe(`${expected?.text}\n`)
+    }
+  })
+
+  it("unbundled (tsc's dist/bin.js), help is read from the command tree itself", () => {
+    const catalogue = helpCatalogue()
+    const printed = spawnSync(process.execPath, [unbundled, "tools", "--help"], { encoding: "utf8" })
+    expect(printed.stdout).toBe(
+      `${Help.intercept(catalogue, ["tools", "--help"], version, Number.POSITIVE_INFINITY)?.text}\n`
+    )
+  })
+
+  it("the bundle's entry loads no effect, @effect/cli or command; a command loads no chat provider", () => {
+    // The modules a chunk loads before it runs: its own and those of the chunks it imports
+    // statically (esbuild marks each bundled module with a comment naming its path).
+    const staticModules = (entry: string): Array<string> => {
+      const seen = new Set<string>()
+      const visit = (file: string): string => {
+        if (seen.has(file)) return ""
+        seen.add(file)
+        const text = readFileSync(`${bundle}${file}`, "utf8")
+        const imports = [...text.matchAll(/^(?:import|} from) .*"\.\/(?:chunks\/)?([^"]+\.js)";?$/gm)].map(
+          ([, name]) => `chunks/${name}`
+        )
+        return text + imports.map(visit).join("")
+      }
+      return [...visit(entry).matchAll(/^\/\/ (\S+\.js)$/gm)].map(([, path]) => path ?? "")
+    }
+    const entry = staticModules("effect-mcp.js")
+    expect(entry).toContain("dist/Help.js")
+    expect(entry.filter((path) => /node_modules|\/commands\/|Cli\.js|Session\.js/.test(path))).toStrictEqual([])
+    const main = readdirSync(`${bundle}chunks`).find((file) => file.startsWith("main-"))
+    const command = staticModules(`chunks/${main}`)
+    expect(command).toContain("dist/commands/tools.js")
+    expect(command.filter((path) => /@effect\/ai-(anthropic|openai)/.test(path))).toStrictEqual([])
+  })
+})
