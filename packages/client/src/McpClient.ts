@@ -35,6 +35,7 @@ import type {
   ToolOutputInvalid
 } from "./McpError.js"
 import type * as Peer from "./Peer.js"
+import type * as Retry from "./Retry.js"
 import type { SessionState } from "./SessionState.js"
 import { type LoadedSkill, EXTENSION as SKILLS_EXTENSION, type Skill } from "./Skills.js"
 import type { Transport } from "./Transport.js"
@@ -74,6 +75,23 @@ export interface McpClientOptions {
    * with `InvalidInput` that names the tool and the JSON pointer). Default: true.
    */
   readonly validateToolInput?: boolean
+  /**
+   * Retries of failed requests, by what is safe to repeat (see `Retry`): `reads` (lists, reads,
+   * prompts, completion, ping) and `tools` (only tools marked read-only or idempotent, or calls
+   * marked `idempotent`). Default: none.
+   */
+  readonly retry?: Retry.RetrySettings
+  /**
+   * At most this many requests in flight; more wait, first come first served, in a queue of at
+   * most `maxQueued` (default: no bound), and beyond it fail with `Overloaded`. Default: no bound.
+   */
+  readonly maxInFlight?: number
+  readonly maxQueued?: number
+  /**
+   * Serve-stale: `tools`, `resources` and `prompts` answer from the last list fetched when a
+   * refresh fails (a warning says so), so a host keeps its toolset through a blip. Default: false.
+   */
+  readonly serveStaleLists?: boolean
 }
 
 /** Progress reported by the server for one request. */
@@ -93,12 +111,16 @@ export interface CallOptions {
   readonly maxTotalTimeout?: Duration.DurationInput
   /** Asks for progress and receives it. */
   readonly onProgress?: (progress: Progress) => Effect.Effect<void>
+  /** This call's retry policy, over the client's (`false`: none). */
+  readonly retry?: Retry.RetryPolicy | false
 }
 
 /** Options of one tool call. */
 export interface ToolCallOptions extends CallOptions {
   /** Overrides the client's `validateToolInput` for this call. */
   readonly validateInput?: boolean
+  /** The call may be repeated (it changes nothing twice): transient failures are retried by the tools policy. */
+  readonly idempotent?: boolean
 }
 
 /** An event of {@link McpClientService.callToolStream}: progress, then the result. */
@@ -307,7 +329,11 @@ export const make = (
       sessionRetries: options.sessionRetries ?? 1,
       probeTimeout: options.probeTimeout ?? "10 seconds",
       maxInputRounds: options.maxInputRounds ?? 10,
-      answer: ServerRequests.answerer(handlers)
+      answer: ServerRequests.answerer(handlers),
+      retry: options.retry,
+      maxInFlight: options.maxInFlight,
+      maxQueued: options.maxQueued,
+      serveStale: options.serveStaleLists
     })
     const { peer } = session
     // Server-to-client requests, for the capabilities the provided handlers declare. Registered

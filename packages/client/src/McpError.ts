@@ -21,7 +21,9 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
   /** stdio: the last lines the server wrote to stderr. */
   stderr: Schema.optional(Schema.String),
   /** HTTP: the response status. */
-  status: Schema.optional(Schema.Number)
+  status: Schema.optional(Schema.Number),
+  /** HTTP: the server's `Retry-After` (429, 503), in milliseconds. */
+  retryAfter: Schema.optional(Schema.Number)
 }) {
   override get message(): string {
     const tail = this.stderr === undefined || this.stderr === "" ? "" : `\n--- last lines of stderr ---\n${this.stderr}`
@@ -239,9 +241,25 @@ export const UnrepresentableMessage = Revision.UnrepresentableMessage
 /** The type of {@link UnrepresentableMessage}. */
 export type UnrepresentableMessage = Revision.UnrepresentableMessage
 
+/**
+ * The client's limit on requests in flight was reached and its wait queue was full: the request
+ * was not sent (`limit` in flight, `queued` waiting).
+ */
+export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
+  server: Schema.String,
+  method: Schema.String,
+  limit: Schema.Number,
+  queued: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.server}: ${this.method} was not sent: ${this.limit} requests are in flight and ${this.queued} waiting, the client's limit`
+  }
+}
+
 /** What any request to the server can fail with (`AuthorizationError`: an HTTP server refused it and authorizing failed). */
 export type RequestError =
   | TransportError
+  | Overloaded
   | AuthorizationError
   | RpcError
   | RequestTimeout

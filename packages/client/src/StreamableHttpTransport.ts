@@ -43,6 +43,7 @@ import {
 import * as McpHeaders from "./internal/transport/mcpHeaders.js"
 import { parse as parseSse, SseTooLarge } from "./internal/transport/sse.js"
 import { LegacyServer, SessionExpired, StreamBroken, TransportError } from "./McpError.js"
+import * as Retry from "./Retry.js"
 import {
   decodeIncoming,
   type Incoming,
@@ -140,7 +141,7 @@ export const make = (
       ...extra
     })
 
-    const httpError = (reason: string, extra: { status?: number; cause?: unknown } = {}) =>
+    const httpError = (reason: string, extra: { status?: number; cause?: unknown; retryAfter?: number } = {}) =>
       new TransportError({ server, reason, ...extra })
 
     const offerAll = (items: ReadonlyArray<Incoming>) => Effect.asVoid(inbound.offerAll(items))
@@ -311,8 +312,10 @@ export const make = (
           }
           if (response.status < 200 || response.status >= 300) {
             const body = yield* readExcerpt(response, 200)
+            const retryAfter = Retry.parseRetryAfter(response.headers["retry-after"], Date.now())
             return yield* httpError(`HTTP ${response.status}${body === "" ? "" : `: ${body}`}`, {
-              status: response.status
+              status: response.status,
+              ...(retryAfter === undefined ? {} : { retryAfter })
             })
           }
           if (contentType.startsWith("text/event-stream")) {

@@ -528,6 +528,13 @@ describe("OAuth: pieces", () => {
     { fastCheck: { numRuns: runs } }
   )
 
+  it("WWW-Authenticate: a parameter named __proto__ is kept as a parameter (found by the property above)", () => {
+    const params = Challenge.bearer('Bearer __proto__="x", scope="a"')
+    expect(params !== undefined && Object.hasOwn(params, "__proto__")).toBe(true)
+    expect(params?.scope).toBe("a")
+    expect(Object.getPrototypeOf(params)).toBe(Object.prototype)
+  })
+
   it("WWW-Authenticate: token values, several challenges, and garbage", () => {
     expect(
       Challenge.parse('Bearer error=insufficient_scope, scope="a b", resource_metadata="https://x/.well-known/y"')

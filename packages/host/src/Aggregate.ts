@@ -7,6 +7,7 @@
  * servers) are resolved by server order: the first keeps the name; a later tool or prompt gets
  * `_2`, `_3`, … appended; a later resource with the same URI is left out. Each is reported.
  */
+import type { Skills } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 
 /** Maps a server's name and an entry's own name to the name the host shows. */
@@ -42,6 +43,16 @@ export interface HostPrompt {
 export interface HostResource {
   readonly server: string
   readonly resource: McpSchema.Resource
+}
+
+/**
+ * A skill of one server (the skills extension). Like a resource, it keeps its server's identity
+ * (the URI of its `SKILL.md`) and is loaded through that server: names are not unique, even on
+ * one server.
+ */
+export interface HostSkill {
+  readonly server: string
+  readonly skill: Skills.Skill
 }
 
 /** A resource template and its server. */

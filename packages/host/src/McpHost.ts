@@ -13,7 +13,7 @@ import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Path from "@effect/platform/Path"
-import type { McpClient, McpError } from "@effect-mcp/client"
+import type { McpClient, McpError, Retry, Skills } from "@effect-mcp/client"
 import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -46,8 +46,15 @@ import type { ServerStatus } from "./ServerStatus.js"
 export interface ServerOptions {
   /** The default timeout of this server's requests (also how long a call waits for it to recover). Default: 60 seconds. */
   readonly requestTimeout?: Duration.DurationInput
-  /** At most this many requests through the host in flight to this server at once. Default: unlimited. */
+  /**
+   * At most this many requests in flight to this server at once (the client's `maxInFlight`;
+   * more wait their turn). Default: unlimited.
+   */
   readonly concurrency?: number
+  /** Retries of this server's failed requests, by what is safe to repeat. Default: none. */
+  readonly retry?: Retry.RetrySettings
+  /** This server's lists answer from their last good value when a refresh fails. Default: false. */
+  readonly serveStaleLists?: boolean
   /** Only these tools are shown and callable. */
   readonly allowTools?: ReadonlyArray<string>
   /** These tools are hidden and refused. */
@@ -121,6 +128,9 @@ export type HostCallError =
   | ServerUnavailable
   | ToolNotAllowed
 
+/** What loading a skill through the host can fail with. */
+export type HostSkillError = McpError.RequestError | McpError.SkillError | ServerUnavailable
+
 /** Per-call options of routed calls. */
 export type CallOptions = McpClient.CallOptions
 
@@ -144,6 +154,22 @@ export interface McpHostService {
   readonly resourceTemplates: Effect.Effect<ReadonlyArray<Aggregate.HostResourceTemplate>>
   /** Every ready server's prompts, under host-wide names. */
   readonly prompts: Effect.Effect<ReadonlyArray<Aggregate.HostPrompt>>
+  /**
+   * Every ready server's skills (the skills extension), from the listings alone: no skill file is
+   * read. A server that does not declare the extension has none; one whose listing fails is
+   * logged and left out.
+   */
+  readonly skills: Effect.Effect<ReadonlyArray<Aggregate.HostSkill>>
+  /**
+   * Loads one of a server's skills (by name, path or `SKILL.md` URI) with that server's client,
+   * which verifies it first (`SkillVerificationFailed`; `SkillNotFound` for a name that matches
+   * no skill or several).
+   */
+  readonly loadSkill: (
+    server: string,
+    nameOrUri: string,
+    options?: CallOptions
+  ) => Effect.Effect<Skills.LoadedSkill, HostSkillError>
   /** Calls a tool by its host-wide name on the server that offers it. */
   readonly callTool: (
     name: string,

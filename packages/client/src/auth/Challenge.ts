@@ -58,7 +58,14 @@ export const parse = (header: string): ReadonlyArray<Challenge> => {
       skipSpace()
       const value = header[at] === '"' ? quoted() : (token() ?? "")
       const current = challenges[challenges.length - 1]
-      if (current !== undefined) current.params[word.toLowerCase()] = value
+      // Defined, not assigned: a parameter named `__proto__` is a parameter like any other.
+      if (current !== undefined)
+        Object.defineProperty(current.params, word.toLowerCase(), {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true
+        })
       continue
     }
     challenges.push({ scheme: word.toLowerCase(), params: {} })

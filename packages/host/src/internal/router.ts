@@ -13,6 +13,7 @@ import * as Aggregate from "../Aggregate.js"
 import { NotFound, ServerUnavailable, ToolNotAllowed, UnknownServer } from "../HostError.js"
 import type { CallOptions, McpHostService } from "../McpHost.js"
 import * as Registry from "./registry.js"
+import type { Live } from "./supervisor.js"
 
 const DEFAULT_TIMEOUT = Duration.seconds(60)
 
@@ -33,9 +34,11 @@ export type Router = Pick<
   | "resources"
   | "resourceTemplates"
   | "prompts"
+  | "skills"
   | "callTool"
   | "readResource"
   | "getPrompt"
+  | "loadSkill"
   | "client"
 > & {
   /** The entry of a server, or `UnknownServer` naming the known ones. */
@@ -66,13 +69,26 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
     )
   )
 
+  /** A ready server's skills; none when it does not declare the extension or its listing fails (logged). */
+  const skillsOf = (server: string, live: Live): Effect.Effect<ReadonlyArray<Aggregate.HostSkill>> =>
+    live.status._tag !== "Ready" || Option.isNone(live.connected)
+      ? Effect.succeed([])
+      : live.connected.value.client.skills.pipe(
+          Effect.map((skills) => skills.map((skill) => ({ server, skill }))),
+          Effect.catchAll((error) =>
+            error._tag === "CapabilityNotSupported"
+              ? Effect.succeed([])
+              : Effect.as(Effect.logWarning(`${server}: cannot list skills: ${error.message}`), [])
+          )
+        )
+
   const timeoutOf = (entry: Registry.Entry, call: CallOptions | undefined) =>
     Duration.decode(call?.timeout ?? entry.config.options?.requestTimeout ?? DEFAULT_TIMEOUT)
 
   const entryOf = (server: string) =>
     Effect.mapError(lookup(server), () => new ServerUnavailable({ server, reason: "the server was removed" }))
 
-  /** Runs a request on a server's client: waits for it to be ready, then holds one of its permits. */
+  /** Runs a request on a server's client once it is ready (the client bounds its requests in flight). */
   const routed = <A, E, E2 = never>(
     server: string,
     method: string,
@@ -81,13 +97,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
     check: (entry: Registry.Entry) => Effect.Effect<void, E2> = () => Effect.void
   ): Effect.Effect<A, E | E2 | ServerUnavailable> =>
     Effect.flatMap(entryOf(server), (entry) =>
-      Effect.zipRight(
-        check(entry),
-        Effect.flatMap(entry.supervisor.ready(timeoutOf(entry, call), method), (client) => {
-          const permits = entry.supervisor.permits
-          return permits === undefined ? use(client) : permits.withPermits(1)(use(client))
-        })
-      )
+      Effect.zipRight(check(entry), Effect.flatMap(entry.supervisor.ready(timeoutOf(entry, call), method), use))
     )
 
   return {
@@ -97,6 +107,13 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
     resources: Effect.map(snapshot, (view) => view.resources),
     resourceTemplates: Effect.map(snapshot, (view) => view.resourceTemplates),
     prompts: Effect.map(snapshot, (view) => view.prompts),
+    skills: Effect.flatMap(registry.get, (current) =>
+      Effect.forEach(
+        Registry.entries(current),
+        (entry) => Effect.flatMap(SubscriptionRef.get(entry.supervisor.live), (live) => skillsOf(entry.config.name, live)),
+        { concurrency: "unbounded" }
+      )
+    ).pipe(Effect.map((perServer) => perServer.flat())),
     callTool: (name, args, call) =>
       Effect.gen(function* () {
         const found = (yield* snapshot).tools.find((tool) => tool.name === name)
@@ -129,6 +146,13 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
           client.getPrompt(found.prompt.name, args, call)
         )
       }),
+    loadSkill: (server, nameOrUri, call) =>
+      routed(server, "resources/read", call, (client) => client.loadSkill(nameOrUri, call)).pipe(
+        Effect.withSpan("McpHost.loadSkill", {
+          attributes: { "mcp.server": server, "mcp.skill": nameOrUri },
+          captureStackTrace: false
+        })
+      ),
     client: (server) => Effect.flatMap(lookup(server), (entry) => entry.supervisor.ready(timeoutOf(entry, undefined)))
   }
 }

@@ -50,8 +50,6 @@ export interface Live {
 export interface Supervisor {
   readonly name: string
   readonly live: SubscriptionRef.SubscriptionRef<Live>
-  /** At most this many requests in flight through the host, when the config limits it. */
-  readonly permits: Effect.Semaphore | undefined
   /** Starts the server with this config; succeeds once its first connection attempt has ended either way. */
   readonly start: (config: ServerConfig) => Effect.Effect<void>
   /** Stops the server (its process or connection ends) and says `Stopped`. */
@@ -81,8 +79,6 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
       connected: Option.none(),
       lists: emptyLists(name)
     })
-    const concurrency = config.options?.concurrency
-    const permits = concurrency === undefined ? undefined : yield* Effect.makeSemaphore(concurrency)
     const running = yield* FiberHandle.make<void>()
     // The era the server spoke last time: a restart speaks it again without probing.
     let verdict: ProtocolVersion.ProtocolVersion | undefined
@@ -154,7 +150,13 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
               ...(config.options?.requestTimeout === undefined
                 ? {}
                 : { requestTimeout: config.options.requestTimeout }),
-              ...(config.options?.inheritEnv === undefined ? {} : { inheritEnv: config.options.inheritEnv })
+              ...(config.options?.inheritEnv === undefined ? {} : { inheritEnv: config.options.inheritEnv }),
+              // The host's per-server limit is the client's own bound on requests in flight.
+              ...(config.options?.concurrency === undefined ? {} : { maxInFlight: config.options.concurrency }),
+              ...(config.options?.retry === undefined ? {} : { retry: config.options.retry }),
+              ...(config.options?.serveStaleLists === undefined
+                ? {}
+                : { serveStaleLists: config.options.serveStaleLists })
             }),
             () =>
               Effect.sync(() => {
@@ -285,5 +287,5 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
         })
       )
 
-    return { name, live, permits, start, stop, ready }
+    return { name, live, start, stop, ready }
   })

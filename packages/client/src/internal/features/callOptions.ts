@@ -4,12 +4,17 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { CallOptions } from "../../McpClient.js"
 import type * as Peer from "../../Peer.js"
+import type * as Session from "../session/session.js"
 
-/** The peer's options for one call: timeouts as given, progress decoded before it reaches the caller. */
-export const toRequestOptions = (call: CallOptions | undefined): Peer.RequestOptions => {
+/** The session's options for one call: timeouts and retry as given, progress decoded before it reaches the caller. */
+export const toRequestOptions = (
+  call: (CallOptions & { readonly idempotent?: boolean }) | undefined
+): Session.RequestOptions => {
   if (call === undefined) return {}
   const onProgress = call.onProgress
   return {
+    ...(call.retry === undefined ? {} : { retry: call.retry }),
+    ...(call.idempotent === undefined ? {} : { idempotent: call.idempotent }),
     ...(call.timeout === undefined ? {} : { timeout: call.timeout }),
     ...(call.resetTimeoutOnProgress === undefined ? {} : { resetTimeoutOnProgress: call.resetTimeoutOnProgress }),
     ...(call.maxTotalTimeout === undefined ? {} : { maxTotalTimeout: call.maxTotalTimeout }),

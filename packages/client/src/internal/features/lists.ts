@@ -87,7 +87,12 @@ interface Cache<A> {
 export const cachedList = <A>(
   stream: Stream.Stream<A, RequestError>,
   /** How long a fetched value stays fresh, read after each fetch (none: until invalidated). */
-  freshFor: Effect.Effect<Option.Option<number>> = Effect.succeed(Option.none())
+  freshFor: Effect.Effect<Option.Option<number>> = Effect.succeed(Option.none()),
+  /**
+   * Serve-stale: when a fetch fails, answer with the last list fetched (even one a change
+   * notification invalidated), with a warning that says so. `what` names the list in it.
+   */
+  stale?: { readonly server: string; readonly what: string }
 ): Effect.Effect<CachedList<A>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
@@ -97,6 +102,8 @@ export const cachedList = <A>(
       expiresAt: Option.none(),
       fetching: Option.none()
     })
+    // The last list fetched, whatever invalidated it since: what serve-stale answers with.
+    let lastGood: ReadonlyArray<A> | undefined
     const settle = (generation: number, exit: Exit.Exit<ReadonlyArray<A>, RequestError>) =>
       Effect.flatMap(Effect.zip(freshFor, Clock.currentTimeMillis), ([fresh, now]) =>
         SynchronizedRef.update(cache, (current) =>
@@ -123,6 +130,11 @@ export const cachedList = <A>(
           const { generation } = current
           return Stream.runCollect(stream).pipe(
             Effect.map(Chunk.toReadonlyArray),
+            Effect.tap((items) =>
+              Effect.sync(() => {
+                lastGood = items
+              })
+            ),
             Effect.onExit((exit) => settle(generation, exit)),
             Effect.forkIn(scope),
             Effect.map((fiber) => [Fiber.join(fiber), { ...current, fetching: Option.some(fiber) }] as const)
@@ -136,5 +148,19 @@ export const cachedList = <A>(
       expiresAt: Option.none(),
       fetching: Option.none()
     }))
-    return { get, invalidate, peek: Effect.map(SynchronizedRef.get(cache), ({ value }) => value) }
+    const served =
+      stale === undefined
+        ? get
+        : Effect.catchAll(get, (error) => {
+            const last = lastGood
+            return last === undefined
+              ? Effect.fail(error)
+              : Effect.as(
+                  Effect.logWarning(
+                    `${stale.server}: serving the last ${stale.what} list fetched (stale): refreshing it failed: ${error.message}`
+                  ),
+                  last
+                )
+          })
+    return { get: served, invalidate, peek: Effect.map(SynchronizedRef.get(cache), ({ value }) => value) }
   })

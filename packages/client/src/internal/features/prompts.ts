@@ -25,7 +25,8 @@ export const make = (session: Session): Effect.Effect<Prompts, never, Scope.Scop
         (cursor) => session.request("prompts/list", cursor === undefined ? undefined : { cursor }),
         (result) => result.prompts
       ),
-      Effect.sync(() => session.freshness("prompts/list"))
+      Effect.sync(() => session.freshness("prompts/list")),
+      session.serveStale ? { server: session.server, what: "prompts" } : undefined
     )
     return {
       list,

@@ -36,7 +36,8 @@ export const make = (session: Session): Effect.Effect<Resources, never, Scope.Sc
     )
     const list = yield* Lists.cachedList(
       stream,
-      Effect.sync(() => session.freshness("resources/list"))
+      Effect.sync(() => session.freshness("resources/list")),
+      session.serveStale ? { server: session.server, what: "resources" } : undefined
     )
     const templates = Lists.paginate(
       session.server,

@@ -9,8 +9,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { InvalidInput, type RequestError, ToolOutputInvalid } from "../../McpError.js"
-import type * as Peer from "../../Peer.js"
-import type { Session } from "../session/session.js"
+import type { Session, RequestOptions as SessionRequestOptions } from "../session/session.js"
 import * as McpHeaders from "../transport/mcpHeaders.js"
 import { check } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
@@ -33,11 +32,14 @@ export interface Tools {
     tool: string,
     result: McpSchema.CallToolResult
   ) => Effect.Effect<McpSchema.CallToolResult, ToolOutputInvalid>
-  /** `tools/call`, checked before and after (input checks unless `validateInput` is false). */
+  /**
+   * `tools/call`, checked before and after (input checks unless `validateInput` is false); under
+   * a retry policy, a tool that says `readOnlyHint` or `idempotentHint` may be repeated.
+   */
   readonly call: (
     tool: string,
     args: Arguments | undefined,
-    options: Peer.RequestOptions,
+    options: SessionRequestOptions,
     validateInput: boolean
   ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
 }
@@ -75,7 +77,8 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
     ).pipe(Stream.filterEffect(callable))
     const list = yield* Lists.cachedList(
       stream,
-      Effect.sync(() => session.freshness("tools/list"))
+      Effect.sync(() => session.freshness("tools/list")),
+      session.serveStale ? { server, what: "tools" } : undefined
     )
 
     const definition = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> =>
@@ -128,14 +131,14 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
               : Effect.fail(new ToolOutputInvalid({ server, tool, reason: outcome.reason }))
           })
 
-    const callOf = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
+    const callOf = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
       session.request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, {
         ...options,
         spanAttributes: { "mcp.tool": tool }
       })
 
     // Only 2026-07-28 carries Mcp-Param-* headers: the stateful path adds no step to the hot path.
-    const attempt = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
+    const attempt = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
       session.era() === "stateless"
         ? Effect.flatMap(definition(tool), (found) => {
             const headers = Option.isSome(found) ? paramHeadersOf(found.value, args) : undefined
@@ -144,7 +147,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
         : callOf(tool, args, options)
 
     // -32020: the headers did not match what the server knows of the tool: list again, then retry once.
-    const send = (tool: string, args: Arguments | undefined, options: Peer.RequestOptions) =>
+    const send = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
       attempt(tool, args, options).pipe(
         Effect.catchIf(
           (error) => error._tag === "RpcError" && error.code === JsonRpc.ErrorCode.HeaderMismatch,
@@ -153,8 +156,18 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
         Effect.flatMap((result) => checkOutput(tool, result))
       )
 
+    // Only under a retry policy is the definition read for the tool's hints: no step otherwise.
+    const hinted = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
+      options.idempotent !== undefined || session.retryPolicy("tools/call", options) === undefined
+        ? send(tool, args, options)
+        : Effect.flatMap(definition(tool), (found) => {
+            const hints = Option.getOrUndefined(found)?.annotations
+            const idempotent = hints?.readOnlyHint === true || hints?.idempotentHint === true
+            return send(tool, args, { ...options, idempotent })
+          })
+
     const call: Tools["call"] = (tool, args, options, validateInput) =>
-      validateInput ? Effect.zipRight(checkInput(tool, args), send(tool, args, options)) : send(tool, args, options)
+      validateInput ? Effect.zipRight(checkInput(tool, args), hinted(tool, args, options)) : hinted(tool, args, options)
 
     return { list, stream, definition, checkInput, checkOutput, call }
   })

@@ -6,12 +6,14 @@
  * over it; none of them sees the peer's wire objects except through it.
  */
 import { type JsonRpc, McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
+import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -30,10 +32,12 @@ import {
   TransportError
 } from "../../McpError.js"
 import * as Peer from "../../Peer.js"
+import * as Retry from "../../Retry.js"
 import { canMove, SessionState } from "../../SessionState.js"
 import { Transport } from "../../Transport.js"
 import type { Answer } from "../features/serverRequests.js"
 import * as Dialect from "./dialect.js"
+import * as Limiter from "./limiter.js"
 import * as Stateless from "./stateless.js"
 
 /** What a handshake established; replaced as a whole when the session is re-established. */
@@ -60,6 +64,21 @@ export interface SessionOptions {
   readonly maxInputRounds: number
   /** Answers the input a 2026-07-28 result asks for, with the host's handlers. */
   readonly answer: Answer
+  /** Retries of reads and tool calls (none unless given). */
+  readonly retry?: Retry.RetrySettings | undefined
+  /** At most this many requests in flight (default: no bound); beyond, they wait in a queue of `maxQueued`. */
+  readonly maxInFlight?: number | undefined
+  readonly maxQueued?: number | undefined
+  /** Lists answer from their last good value when a refresh fails (with a warning). Default: false. */
+  readonly serveStale?: boolean | undefined
+}
+
+/** A request's options at the session: the peer's, and how it may be retried. */
+export interface RequestOptions extends Peer.RequestOptions {
+  /** This request's retry policy, over the client's (`false`: none). */
+  readonly retry?: Retry.RetryPolicy | false
+  /** A `tools/call` that may be repeated (the caller says so, or the tool's hints). */
+  readonly idempotent?: boolean
 }
 
 /** A session over the transport in context. */
@@ -78,18 +97,25 @@ export interface Session {
   readonly accepts: (notification: JsonRpc.JSONRPCNotification) => boolean
   /** Performs the handshake; the session is `Ready` after it, `Failed` if it fails. */
   readonly start: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
-  /** Any request of the method table: checked, encoded for the revision, decoded; retried on an expired session. */
+  /**
+   * Any request of the method table: checked, encoded for the revision, decoded; retried on an
+   * expired session, and by the retry policy when its failure is transient and repeating is safe.
+   */
   readonly request: <M extends Methods.RequestMethodName>(
     method: M,
     params: Methods.RequestParamsOf<M> | undefined,
-    options?: Peer.RequestOptions
+    options?: RequestOptions
   ) => Effect.Effect<Methods.ResultOf<M>, RequestError>
   /** A request whose result the caller decodes (a task-augmented `tools/call` answers with another shape). */
   readonly requestRaw: <M extends Methods.RequestMethodName>(
     method: M,
     params: Methods.RequestParamsOf<M> | undefined,
-    options?: Peer.RequestOptions
+    options?: RequestOptions
   ) => Effect.Effect<Peer.WireObject, RequestError>
+  /** Whether cached lists answer from their last good value when a refresh fails. */
+  readonly serveStale: boolean
+  /** The retry policy a request of `method` with these options has, if any. */
+  readonly retryPolicy: (method: string, options: RequestOptions | undefined) => Retry.RetryPolicy | undefined
   /** Sends a notification of the method table, encoded for the revision. */
   readonly notify: <M extends Methods.NotificationMethodName>(
     method: M,
@@ -188,7 +214,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     const sendRaw = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
-      requestOptions?: Peer.RequestOptions
+      requestOptions?: RequestOptions
     ): Effect.Effect<Peer.WireObject, Dialect.WireError> =>
       Effect.suspend((): Effect.Effect<Peer.WireObject, Dialect.WireError> => {
         const wire = encodeParams(method, params)
@@ -199,7 +225,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     const send = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
-      requestOptions?: Peer.RequestOptions
+      requestOptions?: RequestOptions
     ): Effect.Effect<Methods.ResultOf<M>, Dialect.WireError> =>
       Effect.flatMap(sendRaw(method, params, requestOptions), (raw) => {
         const decoded = Methods.decodeResult(method, raw)
@@ -382,6 +408,65 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         return settle(recovered)
       })
 
+    const limiter = Limiter.make(server, options.maxInFlight, options.maxQueued)
+
+    const retryPolicy: Session["retryPolicy"] = (method, requestOptions) => {
+      const given = requestOptions?.retry
+      if (given === false) return undefined
+      const policy =
+        given ??
+        (method === "tools/call" ? options.retry?.tools : Retry.isRead(method) ? options.retry?.reads : undefined)
+      return policy === undefined || policy === false || policy.times <= 0 ? undefined : policy
+    }
+    /**
+     * Runs `attempt` again while its failure is transient, repeating is safe and the policy
+     * allows: a tool call that may have reached the server is repeated only when idempotent.
+     * Each retry is logged (attempt, reason, delay) and is an event of the current span.
+     */
+    const retrying = <A>(
+      method: string,
+      requestOptions: RequestOptions | undefined,
+      attempt: () => Effect.Effect<A, RequestError>
+    ): Effect.Effect<A, RequestError> => {
+      const policy = retryPolicy(method, requestOptions)
+      if (policy === undefined) return attempt()
+      const safe = method !== "tools/call" || requestOptions?.idempotent === true
+      return Effect.flatMap(Clock.currentTimeMillis, (started) => {
+        const run = (n: number): Effect.Effect<A, RequestError> =>
+          Effect.catchAll(attempt(), (error) => {
+            const failure = Retry.transient(error)
+            if (failure === undefined) return Effect.fail(error)
+            if (failure.taken && !safe) {
+              return Effect.zipRight(
+                Effect.logWarning(
+                  `${server()}: ${method} failed (${failure.reason}) and is not retried: it may have run on the server, and the tool is not marked read-only or idempotent`
+                ),
+                Effect.fail(error)
+              )
+            }
+            return Effect.flatMap(Effect.zip(Clock.currentTimeMillis, Random.next), ([now, random]) => {
+              const delay = Retry.delayOf(policy, n, now - started, failure, random)
+              if (delay === undefined) return Effect.fail(error)
+              const attributes = { attempt: n, reason: failure.reason, delayMillis: Duration.toMillis(delay) }
+              return Effect.logInfo(
+                `${server()}: ${method} failed (${failure.reason}); retry ${n} of ${policy.times} in ${Duration.format(delay)}`
+              ).pipe(
+                Effect.zipRight(
+                  Effect.flatMap(Effect.option(Effect.currentSpan), (span) =>
+                    Effect.sync(() => {
+                      if (span._tag === "Some") span.value.event("mcp.retry", BigInt(now) * 1_000_000n, attributes)
+                    })
+                  )
+                ),
+                Effect.zipRight(Effect.sleep(delay)),
+                Effect.zipRight(run(n + 1))
+              )
+            })
+          })
+        return run(1)
+      })
+    }
+
     /** Fails unless the session is ready (read from the state's mirror, without an effect). */
     const unavailable = (): SessionUnavailable | undefined =>
       current._tag === "Ready"
@@ -404,13 +489,25 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
             new CapabilityNotSupported({ server: server(), method, capability: capability.path.join(".") })
           )
         }
-        return withRecovery(() => send(method, params, requestOptions))
+        return retrying(method, requestOptions, () =>
+          limiter.run(
+            method,
+            withRecovery(() => send(method, params, requestOptions))
+          )
+        )
       })
 
     const requestRaw: Session["requestRaw"] = (method, params, requestOptions) =>
       Effect.suspend(() => {
         const error = unavailable()
-        return error === undefined ? withRecovery(() => sendRaw(method, params, requestOptions)) : Effect.fail(error)
+        return error === undefined
+          ? retrying(method, requestOptions, () =>
+              limiter.run(
+                method,
+                withRecovery(() => sendRaw(method, params, requestOptions))
+              )
+            )
+          : Effect.fail(error)
       })
 
     const notify: Session["notify"] = (method, params) =>
@@ -475,6 +572,8 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       start,
       request,
       requestRaw,
+      retryPolicy,
+      serveStale: options.serveStale === true,
       notify,
       subscribe: (uri) =>
         Effect.zipRight(request("resources/subscribe", { uri }), Ref.update(subscriptions, HashSet.add(uri))),
