@@ -78,6 +78,7 @@ export type CliFailure =
   | ToolReportedError
   | ServersFailed
   | McpError.TransportError
+  | McpError.Overloaded
   | AuthError.AuthorizationError
   | McpError.RpcError
   | McpError.RequestTimeout

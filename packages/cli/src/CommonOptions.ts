@@ -57,6 +57,12 @@ export const run: Options.Options<RunOptions> = Options.all({
     Options.withDescription("Seconds to wait for each request (default 60)"),
     Options.optional
   ),
+  retry: Options.integer("retry").pipe(
+    Options.withDescription(
+      "Retry transient failures (429, 502-504, refused connections, -32603, time-outs) up to N times: reads always, tool calls only of tools marked read-only or idempotent"
+    ),
+    Options.optional
+  ),
   acceptDefaults: Options.boolean("accept-defaults").pipe(
     Options.withDescription("Off a terminal, accept the server's input requests with their defaults")
   ),
@@ -106,6 +112,7 @@ export interface RunOptions {
   readonly json: boolean
   readonly verbose: boolean
   readonly timeout: Option.Option<number>
+  readonly retry: Option.Option<number>
   readonly acceptDefaults: boolean
   readonly samplingCommand: Option.Option<string>
   readonly roots: ReadonlyArray<string>

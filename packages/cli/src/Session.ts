@@ -10,7 +10,7 @@ import { delimiter, sep } from "node:path"
 import * as Prompt from "@effect/cli/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { McpClient } from "@effect-mcp/client"
+import { McpClient, type Retry } from "@effect-mcp/client"
 import { ConfigLoader, type Expand, type ServerEntry, ServerTransport } from "@effect-mcp/host"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -34,6 +34,9 @@ import { ServerNames } from "./ServerNames.js"
 
 /** This program's name and version, sent as `clientInfo`. */
 export const clientInfo = { name: "effect-mcp", title: "effect-mcp CLI", version } as const
+
+/** `--retry N`: reads, and tools that say they may be repeated, up to N more times. */
+export const retrySettings = (times: number): Retry.RetrySettings => ({ reads: { times }, tools: { times } })
 
 /** A server chosen for this run: its name for messages, where it is, and whether the user named it. */
 export interface Chosen {
@@ -244,7 +247,8 @@ export const withClient = <A, E, R>(
       ...Option.match(run.timeout, {
         onNone: () => ({}),
         onSome: (seconds) => ({ requestTimeout: Duration.seconds(seconds) })
-      })
+      }),
+      ...Option.match(run.retry, { onNone: () => ({}), onSome: (times) => ({ retry: retrySettings(times) }) })
     }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv, auth)), Layer.provide(handlers))
     const output = yield* Output
     const names = yield* ServerNames

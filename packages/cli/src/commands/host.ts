@@ -20,7 +20,7 @@ import { ServersFailed, UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import * as Handlers from "../Handlers.js"
 import { dim, Output, table } from "../Output.js"
-import { clientInfo, expandContext, isInteractive } from "../Session.js"
+import { clientInfo, expandContext, isInteractive, retrySettings } from "../Session.js"
 import * as HostShell from "../shell/HostShell.js"
 import * as ShellSession from "../shell/Session.js"
 import { outOption } from "./binary.js"
@@ -64,13 +64,19 @@ export const withHost = <A, E, R, RH = never>(
             : `no usable server in ${files.join(", ")}`
       })
     const timeout = Option.map(run.timeout, (seconds) => Duration.seconds(seconds))
+    const retry = Option.map(run.retry, retrySettings)
     // HTTP servers that ask for OAuth are authorized like the single-server commands do.
     const auth = yield* Authorization.settings(run)
     const host = McpHost.layer({
       clientInfo,
-      servers: servers.map((server) =>
-        Option.isSome(timeout) ? { ...server, options: { requestTimeout: timeout.value } } : server
-      )
+      servers: servers.map((server) => ({
+        ...server,
+        options: {
+          ...server.options,
+          ...(Option.isSome(timeout) ? { requestTimeout: timeout.value } : {}),
+          ...(Option.isSome(retry) ? { retry: retry.value } : {})
+        }
+      }))
     }).pipe(
       Layer.provide(handlers),
       Layer.provide(auth.services),

@@ -147,13 +147,18 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
         : callOf(tool, args, options)
 
     // -32020: the headers did not match what the server knows of the tool: list again, then retry once.
+    // (Only 2026-07-28 has the headers, so only it has the retry.)
     const send = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
-      attempt(tool, args, options).pipe(
-        Effect.catchIf(
-          (error) => error._tag === "RpcError" && error.code === JsonRpc.ErrorCode.HeaderMismatch,
-          () => Effect.zipRight(Effect.ignore(Effect.zipRight(list.invalidate, list.get)), attempt(tool, args, options))
-        ),
-        Effect.flatMap((result) => checkOutput(tool, result))
+      Effect.flatMap(
+        session.era() === "stateless"
+          ? Effect.catchIf(
+              attempt(tool, args, options),
+              (error) => error._tag === "RpcError" && error.code === JsonRpc.ErrorCode.HeaderMismatch,
+              () =>
+                Effect.zipRight(Effect.ignore(Effect.zipRight(list.invalidate, list.get)), attempt(tool, args, options))
+            )
+          : callOf(tool, args, options),
+        (result) => checkOutput(tool, result)
       )
 
     // Only under a retry policy is the definition read for the tool's hints: no step otherwise.

@@ -24,11 +24,8 @@ import {
   DecodeError,
   type InitializeError,
   InvalidInput,
-  type LegacyServer,
   type RequestError,
-  type SessionExpired,
   SessionUnavailable,
-  type StreamBroken,
   TransportError
 } from "../../McpError.js"
 import * as Peer from "../../Peer.js"
@@ -241,23 +238,18 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       })
 
     let dialect: Dialect.Dialect = Dialect.stateful(peer)
+    /** A transport's signal that nothing handled, as the request's transport failure; other errors as they are. */
+    const asRequestError = (error: Dialect.WireError): RequestError =>
+      error._tag === "SessionExpired" || error._tag === "LegacyServer" || error._tag === "StreamBroken"
+        ? new TransportError({
+            server: server(),
+            reason: error.message.slice(error.message.indexOf("transport failed: ") + "transport failed: ".length),
+            ...(error._tag === "StreamBroken" ? {} : { status: error._tag === "LegacyServer" ? error.status : 404 })
+          })
+        : error
     /** A transport's signal that nothing handled is the request's transport failure. */
     const settle = <A>(effect: Effect.Effect<A, Dialect.WireError>): Effect.Effect<A, RequestError> =>
-      Effect.catchIf(
-        effect,
-        (error): error is SessionExpired | LegacyServer | StreamBroken =>
-          error._tag === "SessionExpired" || error._tag === "LegacyServer" || error._tag === "StreamBroken",
-        (signal) =>
-          Effect.fail(
-            new TransportError({
-              server: server(),
-              reason: signal.message.slice(signal.message.indexOf("transport failed: ") + "transport failed: ".length),
-              ...(signal._tag === "StreamBroken"
-                ? {}
-                : { status: signal._tag === "LegacyServer" ? signal.status : 404 })
-            })
-          )
-      )
+      Effect.mapError(effect, asRequestError)
     const establish = (next: Established) =>
       Effect.gen(function* () {
         established = next
@@ -400,12 +392,13 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     ): Effect.Effect<A, RequestError> =>
       Effect.suspend(() => {
         const seen = sessionGeneration
-        const recovered: Effect.Effect<A, Dialect.WireError> = Effect.catchIf(
-          attempt(),
-          (error): error is SessionExpired => error._tag === "SessionExpired" && retriesLeft > 0,
-          () => Effect.zipRight(reinitialize(seen), withRecovery(attempt, retriesLeft - 1))
+        // One handler for both: an expired session initializes again and retries; any other
+        // transport signal is the request's failure. (One frame on a waiting request's stack.)
+        return Effect.catchAll(attempt(), (error) =>
+          error._tag === "SessionExpired" && retriesLeft > 0
+            ? Effect.zipRight(reinitialize(seen), withRecovery(attempt, retriesLeft - 1))
+            : Effect.fail(asRequestError(error))
         )
-        return settle(recovered)
       })
 
     const limiter = Limiter.make(server, options.maxInFlight, options.maxQueued)
