@@ -355,7 +355,13 @@ export const serversFromConfig = (
     const loaded = yield* ConfigLoader.load(location)
     const { resolved, problems } = yield* ConfigLoader.resolveAll(loaded, context)
     const servers = resolved.map(({ entry, target }): ServerConfig => {
-      const extra = options(entry)
+      // The entry's own `retry` key, unless the caller's options say otherwise.
+      const fromEntry: ServerOptions | undefined =
+        entry.retry === undefined
+          ? undefined
+          : { retry: { reads: { times: entry.retry }, tools: { times: entry.retry } } }
+      const given = options(entry)
+      const extra = fromEntry === undefined ? given : { ...fromEntry, ...given }
       return extra === undefined ? { name: entry.name, target } : { name: entry.name, target, options: extra }
     })
     return { servers, problems, warnings: loaded.warnings, files: loaded.files }

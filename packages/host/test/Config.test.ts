@@ -11,6 +11,7 @@ import type { ExpandContext } from "../src/config/Expand.js"
 import * as Jsonc from "../src/config/Jsonc.js"
 import type { ServerEntry } from "../src/config/ServerEntry.js"
 import type { ConfigError } from "../src/HostError.js"
+import * as McpHost from "../src/McpHost.js"
 
 const context = (
   env: { readonly [name: string]: string } = {},
@@ -134,6 +135,17 @@ describe("dialects", () => {
     expect(Either.isLeft(Dialects.read("/p/mcp.json", { something: {} }, "/"))).toBe(true)
     const continued = Dialects.read("/p/config.json", { experimental: { modelContextProtocolServers: [] } }, "/")
     expect(Either.isLeft(continued) && continued.left.message).toMatch(/is Continue's config .* does not read/)
+  })
+
+  it("reads effect-mcp's own retry key in any dialect; a bad one is that entry's problem", () => {
+    expect(only("/p/.mcp.json", { mcpServers: { srv: { command: "node", retry: 3 } } }).retry).toBe(3)
+    expect(
+      only("/home/me/.config/zed/settings.json", { context_servers: { srv: { command: "node", retry: 1 } } }).retry
+    ).toBe(1)
+    expect(only("/p/.mcp.json", { mcpServers: { srv: { command: "node" } } }).retry).toBeUndefined()
+    const parsed = read("/p/.mcp.json", { mcpServers: { srv: { command: "node", retry: -1 } } })
+    expect(parsed.entries).toStrictEqual([])
+    expect(parsed.problems.map((problem) => problem.message).join("\n")).toMatch(/server "srv", field "retry"/)
   })
 
   it("reads Zed's documented source: custom without a warning", () => {
@@ -355,6 +367,24 @@ describe("discovery", () => {
       expect(loaded.shadowed.map((entry) => entry.file)).toStrictEqual([join(cwd, ".cursor", "mcp.json")])
       const missing = yield* ConfigLoader.find(loaded, "zzz").pipe(Effect.flip)
       expect(missing.message).toMatch(/no server named "zzz".*configured: a, b, c/)
+    })
+  )
+
+  it.effect("a config's retry key becomes the host server's retry settings (the caller's options win)", () =>
+    Effect.gen(function* () {
+      const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-retry-"))
+      const home = mkdtempSync(join(tmpdir(), "effect-mcp-home-"))
+      writeFileSync(
+        join(cwd, "mcp.json"),
+        JSON.stringify({ mcpServers: { a: { command: "node", retry: 2 }, b: { command: "node" } } })
+      )
+      const { servers } = yield* McpHost.serversFromConfig({ cwd, home, platform: "linux" }, context()).pipe(
+        Effect.provide(NodeContext.layer)
+      )
+      expect(servers.map((server) => [server.name, server.options?.retry])).toStrictEqual([
+        ["a", { reads: { times: 2 }, tools: { times: 2 } }],
+        ["b", undefined]
+      ])
     })
   )
 

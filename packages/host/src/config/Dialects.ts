@@ -35,6 +35,12 @@ const oauthOf = (entry: typeof OAuthEntry.Type | undefined): { readonly oauth?: 
   return { oauth: settings }
 }
 
+/**
+ * effect-mcp's own key, in an entry of any dialect: `"retry": N` retries transient failures of
+ * reads and of tools that say they may be repeated, up to N times (other clients ignore it).
+ */
+const Retry = Schema.Int.pipe(Schema.between(0, 20))
+
 /** An `mcpServers` entry, as all its dialects together write it. */
 const McpServersEntry = Schema.Struct({
   command: Schema.optional(Schema.String),
@@ -47,7 +53,8 @@ const McpServersEntry = Schema.Struct({
   envFile: Schema.optional(Schema.String),
   serverUrl: Schema.optional(Schema.String),
   httpUrl: Schema.optional(Schema.String),
-  oauth: Schema.optional(OAuthEntry)
+  oauth: Schema.optional(OAuthEntry),
+  retry: Schema.optional(Retry)
 })
 
 /** Zed's `context_servers` entry: `command` as a string, or the older `{ path, args, env }`. */
@@ -67,7 +74,8 @@ const ZedEntry = Schema.Struct({
   url: Schema.optional(Schema.String),
   headers: Schema.optional(StringMap),
   // Zed documents `"source": "custom"` for servers the user runs themselves.
-  source: Schema.optional(Schema.Literal("custom", "extension"))
+  source: Schema.optional(Schema.Literal("custom", "extension")),
+  retry: Schema.optional(Retry)
 })
 
 /** A Codex `[mcp_servers.NAME]` table (`~/.codex/config.toml`). */
@@ -79,7 +87,8 @@ const CodexEntry = Schema.Struct({
   url: Schema.optional(Schema.String),
   bearer_token_env_var: Schema.optional(Schema.String),
   http_headers: Schema.optional(StringMap),
-  env_http_headers: Schema.optional(StringMap)
+  env_http_headers: Schema.optional(StringMap),
+  retry: Schema.optional(Retry)
 })
 
 const VsCodeInput = Schema.Struct({
@@ -267,17 +276,25 @@ const readEntry = (
   inputs: ReadonlyArray<Input>
 ): Either.Either<{ readonly entry: ServerEntry; readonly warnings: ReadonlyArray<string> }, ConfigError> => {
   if (!isRecord(raw)) return Either.left(new ConfigError({ file, entry: name, reason: "must be an object" }))
-  const target =
+  const withRetry = (entry: { readonly retry?: number | undefined }) => (target: Target) => ({
+    target,
+    retry: entry.retry
+  })
+  const read =
     dialect === "zed"
-      ? Either.flatMap(decodeEntry(ZedEntry, file, name, raw), (entry) => zedTarget(entry, file, name))
+      ? Either.flatMap(decodeEntry(ZedEntry, file, name, raw), (entry) =>
+          Either.map(zedTarget(entry, file, name), withRetry(entry))
+        )
       : dialect === "codex"
-        ? Either.flatMap(decodeEntry(CodexEntry, file, name, raw), (entry) => codexTarget(entry, file, name))
+        ? Either.flatMap(decodeEntry(CodexEntry, file, name, raw), (entry) =>
+            Either.map(codexTarget(entry, file, name), withRetry(entry))
+          )
         : Either.flatMap(decodeEntry(McpServersEntry, file, name, raw), (entry) =>
-            mcpServersTarget(entry, dialect, file, name)
+            Either.map(mcpServersTarget(entry, dialect, file, name), withRetry(entry))
           )
   const fields = dialect === "zed" ? zedFields : dialect === "codex" ? codexFields : mcpServersFields
-  return Either.map(target, (target) => ({
-    entry: { name, file, dialect, target, inputs },
+  return Either.map(read, ({ target, retry }) => ({
+    entry: { name, file, dialect, target, inputs, ...(retry === undefined ? {} : { retry }) },
     warnings: unusedFields(raw, fields, file, name)
   }))
 }

@@ -67,6 +67,8 @@ export interface ServerEntry {
   readonly target: Target
   /** The file's VS Code inputs, for `${input:id}`. */
   readonly inputs: ReadonlyArray<Input>
+  /** effect-mcp's `"retry": N` key: retry transient failures of reads and repeatable tools up to N times. */
+  readonly retry?: number
 }
 
 /** The transport a target uses, for listings: `stdio`, `http`, `sse` or `auto`. */
