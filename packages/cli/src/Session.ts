@@ -44,6 +44,8 @@ export interface Chosen {
   readonly target: ServerEntry.Target
   /** Chosen inline (`--stdio`, `--url`, a command after `--`): the name is made up until the handshake. */
   readonly inline: boolean
+  /** The config entry's `"retry": N` (`--retry` wins). */
+  readonly retry?: number
 }
 
 const collect = <A>(
@@ -182,7 +184,12 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
             ...Option.match(options.cwd, { onNone: () => ({}), onSome: (cwd) => ({ cwd }) })
           }
         : { ...target, headers: { ...target.headers, ...headers } }
-    return { name: entry.name, target: merged, inline: false } satisfies Chosen
+    return {
+      name: entry.name,
+      target: merged,
+      inline: false,
+      ...(entry.retry === undefined ? {} : { retry: entry.retry })
+    } satisfies Chosen
   })
 
 /** The chosen server's transport, by the host's one mapping, on Node's platform. */
@@ -231,7 +238,7 @@ export const withClient = <A, E, R>(
 > =>
   Effect.gen(function* () {
     const interactive = isInteractive()
-    const chosen = yield* choose(server, interactive)
+    const chosen: Chosen = yield* choose(server, interactive)
     yield* checkCommand(chosen)
     const handlers = Handlers.layer({
       interactive,
@@ -248,7 +255,10 @@ export const withClient = <A, E, R>(
         onNone: () => ({}),
         onSome: (seconds) => ({ requestTimeout: Duration.seconds(seconds) })
       }),
-      ...Option.match(run.retry, { onNone: () => ({}), onSome: (times) => ({ retry: retrySettings(times) }) })
+      ...Option.match(Option.orElse(run.retry, () => Option.fromNullable(chosen.retry)), {
+        onNone: () => ({}),
+        onSome: (times) => ({ retry: retrySettings(times) })
+      })
     }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv, auth)), Layer.provide(handlers))
     const output = yield* Output
     const names = yield* ServerNames

@@ -2,8 +2,11 @@
  * `--retry N` on the real binary against a loopback server whose first `tools/list` is refused
  * with 503: without it the command fails (exit 3); with it the listing is sent again and works.
  */
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { run } from "./support/cli.js"
 
@@ -59,6 +62,26 @@ describe("--retry", () => {
     const retried = await run([...args, "--retry", "2"])
     expect(retried.code, retried.stderr).toBe(0)
     expect(retried.stdout).toMatch(/steady/)
+    expect(listings).toBe(2)
+  })
+
+  it('a config entry\'s "retry": N does the same for a server named from the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), "effect-mcp-retry-"))
+    const config = join(dir, "mcp.json")
+    writeFileSync(config, JSON.stringify({ mcpServers: { flaky: { type: "http", url, retry: 2 } } }))
+    listings = 0
+    const result = await run([
+      "tools",
+      "list",
+      "--server",
+      "flaky",
+      "--config",
+      config,
+      "--protocol-version",
+      "2025-11-25"
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/steady/)
     expect(listings).toBe(2)
   })
 })
