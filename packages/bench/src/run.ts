@@ -46,6 +46,14 @@ export const workloadsFor = (smoke: boolean): ReadonlyArray<WorkloadSpec & { rea
   { label: "stdio cold start (import + connect + first list)", name: "cold", transport: "stdio", n: 1 },
   { label: "stdio sequential echo", name: "sequential", transport: "stdio", n: smoke ? 20 : 3000 },
   { label: "stdio 100 in flight", name: "inflight", transport: "stdio", n: smoke ? 200 : 10_000, concurrency: 100 },
+  {
+    label: "stdio 100 in flight, effect-mcp bounded (maxInFlight 1000)",
+    name: "inflight",
+    transport: "stdio",
+    n: smoke ? 200 : 10_000,
+    concurrency: 100,
+    limit: 1000
+  },
   { label: "stdio 1 MB results", name: "big", transport: "stdio", n: smoke ? 2 : 40, kb: 1024 },
   { label: "stdio 8 MB results", name: "big", transport: "stdio", n: smoke ? 1 : 5, kb: 8192 },
   { label: "stdio 5,000 pending", name: "pending", transport: "stdio", n: smoke ? 50 : 5000 },

@@ -7,7 +7,8 @@ import { type Figures, gc, measure, type WorkloadSpec } from "./workloads.js"
 
 const [clientName = "raw", specJson = "{}", targetJson = "{}"] = process.argv.slice(2)
 const spec = JSON.parse(specJson) as WorkloadSpec
-const target = JSON.parse(targetJson) as Target
+const given = JSON.parse(targetJson) as Target
+const target: Target = spec.limit === undefined ? given : { ...given, maxInFlight: spec.limit }
 
 const load = async (): Promise<Client> => {
   switch (clientName) {

@@ -12,6 +12,8 @@ export interface WorkloadSpec {
   readonly n: number
   readonly concurrency?: number
   readonly kb?: number
+  /** effect-mcp's `maxInFlight` for this workload (none: unbounded, the default). */
+  readonly limit?: number
 }
 
 /** A workload's figures, by metric name. */

@@ -1,9 +1,13 @@
 /** What every measured client offers the workloads: one connected session, promise-based. */
 
 /** Where the benchmark server is. */
-export type Target =
+export type Target = (
   | { readonly kind: "stdio"; readonly command: string; readonly args: ReadonlyArray<string> }
   | { readonly kind: "http"; readonly url: string }
+) & {
+  /** effect-mcp only: a bound on requests in flight (the others have none to set). */
+  readonly maxInFlight?: number
+}
 
 /** One connected client session. */
 export interface Session {

@@ -29,9 +29,12 @@ export const client: Client = {
   name: "effect-mcp",
   connect: async (target) => {
     const runtime = ManagedRuntime.make(
-      McpClient.layer({ name: "bench", requestTimeout: "120 seconds", protocolVersion: "2025-11-25" }).pipe(
-        Layer.provide(transportOf(target))
-      )
+      McpClient.layer({
+        name: "bench",
+        requestTimeout: "120 seconds",
+        protocolVersion: "2025-11-25",
+        ...(target.maxInFlight === undefined ? {} : { maxInFlight: target.maxInFlight })
+      }).pipe(Layer.provide(transportOf(target)))
     )
     const mcp = await runtime.runPromise(McpClient.McpClient)
     return {
