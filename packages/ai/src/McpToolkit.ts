@@ -9,6 +9,12 @@
  * tool) and a refusal all become an error output the model reads (`isFailure` on the tool
  * result part), so the model can recover. Each output is held to a token budget
  * ({@link ResultBudget}): a larger one is cut, with a marker saying how to get the rest.
+ *
+ * Skills (the servers' skills extension) are offered as loadable instructions: for each server
+ * that lists skills, a tool `<server>__load_skill` whose description lists them by name and
+ * description; a call loads one (its `SKILL.md` instructions, verified against the listing by
+ * the client) or reads one of its files, and the result stays in the conversation. A skill that
+ * fails verification is an error output naming the file and what differs; nothing of it is used.
  */
 import * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
@@ -23,6 +29,7 @@ import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as SkillTool from "./internal/skillTool.js"
 import * as ResultBudget from "./ResultBudget.js"
 import * as ToolOutput from "./ToolOutput.js"
 
@@ -34,10 +41,15 @@ export interface McpTool {
   readonly hostName: string
   /** The server that offers it. */
   readonly server: string
-  /** The tool as its server lists it. */
+  /** The tool as its server lists it (for the skills tool, as the toolkit describes it). */
   readonly tool: McpSchema.Tool
   /** The `@effect/ai` tool. */
   readonly aiTool: AiTool
+  /**
+   * What a call runs: `"tool"`, the server's tool; `"skills"`, the toolkit's `load_skill` tool,
+   * which loads the server's skills (see {@link McpToolkitOptions.skills}).
+   */
+  readonly kind: "tool" | "skills"
 }
 
 /** How one call went: the output the model receives (within its budget) and whether it is an error. */
@@ -71,12 +83,19 @@ export interface McpToolkitOptions {
    * marker ({@link ResultBudget}). Default: {@link ResultBudget.DEFAULT_MAX_TOKENS} (8,000).
    */
   readonly maxResultTokens?: ResultBudget.MaxTokens
+  /**
+   * Offer the servers' skills: each server that lists skills gets a `<server>__load_skill` tool
+   * whose description lists them, and which loads one on request. Default: true.
+   */
+  readonly skills?: boolean
 }
 
 /** The toolkit service. */
 export interface McpToolkitService {
-  /** The tools as they are now. */
+  /** The tools as they are now (the skills tools after the servers' tools). */
   readonly tools: Effect.Effect<ReadonlyArray<McpTool>>
+  /** The skills offered to the model (none when the toolkit offers none). */
+  readonly skills: Effect.Effect<ReadonlyArray<Aggregate.HostSkill>>
   /** The tools as an `@effect/ai` toolkit, for `LanguageModel.generateText({ toolkit })`; built afresh each time. */
   readonly toolkit: Effect.Effect<AiToolkit>
   /** These tools as an `@effect/ai` toolkit whose handler calls them. */
@@ -85,7 +104,7 @@ export interface McpToolkitService {
   readonly call: (modelName: string, params: unknown, options?: CallOptions) => Effect.Effect<ToolOutcome>
   /** Calls a tool already looked up (from {@link McpToolkitService.tools}). Never fails. */
   readonly callTool: (tool: McpTool, params: unknown, options?: CallOptions) => Effect.Effect<ToolOutcome>
-  /** The tools, each time the host's tool lists or server statuses change. */
+  /** The tools, each time the host's tool lists (or resource lists, which carry skills) or server statuses change. */
   readonly changes: Stream.Stream<ReadonlyArray<McpTool>>
 }
 
@@ -154,23 +173,40 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
     return made
   }
 
-  const tools: Effect.Effect<ReadonlyArray<McpTool>> = Effect.map(host.tools, (hostTools) => {
-    const taken = new Set<string>()
-    const out: Array<McpTool> = []
-    for (const hostTool of hostTools) {
-      if (options.include !== undefined && !options.include(hostTool)) continue
-      const modelName = modelNameFor(hostTool.name, taken)
-      taken.add(modelName)
-      out.push({
-        modelName,
-        hostName: hostTool.name,
-        server: hostTool.server,
-        tool: hostTool.tool,
-        aiTool: aiTool(modelName, hostTool.tool)
-      })
+  const offersSkills = options.skills ?? true
+  const skills: Effect.Effect<ReadonlyArray<Aggregate.HostSkill>> = offersSkills ? host.skills : Effect.succeed([])
+  // The skills tool of a server is described afresh only when its skills change, so its aiTool is reused.
+  const skillTools = new Map<string, { readonly key: string; readonly tool: McpSchema.Tool }>()
+  const skillToolOf = (server: string, listed: ReadonlyArray<SkillTool.Labelled>): McpSchema.Tool => {
+    const tool = SkillTool.definition(server, listed)
+    const key = JSON.stringify(tool)
+    const previous = skillTools.get(server)
+    if (previous !== undefined && previous.key === key) return previous.tool
+    skillTools.set(server, { key, tool })
+    return tool
+  }
+
+  const tools: Effect.Effect<ReadonlyArray<McpTool>> = Effect.map(
+    Effect.all([host.tools, skills], { concurrency: "unbounded" }),
+    ([hostTools, hostSkills]) => {
+      const taken = new Set<string>()
+      const out: Array<McpTool> = []
+      const add = (hostName: string, server: string, tool: McpSchema.Tool, kind: McpTool["kind"]) => {
+        const modelName = modelNameFor(hostName, taken)
+        taken.add(modelName)
+        out.push({ modelName, hostName, server, tool, aiTool: aiTool(modelName, tool), kind })
+      }
+      for (const hostTool of hostTools) {
+        if (options.include !== undefined && !options.include(hostTool)) continue
+        add(hostTool.name, hostTool.server, hostTool.tool, "tool")
+      }
+      // After the servers' own tools, so that a server's tool named load_skill keeps its name.
+      for (const { server, skills: listed } of SkillTool.byServer(hostSkills)) {
+        add(`${server}__${SkillTool.TOOL_NAME}`, server, skillToolOf(server, listed), "skills")
+      }
+      return out
     }
-    return out
-  })
+  )
 
   const run = (
     entry: McpTool,
@@ -195,16 +231,31 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
       : Effect.map(
           ResultBudget.budget(outcome.output, {
             maxTokens,
-            hint: ResultBudget.hintFor(entry.tool, entry.modelName, outcome.output)
+            hint:
+              entry.kind === "skills"
+                ? SkillTool.hint(entry.modelName)
+                : ResultBudget.hintFor(entry.tool, entry.modelName, outcome.output)
           }),
           ({ output, omitted }): ToolOutcome =>
             omitted === undefined ? outcome : { output, isError: outcome.isError, omitted }
         )
 
+  /** The call's outcome before its budget: the server's tool result, or the skill loaded. */
+  const outcomeOf = (
+    entry: McpTool,
+    params: unknown,
+    call: CallOptions,
+    timeout: Duration.Duration
+  ): Effect.Effect<ToolOutcome, { readonly message: string }> =>
+    entry.kind === "skills"
+      ? SkillTool.call(host, entry.server, entry.modelName, params, { timeout, binary })
+      : Effect.map(run(entry, Predicate.isRecord(params) ? params : {}, call), (result) =>
+          ToolOutput.fromResult(result, binary)
+        )
+
   const callTool = (entry: McpTool, params: unknown, call: CallOptions = {}): Effect.Effect<ToolOutcome> => {
     const timeout = Duration.decode(call.timeout ?? defaultTimeout)
-    return run(entry, Predicate.isRecord(params) ? params : {}, call).pipe(
-      Effect.map((result): ToolOutcome => ToolOutput.fromResult(result, binary)),
+    return outcomeOf(entry, params, call, timeout).pipe(
       Effect.timeoutFail({
         duration: timeout,
         onTimeout: () => ({ message: `the call did not finish within ${Duration.format(timeout)} and was cancelled` })
@@ -234,11 +285,13 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
   })
 
   const changes = host.changes.pipe(
-    Stream.filter((change) => change._tag === "Status" || change.list === "tools"),
+    Stream.filter(
+      (change) => change._tag === "Status" || change.list === "tools" || (offersSkills && change.list === "resources")
+    ),
     Stream.mapEffect(() => tools)
   )
 
-  return { tools, toolkit: Effect.map(tools, withHandler), withHandler, call, callTool, changes }
+  return { tools, skills, toolkit: Effect.map(tools, withHandler), withHandler, call, callTool, changes }
 }
 
 /** The toolkit over the context's host. */

@@ -6,8 +6,9 @@
  * calls get an error result and the model is asked to answer without tools.
  *
  * The model is offered the tools {@link TurnOptions.tools} selects (all by default; see
- * {@link ToolSelection}), chosen again at each step, and each result is held to the toolkit's
- * token budget (see {@link ResultBudget}).
+ * {@link ToolSelection}), chosen again at each step, among them the toolkit's `load_skill` tools
+ * for servers that serve skills (a loaded skill's instructions stay in the conversation as its
+ * tool result), and each result is held to the toolkit's token budget (see {@link ResultBudget}).
  *
  * {@link stream} gives the turn as events for a UI; {@link run} gives its outcome. Interrupting
  * either (or ending the stream early) interrupts the running tool calls, which cancels them on

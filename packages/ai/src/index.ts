@@ -1,10 +1,11 @@
 /**
  * @effect-mcp/ai: MCP servers for language models, on `@effect/ai`. The host's aggregated
- * tools as a toolkit, a tool-use loop that any `LanguageModel` drives (with events for a UI),
- * and `sampling/createMessage` served by a `LanguageModel`.
+ * tools (and the servers' skills, loaded on request) as a toolkit, a tool-use loop that any
+ * `LanguageModel` drives (with events for a UI), and `sampling/createMessage` served by a
+ * `LanguageModel`.
  */
 
-/** The host's tools as an `@effect/ai` toolkit that follows the servers' tool lists. */
+/** The host's tools (and its servers' skills, as `load_skill` tools) as an `@effect/ai` toolkit that follows the servers' lists. */
 export * as McpToolkit from "./McpToolkit.js"
 /** A token budget for each tool result: cut at a boundary, with a marker saying how to get the rest. */
 export * as ResultBudget from "./ResultBudget.js"

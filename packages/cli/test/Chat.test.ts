@@ -1,8 +1,10 @@
 /**
  * `effect-mcp chat`: the conversation itself in-process, with a scripted model (no network
  * here) and real servers (the reference server and the bridge tests' workshop server over
- * stdio), read from scripted lines and printed to a captured transcript; and the binary
- * without a key, which says what is missing and exits 2.
+ * stdio; the skills fixture and the bridge tests' flood server for skills, result budgets and
+ * tool selection), read from scripted lines and printed to a captured transcript; the binary
+ * without a key, which says what is missing and exits 2; and the binary with the real Anthropic
+ * provider against a loopback Messages API.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -11,7 +13,7 @@ import { fileURLToPath } from "node:url"
 import * as Prompt from "@effect/ai/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { McpToolkit } from "@effect-mcp/ai"
+import { McpToolkit, TokenEstimate, ToolSelection } from "@effect-mcp/ai"
 import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -27,6 +29,17 @@ import { fakeAnthropic } from "./support/fakeAnthropic.js"
 import { startOnTerminal } from "./support/pty.js"
 
 const workshop = fileURLToPath(new URL("../../ai/test/fixtures/workshop-server.mjs", import.meta.url))
+const flood = fileURLToPath(new URL("../../ai/test/fixtures/flood-server.mjs", import.meta.url))
+const skillsServer = fileURLToPath(new URL("fixtures/skills-server.mjs", import.meta.url))
+const MARKER = "[… cut to fit"
+
+/** The tool results of a Messages API user message, in order. */
+const toolResults = (content: unknown) =>
+  Schema.decodeUnknownSync(
+    Schema.Array(
+      Schema.Struct({ type: Schema.Literal("tool_result"), tool_use_id: Schema.String, content: Schema.String })
+    )
+  )(content)
 
 /** An Output that records what would be printed: stdout as one string, stderr as lines. */
 const captured = () => {
@@ -58,18 +71,22 @@ const settings = (overrides: Partial<ChatSettings> = {}): ChatSettings => ({
   callTimeout: Option.none(),
   save: Option.none(),
   yes: false,
+  maxResultTokens: Option.none(),
+  tools: ToolSelection.all,
   banner: "scripted model",
   ...overrides
 })
 
-const conversation = (lines: ReadonlyArray<string>, model: ReturnType<typeof scriptedModel>) => {
+const conversation = (
+  lines: ReadonlyArray<string>,
+  model: ReturnType<typeof scriptedModel>,
+  servers: ReadonlyArray<McpHost.ServerConfig> = [
+    { name: "alpha", target: everything },
+    { name: "workshop", target: stdio(workshop) }
+  ]
+) => {
   const output = captured()
-  const host = McpHost.layer({
-    servers: [
-      { name: "alpha", target: everything },
-      { name: "workshop", target: stdio(workshop) }
-    ]
-  }).pipe(Layer.provide(NodeContext.layer), Layer.provide(keepAliveHttpClient))
+  const host = McpHost.layer({ servers }).pipe(Layer.provide(NodeContext.layer), Layer.provide(keepAliveHttpClient))
   const layer = Layer.mergeAll(
     McpToolkit.layer().pipe(Layer.provide(host)),
     model.layer,
@@ -169,6 +186,61 @@ describe("chat", () => {
     }
   )
 
+  it.live(
+    "offers the servers' skills (/skills lists them, the model loads one) and holds each result to the budget, with the tools chosen lexically",
+    () => {
+      const model = scriptedModel({
+        turns: [
+          (request) => {
+            const names = request.tools.map((tool) => tool.name)
+            // Lexical: the tools sharing words with the question, the skills tool among them.
+            expect(names).toEqual(expect.arrayContaining(["docs__load_skill", "flood__report"]))
+            expect(names).not.toContain("flood__rows")
+            expect(request.tools.find((tool) => tool.name === "docs__load_skill")?.description).toContain(
+              "- pdf-processing: Extract, fill, and assemble PDF documents"
+            )
+            return {
+              calls: [
+                { name: "docs__load_skill", params: { skill: "pdf-processing" } },
+                { name: "flood__report", params: {} }
+              ]
+            }
+          },
+          (request) => {
+            const [skill, report] = lastToolResults(request.prompt)
+            expect(skill?.isFailure).toBe(false)
+            expect(skill?.text).toContain("Fill forms as references/FORMS.md says.")
+            // The report, as the provider sends it, within 300 tokens, cut with the marker.
+            expect(report?.text).toContain(`${MARKER} 300 tokens`)
+            expect(TokenEstimate.ofText(report?.text ?? "")).toBeLessThanOrEqual(300)
+            return { text: "Done, following the PDF skill." }
+          }
+        ]
+      })
+      const { layer, transcript } = conversation(
+        ["/skills", "Fill the PDF form from the long report", "y", "/exit"],
+        model,
+        [
+          { name: "docs", target: stdio(skillsServer) },
+          { name: "flood", target: stdio(flood) }
+        ]
+      )
+      return Effect.gen(function* () {
+        yield* converse(settings({ maxResultTokens: Option.some(300), tools: ToolSelection.lexical() }))
+        const out = transcript.stdout
+        expect(transcript.stderr[0]).toContain("scripted model; 6 tools and 1 skill from the servers")
+        expect(out).toContain("docs › pdf-processing  Extract, fill, and assemble PDF documents")
+        // Loading a skill only reads: it is not asked about, unlike the flood tool.
+        expect(out).toContain("allow flood › report {}? [y/N] y")
+        expect(out).not.toContain("allow docs")
+        expect(out).toContain('⚙ docs › load_skill {"skill":"pdf-processing"}')
+        expect(out).toContain('✓ The skill "pdf-processing" of docs, verified against the server\'s listing.')
+        expect(out).toContain("Done, following the PDF skill.")
+        expect(model.received).toHaveLength(2)
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
   it("without a key, says which variable to set and exits 2", async () => {
     const env = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined }
     const any = await run(["chat"], { env })
@@ -227,6 +299,93 @@ describe("chat", () => {
     } finally {
       await fake.stop()
     }
+  })
+
+  it("the binary: --max-result-tokens and --tools lexical shape what the model gets, and a skill loads on request", async () => {
+    const fake = await fakeAnthropic([
+      (request) => {
+        const names = (request.body.tools ?? []).map((tool) => tool.name)
+        if (!names.includes("docs__load_skill") || !names.includes("flood__report"))
+          throw new Error(`the skill and the report were not offered: ${names.join(", ")}`)
+        if (names.includes("flood__rows")) throw new Error(`the tools were not chosen lexically: ${names.join(", ")}`)
+        const load = request.body.tools?.find((tool) => tool.name === "docs__load_skill")
+        if (!load?.description?.includes("- pdf-processing: Extract, fill, and assemble PDF documents"))
+          throw new Error(`the skills are not listed: ${load?.description}`)
+        return {
+          text: "Let me look. ",
+          calls: [
+            { name: "docs__load_skill", input: { skill: "pdf-processing" } },
+            { name: "flood__report", input: {} }
+          ]
+        }
+      },
+      () => ({ text: "Done." }),
+      () => ({ text: "No skills here." })
+    ])
+    try {
+      const directory = mkdtempSync(join(tmpdir(), "effect-mcp-chat-skills-"))
+      const config = join(directory, "mcp.json")
+      writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            docs: { command: process.execPath, args: [skillsServer] },
+            flood: { command: process.execPath, args: [flood] }
+          }
+        })
+      )
+      const chat = (...extra: ReadonlyArray<string>) =>
+        run(
+          ["chat", "--config", config, "--provider", "anthropic", "--api-url", fake.url, "--model", "fake", ...extra],
+          {
+            env: { ANTHROPIC_API_KEY: "sk-test", OPENAI_API_KEY: undefined },
+            input: "/skills\nFill the PDF form from the long report\n",
+            timeoutMs: 60_000
+          }
+        )
+      const result = await chat("--yes", "--max-result-tokens", "400", "--tools", "lexical")
+      expect(fake.problems).toStrictEqual([])
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stderr).toContain("anthropic fake; 6 tools and 1 skill from the servers")
+      expect(result.stdout).toContain("docs › pdf-processing  Extract, fill, and assemble PDF documents")
+      expect(result.stdout).toContain('⚙ docs › load_skill {"skill":"pdf-processing"}')
+      expect(result.stdout).toContain("Done.")
+      // What the model got back, as the provider sent it: the skill's instructions, and the report within 400 tokens.
+      const results = toolResults(fake.requests[1]?.body.messages.at(-1)?.content)
+      expect(results.map((block) => block.tool_use_id)).toStrictEqual(["toolu_1_0", "toolu_1_1"])
+      const [skill, report] = results
+      expect(skill?.content).toContain("# PDF processing")
+      expect(skill?.content).toContain("Fill forms as references/FORMS.md says.")
+      expect(report?.content).toContain(`${MARKER} 400 tokens`)
+      expect(TokenEstimate.ofText(report?.content ?? "")).toBeLessThanOrEqual(400)
+      expect(TokenEstimate.ofText(report?.content ?? "")).toBeGreaterThan(300)
+
+      // --no-skills: no skills tool, none listed.
+      const before = fake.requests.length
+      const without = await chat("--no-skills", "--max-result-tokens", "unlimited")
+      expect(fake.problems).toStrictEqual([])
+      expect(without.code, without.stderr).toBe(0)
+      expect(without.stdout).toContain("No skills here.")
+      expect(without.stderr).toContain("anthropic fake; 6 tools from the servers")
+      expect(without.stderr).toContain("no server offers skills")
+      const names = (fake.requests[before]?.body.tools ?? []).map((tool) => tool.name)
+      expect(names).toContain("flood__rows")
+      expect(names).not.toContain("docs__load_skill")
+    } finally {
+      await fake.stop()
+    }
+  })
+
+  it("refuses a result budget or a tool selection it does not know (exit 2)", async () => {
+    const env = { ANTHROPIC_API_KEY: "sk-test", OPENAI_API_KEY: undefined }
+    const budget = await run(["chat", "--max-result-tokens", "lots"], { env })
+    expect(budget.code).toBe(2)
+    expect(budget.stderr).toContain('--max-result-tokens takes a number of tokens or "unlimited", not "lots"')
+    const zero = await run(["chat", "--max-result-tokens", "0"], { env })
+    expect(zero.code).toBe(2)
+    const tools = await run(["chat", "--tools", "some"], { env })
+    expect(tools.code).toBe(2)
+    expect(tools.stderr).toContain("all")
   })
 
   it("on a terminal, a server's escape sequences in a tool result, log or progress never reach the screen", async () => {

@@ -3,16 +3,21 @@
  * every configured server. The model's answer streams as it comes; each tool call shows with
  * its server and arguments, then its result; tools that may destroy something are asked
  * about first (unless `--yes`); `/save FILE` (or `--save FILE`, after every turn) writes the
- * conversation as JSON. The provider is chosen by `--provider` and its key comes from the
- * environment; without one the command says what to set and exits 2.
+ * conversation as JSON. Each tool result is held to `--max-result-tokens` (8,000 by default);
+ * `--tools lexical` offers only the tools that match the conversation. The servers' skills are
+ * offered as loadable instructions (a `<server>__load_skill` tool; `/skills` lists them) unless
+ * `--no-skills`. The provider is chosen by `--provider` and its key comes from the environment;
+ * without one the command says what to set and exits 2.
  */
 import { createInterface } from "node:readline"
 import * as Prompt from "@effect/ai/Prompt"
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { McpToolkit, SamplingModel, ToolLoop, ToolOutput } from "@effect-mcp/ai"
+import { McpToolkit, type ResultBudget, SamplingModel, ToolLoop, ToolOutput, ToolSelection } from "@effect-mcp/ai"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -103,11 +108,15 @@ export interface ChatSettings {
   readonly save: Option.Option<string>
   /** Run every tool without asking. */
   readonly yes: boolean
+  /** The token budget of each tool result (none: the toolkit's, 8,000). */
+  readonly maxResultTokens: Option.Option<ResultBudget.MaxTokens>
+  /** Which tools the model is offered at each step. */
+  readonly tools: ToolSelection.Selection
   /** The first line shown (the model in use). */
   readonly banner: string
 }
 
-const HELP = "commands: /tools, /save FILE, /clear, /exit (or end of input)"
+const HELP = "commands: /tools, /skills, /save FILE, /clear, /exit (or end of input)"
 
 const yes = (answer: Option.Option<string>) => Option.exists(answer, (text) => /^\s*y(es)?\s*$/i.test(text))
 
@@ -115,6 +124,8 @@ const brief = (text: string, width: number) => {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat
 }
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
 
 const labelOf = (call: ToolLoop.ToolCall) =>
   call.tool === undefined ? call.name : `${call.tool.server} › ${call.tool.tool.name}`
@@ -193,8 +204,10 @@ export const converse = (settings: ChatSettings) =>
           })
       })
 
-    const tools = yield* toolkit.tools
-    yield* output.note(dim(output.color, `${settings.banner}; ${tools.length} tools from the servers. ${HELP}`))
+    const tools = (yield* toolkit.tools).filter((tool) => tool.kind === "tool")
+    const skills = yield* toolkit.skills
+    const offered = `${count(tools.length, "tool")}${skills.length === 0 ? "" : ` and ${count(skills.length, "skill")}`}`
+    yield* output.note(dim(output.color, `${settings.banner}; ${offered} from the servers. ${HELP}`))
     while (true) {
       const line = yield* input.read(bold(output.color, "you› "))
       if (Option.isNone(line)) break
@@ -212,7 +225,15 @@ export const converse = (settings: ChatSettings) =>
       }
       if (text === "/tools") {
         for (const tool of yield* toolkit.tools)
-          yield* output.line(styled`${tool.modelName}  ${dim(output.color, brief(tool.tool.description ?? "", 80))}`)
+          if (tool.kind === "tool")
+            yield* output.line(styled`${tool.modelName}  ${dim(output.color, brief(tool.tool.description ?? "", 80))}`)
+        continue
+      }
+      if (text === "/skills") {
+        const listed = yield* toolkit.skills
+        if (listed.length === 0) yield* output.note("no server offers skills")
+        for (const { server, skill } of listed)
+          yield* output.line(styled`${server} › ${skill.name}  ${dim(output.color, brief(skill.description, 80))}`)
         continue
       }
       if (text.startsWith("/save")) {
@@ -227,12 +248,31 @@ export const converse = (settings: ChatSettings) =>
       yield* ToolLoop.stream({
         prompt: Prompt.merge(history, Prompt.make([{ role: "user", content: text }])),
         maxToolCalls: settings.maxToolCalls,
+        tools: settings.tools,
+        ...Option.match(settings.maxResultTokens, {
+          onNone: () => ({}),
+          onSome: (maxResultTokens) => ({ maxResultTokens })
+        }),
         ...Option.match(settings.system, { onNone: () => ({}), onSome: (system) => ({ system }) }),
         ...Option.match(settings.callTimeout, { onNone: () => ({}), onSome: (callTimeout) => ({ callTimeout }) }),
         ...(approve === undefined ? {} : { approve })
       }).pipe(Stream.runForEach(render))
     }
   })
+
+/** `--max-result-tokens`: a positive number of tokens, or `unlimited`. */
+const parseMaxTokens = (value: string): Effect.Effect<ResultBudget.MaxTokens, ValidationError.ValidationError> =>
+  value === "unlimited"
+    ? Effect.succeed("unlimited")
+    : /^[1-9][0-9]*$/.test(value)
+      ? Effect.succeed(Number(value))
+      : Effect.fail(
+          ValidationError.invalidValue(
+            HelpDoc.p(`--max-result-tokens takes a number of tokens or "unlimited", not "${value}"`)
+          )
+        )
+
+const selections = { all: ToolSelection.all, lexical: ToolSelection.lexical() } as const
 
 const chatOptions = {
   config,
@@ -259,6 +299,23 @@ const chatOptions = {
     Options.optional
   ),
   yes: Options.boolean("yes").pipe(Options.withDescription("Run tools that may destroy something without asking")),
+  maxResultTokens: Options.text("max-result-tokens").pipe(
+    Options.withPseudoName("N|unlimited"),
+    Options.withDescription(
+      "At most this many tokens of each tool result reach the model; more is cut (default: 8000)"
+    ),
+    Options.mapEffect(parseMaxTokens),
+    Options.optional
+  ),
+  tools: Options.choice("tools", ["all", "lexical"]).pipe(
+    Options.withDescription(
+      "Offer the model every tool, or only those whose words match the conversation (default: all)"
+    ),
+    Options.withDefault("all")
+  ),
+  noSkills: Options.boolean("no-skills").pipe(
+    Options.withDescription("Do not offer the servers' skills to the model (offered by default: /skills lists them)")
+  ),
   modelSampling: Options.boolean("model-sampling").pipe(
     Options.withDescription("Serve the servers' sampling requests with the chat's model (asking first unless --yes)")
   )
@@ -300,15 +357,20 @@ export const chat = Command.make("chat", chatOptions, (options) =>
             callTimeout: Option.map(options.run.timeout, Duration.seconds),
             save: options.save,
             yes: options.yes,
+            maxResultTokens: options.maxResultTokens,
+            tools: selections[options.tools],
             banner: `${chosen.provider} ${chosen.model}`
-          }).pipe(Effect.provideService(McpToolkit.McpToolkit, McpToolkit.make(host)), Effect.provide(model)),
+          }).pipe(
+            Effect.provideService(McpToolkit.McpToolkit, McpToolkit.make(host, { skills: !options.noSkills })),
+            Effect.provide(model)
+          ),
         sampling
       )
     }).pipe(Effect.provide(ChatInput.stdin))
   )
 ).pipe(
   Command.withDescription(
-    "Chat with a language model that uses the tools of every configured server (key from ANTHROPIC_API_KEY or OPENAI_API_KEY).\n" +
+    "Chat with a language model that uses the tools and skills of every configured server (key from ANTHROPIC_API_KEY or OPENAI_API_KEY).\n" +
       "Example: ANTHROPIC_API_KEY=… effect-mcp chat --config .mcp.json"
   )
 )

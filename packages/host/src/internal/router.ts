@@ -110,7 +110,8 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
     skills: Effect.flatMap(registry.get, (current) =>
       Effect.forEach(
         Registry.entries(current),
-        (entry) => Effect.flatMap(SubscriptionRef.get(entry.supervisor.live), (live) => skillsOf(entry.config.name, live)),
+        (entry) =>
+          Effect.flatMap(SubscriptionRef.get(entry.supervisor.live), (live) => skillsOf(entry.config.name, live)),
         { concurrency: "unbounded" }
       )
     ).pipe(Effect.map((perServer) => perServer.flat())),
