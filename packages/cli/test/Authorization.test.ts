@@ -2,7 +2,8 @@
  * The binary against an MCP server protected by OAuth (the client tests' loopback
  * authorization and MCP servers): it prints the authorization URL, listens on 127.0.0.1 for
  * the redirect (the test plays the browser), lists the tools, and keeps the tokens in a
- * 0600 file, so the second run asks nothing.
+ * 0600 file, so the second run asks nothing. On a terminal, the live line of a running call
+ * is not drawn while the authorization waits for the browser.
  */
 import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { connect } from "node:net"
@@ -15,6 +16,7 @@ import * as Scope from "effect/Scope"
 import { authorizationServer, resourceServer, TokenRegistry } from "../../client/test/support/authServers.js"
 import { listenForRedirect } from "../src/Authorization.js"
 import { eventually, start } from "./support/cli.js"
+import { startOnTerminal } from "./support/pty.js"
 
 /** Whether something accepts TCP connections at host:port. */
 const accepts = (host: string, port: number) =>
@@ -66,6 +68,58 @@ describe("effect-mcp with an OAuth-protected server", () => {
       expect(second.stdout).toContain("secret")
       expect(second.stderr).not.toContain("authorize")
       expect(authorization.seen.filter((entry) => entry.path === "/authorize")).toHaveLength(1)
+    })
+  )
+})
+
+/** A printed authorization URL, with the end of its line. */
+const AUTHORIZATION_URL = /(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)\r?\n/
+
+/** A frame of the live line (its spinner, or what it says runs). */
+const LIVE_LINE = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|calling secret/
+
+describe("effect-mcp with an OAuth-protected server, on a terminal", () => {
+  it.scopedLive("holds the live line of a running call while the authorization waits for the browser", () =>
+    Effect.gen(function* () {
+      const registry = new TokenRegistry()
+      const authorization = yield* authorizationServer(registry)
+      // tools/call needs a scope the first authorization did not ask for: the call, its live
+      // line turning, is answered 403 insufficient_scope and the authorization starts again.
+      const resource = yield* resourceServer(registry, {
+        authorizationServer: () => authorization.origin,
+        scopesFor: (method) => (method === "tools/call" ? ["mcp:call"] : [])
+      })
+      const file = join(mkdtempSync(join(tmpdir(), "effect-mcp-oauth-")), "oauth.json")
+      const terminal = startOnTerminal(
+        ["tools", "call", "secret", "--url", `${resource.origin}/mcp`, "--transport", "http"],
+        { env: { EFFECT_MCP_TOKEN_FILE: file }, columns: 200 }
+      )
+      /** Waits for the next authorization URL after `from`: the URL and where its line ends. */
+      const nextUrl = async (from: number) => {
+        const end = await terminal.waitFor(AUTHORIZATION_URL, from)
+        return { url: AUTHORIZATION_URL.exec(terminal.screen().slice(from))?.[1] ?? "", end }
+      }
+      const seen = yield* Effect.promise(async () => {
+        // Connecting: the first authorization (no live line yet); the test is the browser.
+        const first = await nextUrl(0)
+        await fetch(first.url)
+        // The call: its live line turns until the step-up prints a second URL.
+        const second = await nextUrl(first.end)
+        const before = terminal.screen().slice(first.end, second.end)
+        // The person is in the browser for a while, long enough for ten redraws of the line.
+        await new Promise((resolve) => setTimeout(resolve, 1_000))
+        const during = terminal.screen().slice(second.end)
+        const page = await fetch(second.url)
+        return { before, during, page: await page.text(), finished: await terminal.finished }
+      })
+      expect(seen.before).toMatch(LIVE_LINE)
+      expect(seen.before).toContain("asks you to authorize effect-mcp")
+      expect(seen.during).not.toMatch(LIVE_LINE)
+      expect(seen.page).toContain("Authorization received")
+      expect(seen.finished.code, seen.finished.screen).toBe(0)
+      expect(seen.finished.screen).toContain("the secret")
+      const asked = authorization.seen.filter((entry) => entry.path === "/authorize")
+      expect(asked.map((entry) => entry.query.get("scope") ?? "")).toStrictEqual(["", "mcp:call"])
     })
   )
 })

@@ -1,16 +1,19 @@
 /**
  * Binary content a person can get at: with `--out DIR` images, audio, blobs and embedded
  * resources are saved as files (names from the URI or the kind, extensions from the MIME
- * type) and their paths printed; on a terminal that shows inline images (kitty, iTerm2 and
- * WezTerm) an image is also drawn in place.
+ * type) and their paths printed; on a terminal that shows inline images an image is also
+ * drawn in place: kitty's graphics protocol, iTerm2's (iTerm2, WezTerm), or sixel (a terminal
+ * named by its environment or whose device attributes say so, see `internal/sixel.ts`).
  */
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { UsageError } from "../CliError.js"
+import * as Sixel from "../internal/sixel.js"
 import { Output, Styled, styled } from "../Output.js"
 import { contentBlock } from "./render.js"
 
@@ -102,21 +105,72 @@ export const save = (dir: string, payload: Payload) =>
     }
   }).pipe(Effect.mapError((error) => new UsageError({ reason: `--out ${dir}: cannot write there (${error.message})` })))
 
-/** How this terminal shows inline images, from its environment. */
+/** A way of drawing images on a terminal. */
+export type ImageProtocol = "kitty" | "iterm" | "sixel"
+
+/** How this terminal shows inline images, as far as its environment tells. */
 export const inlineImageProtocol = (env: {
   readonly [name: string]: string | undefined
-}): "kitty" | "iterm" | undefined => {
+}): ImageProtocol | undefined => {
   if (env.TERM === "xterm-kitty" || env.KITTY_WINDOW_ID !== undefined) return "kitty"
   if (env.TERM_PROGRAM === "iTerm.app" || env.TERM_PROGRAM === "WezTerm" || env.LC_TERMINAL === "iTerm2") return "iterm"
+  if (Sixel.sixelByEnvironment(env)) return "sixel"
   return undefined
 }
 
+/** How images are drawn here: the protocol, and the size of a character cell in pixels (for sixel). */
+export interface ImageDrawing {
+  readonly protocol: ImageProtocol
+  readonly cell: Sixel.Cell
+}
+
+/**
+ * How this process's stdout draws images, `undefined` when it does not (not a terminal, a
+ * dumb one, or a terminal that shows none). kitty and iTerm2 are known by their environment;
+ * otherwise the terminal is asked (once: the answer is kept) whether it draws sixel and how
+ * large its cells are, unless stdin is not a terminal, where only the environment counts.
+ */
+export const imageDrawing: Effect.Effect<ImageDrawing | undefined> = Effect.runSync(
+  Effect.cached(
+    Effect.suspend(() => {
+      if (process.stdout.isTTY !== true || process.env.TERM === "dumb") return Effect.succeed(undefined)
+      const named = inlineImageProtocol(process.env)
+      if (named === "kitty" || named === "iterm")
+        return Effect.succeed<ImageDrawing>({ protocol: named, cell: Sixel.DEFAULT_CELL })
+      return Effect.map(Sixel.askTerminal(process.stdin, process.stdout), (reply) =>
+        named === "sixel" || Option.exists(reply, ({ attributes }) => attributes.includes(4))
+          ? {
+              protocol: "sixel" as const,
+              cell: Option.getOrUndefined(Option.flatMapNullable(reply, ({ cell }) => cell)) ?? Sixel.DEFAULT_CELL
+            }
+          : undefined
+      )
+    })
+  )
+)
+
 const ESC = "\x1b"
 
-/** The escape sequence that draws a PNG/JPEG/GIF image inline (this is the CLI's own output, not the server's). */
-export const inlineImage = (protocol: "kitty" | "iterm", base64: string): Styled => {
-  if (protocol === "iterm")
+/**
+ * The escape sequence that draws an image inline (this is the CLI's own output, not the
+ * server's); `undefined` when it cannot be drawn (a PNG that does not decode, for sixel).
+ * A sixel image is scaled down to the terminal's width and to its height less two lines.
+ */
+export const inlineImage = (drawing: ImageDrawing, base64: string): Styled | undefined => {
+  if (drawing.protocol === "iterm")
     return new Styled(`${ESC}]1337;File=inline=1;size=${Buffer.from(base64, "base64").length}:${base64}\x07`)
+  if (drawing.protocol === "sixel") {
+    const columns = (process.stdout.columns ?? 0) > 0 ? process.stdout.columns : 80
+    const rows = (process.stdout.rows ?? 0) > 0 ? process.stdout.rows : 24
+    return Either.match(
+      Sixel.fromPng(
+        Buffer.from(base64, "base64"),
+        columns * drawing.cell.width,
+        Math.max(1, rows - 2) * drawing.cell.height
+      ),
+      { onLeft: () => undefined, onRight: (sixel) => new Styled(sixel) }
+    )
+  }
   // kitty: PNG data (f=100), sent in chunks of at most 4096 base64 characters.
   const chunks = base64.match(/.{1,4096}/g) ?? []
   return new Styled(
@@ -129,13 +183,15 @@ export const inlineImage = (protocol: "kitty" | "iterm", base64: string): Styled
   )
 }
 
-/** Whether an image can be drawn inline here (stdout is such a terminal; only well-formed base64). */
-export const drawable = (block: McpSchema.ContentBlock): block is typeof McpSchema.ImageContent.Type =>
+/** Whether an image may be drawn with a protocol (PNG everywhere, JPEG and GIF on iTerm2; well-formed base64 only). */
+export const drawable = (
+  block: McpSchema.ContentBlock,
+  protocol: ImageProtocol | undefined
+): block is typeof McpSchema.ImageContent.Type =>
   block.type === "image" &&
-  process.stdout.isTTY === true &&
+  protocol !== undefined &&
   /^[A-Za-z0-9+/]+=*$/.test(block.data) &&
-  (block.mimeType === "image/png" ||
-    (inlineImageProtocol(process.env) === "iterm" && /^image\/(jpeg|gif)$/.test(block.mimeType)))
+  (block.mimeType === "image/png" || (protocol === "iterm" && /^image\/(jpeg|gif)$/.test(block.mimeType)))
 
 /**
  * Prints content blocks for a person: each as text or a one-line summary, an image drawn
@@ -145,10 +201,13 @@ export const drawable = (block: McpSchema.ContentBlock): block is typeof McpSche
 export const printContent = (blocks: ReadonlyArray<McpSchema.ContentBlock>, out: Option.Option<string>, stem: string) =>
   Effect.gen(function* () {
     const output = yield* Output
-    const protocol = inlineImageProtocol(process.env)
     for (const [index, block] of blocks.entries()) {
       yield* output.line(contentBlock(block))
-      if (protocol !== undefined && drawable(block)) yield* output.line(inlineImage(protocol, block.data))
+      // The terminal is asked only for an image it might draw.
+      const drawing = drawable(block, inlineImageProtocol(process.env) ?? "sixel") ? yield* imageDrawing : undefined
+      const image =
+        drawing !== undefined && drawable(block, drawing.protocol) ? inlineImage(drawing, block.data) : undefined
+      if (image !== undefined) yield* output.line(image)
       if (out._tag === "None") continue
       const payload = payloadOf(block, `${stem}-${index + 1}`)
       if (payload === undefined) continue
