@@ -255,10 +255,13 @@ export const withClient = <A, E, R>(
         onNone: () => ({}),
         onSome: (seconds) => ({ requestTimeout: Duration.seconds(seconds) })
       }),
-      ...Option.match(Option.orElse(run.retry, () => Option.fromNullable(chosen.retry)), {
-        onNone: () => ({}),
-        onSome: (times) => ({ retry: retrySettings(times) })
-      })
+      ...Option.match(
+        Option.orElse(run.retry, () => Option.fromNullable(chosen.retry)),
+        {
+          onNone: () => ({}),
+          onSome: (times) => ({ retry: retrySettings(times) })
+        }
+      )
     }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv, auth)), Layer.provide(handlers))
     const output = yield* Output
     const names = yield* ServerNames
