@@ -174,19 +174,19 @@ export const make = (
     // cleanly when we closed it, else with how the process ended. A process whose children keep
     // its pipes open has ended a second after its exit; a process that closed its stdout but
     // lives on has ended (badly) three seconds after.
+    // How the connection ended, once it has: what a later send fails with.
+    let failure: TransportError | undefined
     const finish = (how: Ended | "stdout closed") => {
       if (stderrPartial !== "") {
         tail.push(stderrPartial)
         stderrPartial = ""
       }
       if (closing) return inbox.unsafeDone(Exit.void)
-      inbox.unsafeDone(
-        Exit.fail(
-          how === "stdout closed"
-            ? new TransportError({ server, reason: "the server closed its stdout", stderr: tail.join("\n") })
-            : new TransportError({ server, ...endedReason(how), stderr: tail.join("\n") })
-        )
-      )
+      failure ??=
+        how === "stdout closed"
+          ? new TransportError({ server, reason: "the server closed its stdout", stderr: tail.join("\n") })
+          : new TransportError({ server, ...endedReason(how), stderr: tail.join("\n") })
+      inbox.unsafeDone(Exit.fail(failure))
     }
     child.once("close", (code: number | null, signal: NodeJS.Signals | null) => finish({ code, signal }))
     child.once("exit", (code, signal) => {
@@ -208,11 +208,15 @@ export const make = (
       corked = false
       child.stdin.uncork()
     }
+    // A message sent after the process exited, before the connection is seen to end, is not
+    // refused here: the request fails when it ends, with how the process ended (exit code, stderr).
     const send = (message: JsonRpc.JSONRPCMessage) =>
       Effect.suspend(() => {
-        if (closing || ended !== undefined || child.stdin.writableEnded) {
+        if (failure !== undefined) return Effect.fail(failure)
+        if (closing || child.stdin.writableEnded) {
           return Effect.fail(new TransportError({ server, reason: "the transport is closed" }))
         }
+        if (ended !== undefined || child.stdin.destroyed) return Effect.void
         if (!corked) {
           corked = true
           child.stdin.cork()

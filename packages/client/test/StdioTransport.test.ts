@@ -182,6 +182,28 @@ describe.each(transports)("$name", ({ layer: transportLayer }) => {
     })
   )
 
+  it.live("a server that exits before the handshake: the error has its exit code and stderr, not 'closed'", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        Effect.scoped(
+          Layer.build(
+            McpClient.layer({ name: "early" }).pipe(
+              Layer.provide(
+                transportLayer({
+                  command: process.execPath,
+                  args: ["-e", "console.error('cannot open database'); process.exit(4)"],
+                  name: "early"
+                })
+              )
+            )
+          )
+        )
+      )
+      expect(error).toMatchObject({ _tag: "TransportError", exitCode: 4 })
+      if (error._tag === "TransportError") expect(error.stderr).toContain("cannot open database")
+    })
+  )
+
   it.live("a command that does not exist fails with a typed error naming it and the PATH", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(
