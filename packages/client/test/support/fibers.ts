@@ -9,8 +9,10 @@ export const noFibersLeft = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Ef
   Effect.gen(function* () {
     const supervisor = yield* Supervisor.track
     const result = yield* Effect.supervised(effect, supervisor)
-    // Give interrupted fibers a moment to finish unwinding (up to 5 s: a loaded machine is slow).
-    for (let attempt = 0; attempt < 250; attempt++) {
+    // Give interrupted fibers a moment to finish unwinding: up to 15 s, because on a loaded CI
+    // machine (every project collecting at once) the first tests' server processes take seconds to
+    // stop, and the platform's daemon fibers feeding their stdin end only when the pipes close.
+    for (let attempt = 0; attempt < 750; attempt++) {
       const fibers = yield* supervisor.value
       const statuses = yield* Effect.forEach(fibers, Fiber.status)
       if (statuses.every((status) => status._tag === "Done")) return result
