@@ -88,7 +88,7 @@ export const make = (
     if (options.cwd !== undefined) command = CommandRuntime.workingDirectory(command, options.cwd)
 
     const outbound = yield* Mailbox.make<Uint8Array>()
-    const process = yield* CommandRuntime.start(CommandRuntime.stdin(command, Mailbox.toStream(outbound))).pipe(
+    const process = yield* CommandRuntime.start(command).pipe(
       Effect.mapError((error) => {
         const notFound = /ENOENT/.test(String(error))
         const reason = notFound
@@ -99,6 +99,10 @@ export const make = (
     )
     const pid = Number(process.pid)
     let closing = false
+    // stdin is fed by a fiber of this scope, not the platform's daemon (which a killed process
+    // could leave waiting forever on a pipe that never finishes): closing ends the outbound
+    // mailbox, which ends stdin; the scope's end interrupts the fiber whatever happened.
+    yield* Stream.run(Mailbox.toStream(outbound), process.stdin).pipe(Effect.ignore, Effect.forkScoped)
 
     // stderr: always drained, kept as a tail, logged, published.
     const tail: Array<string> = []
@@ -248,16 +252,13 @@ const probeProcess = (
 ): Effect.Effect<ProbeOutcome, never, CommandExecutor.CommandExecutor> =>
   Effect.scoped(
     Effect.gen(function* () {
-      // stdin stays open until the answer (some servers stop at the end of their input), then
-      // ends, so that the fiber feeding it ends too.
-      const done = yield* Deferred.make<void>()
-      const input = Stream.concat(
-        Stream.make(encodeLine(request)),
-        Stream.drain(Stream.fromEffect(Deferred.await(done)))
-      )
-      const probe = yield* CommandRuntime.start(CommandRuntime.stdin(command, input))
-      yield* Effect.addFinalizer(() =>
-        Effect.zipRight(Deferred.succeed(done, undefined), Effect.ignore(probe.kill("SIGKILL")))
+      const probe = yield* CommandRuntime.start(command)
+      yield* Effect.addFinalizer(() => Effect.ignore(probe.kill("SIGKILL")))
+      // stdin stays open until the answer (some servers stop at the end of their input); the
+      // fiber feeding it is this scope's, so it ends with the probe (never a daemon left behind).
+      yield* Stream.run(Stream.concat(Stream.make(encodeLine(request)), Stream.never), probe.stdin).pipe(
+        Effect.ignore,
+        Effect.forkScoped
       )
       // Its stderr is read and dropped: a server that logs much must not block on a full pipe.
       yield* Effect.forkScoped(Stream.runDrain(probe.stderr))
