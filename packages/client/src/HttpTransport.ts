@@ -7,10 +7,15 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Scope_ from "effect/Scope"
 import * as AuthorizedClient from "./auth/AuthorizedClient.js"
 import * as OAuth from "./auth/OAuth.js"
+import type { OAuthSession } from "./auth/OAuthSession.js"
+import { TokenStore } from "./auth/TokenStore.js"
+import { FastRoute, gated } from "./internal/transport/fastRoute.js"
 import { parseEndpoint } from "./internal/transport/httpBody.js"
 import type { TransportError } from "./McpError.js"
 import * as SseTransport from "./SseTransport.js"
@@ -114,14 +119,51 @@ export const makeAuto = (
     } satisfies TransportService
   })
 
-/** The HTTP client of the transport: the context's, authorizing unless `auth` is `false`. */
-const clientFor = (options: HttpOptions): Effect.Effect<HttpClient.HttpClient, TransportError, HttpClient.HttpClient> =>
+/** A session that is made (in the current context) on first use; `maxAttempts` as `OAuth.make` says. */
+const lazily = (make: Effect.Effect<OAuthSession>, options: OAuth.OAuthOptions): Effect.Effect<OAuthSession> =>
+  Effect.map(
+    Effect.flatMap(Effect.context<never>(), (context) => Effect.cached(Effect.provide(make, context))),
+    (made) => ({
+      credentials: (method, url) => Effect.flatMap(made, (session) => session.credentials(method, url)),
+      challenged: (refusal, sent) => Effect.flatMap(made, (session) => session.challenged(refusal, sent)),
+      maxAttempts: options.maxAttempts ?? 3
+    })
+  )
+
+/**
+ * An HTTP transport for a URL, by the chosen (or detected) transport, over the context's
+ * `HttpClient`, authorizing unless `auth` is `false` (with the context's optional `TokenStore`
+ * and `Authorizer`). Fails with a `TransportError` when the URL is invalid or the connection
+ * cannot be made (legacy SSE).
+ */
+export const make = (
+  options: HttpOptions
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> =>
   Effect.gen(function* () {
     const url = yield* parseEndpoint(options.url, options.name)
     const raw = yield* HttpClient.HttpClient
-    if (options.auth === false) return raw
-    const session = yield* OAuth.make(options.name ?? url.host, options.url, raw, options.auth ?? {})
-    return AuthorizedClient.authorize(raw, session)
+    const route = yield* Effect.serviceOption(FastRoute)
+    const transport = options.transport ?? "auto"
+    const made =
+      transport === "http"
+        ? StreamableHttpTransport.make(options)
+        : transport === "sse"
+          ? SseTransport.make(options)
+          : makeAuto(options)
+    if (options.auth === false) return yield* made
+    const auth = options.auth ?? {}
+    const makeSession = OAuth.make(options.name ?? url.host, options.url, raw, auth)
+    // Without a `TokenStore` no token of an earlier run can be sent: nothing is added to a request
+    // before a refusal, and the flow's state is made only then (in this context).
+    const stored = Option.isSome(yield* Effect.serviceOption(TokenStore))
+    const authorizing = stored
+      ? AuthorizedClient.make(raw, yield* makeSession)
+      : AuthorizedClient.make(raw, yield* lazily(makeSession, auth), { bare: true })
+    // A fast route for the requests goes around the authorizing client only while it has nothing to add.
+    return yield* made.pipe(
+      Effect.provideService(HttpClient.HttpClient, authorizing.client),
+      Option.isSome(route) ? Effect.provideService(FastRoute, gated(route.value, authorizing)) : identity
+    )
   })
 
 /**
@@ -130,16 +172,4 @@ const clientFor = (options: HttpOptions): Effect.Effect<HttpClient.HttpClient, T
  * `TransportError` when the URL is invalid or the connection cannot be made (legacy SSE).
  */
 export const layer = (options: HttpOptions): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> =>
-  Layer.scoped(
-    Transport,
-    Effect.flatMap(clientFor(options), (client) => {
-      const transport = options.transport ?? "auto"
-      const made =
-        transport === "http"
-          ? StreamableHttpTransport.make(options)
-          : transport === "sse"
-            ? SseTransport.make(options)
-            : makeAuto(options)
-      return Effect.provideService(made, HttpClient.HttpClient, client)
-    })
-  )
+  Layer.scoped(Transport, make(options))

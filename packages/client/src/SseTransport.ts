@@ -9,19 +9,20 @@ import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import { AuthorizationError } from "./auth/AuthError.js"
 import {
-  describeHttpError,
+  fromResponse,
   parseEndpoint,
   readExcerpt,
   requestFailure,
+  tracedWhenTracing,
   withMethod
 } from "./internal/transport/httpBody.js"
-import { parse as parseSse, SseTooLarge } from "./internal/transport/sse.js"
+import { makeParser } from "./internal/transport/sse.js"
 import { TransportError } from "./McpError.js"
 import { makeInbound, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
@@ -48,7 +49,7 @@ export const make = (
     const url = yield* parseEndpoint(options.url, options.name)
     const server = options.name ?? url.host
     const maxBytes = options.maxMessageBytes ?? 64 * 1024 * 1024
-    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope)
+    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope, tracedWhenTracing)
     const inbound = makeInbound()
     const fibers = yield* FiberSet.make()
     const endpoint = yield* Deferred.make<URL, TransportError>()
@@ -73,26 +74,27 @@ export const make = (
             response.status
           )
         }
-        yield* response.stream.pipe(
-          parseSse(maxBytes),
-          Stream.mapError((cause) =>
-            cause instanceof SseTooLarge
-              ? error(`an SSE event exceeded the maximum size of ${maxBytes} bytes`)
-              : error(`the SSE stream broke: ${describeHttpError(cause)}`)
-          ),
-          Stream.runForEach((item) => {
-            if (item._tag !== "Event") return Effect.void
-            if (item.event === "endpoint") {
-              const target = URL.canParse(item.data, options.url) ? new URL(item.data, options.url) : undefined
-              const origin = url.origin
-              return target !== undefined && target.origin === origin
-                ? Deferred.succeed(endpoint, target)
-                : Effect.fail(error(`the server announced an endpoint on another origin: ${item.data}`))
-            }
-            if (item.event !== "message" || item.data === "") return Effect.void
-            return Effect.asVoid(inbound.offerAll(parseIncoming(item.data)))
+        let stopped: TransportError | undefined
+        const parser = makeParser(maxBytes, (item) => {
+          if (item._tag !== "Event" || stopped !== undefined) return
+          if (item.event === "endpoint") {
+            const target = URL.canParse(item.data, options.url) ? new URL(item.data, options.url) : undefined
+            if (target !== undefined && target.origin === url.origin)
+              Deferred.unsafeDone(endpoint, Exit.succeed(target))
+            else stopped = error(`the server announced an endpoint on another origin: ${item.data}`)
+            return
+          }
+          if (item.event !== "message" || item.data === "") return
+          for (const incoming of parseIncoming(item.data)) inbound.unsafeOffer(incoming)
+        })
+        yield* fromResponse(response)
+          .forEachChunk((chunk) => {
+            if (!parser.push(chunk)) stopped = error(`an SSE event exceeded the maximum size of ${maxBytes} bytes`)
+            return stopped === undefined
           })
-        )
+          .pipe(Effect.mapError((cause) => error(`the SSE stream broke: ${cause}`)))
+        if (stopped !== undefined) return yield* stopped
+        parser.end()
         return yield* error("the server closed the SSE stream")
       })
     ).pipe(

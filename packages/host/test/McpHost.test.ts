@@ -8,9 +8,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import { Authorizer, Capabilities, McpError, type StdioTransport, TokenStore } from "@effect-mcp/client"
+import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
 import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -186,6 +188,38 @@ describe("McpHost", () => {
       expect(launched).toStrictEqual(["alpha", "alpha"])
       expect(pids.filter(isAlive)).toStrictEqual([])
     })
+  )
+
+  it.live("a program's Node HTTP route (NodeHttpTransport.layerRoute) carries an HTTP server's requests", () =>
+    Effect.gen(function* () {
+      // The platform client counts what goes through it: with the route, only the sessions' closing DELETEs.
+      const viaClient: Array<string> = []
+      const counting = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, (client) =>
+          HttpClient.tapRequest(client, (request) => Effect.sync(() => viaClient.push(request.method)))
+        )
+      ).pipe(Layer.provide(keepAliveHttpClient))
+      const serve = (route: boolean) =>
+        Effect.gen(function* () {
+          const host = yield* McpHost.McpHost
+          for (let call = 0; call < 5; call++)
+            expect(textOf(yield* host.callTool("web__echo", { message: `call ${call}` }))).toContain(`call ${call}`)
+        }).pipe(
+          Effect.provide(
+            McpHost.layer({ servers: [{ name: "web", target: http() }] }).pipe(
+              Layer.provide(Layer.merge(NodeContext.layer, counting))
+            )
+          ),
+          route ? Effect.provide(NodeHttpTransport.layerRoute()) : (effect) => effect
+        )
+      yield* serve(true)
+      expect(new Set(viaClient)).toStrictEqual(new Set(["DELETE"]))
+      viaClient.length = 0
+      // Without it, every POST goes through the HttpClient.
+      yield* serve(false)
+      expect(viaClient.filter((method) => method === "POST").length).toBeGreaterThanOrEqual(7)
+    }).pipe(noFibersLeft)
   )
 
   it.live("gives up on a server that keeps crashing once the restart schedule ends", () =>

@@ -1,11 +1,13 @@
 /**
- * effect-mcp's `McpClient`, over its Node stdio transport or its HTTP transport on node:http with
- * keep-alive. Pinned to 2025-11-25, the revision the SDK clients speak: the default (`auto`) first
- * probes for 2026-07-28, which over stdio is a second process start (measured in the client's tests).
+ * effect-mcp's `McpClient`, over its Node stdio transport or its Node HTTP transport (requests on
+ * node:http with keep-alive; the platform `HttpClient`, node:http with keep-alive too, for DELETE).
+ * Pinned to 2025-11-25, the revision the SDK clients speak: the default (`auto`) first probes for
+ * 2026-07-28, which over stdio is a second process start (measured in the client's tests).
  */
 
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { HttpTransport, McpClient } from "@effect-mcp/client"
+import { McpClient } from "@effect-mcp/client"
+import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
 import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
@@ -16,7 +18,7 @@ import type { Client, Target } from "./Session.js"
 const transportOf = (target: Target) =>
   target.kind === "stdio"
     ? NodeStdioTransport.layer({ command: target.command, args: target.args, name: "bench" })
-    : HttpTransport.layer({ url: target.url, transport: "http", name: "bench" }).pipe(
+    : NodeHttpTransport.layer({ url: target.url, transport: "http", name: "bench" }).pipe(
         Layer.provide(NodeHttpClient.layerWithoutAgent),
         Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
       )

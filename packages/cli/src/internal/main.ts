@@ -6,6 +6,7 @@
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
 import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
 import { ServerTransport } from "@effect-mcp/host"
 import * as Cause from "effect/Cause"
@@ -49,6 +50,8 @@ export const main = (
     Effect.provideService(TrailingCommand, trailing),
     // stdio servers run on Node's own stdio transport (no stream stages between pipe and peer).
     Effect.provideService(ServerTransport.StdioLauncher, NodeStdioTransport.layer),
+    // Streamable HTTP POSTs on node:http directly (the platform HttpClient stays for OAuth, DELETE, legacy SSE).
+    Effect.provide(NodeHttpTransport.layerRoute()),
     Effect.provide(NodeContext.layer),
     NodeRuntime.runMain({
       disableErrorReporting: true,

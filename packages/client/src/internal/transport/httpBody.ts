@@ -1,13 +1,32 @@
 /**
- * Reading HTTP bodies with a size limit, so a huge or endless body is an error, not memory;
- * HTTP client errors in one clause; the endpoint URL checked before anything is sent.
+ * Responses as the HTTP transports read them (`Answer`, whichever client brought them); bodies
+ * read with a size limit, so a huge or endless body is an error, not memory; HTTP client
+ * errors in one clause; the endpoint URL checked before anything is sent; the platform
+ * client's span per request only when someone traces.
  */
+import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { AuthorizationError } from "../../auth/AuthError.js"
 import { TransportError } from "../../McpError.js"
+
+/** Effect's default tracer: with it and no parent span, nobody is tracing. */
+const nativeTracer = Effect.runSync(Effect.tracer)
+
+/**
+ * `client`, making its span per request (and sending that span's trace headers) only when
+ * someone traces: a parent span, or a tracer other than Effect's default.
+ */
+export const tracedWhenTracing = <E, R>(client: HttpClient.HttpClient.With<E, R>): HttpClient.HttpClient.With<E, R> =>
+  HttpClient.transform(client, (effect) =>
+    Effect.withFiberRuntime((fiber) =>
+      fiber.currentSpan !== undefined || fiber.currentTracer !== nativeTracer
+        ? effect
+        : Effect.withTracerEnabled(effect, false)
+    )
+  )
 
 /** What a body read that broke off says: the server (or the network) closed the connection mid-body. */
 export const CONNECTION_CLOSED = "the connection closed before the response was complete"
@@ -21,13 +40,55 @@ export const parseEndpoint = (url: string, name: string | undefined): Effect.Eff
     ? Effect.succeed(new URL(url))
     : Effect.fail(new TransportError({ server: name ?? url, reason: `invalid URL: ${JSON.stringify(url)}` }))
 
+/** What a bounded body read got: at most the limit, and whether the body had more. */
+export interface Collected {
+  readonly text: string
+  readonly over: boolean
+}
+
+/**
+ * A response as the HTTP transports read it: an `HttpClientResponse` (through `fromResponse`) or
+ * one that came over a faster route (Node's own client). Header names are lower case. The body
+ * is read once, chunk by chunk or collected; a body cut short fails with a clause saying so.
+ */
+export interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | undefined>>
+  /** Hands each chunk of the body to `f` as it arrives, until the end or until `f` says `false`. */
+  readonly forEachChunk: (f: (chunk: Uint8Array) => boolean) => Effect.Effect<void, string>
+  readonly collect: (maxBytes: number) => Effect.Effect<Collected, string>
+}
+
+const decoder = new TextDecoder()
+
+/** The text of `size` bytes in `chunks` (UTF-8, a byte-order mark dropped as `TextDecoder` does). */
+export const decodeChunks = (chunks: ReadonlyArray<Uint8Array>, size: number): string => {
+  let bytes: Uint8Array
+  if (chunks.length === 1 && chunks[0] !== undefined) bytes = chunks[0]
+  else {
+    bytes = new Uint8Array(size)
+    let offset = 0
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset)
+      offset += chunk.length
+    }
+  }
+  return decoder.decode(bytes)
+}
+
+/** What a body read that broke off after `received` bytes says, with its cause when there is one. */
+export const cutShort = (received: number, cause: unknown): string => {
+  const detail = describeCause(cause)
+  return `${CONNECTION_CLOSED} (${received} bytes of the body received${detail === undefined ? "" : `; ${detail}`})`
+}
+
 const collect = (response: HttpClientResponse.HttpClientResponse, maxBytes: number) =>
-  Effect.gen(function* () {
+  Effect.suspend(() => {
     const chunks: Array<Uint8Array> = []
     let size = 0
     let over = false
-    yield* response.stream.pipe(
-      Stream.mapError((error) => `${CONNECTION_CLOSED} (${size} bytes of the body received${causeDetail(error)})`),
+    return response.stream.pipe(
+      Stream.mapError((error) => cutShort(size, error.cause)),
       Stream.runForEachWhile((chunk) => {
         const room = maxBytes - size
         if (chunk.length > room) {
@@ -39,46 +100,61 @@ const collect = (response: HttpClientResponse.HttpClientResponse, maxBytes: numb
         chunks.push(chunk)
         size += chunk.length
         return Effect.succeed(true)
-      })
+      }),
+      Effect.map((): Collected => ({ text: decodeChunks(chunks, size), over }))
     )
-    const bytes = new Uint8Array(size)
-    let offset = 0
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset)
-      offset += chunk.length
-    }
-    return { text: new TextDecoder().decode(bytes), over }
   })
+
+/** An `HttpClientResponse` as an {@link Answer}. */
+export const fromResponse = (response: HttpClientResponse.HttpClientResponse): Answer => ({
+  status: response.status,
+  headers: response.headers,
+  forEachChunk: (f) =>
+    response.stream.pipe(
+      Stream.runForEachWhile((chunk) => Effect.succeed(f(chunk))),
+      Effect.mapError(describeHttpError)
+    ),
+  collect: (maxBytes) => collect(response, maxBytes)
+})
+
+/** The body-size failure. */
+export const tooLarge = (maxBytes: number) => `the body exceeded the maximum size of ${maxBytes} bytes`
+
+const collectOf = (response: Answer | HttpClientResponse.HttpClientResponse, maxBytes: number) =>
+  "collect" in response ? response.collect(maxBytes) : collect(response, maxBytes)
 
 /** The body as text, failing with a reason when it is larger than `maxBytes`. */
 export const readBody = (
-  response: HttpClientResponse.HttpClientResponse,
+  response: Answer | HttpClientResponse.HttpClientResponse,
   maxBytes: number
 ): Effect.Effect<string, string> =>
-  Effect.flatMap(collect(response, maxBytes), ({ text, over }) =>
-    over ? Effect.fail(`the body exceeded the maximum size of ${maxBytes} bytes`) : Effect.succeed(text)
+  Effect.flatMap(collectOf(response, maxBytes), ({ text, over }) =>
+    over ? Effect.fail(tooLarge(maxBytes)) : Effect.succeed(text)
   )
 
 /** The first `maxBytes` of the body as text (for error messages); empty when it cannot be read. */
-export const readExcerpt = (response: HttpClientResponse.HttpClientResponse, maxBytes: number): Effect.Effect<string> =>
-  collect(response, maxBytes).pipe(
+export const readExcerpt = (
+  response: Answer | HttpClientResponse.HttpClientResponse,
+  maxBytes: number
+): Effect.Effect<string> =>
+  collectOf(response, maxBytes).pipe(
     Effect.map(({ text, over }) => (over ? `${text}…` : text)),
     Effect.orElseSucceed(() => "")
   )
 
-/** `; cause` for a body read that broke off, or nothing. */
-const causeDetail = (error: HttpClientError.HttpClientError): string => {
-  const text = errorText(error.cause)
-  return text === undefined ? "" : `; ${text}`
-}
-
 /** An error's message, with its code (`ECONNRESET`) only when the message does not already say it. */
-const errorText = (cause: unknown): string | undefined => {
+export const describeCause = (cause: unknown): string | undefined => {
   if (!(cause instanceof Error)) return undefined
   const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined
   const message = cause.message.trim()
   if (message === "") return code
   return code === undefined || message.includes(code) ? message : `${code}: ${message}`
+}
+
+/** What a body stream that broke off says, with its cause when there is one. */
+export const closedMidBody = (cause: unknown): string => {
+  const detail = describeCause(cause)
+  return `${CONNECTION_CLOSED}${detail === undefined ? "" : ` (${detail})`}`
 }
 
 /**
@@ -87,11 +163,8 @@ const errorText = (cause: unknown): string | undefined => {
  */
 export const describeHttpError = (error: HttpClientError.HttpClientError): string => {
   if (error._tag === "RequestError" && error.reason === "InvalidUrl") return "the URL is invalid"
-  if (error._tag === "ResponseError" && error.reason === "Decode") {
-    const detail = errorText(error.cause)
-    return `${CONNECTION_CLOSED}${detail === undefined ? "" : ` (${detail})`}`
-  }
-  const detail = errorText(error.cause) ?? error.description
+  if (error._tag === "ResponseError" && error.reason === "Decode") return closedMidBody(error.cause)
+  const detail = describeCause(error.cause) ?? error.description
   if (detail !== undefined && detail !== "") return detail
   return error._tag === "ResponseError" ? `${error.reason} (status ${error.response.status})` : error.reason
 }

@@ -1,82 +1,105 @@
 /**
- * Server-sent events: a parser from bytes to events (WHATWG rules: `data`, `event`, `id`,
- * `retry`, comments, CRLF/LF/CR line ends) with a maximum event size. An event that was not
- * finished by a blank line when the stream ends is dropped, as the standard says; callers
- * notice that what they waited for did not arrive.
+ * Server-sent events: a push parser from bytes to events (WHATWG rules: `data`, `event`, `id`,
+ * `retry`, comments, CRLF/LF/CR line ends, even split across chunks) with a maximum event size.
+ * It is fed each chunk as it arrives and calls back with each event, with no stream stage in
+ * between. An event that was not finished by a blank line when the stream ends is dropped, as
+ * the standard says; callers notice that what they waited for did not arrive.
  */
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 
 /** One dispatched event, or a new reconnection delay from the server. */
 export type SseItem =
   | { readonly _tag: "Event"; readonly event: string; readonly data: string; readonly id: string | undefined }
   | { readonly _tag: "Retry"; readonly millis: number }
 
-/** An event larger than the limit. */
-export class SseTooLarge {
-  readonly _tag = "SseTooLarge"
-  constructor(readonly maxBytes: number) {}
+/** The parser of one stream. */
+export interface SseParser {
+  /** Parses a chunk, calling back with each item it completes; `false` once an event exceeded the limit (stop reading). */
+  readonly push: (chunk: Uint8Array) => boolean
+  /** The stream ended: a last line without its line end is taken (an unfinished event is still dropped). */
+  readonly end: () => void
 }
 
-interface State {
-  event: string
-  data: Array<string>
-  size: number
-  id: string | undefined
-}
+/** A parser calling `onItem` with each item, refusing events larger than `maxEventBytes`. */
+export const makeParser = (maxEventBytes: number, onItem: (item: SseItem) => void): SseParser => {
+  const decoder = new TextDecoder()
+  let event = ""
+  let data: Array<string> = []
+  let size = 0
+  let lastId: string | undefined
+  // The text after the last line end, and whether the last chunk ended with a CR (its LF may follow).
+  let rest = ""
+  let afterCr = false
+  let tooLarge = false
+  // The longest line any event within the limit needs: its data and the field name.
+  const maxLine = maxEventBytes + "data: ".length
 
-/** Parses a byte stream into events. */
-export const parse =
-  (maxEventBytes: number) =>
-  <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<SseItem, E | SseTooLarge, R> => {
-    const state: State = { event: "", data: [], size: 0, id: undefined }
-    let lastId: string | undefined
-    return bytes.pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.mapEffect((line): Effect.Effect<Option.Option<SseItem>, SseTooLarge> => {
-        if (line === "") {
-          if (state.data.length === 0) {
-            state.event = ""
-            return Effect.succeed(Option.none())
-          }
-          const item: SseItem = {
-            _tag: "Event",
-            event: state.event || "message",
-            data: state.data.join("\n"),
-            id: lastId
-          }
-          state.event = ""
-          state.data = []
-          state.size = 0
-          return Effect.succeed(Option.some(item))
-        }
-        if (line.startsWith(":")) return Effect.succeed(Option.none())
-        const colon = line.indexOf(":")
-        const field = colon === -1 ? line : line.slice(0, colon)
-        let value = colon === -1 ? "" : line.slice(colon + 1)
-        if (value.startsWith(" ")) value = value.slice(1)
-        switch (field) {
-          case "data":
-            state.size += value.length + 1
-            if (state.size > maxEventBytes) return Effect.fail(new SseTooLarge(maxEventBytes))
-            state.data.push(value)
-            return Effect.succeed(Option.none())
-          case "event":
-            state.event = value
-            return Effect.succeed(Option.none())
-          case "id":
-            if (!value.includes("\u0000")) lastId = value
-            return Effect.succeed(Option.none())
-          case "retry":
-            return Effect.succeed(
-              /^\d+$/.test(value) ? Option.some({ _tag: "Retry", millis: Number(value) }) : Option.none()
-            )
-          default:
-            return Effect.succeed(Option.none())
-        }
-      }),
-      Stream.filterMap((item) => item)
-    )
+  /** One line; `false` when the event grew beyond the limit. */
+  const line = (text: string): boolean => {
+    if (text === "") {
+      if (data.length > 0) onItem({ _tag: "Event", event: event || "message", data: data.join("\n"), id: lastId })
+      event = ""
+      data = []
+      size = 0
+      return true
+    }
+    if (text.startsWith(":")) return true
+    const colon = text.indexOf(":")
+    const field = colon === -1 ? text : text.slice(0, colon)
+    let value = colon === -1 ? "" : text.slice(colon + 1)
+    if (value.startsWith(" ")) value = value.slice(1)
+    switch (field) {
+      case "data":
+        size += value.length + 1
+        if (size > maxEventBytes) return false
+        data.push(value)
+        return true
+      case "event":
+        event = value
+        return true
+      case "id":
+        if (!value.includes("\u0000")) lastId = value
+        return true
+      case "retry":
+        if (/^\d+$/.test(value)) onItem({ _tag: "Retry", millis: Number(value) })
+        return true
+      default:
+        return true
+    }
   }
+
+  /** Splits `text` at CR, LF and CRLF, keeping what follows the last line end. */
+  const lines = (text: string): boolean => {
+    let start = 0
+    if (afterCr && text.startsWith("\n")) start = 1
+    afterCr = false
+    for (let i = start; i < text.length; i++) {
+      const code = text.charCodeAt(i)
+      if (code !== 10 && code !== 13) continue
+      const complete = rest + text.slice(start, i)
+      rest = ""
+      if (complete.length > maxLine || !line(complete)) return false
+      if (code === 13) {
+        if (i + 1 === text.length) afterCr = true
+        else if (text.charCodeAt(i + 1) === 10) i++
+      }
+      start = i + 1
+    }
+    rest += text.slice(start)
+    // A line that never ends is bounded too, by the same measure as a whole line (so chunking changes nothing).
+    return rest.length <= maxLine
+  }
+
+  return {
+    push: (chunk) => {
+      if (tooLarge) return false
+      if (!lines(decoder.decode(chunk, { stream: true }))) tooLarge = true
+      return !tooLarge
+    },
+    end: () => {
+      if (tooLarge) return
+      const last = rest + decoder.decode()
+      rest = ""
+      if (last !== "") line(last)
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * A faster route for the requests of the Streamable HTTP transport than the `HttpClient`
+ * (Node's own `http` client: `NodeHttpTransport`). The transport takes it when it is in the
+ * context: POSTs in plain callbacks (no fiber per request), GET streams read chunk by chunk. It
+ * goes through its `HttpClient` whenever the route declines: while authorization is in charge.
+ */
+import * as Context from "effect/Context"
+import type * as Either from "effect/Either"
+import type { Answer, Collected } from "./httpBody.js"
+
+/** An answer that came over the fast route: an {@link Answer} that can also be read with callbacks. */
+export interface FastAnswer extends Answer {
+  /**
+   * Reads the body, at most `maxBytes` of it (`over` when there was more: the rest is not read),
+   * and calls `done` once: with the text, or with why the body broke off.
+   */
+  readonly read: (maxBytes: number, done: (result: Either.Either<Collected, string>) => void) => void
+  /** Reads and drops the body (an empty one, as with 202), so its connection serves the next request. */
+  readonly drain: () => void
+  /** Done with the answer: a body the connection has not received in full is cut off, with the connection. */
+  readonly release: () => void
+}
+
+/** What becomes of a request; each is called at most once, and never before `request` returned. */
+export interface FastHandlers {
+  readonly onAnswer: (answer: FastAnswer) => void
+  /** The request failed before any answer; `cause` is the platform's error. */
+  readonly onError: (cause: unknown) => void
+  /** The server refused the request (401 or 403) and authorization takes over: send it again through the `HttpClient`. */
+  readonly onRefused: () => void
+}
+
+/** The fast route. */
+export interface FastRouteService {
+  /**
+   * Starts a request (a POST carries the JSON `body`); returns what aborts it, or `undefined`
+   * when it must go through the `HttpClient` instead (nothing was sent).
+   */
+  readonly request: (
+    method: "GET" | "POST",
+    url: string,
+    headers: Readonly<Record<string, string>>,
+    body: string | undefined,
+    handlers: FastHandlers
+  ) => (() => void) | undefined
+}
+
+/** The fast route of the context's Streamable HTTP transports, when a platform module provides one. */
+export class FastRoute extends Context.Tag("@effect-mcp/client/FastRoute")<FastRoute, FastRouteService>() {}
+
+/** What authorization says about a request that would go around it. */
+export interface Gate {
+  /** Whether a request to `url` would go out as it is: no credentials for it, and no refusal seen. */
+  readonly bare: (url: string) => boolean
+  /** A request that went around was refused: from now on requests go through authorization. */
+  readonly refused: () => void
+}
+
+/** The route, declining requests that authorization must see, and handing refusals back to it. */
+export const gated = (route: FastRouteService, gate: Gate): FastRouteService => ({
+  request: (method, url, headers, body, handlers) =>
+    gate.bare(url)
+      ? route.request(method, url, headers, body, {
+          onAnswer: (answer) => {
+            if (answer.status !== 401 && answer.status !== 403) return handlers.onAnswer(answer)
+            gate.refused()
+            answer.drain()
+            handlers.onRefused()
+          },
+          onError: handlers.onError,
+          onRefused: handlers.onRefused
+        })
+      : undefined
+})

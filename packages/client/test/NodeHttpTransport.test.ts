@@ -1,0 +1,246 @@
+/**
+ * The Node HTTP transport (POSTs and event streams on `node:http`) against loopback servers:
+ * what the generic transport's tests check, through the fast route: headers and DELETE, JSON
+ * and SSE answers, the GET listener, the body-size limit, a body cut short, error statuses with
+ * `Retry-After`, closing with a POST unanswered, no connection or fiber left; and OAuth, where a
+ * refusal hands the request to the authorizing `HttpClient`, with and without a `TokenStore`.
+ */
+import type { ServerResponse } from "node:http"
+import { describe, expect, it } from "@effect/vitest"
+import { Authorizer, Capabilities, type HttpTransport, McpClient, TokenStore } from "@effect-mcp/client"
+import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { authorizationServer, bearerRequests, resourceServer, TokenRegistry } from "./support/authServers.js"
+import { faultServer, type Handler, initialized, json, rpc } from "./support/faultServer.js"
+import { noFibersLeft } from "./support/fibers.js"
+import { keepAliveHttpClient } from "./support/httpClient.js"
+import { connectionsTo, freePort } from "./support/httpServers.js"
+
+/** Answers initialize (with a session id), notifications and ping; hands tools/call to `onCall`. */
+const mcp =
+  (onCall: Handler): Handler =>
+  (request, response, index) => {
+    const message = rpc(request)
+    if (request.method === "DELETE") return response.writeHead(200).end()
+    if (request.method === "GET") return response.writeHead(405).end()
+    if (message.method === "initialize") return json(response, initialized(message.id), { "mcp-session-id": "s1" })
+    if (message.id === undefined) return response.writeHead(202).end()
+    if (message.method === "tools/call") return onCall(request, response, index)
+    if (message.method === "tools/list")
+      return json(response, { jsonrpc: "2.0", id: message.id, result: { tools: [] } })
+    return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+  }
+
+const text = (request: Parameters<Handler>[0], value: string) => ({
+  jsonrpc: "2.0",
+  id: rpc(request).id,
+  result: { content: [{ type: "text", text: value }] }
+})
+
+const connect = (url: string, options: Partial<HttpTransport.HttpOptions> = {}) =>
+  Effect.map(
+    Layer.build(
+      McpClient.layer({ name: "node", protocolVersion: "2025-11-25" }).pipe(
+        Layer.provide(NodeHttpTransport.layer({ url, name: "node", transport: "http", auth: false, ...options })),
+        Layer.provide(keepAliveHttpClient)
+      )
+    ),
+    (context) => Context.get(context, McpClient.McpClient)
+  )
+
+describe("NodeHttpTransport", () => {
+  it.live("sends the session id, the negotiated version and custom headers over few connections; DELETE on close", () =>
+    Effect.gen(function* () {
+      const { url, received, port } = yield* faultServer(
+        mcp((request, response) => json(response, text(request, "ok")))
+      )
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const client = yield* connect(url, { headers: { authorization: "Bearer t0k3n" } })
+          for (let call = 0; call < 20; call++) yield* client.callTool("x")
+          yield* Effect.forEach(Array.from({ length: 20 }), () => client.callTool("x"), { concurrency: 20 })
+        })
+      )
+      const [initialize, notification, , call] = received
+      expect(initialize?.headers["mcp-session-id"]).toBeUndefined()
+      expect(initialize?.headers.accept).toBe("application/json, text/event-stream")
+      expect(initialize?.headers["content-type"]).toBe("application/json")
+      expect(notification?.headers["mcp-session-id"]).toBe("s1")
+      expect(notification?.headers["mcp-protocol-version"]).toBe("2025-11-25")
+      expect(call?.headers.authorization).toBe("Bearer t0k3n")
+      // initialize, initialized, the GET attempt, tools/list and 20 calls one after another
+      expect(new Set(received.slice(0, 24).map((request) => request.remotePort)).size).toBeLessThanOrEqual(3)
+      expect(received.find((request) => request.method === "DELETE")?.headers["mcp-session-id"]).toBe("s1")
+      expect(connectionsTo(port)).toBe(0)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("an SSE answer to a POST, and server-initiated messages on the GET listener", () =>
+    Effect.gen(function* () {
+      const { url } = yield* faultServer((request, response, index) => {
+        if (request.method === "GET") {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          const notification = JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+          const timer = setInterval(() => response.write(`data: ${notification}\r\n\r\n`), 50)
+          response.on("close", () => clearInterval(timer))
+          return
+        }
+        return mcp((call, res) => {
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          res.write(": comment\n\nid: 1\ndata:\n\n")
+          res.end(`event: message\ndata: ${JSON.stringify(text(call, "streamed"))}\n\n`)
+        })(request, response, index)
+      })
+      const client = yield* connect(url)
+      const result = yield* client.callTool("x")
+      expect(result.content).toStrictEqual([{ type: "text", text: "streamed" }])
+      const first = yield* client.listChanged.pipe(Stream.runHead, Effect.timeout("5 seconds"))
+      expect(first).toStrictEqual(Option.some("tools"))
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  const failures: ReadonlyArray<readonly [string, Handler, RegExp]> = [
+    [
+      "a JSON body cut short",
+      (request, response: ServerResponse) => {
+        const written = JSON.stringify(text(request, "cut")).slice(0, 40)
+        response.writeHead(200, { "content-type": "application/json", "content-length": String(written.length + 4096) })
+        response.write(written)
+        setTimeout(() => response.socket?.destroy(), 20)
+      },
+      /^node: transport failed: the connection closed before the response was complete \(40 bytes of the body received; ECONNRESET: aborted\)$/
+    ],
+    [
+      "an over-size body",
+      (request, response) => json(response, text(request, "z".repeat(200_000))),
+      /exceeded the maximum size of 65536 bytes/
+    ],
+    [
+      "garbage bytes",
+      (_, response) => response.writeHead(200, { "content-type": "application/json" }).end("\u0000\u00ffnot json"),
+      /not JSON/
+    ],
+    [
+      "an HTML page",
+      (_, response) =>
+        response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Login</title>"),
+      /unexpected content type text\/html with status 200: <!doctype html>/
+    ],
+    [
+      "an answer without the response",
+      (_, response) =>
+        json(response, { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: 1 } }),
+      /did not contain the response/
+    ],
+    [
+      "a truncated SSE event",
+      (_, response) =>
+        response.writeHead(200, { "content-type": "text/event-stream" }).end('data: {"jsonrpc":"2.0","id":'),
+      /event stream ended before the response/
+    ]
+  ]
+
+  for (const [what, handler, expected] of failures) {
+    it.live(`${what} fails the request with a typed error, and the next request works`, () =>
+      Effect.gen(function* () {
+        const { url } = yield* faultServer(mcp(handler))
+        const client = yield* connect(url, { maxMessageBytes: 65536 })
+        const error = yield* Effect.flip(client.callTool("x", {}, { timeout: "10 seconds" }))
+        expect(error._tag).toBe("TransportError")
+        expect(error.message).toMatch(expected)
+        yield* client.ping()
+      }).pipe(Effect.scoped, noFibersLeft)
+    )
+  }
+
+  it.live("a 503 says its status and the server's Retry-After", () =>
+    Effect.gen(function* () {
+      const { url } = yield* faultServer(
+        mcp((_, response) => response.writeHead(503, { "content-type": "text/plain", "retry-after": "7" }).end("busy"))
+      )
+      const client = yield* connect(url)
+      const error = yield* Effect.flip(client.callTool("x"))
+      expect(error._tag === "TransportError" && error.status).toBe(503)
+      expect(error._tag === "TransportError" && error.retryAfter).toBe(7000)
+      expect(error.message).toMatch(/HTTP 503: busy/)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("a closed port says ECONNREFUSED once, after the request it refused", () =>
+    Effect.gen(function* () {
+      const port = yield* Effect.promise(freePort)
+      const url = `http://127.0.0.1:${port}/mcp`
+      const error = yield* Effect.flip(connect(url))
+      expect(error.message).toBe(`node: transport failed: POST ${url} failed: connect ECONNREFUSED 127.0.0.1:${port}`)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("closing is not held up by a POST the server never answers (our response to its request)", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer((request, response, index) => {
+        if (request.method === "GET") {
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: "roots-1", method: "roots/list" })}\n\n`)
+          return
+        }
+        if (rpc(request).id === "roots-1") return
+        return mcp(() => undefined)(request, response, index)
+      })
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* Layer.build(
+            McpClient.layer({ name: "node" }).pipe(
+              Layer.provide(NodeHttpTransport.layer({ url, name: "node", transport: "http", auth: false })),
+              Layer.provide(keepAliveHttpClient),
+              Layer.provide(Layer.succeed(Capabilities.Roots, { list: Effect.succeed([{ uri: "file:///tmp" }]) }))
+            )
+          )
+          for (let i = 0; i < 200 && !received.some((entry) => rpc(entry).id === "roots-1"); i++)
+            yield* Effect.sleep("10 millis")
+          expect(received.some((entry) => rpc(entry).id === "roots-1")).toBe(true)
+        })
+      ).pipe(
+        Effect.disconnect,
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("closing the client hung") })
+      )
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  for (const store of ["a TokenStore", "no TokenStore"] as const) {
+    it.scopedLive(`OAuth with ${store}: a refusal goes to the flow, and the token only to the MCP server`, () =>
+      Effect.gen(function* () {
+        const registry = new TokenRegistry()
+        const authorization = yield* authorizationServer(registry, {})
+        const resource = yield* resourceServer(registry, { authorizationServer: () => authorization.origin })
+        const url = `${resource.origin}/mcp`
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const context = yield* Layer.build(
+              McpClient.layer({ name: "protected" }).pipe(
+                Layer.provide(NodeHttpTransport.layer({ url, name: "protected", transport: "http", listen: false })),
+                Layer.provide(
+                  store === "a TokenStore"
+                    ? Layer.merge(Authorizer.followRedirect(), TokenStore.layerMemory)
+                    : Authorizer.followRedirect()
+                ),
+                Layer.provide(keepAliveHttpClient)
+              )
+            )
+            const client = Context.get(context, McpClient.McpClient)
+            expect((yield* client.tools).map((tool) => tool.name)).toStrictEqual(["secret"])
+            yield* client.callTool("secret")
+          })
+        )
+        expect(authorization.seen.map((entry) => `${entry.method} ${entry.path}`)).toContain("POST /token")
+        expect(bearerRequests(authorization.seen)).toStrictEqual([])
+        const withToken = bearerRequests(resource.seen)
+        expect(withToken.every((entry) => entry.path === "/mcp")).toBe(true)
+        expect(withToken.length).toBeGreaterThanOrEqual(3)
+      })
+    )
+  }
+})
