@@ -15,7 +15,7 @@ import * as AuthorizedClient from "./auth/AuthorizedClient.js"
 import * as OAuth from "./auth/OAuth.js"
 import type { OAuthSession } from "./auth/OAuthSession.js"
 import { TokenStore } from "./auth/TokenStore.js"
-import { FastRoute, gated } from "./internal/transport/fastRoute.js"
+import { FastRoute, gated, RouteInUse } from "./internal/transport/fastRoute.js"
 import { parseEndpoint } from "./internal/transport/httpBody.js"
 import type { TransportError } from "./McpError.js"
 import * as SseTransport from "./SseTransport.js"
@@ -150,7 +150,8 @@ export const make = (
         : transport === "sse"
           ? SseTransport.make(options)
           : makeAuto(options)
-    if (options.auth === false) return yield* made
+    if (options.auth === false)
+      return yield* Option.isSome(route) ? Effect.provideService(made, RouteInUse, route.value) : made
     const auth = options.auth ?? {}
     const makeSession = OAuth.make(options.name ?? url.host, options.url, raw, auth)
     // Without a `TokenStore` no token of an earlier run can be sent: nothing is added to a request
@@ -162,7 +163,7 @@ export const make = (
     // A fast route for the requests goes around the authorizing client only while it has nothing to add.
     return yield* made.pipe(
       Effect.provideService(HttpClient.HttpClient, authorizing.client),
-      Option.isSome(route) ? Effect.provideService(FastRoute, gated(route.value, authorizing)) : identity
+      Option.isSome(route) ? Effect.provideService(RouteInUse, gated(route.value, authorizing)) : identity
     )
   })
 

@@ -18,6 +18,7 @@
  */
 import * as Http from "node:http"
 import * as Https from "node:https"
+import { finished } from "node:stream"
 import { urlToHttpOptions } from "node:url"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
@@ -44,6 +45,10 @@ const headersOf = (message: Http.IncomingMessage): Record<string, string> => {
   }
   return headers
 }
+
+/** The error behind a stream that ended early: none to tell for a plain premature close. */
+const causeOf = (error: NodeJS.ErrnoException): unknown =>
+  error.code === "ERR_STREAM_PREMATURE_CLOSE" ? undefined : error
 
 /** A Node response as a {@link FastAnswer}. */
 const answerOf = (request: Http.ClientRequest, response: Http.IncomingMessage): FastAnswer => {
@@ -72,9 +77,14 @@ const answerOf = (request: Http.ClientRequest, response: Http.IncomingMessage): 
       chunks.push(chunk)
       size += chunk.length
     })
-    response.once("end", () => finish(Either.right({ text: decodeChunks(chunks, size), over: false })))
-    response.once("error", (error) => finish(Either.left(cutShort(size, error))))
-    response.once("close", () => finish(Either.left(cutShort(size, undefined))))
+    // `finished` also reports a response that broke off before anyone listened (a reset while a fiber was scheduled).
+    finished(response, (error) =>
+      finish(
+        error === undefined || error === null
+          ? Either.right({ text: decodeChunks(chunks, size), over: false })
+          : Either.left(cutShort(size, causeOf(error)))
+      )
+    )
   }
   return {
     status: response.statusCode ?? 0,
@@ -99,9 +109,9 @@ const answerOf = (request: Http.ClientRequest, response: Http.IncomingMessage): 
           finish(Effect.void)
           request.destroy()
         })
-        response.once("end", () => finish(Effect.void))
-        response.once("error", (error) => finish(Effect.fail(closedMidBody(error))))
-        response.once("close", () => finish(Effect.fail(closedMidBody(undefined))))
+        finished(response, (error) =>
+          finish(error === undefined || error === null ? Effect.void : Effect.fail(closedMidBody(causeOf(error))))
+        )
         return Effect.sync(() => request.destroy())
       }),
     drain: () => {

@@ -34,7 +34,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { AuthorizationError } from "./auth/AuthError.js"
-import { type FastAnswer, FastRoute, type FastRouteService } from "./internal/transport/fastRoute.js"
+import { type FastAnswer, type FastRouteService, RouteInUse } from "./internal/transport/fastRoute.js"
 import {
   type Answer,
   type Collected,
@@ -119,7 +119,7 @@ export const make = (
     const maxReconnects = options.maxReconnects ?? 5
     const defaultDelay = Duration.decode(options.reconnectDelay ?? "1 second")
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope, tracedWhenTracing)
-    const fast = Option.getOrUndefined(yield* Effect.serviceOption(FastRoute))
+    const fast = Option.getOrUndefined(yield* Effect.serviceOption(RouteInUse))
     const inbound = makeInbound()
     const fibers = yield* FiberSet.make()
     const runFork = yield* FiberSet.runtime(fibers)<never>()

@@ -6,14 +6,25 @@
  * refusal hands the request to the authorizing `HttpClient`, with and without a `TokenStore`.
  */
 import type { ServerResponse } from "node:http"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Authorizer, Capabilities, type HttpTransport, McpClient, TokenStore } from "@effect-mcp/client"
+import {
+  Authorizer,
+  Capabilities,
+  type HttpTransport,
+  McpClient,
+  StreamableHttpTransport,
+  TokenStore
+} from "@effect-mcp/client"
 import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import type { FastAnswer } from "../src/internal/transport/fastRoute.js"
 import { authorizationServer, bearerRequests, resourceServer, TokenRegistry } from "./support/authServers.js"
 import { faultServer, type Handler, initialized, json, rpc } from "./support/faultServer.js"
 import { noFibersLeft } from "./support/fibers.js"
@@ -51,6 +62,15 @@ const connect = (url: string, options: Partial<HttpTransport.HttpOptions> = {}) 
     ),
     (context) => Context.get(context, McpClient.McpClient)
   )
+
+/** The tests' HTTP client, recording the method of each request that goes through it. */
+const countingClient = (methods: Array<string>) =>
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(HttpClient.HttpClient, (client) =>
+      HttpClient.tapRequest(client, (request) => Effect.sync(() => methods.push(request.method)))
+    )
+  ).pipe(Layer.provide(keepAliveHttpClient))
 
 describe("NodeHttpTransport", () => {
   it.live("sends the session id, the negotiated version and custom headers over few connections; DELETE on close", () =>
@@ -207,6 +227,81 @@ describe("NodeHttpTransport", () => {
         Effect.disconnect,
         Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("closing the client hung") })
       )
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("a 403 that asks for no scope is the request's own answer: sent once, and the route stays", () =>
+    Effect.gen(function* () {
+      const viaClient: Array<string> = []
+      const { url, received } = yield* faultServer(
+        mcp((request, response) =>
+          rpc(request).params?.name === "forbidden"
+            ? response.writeHead(403, { "content-type": "text/plain" }).end("policy says no")
+            : json(response, text(request, "ok"))
+        )
+      )
+      const client = yield* Effect.map(
+        Layer.build(
+          McpClient.layer({ name: "node", protocolVersion: "2025-11-25" }).pipe(
+            Layer.provide(NodeHttpTransport.layer({ url, name: "node", transport: "http" })),
+            Layer.provide(countingClient(viaClient))
+          )
+        ),
+        (context) => Context.get(context, McpClient.McpClient)
+      )
+      const error = yield* Effect.flip(client.callTool("forbidden"))
+      expect(error._tag === "TransportError" && error.status).toBe(403)
+      expect(received.filter((entry) => rpc(entry).params?.name === "forbidden")).toHaveLength(1)
+      yield* client.callTool("allowed")
+      // Nothing went through the authorizing client: the 403 did not hand the transport to OAuth.
+      expect(viaClient.filter((method) => method === "POST")).toStrictEqual([])
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("a FastRoute in the context is not taken by a Streamable HTTP transport built directly", () =>
+    Effect.gen(function* () {
+      const viaClient: Array<string> = []
+      const { url } = yield* faultServer(mcp((request, response) => json(response, text(request, "ok"))))
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const context = yield* Layer.build(
+            McpClient.layer({ name: "direct", protocolVersion: "2025-11-25" }).pipe(
+              Layer.provide(StreamableHttpTransport.layer({ url, name: "direct" })),
+              Layer.provide(countingClient(viaClient))
+            )
+          )
+          yield* Context.get(context, McpClient.McpClient).callTool("x")
+        }).pipe(Effect.provide(NodeHttpTransport.layerRoute()))
+      )
+      // Its client (which may authorize, sign or proxy) saw every request.
+      expect(viaClient.filter((method) => method === "POST").length).toBeGreaterThanOrEqual(4)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("an answer whose connection broke before its body was read fails the read, not hangs it", () =>
+    Effect.gen(function* () {
+      const serverClosed = yield* Deferred.make<void>()
+      const { url } = yield* faultServer((_, response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.socket?.on("close", () => Deferred.unsafeDone(serverClosed, Exit.void))
+        // Headers and part of the body reach the client, then the connection is reset.
+        response.write("data: partial", () => response.socket?.destroy())
+      })
+      const route = yield* NodeHttpTransport.makeRoute()
+      const answer = yield* Effect.async<FastAnswer>((resume) => {
+        route.request("POST", url, { accept: "text/event-stream" }, "{}", {
+          onAnswer: (answer) => resume(Effect.succeed(answer)),
+          onError: (cause) => resume(Effect.die(cause)),
+          onRefused: () => resume(Effect.dieMessage("refused"))
+        })
+      })
+      // The reset reaches the client's socket while nobody reads the body yet.
+      yield* Deferred.await(serverClosed)
+      yield* Effect.sleep("100 millis")
+      const outcome = yield* answer
+        .forEachChunk(() => true)
+        .pipe(Effect.flip, Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "hung" }))
+      expect(outcome).toMatch(/the connection closed before the response was complete/)
     }).pipe(Effect.scoped, noFibersLeft)
   )
 

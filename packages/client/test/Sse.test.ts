@@ -100,6 +100,13 @@ describe("SSE parser", () => {
     }
   )
 
+  it.effect("an empty chunk between a CR and its LF does not make the LF a second line end", () =>
+    Effect.sync(() => {
+      const { items } = parseAll([encoder.encode("data: a\r"), new Uint8Array(0), encoder.encode("\ndata: b\n\n")])
+      expect(items).toEqual([{ _tag: "Event", event: "message", data: "a\nb", id: undefined }])
+    })
+  )
+
   it.effect("retry, fields without a colon, and ids with NUL", () =>
     Effect.sync(() => {
       const { items } = parseAll([

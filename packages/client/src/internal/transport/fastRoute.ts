@@ -45,8 +45,16 @@ export interface FastRouteService {
   ) => (() => void) | undefined
 }
 
-/** The fast route of the context's Streamable HTTP transports, when a platform module provides one. */
+/** The fast route a platform module provides (`NodeHttpTransport.layerRoute`), for `HttpTransport` to take. */
 export class FastRoute extends Context.Tag("@effect-mcp/client/FastRoute")<FastRoute, FastRouteService>() {}
+
+/**
+ * The route one Streamable HTTP transport is built with: handed over only by `HttpTransport.make`,
+ * gated by its authorization. A transport built directly (`StreamableHttpTransport.layer`) never
+ * sees a `FastRoute` of its context, so a client it is given (authorizing, signing, a proxy) sees
+ * every request.
+ */
+export class RouteInUse extends Context.Tag("@effect-mcp/client/RouteInUse")<RouteInUse, FastRouteService>() {}
 
 /** What authorization says about a request that would go around it. */
 export interface Gate {
@@ -56,13 +64,21 @@ export interface Gate {
   readonly refused: () => void
 }
 
+/**
+ * Whether authorization takes over an answer: a 401, or a 403 asking for more scope (any other
+ * 403 is the request's own answer, as the OAuth flow would leave it).
+ */
+const isChallenge = (answer: FastAnswer): boolean =>
+  answer.status === 401 ||
+  (answer.status === 403 && /insufficient_scope/i.test(answer.headers["www-authenticate"] ?? ""))
+
 /** The route, declining requests that authorization must see, and handing refusals back to it. */
 export const gated = (route: FastRouteService, gate: Gate): FastRouteService => ({
   request: (method, url, headers, body, handlers) =>
     gate.bare(url)
       ? route.request(method, url, headers, body, {
           onAnswer: (answer) => {
-            if (answer.status !== 401 && answer.status !== 403) return handlers.onAnswer(answer)
+            if (!isChallenge(answer)) return handlers.onAnswer(answer)
             gate.refused()
             answer.drain()
             handlers.onRefused()

@@ -69,6 +69,8 @@ export const makeParser = (maxEventBytes: number, onItem: (item: SseItem) => voi
 
   /** Splits `text` at CR, LF and CRLF, keeping what follows the last line end. */
   const lines = (text: string): boolean => {
+    // An empty chunk (or one that is all of a character's first bytes) says nothing about a CR's LF.
+    if (text === "") return true
     let start = 0
     if (afterCr && text.startsWith("\n")) start = 1
     afterCr = false
