@@ -5,7 +5,8 @@
 import { type JsonRpc, Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Mailbox from "effect/Mailbox"
+import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { ListKind } from "../../McpClient.js"
@@ -43,17 +44,19 @@ export const listChanges = (
   invalidate: Readonly<Record<ListKind, Effect.Effect<void>>>
 ): Effect.Effect<Stream.Stream<ListKind>, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const changed = yield* Mailbox.make<ListKind>()
-    const hub = yield* Stream.broadcastDynamic(Mailbox.toStream(changed), { capacity: "unbounded" })
+    // Published to whoever runs the stream at the time (no fiber until someone does).
+    const changed = yield* Effect.acquireRelease(PubSub.unbounded<ListKind>(), PubSub.shutdown)
     const subscription = yield* peer.subscribe
-    yield* Stream.fromQueue(subscription).pipe(
-      Stream.runForEach((notification: JsonRpc.JSONRPCNotification) => {
+    // One plain loop: no stream stages for a notification nobody may be reading.
+    yield* Queue.take(subscription).pipe(
+      Effect.flatMap((notification: JsonRpc.JSONRPCNotification) => {
         const kind = LIST_CHANGED[notification.method]
         return kind === undefined || !accepts(notification)
           ? Effect.void
-          : Effect.zipRight(invalidate[kind], changed.offer(kind))
+          : Effect.zipRight(invalidate[kind], PubSub.publish(changed, kind))
       }),
+      Effect.forever,
       Effect.forkScoped
     )
-    return hub
+    return Stream.fromPubSub(changed)
   })
