@@ -3,25 +3,31 @@
  * node:http with keep-alive; the platform `HttpClient`, node:http with keep-alive too, for DELETE).
  * Pinned to 2025-11-25, the revision the SDK clients speak: the default (`auto`) first probes for
  * 2026-07-28, which over stdio is a second process start (measured in the client's tests).
+ * Each transport's modules load when a session needs them, as in a program that uses one of them
+ * (the HTTP half brings `@effect/platform-node`'s client with undici: ~100 ms of a cold start).
  */
 
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { McpClient } from "@effect-mcp/client"
-import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
-import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Client, Target } from "./Session.js"
 
-const transportOf = (target: Target) =>
-  target.kind === "stdio"
-    ? NodeStdioTransport.layer({ command: target.command, args: target.args, name: "bench" })
-    : NodeHttpTransport.layer({ url: target.url, transport: "http", name: "bench" }).pipe(
-        Layer.provide(NodeHttpClient.layerWithoutAgent),
-        Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
-      )
+const transportOf = async (target: Target) => {
+  if (target.kind === "stdio") {
+    const NodeStdioTransport = await import("@effect-mcp/client/NodeStdioTransport")
+    return NodeStdioTransport.layer({ command: target.command, args: target.args, name: "bench" })
+  }
+  const [NodeHttpTransport, NodeHttpClient] = await Promise.all([
+    import("@effect-mcp/client/NodeHttpTransport"),
+    import("@effect/platform-node/NodeHttpClient")
+  ])
+  return NodeHttpTransport.layer({ url: target.url, transport: "http", name: "bench" }).pipe(
+    Layer.provide(NodeHttpClient.layerWithoutAgent),
+    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+  )
+}
 
 const textLength = (result: McpSchema.CallToolResult) =>
   result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)
@@ -36,7 +42,7 @@ export const client: Client = {
         requestTimeout: "120 seconds",
         protocolVersion: "2025-11-25",
         ...(target.maxInFlight === undefined ? {} : { maxInFlight: target.maxInFlight })
-      }).pipe(Layer.provide(transportOf(target)))
+      }).pipe(Layer.provide(await transportOf(target)))
     )
     const mcp = await runtime.runPromise(McpClient.McpClient)
     return {

@@ -1,7 +1,8 @@
-/** The official TypeScript SDK's client (v1, `@modelcontextprotocol/sdk`), over its own transports. */
+/**
+ * The official TypeScript SDK's client (v1, `@modelcontextprotocol/sdk`), over its own transports,
+ * each loaded when a session needs it (as effect-mcp's bench client does).
+ */
 import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { type Client, SDK_CALL_TIMEOUT_MS, sdkSession } from "./Session.js"
 
 /** The SDK v1 client. */
@@ -11,8 +12,13 @@ export const client: Client = {
     const sdk = new SdkClient({ name: "bench", version: "1.0.0" })
     await sdk.connect(
       target.kind === "stdio"
-        ? new StdioClientTransport({ command: target.command, args: [...target.args] })
-        : new StreamableHTTPClientTransport(new URL(target.url))
+        ? new (await import("@modelcontextprotocol/sdk/client/stdio.js")).StdioClientTransport({
+            command: target.command,
+            args: [...target.args]
+          })
+        : new (await import("@modelcontextprotocol/sdk/client/streamableHttp.js")).StreamableHTTPClientTransport(
+            new URL(target.url)
+          )
     )
     return sdkSession({
       listTools: () => sdk.listTools(),
