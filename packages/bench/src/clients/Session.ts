@@ -25,6 +25,8 @@ export interface Session {
 /** A client under measurement. */
 export interface Client {
   readonly name: string
+  /** Loads what sessions to `target` need (a transport's modules), before anything is measured. */
+  readonly prepare?: (target: Target) => Promise<void>
   /** Connects and completes the handshake. */
   readonly connect: (target: Target) => Promise<Session>
 }

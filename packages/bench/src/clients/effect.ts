@@ -1,10 +1,11 @@
 /**
- * effect-mcp's `McpClient`, over its Node stdio transport or its Node HTTP transport (requests on
- * node:http with keep-alive; the platform `HttpClient`, node:http with keep-alive too, for DELETE).
- * Pinned to 2025-11-25, the revision the SDK clients speak: the default (`auto`) first probes for
- * 2026-07-28, which over stdio is a second process start (measured in the client's tests).
- * Each transport's modules load when a session needs them, as in a program that uses one of them
- * (the HTTP half brings `@effect/platform-node`'s client with undici: ~100 ms of a cold start).
+ * effect-mcp's `McpClient`, over its Node stdio transport or its Node HTTP transport (requests and
+ * event streams on node:http with keep-alive; the context's `HttpClient` serves only the closing
+ * DELETE and OAuth, so the platform's fetch client does: it loads in ~10 ms where
+ * `@effect/platform-node`'s, with undici, takes ~100). Pinned to 2025-11-25, the revision the SDK
+ * clients speak: the default (`auto`) first probes for 2026-07-28, which over stdio is a second
+ * process start (measured in the client's tests). Each transport's modules load when a session
+ * needs them (`prepare`), as in a program that uses one of them.
  */
 
 import { McpClient } from "@effect-mcp/client"
@@ -14,18 +15,18 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Client, Target } from "./Session.js"
 
+const loadStdio = () => import("@effect-mcp/client/NodeStdioTransport")
+const loadHttp = () =>
+  Promise.all([import("@effect-mcp/client/NodeHttpTransport"), import("@effect/platform/FetchHttpClient")])
+
 const transportOf = async (target: Target) => {
   if (target.kind === "stdio") {
-    const NodeStdioTransport = await import("@effect-mcp/client/NodeStdioTransport")
+    const NodeStdioTransport = await loadStdio()
     return NodeStdioTransport.layer({ command: target.command, args: target.args, name: "bench" })
   }
-  const [NodeHttpTransport, NodeHttpClient] = await Promise.all([
-    import("@effect-mcp/client/NodeHttpTransport"),
-    import("@effect/platform-node/NodeHttpClient")
-  ])
+  const [NodeHttpTransport, FetchHttpClient] = await loadHttp()
   return NodeHttpTransport.layer({ url: target.url, transport: "http", name: "bench" }).pipe(
-    Layer.provide(NodeHttpClient.layerWithoutAgent),
-    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+    Layer.provide(FetchHttpClient.layer)
   )
 }
 
@@ -35,6 +36,9 @@ const textLength = (result: McpSchema.CallToolResult) =>
 /** The effect-mcp client. */
 export const client: Client = {
   name: "effect-mcp",
+  prepare: async (target) => {
+    await (target.kind === "stdio" ? loadStdio() : loadHttp())
+  },
   connect: async (target) => {
     const runtime = ManagedRuntime.make(
       McpClient.layer({

@@ -5,20 +5,24 @@
 import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js"
 import { type Client, SDK_CALL_TIMEOUT_MS, sdkSession } from "./Session.js"
 
+const loadStdio = () => import("@modelcontextprotocol/sdk/client/stdio.js")
+const loadHttp = () => import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+
 /** The SDK v1 client. */
 export const client: Client = {
   name: "sdk-v1",
+  prepare: async (target) => {
+    await (target.kind === "stdio" ? loadStdio() : loadHttp())
+  },
   connect: async (target) => {
     const sdk = new SdkClient({ name: "bench", version: "1.0.0" })
     await sdk.connect(
       target.kind === "stdio"
-        ? new (await import("@modelcontextprotocol/sdk/client/stdio.js")).StdioClientTransport({
+        ? new (await loadStdio()).StdioClientTransport({
             command: target.command,
             args: [...target.args]
           })
-        : new (await import("@modelcontextprotocol/sdk/client/streamableHttp.js")).StreamableHTTPClientTransport(
-            new URL(target.url)
-          )
+        : new (await loadHttp()).StreamableHTTPClientTransport(new URL(target.url))
     )
     return sdkSession({
       listTools: () => sdk.listTools(),
