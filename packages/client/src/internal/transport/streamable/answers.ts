@@ -1,0 +1,156 @@
+/**
+ * What the server's answer to a POST means, by status and content type: 202/204 (done), a
+ * refusal before any session (a legacy HTTP+SSE server, unless the body is the request's JSON-RPC
+ * answer), a 404 for the session (`SessionExpired`), a 2026-07-28 4xx carrying the request's
+ * JSON-RPC answer, an error status (with a body excerpt and `Retry-After`), an event stream, or
+ * JSON (bounded, and it must contain the response when one is awaited).
+ */
+import type { JsonRpc } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Scope from "effect/Scope"
+import type { AuthorizationError } from "../../../auth/AuthError.js"
+import { LegacyServer, SessionExpired, StreamBroken, type TransportError } from "../../../McpError.js"
+import * as Retry from "../../../Retry.js"
+import { decodeIncoming, type Incoming } from "../../../Transport.js"
+import { type Answer, type Collected, readBody, readExcerpt, tooLarge } from "../httpBody.js"
+import { type Connection, requestId } from "./connection.js"
+import { answers, type ReadEvents } from "./events.js"
+
+/** Every failure a request's POST can end with. */
+export type PostFailure = TransportError | AuthorizationError | SessionExpired | LegacyServer | StreamBroken
+
+/** The answers of one connection. */
+export interface Answers {
+  /** Delivers what `answer` (to `message`, sent at `stateless` or with the session `sentWith`) says, or fails with why not. */
+  readonly handle: (
+    answer: Answer,
+    message: JsonRpc.JSONRPCMessage,
+    stateless: string | undefined,
+    sentWith: string | undefined
+  ) => Effect.Effect<void, PostFailure, Scope.Scope>
+  /**
+   * What a 2xx JSON answer delivers: its items, and the failure of the request `id` when the
+   * body broke off, was too large, was not JSON, or did not answer it.
+   */
+  readonly jsonOutcome: (
+    body: Either.Either<Collected, string>,
+    status: number,
+    id: JsonRpc.RequestId | undefined
+  ) => { readonly items: ReadonlyArray<Incoming>; readonly error: TransportError | undefined }
+  /** The failure of the request `id` as its inbound item (a warning, for a message nothing waits on). */
+  readonly failRequest: (id: JsonRpc.RequestId | undefined, error: PostFailure) => Effect.Effect<void>
+}
+
+/** The answers of `connection`, reading event streams with `readEvents`. */
+export const make = (connection: Connection, readEvents: ReadEvents): Answers => {
+  const { server, maxBytes, inbound, httpError } = connection
+  const offerAll = (items: ReadonlyArray<Incoming>) => Effect.asVoid(inbound.offerAll(items))
+
+  /** The items of a JSON error body, when they answer the request `id`. */
+  const jsonAnswer = (answer: Answer, id: JsonRpc.RequestId | undefined) =>
+    Effect.map(Effect.either(readBody(answer, maxBytes)), (body) => {
+      if (body._tag === "Left") return undefined
+      try {
+        const items = decodeIncoming(JSON.parse(body.right))
+        return answers(items, id) ? items : undefined
+      } catch {
+        return undefined
+      }
+    })
+
+  const jsonOutcome: Answers["jsonOutcome"] = (body, status, id) => {
+    const failed = (reason: string) => ({ items: [], error: httpError(reason, { status }) })
+    if (Either.isLeft(body)) return failed(body.left)
+    if (body.right.over) return failed(tooLarge(maxBytes))
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body.right.text)
+    } catch {
+      return failed(`the server answered with a body that is not JSON: ${body.right.text.slice(0, 200)}`)
+    }
+    const items = decodeIncoming(parsed)
+    return {
+      items,
+      error:
+        id !== undefined && !answers(items, id)
+          ? httpError("the server's JSON answer did not contain the response", { status })
+          : undefined
+    }
+  }
+
+  const handle: Answers["handle"] = (answer, message, stateless, sentWith) =>
+    Effect.gen(function* () {
+      const id = requestId(message)
+      connection.observe(answer, stateless)
+      const contentType = (answer.headers["content-type"] ?? "").toLowerCase()
+      if (answer.status === 202 || answer.status === 204) return
+      // Refused before any session, as a legacy HTTP+SSE server refuses a POST: say so (the
+      // auto transport falls back); a 404 for a session it gave: it forgot the session.
+      // (Only before any answer: once the server has answered, a refusal is that request's failure.)
+      if (
+        stateless === undefined &&
+        !connection.answeredOnce &&
+        sentWith === undefined &&
+        [400, 404, 405].includes(answer.status)
+      ) {
+        // Unless the refusal is a JSON-RPC answer (a modern-only server's -32022 names its revisions).
+        const refusal = contentType.startsWith("application/json") ? yield* jsonAnswer(answer, id) : undefined
+        if (refusal !== undefined) return yield* offerAll(refusal)
+        return yield* new LegacyServer({ server, status: answer.status })
+      }
+      if (answer.status === 404 && sentWith !== undefined) {
+        // A late 404 for an older session must not forget the session that replaced it.
+        if (connection.sessionId === sentWith) connection.sessionId = undefined
+        connection.listening = undefined
+        return yield* new SessionExpired({ server })
+      }
+      if (
+        stateless !== undefined &&
+        answer.status >= 400 &&
+        answer.status < 500 &&
+        contentType.startsWith("application/json")
+      ) {
+        // 2026-07-28: a 4xx with a JSON-RPC body is that request's answer (-32022, -32020, -32601, …).
+        const refusal = yield* jsonAnswer(answer, id)
+        if (refusal !== undefined) return yield* offerAll(refusal)
+        return yield* httpError(`HTTP ${answer.status} without a JSON-RPC answer`, { status: answer.status })
+      }
+      if (answer.status < 200 || answer.status >= 300) {
+        const body = yield* readExcerpt(answer, 200)
+        const retryAfter = Retry.parseRetryAfter(answer.headers["retry-after"], Date.now())
+        return yield* httpError(`HTTP ${answer.status}${body === "" ? "" : `: ${body}`}`, {
+          status: answer.status,
+          ...(retryAfter === undefined ? {} : { retryAfter })
+        })
+      }
+      if (contentType.startsWith("text/event-stream")) {
+        // 2026-07-28 has no resumption: a broken stream loses the request, which is sent again.
+        const { answered, ending } = yield* readEvents(answer, id, stateless === undefined)
+        if (stateless !== undefined && id !== undefined && !answered && !connection.closed) {
+          return yield* new StreamBroken({ server, reason: ending })
+        }
+        if (id !== undefined && !answered && !connection.closed) {
+          return yield* httpError(ending, { status: answer.status })
+        }
+        return
+      }
+      if (contentType.startsWith("application/json")) {
+        const body = yield* Effect.either(answer.collect(maxBytes))
+        const { items, error } = jsonOutcome(body, answer.status, id)
+        yield* offerAll(items)
+        if (error !== undefined) return yield* error
+        return
+      }
+      const body = yield* readExcerpt(answer, 200)
+      return yield* httpError(
+        `unexpected content type ${contentType === "" ? "(none)" : contentType} with status ${answer.status}: ${body}`,
+        { status: answer.status }
+      )
+    })
+
+  const failRequest: Answers["failRequest"] = (id, error) =>
+    id === undefined ? Effect.logWarning(error.message) : offerAll([{ _tag: "Failed", id, error }])
+
+  return { handle, jsonOutcome, failRequest }
+}
