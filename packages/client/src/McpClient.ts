@@ -371,11 +371,12 @@ export const make = (
     const tasks = Tasks.make(session, tools, taskStatuses)
     const validateInput = options.validateToolInput !== false
 
-    const callTool: McpClientService["callTool"] = (tool, args, call) =>
-      Effect.zipRight(
-        tasks.checkPlainCall(tool),
-        tools.call(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput)
-      )
+    const callTool: McpClientService["callTool"] = (tool, args, call) => {
+      const plain = tasks.checkPlainCall(tool)
+      const called = tools.call(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput)
+      // Without tool tasks on the server the check is `Effect.void`: no step.
+      return plain === Effect.void ? called : Effect.zipRight(plain, called)
+    }
 
     if (options.keepAlive !== undefined) {
       const { interval, timeout } = options.keepAlive

@@ -453,12 +453,11 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
         pending.delete(entry.id) && entry.cancellable ? cancel(entry.id, "The request was cancelled") : Effect.void
       )
 
-    /** Waits for the answer: resumed by `settle`, whoever calls it; interruption abandons the request. */
+    /** Waits for the answer, resumed by `settle` whoever calls it (interruption is `exchange`'s to handle). */
     const answer = (entry: Pending) =>
       Effect.async<WireObject, RequestFailure>((resume) => {
         if (entry.early !== undefined) return resume(entry.early)
         entry.resume = resume
-        return abandon(entry)
       })
 
     /** Writes a request and waits for its answer. Interrupted while writing, it is abandoned too. */
@@ -477,15 +476,15 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
               }),
               Effect.sync(() => headersOf.delete(entry.id))
             )
-      return Effect.zipRight(
-        Effect.onExit(written, (exit) =>
-          Exit.isSuccess(exit)
-            ? Effect.void
-            : Exit.isInterrupted(exit)
-              ? abandon(entry)
-              : Effect.sync(() => pending.delete(entry.id))
-        ),
-        answer(entry)
+      // One exit handler for both steps: interrupted while writing or waiting, the request is
+      // abandoned (cancelled on the server); a write that failed leaves the map (an answer that
+      // failed has left it already).
+      return Effect.onExit(Effect.zipRight(written, answer(entry)), (exit) =>
+        Exit.isSuccess(exit)
+          ? Effect.void
+          : Exit.isInterrupted(exit)
+            ? abandon(entry)
+            : Effect.sync(() => pending.delete(entry.id))
       )
     }
 

@@ -272,6 +272,30 @@ describe("McpClient session", () => {
     })
   )
 
+  it.scoped("after list_changed the input check uses the tool's new inputSchema, not the one cached before", () =>
+    Effect.gen(function* () {
+      let listed = 0
+      const schema = (type: string) => ({ type: "object", properties: { a: { type } }, required: ["a"] })
+      const { client, server, sent } = yield* connectScripted((request) => {
+        if (request.method === "initialize") return initializeResult({ tools: { listChanged: true } })
+        if (request.method === "tools/list")
+          return { result: { tools: [tool("t", { inputSchema: schema(listed++ === 0 ? "number" : "string") })] } }
+        return { result: { content: [] } }
+      })
+      yield* client.callTool("t", { a: 1 })
+      yield* client.callTool("t", { a: 2 })
+      const changed = yield* client.listChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
+      yield* Effect.yieldNow()
+      yield* server.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+      yield* Fiber.join(changed)
+      const error = yield* Effect.flip(client.callTool("t", { a: 3 }))
+      expect(error).toMatchObject({ _tag: "InvalidInput", tool: "t", pointer: "/a" })
+      yield* client.callTool("t", { a: "three" })
+      expect(methods(sent).filter((method) => method === "tools/list")).toHaveLength(2)
+      expect(methods(sent).filter((method) => method === "tools/call")).toHaveLength(3)
+    })
+  )
+
   it.scoped("an unnamed client names the server as it reports itself, in errors from every layer", () =>
     Effect.gen(function* () {
       const serve = (end: InMemoryTransport.End) =>

@@ -68,6 +68,8 @@ export interface CachedList<A> {
   readonly invalidate: Effect.Effect<void>
   /** The cached array, if there is one, without fetching. */
   readonly peek: Effect.Effect<Option.Option<ReadonlyArray<A>>>
+  /** The same, read without an effect (the hot path of a tool call checks against it). */
+  readonly known: () => ReadonlyArray<A> | undefined
 }
 
 interface Cache<A> {
@@ -104,19 +106,22 @@ export const cachedList = <A>(
     })
     // The last list fetched, whatever invalidated it since: what serve-stale answers with.
     let lastGood: ReadonlyArray<A> | undefined
+    // The cache's value, mirrored for reads without an effect; set wherever the value changes.
+    let known: ReadonlyArray<A> | undefined
     const settle = (generation: number, exit: Exit.Exit<ReadonlyArray<A>, RequestError>) =>
       Effect.flatMap(Effect.zip(freshFor, Clock.currentTimeMillis), ([fresh, now]) =>
-        SynchronizedRef.update(cache, (current) =>
-          current.generation !== generation
-            ? current
-            : {
-                generation,
-                // A failed refetch keeps the last value for peek; it is not fresh.
-                value: Exit.isSuccess(exit) ? Option.some(exit.value) : current.value,
-                expiresAt: Exit.isSuccess(exit) ? Option.map(fresh, (ms) => now + ms) : Option.some(0),
-                fetching: Option.none()
-              }
-        )
+        SynchronizedRef.update(cache, (current) => {
+          if (current.generation !== generation) return current
+          // A failed refetch keeps the last value for peek; it is not fresh.
+          const value = Exit.isSuccess(exit) ? Option.some(exit.value) : current.value
+          known = Option.getOrUndefined(value)
+          return {
+            generation,
+            value,
+            expiresAt: Exit.isSuccess(exit) ? Option.map(fresh, (ms) => now + ms) : Option.some(0),
+            fetching: Option.none()
+          }
+        })
       )
     const isFresh = (current: Cache<A>, now: number) =>
       Option.isSome(current.value) && Option.match(current.expiresAt, { onNone: () => true, onSome: (at) => now < at })
@@ -142,12 +147,10 @@ export const cachedList = <A>(
         })
       )
     )
-    const invalidate = SynchronizedRef.update(cache, ({ generation }) => ({
-      generation: generation + 1,
-      value: Option.none(),
-      expiresAt: Option.none(),
-      fetching: Option.none()
-    }))
+    const invalidate = SynchronizedRef.update(cache, ({ generation }) => {
+      known = undefined
+      return { generation: generation + 1, value: Option.none(), expiresAt: Option.none(), fetching: Option.none() }
+    })
     const served =
       stale === undefined
         ? get
@@ -162,5 +165,10 @@ export const cachedList = <A>(
                   last
                 )
           })
-    return { get: served, invalidate, peek: Effect.map(SynchronizedRef.get(cache), ({ value }) => value) }
+    return {
+      get: served,
+      invalidate,
+      peek: Effect.sync(() => Option.fromNullable(known)),
+      known: () => known
+    }
   })

@@ -81,55 +81,79 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       session.serveStale ? { server, what: "tools" } : undefined
     )
 
-    const definition = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> =>
-      Effect.flatMap(list.peek, (known) =>
-        Option.isSome(known)
-          ? Effect.succeed(known)
-          : list.get.pipe(
-              Effect.tapError((error) =>
-                Effect.logWarning(
-                  `${server}: cannot list tools to check ${tool}; its schemas are not checked`,
-                  error.message
-                )
-              ),
-              Effect.option
-            )
-      ).pipe(Effect.map(Option.flatMap((tools) => Option.fromNullable(tools.find((entry) => entry.name === tool)))))
+    /** The tool's definition when the list is cached (none: not in it), read without an effect; else `undefined`. */
+    const cachedDefinition = (tool: string): Option.Option<McpSchema.Tool> | undefined => {
+      const tools = list.known()
+      return tools === undefined ? undefined : Option.fromNullable(tools.find((entry) => entry.name === tool))
+    }
 
-    const checkInput: Tools["checkInput"] = (tool, args) =>
-      Effect.flatMap(definition(tool), (found) => {
-        if (Option.isNone(found)) return Effect.void
-        const outcome = check(found.value.inputSchema, args ?? {})
-        if (outcome._tag === "Valid") return Effect.void
-        if (outcome._tag === "Uncompilable") {
-          return Effect.logDebug(`${server}: the inputSchema of ${tool} is not checked: ${outcome.reason}`)
-        }
-        return Effect.fail(
-          new InvalidInput({
-            server,
-            method: "tools/call",
-            tool,
-            pointer: outcome.pointer,
-            reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
-          })
-        )
-      })
+    const definition = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> => {
+      const cached = cachedDefinition(tool)
+      if (cached !== undefined) return Effect.succeed(cached)
+      return list.get.pipe(
+        Effect.tapError((error) =>
+          Effect.logWarning(`${server}: cannot list tools to check ${tool}; its schemas are not checked`, error.message)
+        ),
+        Effect.option,
+        Effect.map(Option.flatMap((tools) => Option.fromNullable(tools.find((entry) => entry.name === tool))))
+      )
+    }
+
+    /** The input check against a definition: exactly `Effect.void` when the arguments pass (or nothing is known). */
+    const inputVerdict = (
+      tool: string,
+      args: Arguments | undefined,
+      found: Option.Option<McpSchema.Tool>
+    ): Effect.Effect<void, InvalidInput> => {
+      if (Option.isNone(found)) return Effect.void
+      const outcome = check(found.value.inputSchema, args ?? {})
+      if (outcome._tag === "Valid") return Effect.void
+      if (outcome._tag === "Uncompilable") {
+        return Effect.logDebug(`${server}: the inputSchema of ${tool} is not checked: ${outcome.reason}`)
+      }
+      return Effect.fail(
+        new InvalidInput({
+          server,
+          method: "tools/call",
+          tool,
+          pointer: outcome.pointer,
+          reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
+        })
+      )
+    }
+
+    // With the list cached (every call after the first), the check runs with no effect steps.
+    const checkInput: Tools["checkInput"] = (tool, args) => {
+      const cached = cachedDefinition(tool)
+      return cached !== undefined
+        ? inputVerdict(tool, args, cached)
+        : Effect.flatMap(definition(tool), (found) => inputVerdict(tool, args, found))
+    }
+
+    const outputVerdict = (
+      tool: string,
+      result: McpSchema.CallToolResult,
+      found: Option.Option<McpSchema.Tool>
+    ): Effect.Effect<McpSchema.CallToolResult, ToolOutputInvalid> => {
+      const outputSchema = Option.getOrUndefined(found)?.outputSchema
+      if (outputSchema === undefined) return Effect.succeed(result)
+      if (result.structuredContent === undefined) {
+        return Effect.fail(new ToolOutputInvalid({ server, tool, reason: "structuredContent is missing" }))
+      }
+      const outcome = check(outputSchema, result.structuredContent)
+      return outcome._tag === "Valid"
+        ? Effect.succeed(result)
+        : Effect.fail(new ToolOutputInvalid({ server, tool, reason: outcome.reason }))
+    }
 
     // A server that cannot list its tools does not make a successful call fail (the check is skipped).
-    const checkOutput: Tools["checkOutput"] = (tool, result) =>
-      result.isError === true
-        ? Effect.succeed(result)
-        : Effect.flatMap(definition(tool), (found) => {
-            const outputSchema = Option.getOrUndefined(found)?.outputSchema
-            if (outputSchema === undefined) return Effect.succeed(result)
-            if (result.structuredContent === undefined) {
-              return Effect.fail(new ToolOutputInvalid({ server, tool, reason: "structuredContent is missing" }))
-            }
-            const outcome = check(outputSchema, result.structuredContent)
-            return outcome._tag === "Valid"
-              ? Effect.succeed(result)
-              : Effect.fail(new ToolOutputInvalid({ server, tool, reason: outcome.reason }))
-          })
+    const checkOutput: Tools["checkOutput"] = (tool, result) => {
+      if (result.isError === true) return Effect.succeed(result)
+      const cached = cachedDefinition(tool)
+      return cached !== undefined
+        ? outputVerdict(tool, result, cached)
+        : Effect.flatMap(definition(tool), (found) => outputVerdict(tool, result, found))
+    }
 
     const callOf = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
       session.request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, {
@@ -171,8 +195,14 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
             return send(tool, args, { ...options, idempotent })
           })
 
-    const call: Tools["call"] = (tool, args, options, validateInput) =>
-      validateInput ? Effect.zipRight(checkInput(tool, args), hinted(tool, args, options)) : hinted(tool, args, options)
+    const call: Tools["call"] = (tool, args, options, validateInput) => {
+      if (!validateInput) return hinted(tool, args, options)
+      const checked = checkInput(tool, args)
+      // Arguments that passed against the cached definition add no step.
+      return checked === Effect.void
+        ? hinted(tool, args, options)
+        : Effect.zipRight(checked, hinted(tool, args, options))
+    }
 
     return { list, stream, definition, checkInput, checkOutput, call }
   })

@@ -208,23 +208,27 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       })
 
     // The hot path: no generator, one effect for the wire and one step to decode.
+    /** Encodes and exchanges, at once: for callers already inside a suspended effect. */
+    const exchangeNow = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined,
+      requestOptions?: RequestOptions
+    ): Effect.Effect<Peer.WireObject, Dialect.WireError> => {
+      const wire = encodeParams(method, params)
+      if (Either.isLeft(wire)) return Effect.fail(wire.left)
+      const exchanged = dialect.exchange(method, wire.right, requestOptions ?? {})
+      return dialect.era === "stateless" ? Effect.tap(exchanged, learnServerInfo) : exchanged
+    }
     const sendRaw = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
       requestOptions?: RequestOptions
     ): Effect.Effect<Peer.WireObject, Dialect.WireError> =>
-      Effect.suspend((): Effect.Effect<Peer.WireObject, Dialect.WireError> => {
-        const wire = encodeParams(method, params)
-        if (Either.isLeft(wire)) return Effect.fail(wire.left)
-        const exchanged = dialect.exchange(method, wire.right, requestOptions ?? {})
-        return dialect.era === "stateless" ? Effect.tap(exchanged, learnServerInfo) : exchanged
-      })
-    const send = <M extends Methods.RequestMethodName>(
-      method: M,
-      params: Methods.RequestParamsOf<M> | undefined,
-      requestOptions?: RequestOptions
-    ): Effect.Effect<Methods.ResultOf<M>, Dialect.WireError> =>
-      Effect.flatMap(sendRaw(method, params, requestOptions), (raw) => {
+      Effect.suspend(() => exchangeNow(method, params, requestOptions))
+    /** The result of `method` decoded from the wire, or a `DecodeError` saying where it does not fit. */
+    const decodedAs =
+      <M extends Methods.RequestMethodName>(method: M) =>
+      (raw: Peer.WireObject): Effect.Effect<Methods.ResultOf<M>, DecodeError> => {
         const decoded = Methods.decodeResult(method, raw)
         return Either.isLeft(decoded)
           ? Effect.fail(
@@ -235,7 +239,13 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
               })
             )
           : Effect.succeed(decoded.right)
-      })
+      }
+    const send = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined,
+      requestOptions?: RequestOptions
+    ): Effect.Effect<Methods.ResultOf<M>, Dialect.WireError> =>
+      Effect.flatMap(sendRaw(method, params, requestOptions), decodedAs(method))
 
     let dialect: Dialect.Dialect = Dialect.stateful(peer)
     /** A transport's signal that nothing handled, as the request's transport failure; other errors as they are. */
@@ -387,18 +397,21 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           )
         )
     const withRecovery = <A>(
-      attempt: () => Effect.Effect<A, Dialect.WireError>,
+      attempt: () => Effect.Effect<Peer.WireObject, Dialect.WireError>,
+      onSuccess: (raw: Peer.WireObject) => Effect.Effect<A, RequestError>,
       retriesLeft = options.sessionRetries
     ): Effect.Effect<A, RequestError> =>
       Effect.suspend(() => {
         const seen = sessionGeneration
-        // One handler for both: an expired session initializes again and retries; any other
-        // transport signal is the request's failure. (One frame on a waiting request's stack.)
-        return Effect.catchAll(attempt(), (error) =>
-          error._tag === "SessionExpired" && retriesLeft > 0
-            ? Effect.zipRight(reinitialize(seen), withRecovery(attempt, retriesLeft - 1))
-            : Effect.fail(asRequestError(error))
-        )
+        // One frame on a waiting request's stack for both outcomes: an expired session
+        // initializes again and retries; any other transport signal is the request's failure.
+        return Effect.matchEffect(attempt(), {
+          onFailure: (error) =>
+            error._tag === "SessionExpired" && retriesLeft > 0
+              ? Effect.zipRight(reinitialize(seen), withRecovery(attempt, onSuccess, retriesLeft - 1))
+              : Effect.fail(asRequestError(error)),
+          onSuccess
+        })
       })
 
     const limiter = Limiter.make(server, options.maxInFlight, options.maxQueued)
@@ -485,7 +498,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         return retrying(method, requestOptions, () =>
           limiter.run(
             method,
-            withRecovery(() => send(method, params, requestOptions))
+            withRecovery(() => exchangeNow(method, params, requestOptions), decodedAs(method))
           )
         )
       })
@@ -497,7 +510,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           ? retrying(method, requestOptions, () =>
               limiter.run(
                 method,
-                withRecovery(() => sendRaw(method, params, requestOptions))
+                withRecovery(() => exchangeNow(method, params, requestOptions), Effect.succeed)
               )
             )
           : Effect.fail(error)
