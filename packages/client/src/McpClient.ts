@@ -371,12 +371,14 @@ export const make = (
     const tasks = Tasks.make(session, tools, taskStatuses)
     const validateInput = options.validateToolInput !== false
 
-    const callTool: McpClientService["callTool"] = (tool, args, call) => {
-      const plain = tasks.checkPlainCall(tool)
-      const called = tools.call(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput)
-      // Without tool tasks on the server the check is `Effect.void`: no step.
-      return plain === Effect.void ? called : Effect.zipRight(plain, called)
-    }
+    // Everything is decided when the effect runs (a kept effect run again after list_changed checks
+    // against the new definitions); without tool tasks on the server the task check adds no step.
+    const callTool: McpClientService["callTool"] = (tool, args, call) =>
+      Effect.suspend(() => {
+        const plain = tasks.checkPlainCall(tool)
+        const called = tools.call(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput)
+        return plain === Effect.void ? called : Effect.zipRight(plain, called)
+      })
 
     if (options.keepAlive !== undefined) {
       const { interval, timeout } = options.keepAlive

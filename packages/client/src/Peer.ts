@@ -428,6 +428,9 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
         } else if (at.at < next) next = at.at
       }
       for (const [entry, error] of due) {
+        // Settled meanwhile (answered, or abandoned and cancelled by its caller while an earlier
+        // cancellation was being written): nothing to time out or cancel twice.
+        if (pending.get(entry.id) !== entry) continue
         settle(entry, Exit.fail(error))
         if (entry.cancellable) yield* cancel(entry.id, error.message)
       }

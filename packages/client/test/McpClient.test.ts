@@ -272,7 +272,7 @@ describe("McpClient session", () => {
     })
   )
 
-  it.scoped("after list_changed the input check uses the tool's new inputSchema, not the one cached before", () =>
+  it.scoped("after list_changed the input check uses the tool's new inputSchema, even in an effect made before", () =>
     Effect.gen(function* () {
       let listed = 0
       const schema = (type: string) => ({ type: "object", properties: { a: { type } }, required: ["a"] })
@@ -283,13 +283,18 @@ describe("McpClient session", () => {
         return { result: { content: [] } }
       })
       yield* client.callTool("t", { a: 1 })
-      yield* client.callTool("t", { a: 2 })
+      // An effect kept and run again decides when it runs, not when it was made (the list is cached now).
+      const kept = client.callTool("t", { a: 2 })
+      yield* kept
       const changed = yield* client.listChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
       yield* Effect.yieldNow()
+      // A notification whose method names an Object property is no list change (nor a crash).
+      yield* server.send({ jsonrpc: "2.0", method: "constructor" })
       yield* server.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
       yield* Fiber.join(changed)
       const error = yield* Effect.flip(client.callTool("t", { a: 3 }))
       expect(error).toMatchObject({ _tag: "InvalidInput", tool: "t", pointer: "/a" })
+      expect(yield* Effect.flip(kept)).toMatchObject({ _tag: "InvalidInput", tool: "t", pointer: "/a" })
       yield* client.callTool("t", { a: "three" })
       expect(methods(sent).filter((method) => method === "tools/list")).toHaveLength(2)
       expect(methods(sent).filter((method) => method === "tools/call")).toHaveLength(3)

@@ -4,6 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Middleware, Peer } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -142,6 +143,50 @@ describe("Peer", () => {
         const probe = yield* Effect.fork(peer.request("ping", undefined))
         expect(yield* next).toMatchObject({ method: "ping" })
         yield* Fiber.interrupt(probe)
+      })
+    )
+  )
+
+  it.effect("a request abandoned by its caller while the timer cancels another is cancelled once, not twice", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // The first cancellation written is held, so the timer is mid-way through what fell due.
+        const gate = yield* Deferred.make<void>()
+        let held = false
+        const holding: Middleware.Interceptor = {
+          outbound: (message, next) =>
+            "method" in message && message.method === "notifications/cancelled" && !held
+              ? Effect.zipRight(
+                  Effect.sync(() => {
+                    held = true
+                  }),
+                  Effect.zipRight(Deferred.await(gate), next(message))
+                )
+              : next(message)
+        }
+        const { peer, next, received } = yield* scriptedPeer().pipe(
+          Effect.provideService(Middleware.Middleware, [holding])
+        )
+        const a = yield* Effect.fork(Effect.flip(peer.request("a", undefined, { timeout: "5 seconds" })))
+        const b = yield* Effect.fork(Effect.exit(peer.request("b", undefined, { timeout: "5 seconds" })))
+        const sentA = requestOf(yield* next)
+        const sentB = requestOf(yield* next)
+        yield* TestClock.adjust("5 seconds")
+        expect(yield* Fiber.join(a)).toMatchObject({ _tag: "RequestTimeout", method: "a" })
+        // B's caller gives up while A's cancellation is held: B is abandoned and cancelled by its caller.
+        yield* Fiber.interruptFork(b)
+        yield* Effect.repeatN(Effect.yieldNow(), 20)
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.await(b)
+        yield* Effect.repeatN(Effect.yieldNow(), 50)
+        const waiting = Option.getOrElse(received.unsafeSize(), () => 0)
+        const [messages] = yield* received.takeN(waiting)
+        const cancellations = Array.from(messages)
+          .filter((message) => "method" in message && message.method === "notifications/cancelled")
+          .map((message) => ("params" in message ? message.params?.requestId : undefined))
+        expect(cancellations.filter((id) => id === sentB.id)).toHaveLength(1)
+        expect(cancellations.filter((id) => id === sentA.id).length).toBeLessThanOrEqual(1)
+        expect((yield* peer.stats).pending).toBe(0)
       })
     )
   )

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Capabilities, McpClient, StreamableHttpTransport, type Transport } from "@effect-mcp/client"
 import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
+import { McpSchema } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -341,6 +342,56 @@ for (const [path, transportLayer] of paths) {
         expect(get?.headers.accept).toBe("text/event-stream")
         expect(get?.headers["mcp-session-id"]).toBe("s1")
       }).pipe(Effect.scoped, noFibersLeft)
+    )
+
+    it.live(
+      "2026-07-28: after -32020 the tool is listed again and the call goes again with the new Mcp-Param header",
+      () =>
+        Effect.gen(function* () {
+          let lists = 0
+          const answer = (response: Parameters<Handler>[1], id: unknown, result: object) =>
+            json(response, { jsonrpc: "2.0", id, result: { resultType: "complete", ...result } })
+          const { url, received } = yield* faultServer((request, response) => {
+            const message = rpc(request)
+            if (message.method === "server/discover")
+              return answer(response, message.id, {
+                supportedVersions: ["2026-07-28"],
+                capabilities: { tools: {} },
+                cacheScope: "private",
+                ttlMs: 0,
+                _meta: { [McpSchema.MetaKey.serverInfo]: { name: "headers", version: "0" } }
+              })
+            if (message.method === "tools/list") {
+              // The tool's argument moved from the Zone header to the Region header.
+              const header = lists++ === 0 ? "Zone" : "Region"
+              const inputSchema = { type: "object", properties: { region: { type: "string", "x-mcp-header": header } } }
+              return answer(response, message.id, {
+                tools: [{ name: "t", inputSchema }],
+                cacheScope: "private",
+                ttlMs: 0
+              })
+            }
+            if (message.method === "tools/call" && request.headers["mcp-param-region"] === undefined)
+              return response.writeHead(400, { "content-type": "application/json" }).end(
+                JSON.stringify({
+                  jsonrpc: "2.0",
+                  id: message.id,
+                  error: { code: -32020, message: "header mismatch" }
+                })
+              )
+            return answer(response, message.id, { content: [{ type: "text", text: "ok" }] })
+          })
+          const client = yield* connect(url, {}, { protocolVersion: "2026-07-28" })
+          expect((yield* client.tools).map((tool) => tool.name)).toStrictEqual(["t"])
+          yield* client.callTool("t", { region: "eu" })
+          const calls = received.filter((entry) => rpc(entry).method === "tools/call")
+          expect(
+            calls.map((entry) => [entry.headers["mcp-param-zone"], entry.headers["mcp-param-region"]])
+          ).toStrictEqual([
+            ["eu", undefined],
+            [undefined, "eu"]
+          ])
+        }).pipe(Effect.scoped, noFibersLeft)
     )
 
     it.live("closing is not held up by a POST the server never answers (our response to its request)", () =>

@@ -50,7 +50,7 @@ export const listChanges = (
     // One plain loop: no stream stages for a notification nobody may be reading.
     yield* Queue.take(subscription).pipe(
       Effect.flatMap((notification: JsonRpc.JSONRPCNotification) => {
-        const kind = LIST_CHANGED[notification.method]
+        const kind = Object.hasOwn(LIST_CHANGED, notification.method) ? LIST_CHANGED[notification.method] : undefined
         return kind === undefined || !accepts(notification)
           ? Effect.void
           : Effect.zipRight(invalidate[kind], PubSub.publish(changed, kind))

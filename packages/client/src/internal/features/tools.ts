@@ -87,17 +87,22 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       return tools === undefined ? undefined : Option.fromNullable(tools.find((entry) => entry.name === tool))
     }
 
-    const definition = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> => {
-      const cached = cachedDefinition(tool)
-      if (cached !== undefined) return Effect.succeed(cached)
-      return list.get.pipe(
-        Effect.tapError((error) =>
-          Effect.logWarning(`${server}: cannot list tools to check ${tool}; its schemas are not checked`, error.message)
-        ),
-        Effect.option,
-        Effect.map(Option.flatMap((tools) => Option.fromNullable(tools.find((entry) => entry.name === tool))))
-      )
-    }
+    // Read when it runs (a -32020 retry builds its attempt before the refetch that precedes it).
+    const definition = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> =>
+      Effect.suspend(() => {
+        const cached = cachedDefinition(tool)
+        if (cached !== undefined) return Effect.succeed(cached)
+        return list.get.pipe(
+          Effect.tapError((error) =>
+            Effect.logWarning(
+              `${server}: cannot list tools to check ${tool}; its schemas are not checked`,
+              error.message
+            )
+          ),
+          Effect.option,
+          Effect.map(Option.flatMap((tools) => Option.fromNullable(tools.find((entry) => entry.name === tool))))
+        )
+      })
 
     /** The input check against a definition: exactly `Effect.void` when the arguments pass (or nothing is known). */
     const inputVerdict = (
@@ -195,6 +200,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
             return send(tool, args, { ...options, idempotent })
           })
 
+    // Decides (input check, hints) when called: callers call it when the call runs (McpClient.callTool's suspend).
     const call: Tools["call"] = (tool, args, options, validateInput) => {
       if (!validateInput) return hinted(tool, args, options)
       const checked = checkInput(tool, args)
