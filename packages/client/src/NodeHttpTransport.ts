@@ -54,36 +54,49 @@ const causeOf = (error: NodeJS.ErrnoException): unknown =>
 const answerOf = (request: Http.ClientRequest, response: Http.IncomingMessage): FastAnswer => {
   // Once taken, the body is read (or dropped) by exactly one reader.
   let taken = false
-  const read: FastAnswer["read"] = (maxBytes, done) => {
+  /**
+   * Hands each chunk to `onChunk` until it says `false` (the rest is cut off, with the connection),
+   * then calls `onEnd` once: `stopped`, or the body ended, or the error that broke it off.
+   * `finished` also reports a response that broke off before anyone listened (a reset while a
+   * fiber was scheduled).
+   */
+  const consume = (
+    onChunk: (chunk: Buffer) => boolean,
+    onEnd: (outcome: { readonly stopped: true } | { readonly stopped: false; readonly error: unknown }) => void
+  ) => {
     taken = true
-    const chunks: Array<Uint8Array> = []
-    let size = 0
     let settled = false
-    const finish = (result: Either.Either<Collected, string>) => {
+    response.on("data", (chunk: Buffer) => {
+      if (settled || onChunk(chunk)) return
+      settled = true
+      onEnd({ stopped: true })
+      request.destroy()
+    })
+    finished(response, (error) => {
       if (settled) return
       settled = true
-      done(result)
-    }
-    response.on("data", (chunk: Buffer) => {
-      if (settled) return
-      const room = maxBytes - size
-      if (chunk.length > room) {
-        chunks.push(chunk.subarray(0, room))
-        size = maxBytes
-        finish(Either.right({ text: decodeChunks(chunks, size), over: true }))
-        request.destroy()
-        return
-      }
-      chunks.push(chunk)
-      size += chunk.length
+      onEnd({ stopped: false, error: error === undefined || error === null ? undefined : causeOf(error) })
     })
-    // `finished` also reports a response that broke off before anyone listened (a reset while a fiber was scheduled).
-    finished(response, (error) =>
-      finish(
-        error === undefined || error === null
-          ? Either.right({ text: decodeChunks(chunks, size), over: false })
-          : Either.left(cutShort(size, causeOf(error)))
-      )
+  }
+  const read: FastAnswer["read"] = (maxBytes, done) => {
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    consume(
+      (chunk) => {
+        const room = maxBytes - size
+        const kept = chunk.length > room ? chunk.subarray(0, room) : chunk
+        chunks.push(kept)
+        size += kept.length
+        return chunk.length <= room
+      },
+      (outcome) => {
+        if (outcome.stopped) return done(Either.right({ text: decodeChunks(chunks, size), over: true }))
+        done(
+          outcome.error === undefined
+            ? Either.right({ text: decodeChunks(chunks, size), over: false })
+            : Either.left(cutShort(size, outcome.error))
+        )
+      }
     )
   }
   return {
@@ -97,20 +110,10 @@ const answerOf = (request: Http.ClientRequest, response: Http.IncomingMessage): 
       }),
     forEachChunk: (f) =>
       Effect.async<void, string>((resume) => {
-        taken = true
-        let settled = false
-        const finish = (outcome: Effect.Effect<void, string>) => {
-          if (settled) return
-          settled = true
-          resume(outcome)
-        }
-        response.on("data", (chunk: Buffer) => {
-          if (settled || f(chunk)) return
-          finish(Effect.void)
-          request.destroy()
-        })
-        finished(response, (error) =>
-          finish(error === undefined || error === null ? Effect.void : Effect.fail(closedMidBody(causeOf(error))))
+        consume(f, (outcome) =>
+          resume(
+            outcome.stopped || outcome.error === undefined ? Effect.void : Effect.fail(closedMidBody(outcome.error))
+          )
         )
         return Effect.sync(() => request.destroy())
       }),

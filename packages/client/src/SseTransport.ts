@@ -68,7 +68,7 @@ export const make = (
           .pipe(Effect.mapError((cause) => error(requestFailure(`GET ${options.url}`, cause))))
         const contentType = (response.headers["content-type"] ?? "").toLowerCase()
         if (response.status !== 200 || !contentType.startsWith("text/event-stream")) {
-          const body = yield* readExcerpt(response, 200)
+          const body = yield* readExcerpt(fromResponse(response), 200)
           return yield* error(
             `GET ${options.url} answered ${response.status} ${contentType === "" ? "(no content type)" : contentType}${body === "" ? "" : `: ${body}`}`,
             response.status
@@ -133,7 +133,7 @@ export const make = (
               )
             )
           if (response.status >= 200 && response.status < 300) return
-          const body = yield* readExcerpt(response, 200)
+          const body = yield* readExcerpt(fromResponse(response), 200)
           return yield* error(`HTTP ${response.status}${body === "" ? "" : `: ${body}`}`, response.status)
         })
       ).pipe(

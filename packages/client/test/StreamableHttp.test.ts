@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "@effect/vitest"
-import { Capabilities, McpClient, StreamableHttpTransport, type Transport } from "@effect-mcp/client"
+import { McpClient, StreamableHttpTransport, type Transport } from "@effect-mcp/client"
 import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { closesWithAnswerUnanswered } from "./support/closing.js"
 import { faultServer, type Handler, initialized, json, rpc } from "./support/faultServer.js"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
@@ -406,22 +407,9 @@ for (const [path, transportLayer] of paths) {
           if (rpc(request).id === "roots-1") return
           return mcp(() => undefined)(request, response, index)
         })
-        yield* Effect.scoped(
-          Effect.gen(function* () {
-            yield* Layer.build(
-              McpClient.layer({ name: "fault" }).pipe(
-                Layer.provide(transportLayer({ url, name: "fault" })),
-                Layer.provide(Layer.succeed(Capabilities.Roots, { list: Effect.succeed([{ uri: "file:///tmp" }]) }))
-              )
-            )
-            for (let i = 0; i < 200 && !received.some((entry) => rpc(entry).id === "roots-1"); i++)
-              yield* Effect.sleep("10 millis")
-            expect(received.some((entry) => rpc(entry).id === "roots-1")).toBe(true)
-          })
-          // disconnect: a hang fails the test instead of holding it forever.
-        ).pipe(
-          Effect.disconnect,
-          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("closing the client hung") })
+        yield* closesWithAnswerUnanswered(
+          McpClient.layer({ name: "fault" }).pipe(Layer.provide(transportLayer({ url, name: "fault" }))),
+          received
         )
       }).pipe(Effect.scoped, noFibersLeft)
     )

@@ -10,7 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { readBody } from "../../internal/transport/httpBody.js"
+import { fromResponse, readBody } from "../../internal/transport/httpBody.js"
 import { AuthorizationError, type AuthStep } from "../AuthError.js"
 import { ErrorResponse } from "../Metadata.js"
 
@@ -52,7 +52,7 @@ const execute = (requester: Requester, step: AuthStep, request: HttpClientReques
   )
 
 const bodyOf = (requester: Requester, step: AuthStep, url: string, response: HttpClientResponse.HttpClientResponse) =>
-  readBody(response, requester.limits.maxBytes).pipe(
+  readBody(fromResponse(response), requester.limits.maxBytes).pipe(
     Effect.mapError((reason) => fail(requester, step, `${url}: ${reason}`)),
     Effect.timeoutFail({
       duration: requester.limits.timeout,

@@ -120,24 +120,15 @@ export const fromResponse = (response: HttpClientResponse.HttpClientResponse): A
 /** The body-size failure. */
 export const tooLarge = (maxBytes: number) => `the body exceeded the maximum size of ${maxBytes} bytes`
 
-const collectOf = (response: Answer | HttpClientResponse.HttpClientResponse, maxBytes: number) =>
-  "collect" in response ? response.collect(maxBytes) : collect(response, maxBytes)
-
 /** The body as text, failing with a reason when it is larger than `maxBytes`. */
-export const readBody = (
-  response: Answer | HttpClientResponse.HttpClientResponse,
-  maxBytes: number
-): Effect.Effect<string, string> =>
-  Effect.flatMap(collectOf(response, maxBytes), ({ text, over }) =>
+export const readBody = (answer: Answer, maxBytes: number): Effect.Effect<string, string> =>
+  Effect.flatMap(answer.collect(maxBytes), ({ text, over }) =>
     over ? Effect.fail(tooLarge(maxBytes)) : Effect.succeed(text)
   )
 
 /** The first `maxBytes` of the body as text (for error messages); empty when it cannot be read. */
-export const readExcerpt = (
-  response: Answer | HttpClientResponse.HttpClientResponse,
-  maxBytes: number
-): Effect.Effect<string> =>
-  collectOf(response, maxBytes).pipe(
+export const readExcerpt = (answer: Answer, maxBytes: number): Effect.Effect<string> =>
+  answer.collect(maxBytes).pipe(
     Effect.map(({ text, over }) => (over ? `${text}…` : text)),
     Effect.orElseSucceed(() => "")
   )
