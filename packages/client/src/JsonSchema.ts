@@ -1,6 +1,7 @@
 /**
  * JSON Schema validation for schemas that arrive on the wire (a tool's `inputSchema` or
  * `outputSchema`, an elicitation's `requestedSchema`): 2020-12 by default, draft-07 when the
- * schema says so; compiled validators are cached per schema object.
+ * schema says so; compiled validators are cached per schema object. The validator (Ajv) is
+ * imported by the first validation, not when the program starts.
  */
 export { validate } from "./internal/features/jsonSchema.js"

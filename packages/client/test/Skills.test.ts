@@ -199,18 +199,23 @@ describe("Skills", () => {
 })
 
 describe("Skills: frontmatter and paths", () => {
-  it("splits and parses frontmatter: a byte order mark, CRLF, nested YAML", () => {
-    const text = "\uFEFF---\r\nname: x\r\nmetadata:\r\n  n: 1.0\r\n  list: [a, 2]\r\n---\r\nBody\r\n"
-    const parsed = Either.flatMap(Frontmatter.split(text), ({ yaml }) => Frontmatter.parse(yaml))
-    expect(parsed).toStrictEqual(Either.right({ name: "x", metadata: { n: 1, list: ["a", 2] } }))
-  })
+  it.effect("splits and parses frontmatter: a byte order mark, CRLF, nested YAML", () =>
+    Effect.gen(function* () {
+      const text = "\uFEFF---\r\nname: x\r\nmetadata:\r\n  n: 1.0\r\n  list: [a, 2]\r\n---\r\nBody\r\n"
+      const split = yield* Frontmatter.split(text)
+      const parsed = yield* Frontmatter.parse(split.yaml)
+      expect(parsed).toStrictEqual(Either.right({ name: "x", metadata: { n: 1, list: ["a", 2] } }))
+    })
+  )
 
-  it("refuses what is not frontmatter: no fence, no closing fence, a scalar, duplicate keys", () => {
-    expect(Either.isLeft(Frontmatter.split("# Title\n"))).toBe(true)
-    expect(Either.isLeft(Frontmatter.split("---\nname: x\n"))).toBe(true)
-    expect(Either.isLeft(Frontmatter.parse("just text"))).toBe(true)
-    expect(Either.isLeft(Frontmatter.parse("name: a\nname: b"))).toBe(true)
-  })
+  it.effect("refuses what is not frontmatter: no fence, no closing fence, a scalar, duplicate keys", () =>
+    Effect.gen(function* () {
+      expect(Either.isLeft(Frontmatter.split("# Title\n"))).toBe(true)
+      expect(Either.isLeft(Frontmatter.split("---\nname: x\n"))).toBe(true)
+      expect(Either.isLeft(yield* Frontmatter.parse("just text"))).toBe(true)
+      expect(Either.isLeft(yield* Frontmatter.parse("name: a\nname: b"))).toBe(true)
+    })
+  )
 
   it("compares field by field: member order aside, a missing field differs even from null", () => {
     expect(Frontmatter.firstDifference({ a: 1, m: { x: [1], y: 2 } }, { m: { y: 2, x: [1] }, a: 1 })).toBeUndefined()

@@ -126,7 +126,7 @@ export const callAndPrint = (
   Effect.gen(function* () {
     const output = yield* Output
     const tool = yield* findTool(client, name)
-    const problem = JsonSchema.validate(tool.inputSchema, args)
+    const problem = yield* JsonSchema.validate(tool.inputSchema, args)
     if (problem !== undefined)
       return yield* new UsageError({
         server: client.name,

@@ -3,6 +3,7 @@
  * accepted content, and the content is checked against the schema before it is sent.
  */
 import type { McpSchema } from "@effect-mcp/protocol"
+import type * as Effect from "effect/Effect"
 import { validate } from "./jsonSchema.js"
 
 /** Fills the defaults of omitted fields; returns the content to check. */
@@ -21,4 +22,4 @@ export const withDefaults = (
 export const check = (
   schema: McpSchema.ElicitationRequestedSchema,
   content: NonNullable<McpSchema.ElicitResult["content"]>
-): string | undefined => validate(schema, content)
+): Effect.Effect<string | undefined> => validate(schema, content)

@@ -5,9 +5,10 @@
  * allows any YAML in frontmatter (nested `metadata` maps, lists), so no key: value subset will do.
  */
 import { McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { parseDocument } from "yaml"
+import * as OnFirstUse from "../onFirstUse.js"
 
 /** A `SKILL.md` split into its frontmatter source and its body. */
 export interface Split {
@@ -43,20 +44,26 @@ export const split = (text: string): Either.Either<Split, string> => {
 
 const decodeObject = Schema.decodeUnknownEither(McpSchema.JsonObject)
 
+// The YAML parser is imported by the first skill loaded, not when the program starts.
+const parser = OnFirstUse.make(async () => (await import("yaml")).parseDocument)
+
 /** Parses frontmatter YAML into a JSON object (a YAML mapping at the top, no duplicate keys, bounded aliases). */
-export const parse = (yaml: string): Either.Either<McpSchema.JsonObject, string> => {
-  const document = parseDocument(yaml, { schema: "core", uniqueKeys: true, prettyErrors: false })
-  const error = document.errors[0]
-  if (error !== undefined) return Either.left(`the frontmatter is not valid YAML: ${error.message}`)
-  return Either.try({
-    try: (): unknown => document.toJS({ maxAliasCount: 100 }),
-    catch: (cause) => `the frontmatter cannot be read: ${cause instanceof Error ? cause.message : String(cause)}`
-  }).pipe(
-    Either.flatMap((value) =>
-      Either.mapLeft(decodeObject(value), () => "the frontmatter is not a YAML mapping of fields")
-    )
+export const parse = (yaml: string): Effect.Effect<Either.Either<McpSchema.JsonObject, string>> =>
+  parser.use((parseDocument) =>
+    Effect.sync(() => {
+      const document = parseDocument(yaml, { schema: "core", uniqueKeys: true, prettyErrors: false })
+      const error = document.errors[0]
+      if (error !== undefined) return Either.left(`the frontmatter is not valid YAML: ${error.message}`)
+      return Either.try({
+        try: (): unknown => document.toJS({ maxAliasCount: 100 }),
+        catch: (cause) => `the frontmatter cannot be read: ${cause instanceof Error ? cause.message : String(cause)}`
+      }).pipe(
+        Either.flatMap((value) =>
+          Either.mapLeft(decodeObject(value), () => "the frontmatter is not a YAML mapping of fields")
+        )
+      )
+    })
   )
-}
 
 /** Deep equality of JSON values; member order does not matter. */
 export const sameJson = (a: unknown, b: unknown): boolean => {

@@ -1,22 +1,39 @@
 /**
  * JSON Schema validation of values against schemas that arrive on the wire (a tool's
  * `outputSchema`, an elicitation's `requestedSchema`): 2020-12 by default, draft-07 when
- * the schema says so. Compiled validators are cached per schema object.
+ * the schema says so. Compiled validators are cached per schema object. Ajv is imported when
+ * the first check needs it, not when the program starts.
  */
-import { Ajv, type ValidateFunction } from "ajv"
-import { Ajv2020 } from "ajv/dist/2020.js"
-import addFormatsModule from "ajv-formats"
+import type { Ajv, ValidateFunction } from "ajv"
+import * as Effect from "effect/Effect"
+import * as OnFirstUse from "../onFirstUse.js"
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/
 
-const modern = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
-const draft07 = new Ajv({ strict: false, allErrors: true, validateSchema: false })
-addFormatsModule.default(modern)
-addFormatsModule.default(draft07)
+interface Engines {
+  readonly modern: Ajv
+  readonly draft07: Ajv
+}
+
+const loadEngines = async (): Promise<Engines> => {
+  const [{ Ajv }, { Ajv2020 }, { default: addFormatsModule }] = await Promise.all([
+    import("ajv"),
+    import("ajv/dist/2020.js"),
+    import("ajv-formats")
+  ])
+  const modern = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
+  const draft07 = new Ajv({ strict: false, allErrors: true, validateSchema: false })
+  addFormatsModule.default(modern)
+  addFormatsModule.default(draft07)
+  return { modern, draft07 }
+}
 
 const compiled = new WeakMap<object, ValidateFunction | string>()
 
-const compile = (schema: { readonly [keyword: string]: unknown }): ValidateFunction | string => {
+const compile = (
+  { draft07, modern }: Engines,
+  schema: { readonly [keyword: string]: unknown }
+): ValidateFunction | string => {
   const cached = compiled.get(schema)
   if (cached !== undefined) return cached
   const engine = typeof schema.$schema === "string" && DRAFT_07.test(schema.$schema) ? draft07 : modern
@@ -31,13 +48,11 @@ const compile = (schema: { readonly [keyword: string]: unknown }): ValidateFunct
   return result
 }
 
-/** Validates a value; `undefined` when it matches, else a short description of what does not. */
-export const validate = (schema: { readonly [keyword: string]: unknown }, value: unknown): string | undefined => {
-  const outcome = check(schema, value)
-  return outcome._tag === "Invalid" ? outcome.reason : outcome._tag === "Uncompilable" ? outcome.reason : undefined
-}
+/** Why a value does not match: the reason of an {@link Outcome} that is not `Valid`, else `undefined`. */
+export const problemOf = (outcome: Outcome): string | undefined =>
+  outcome._tag === "Valid" ? undefined : outcome.reason
 
-/** The outcome of {@link check}. */
+/** The outcome of a {@link Check}. */
 export type Outcome =
   | { readonly _tag: "Valid" }
   /** `pointer` is the JSON pointer of the first offending value (a missing member's own pointer). */
@@ -51,19 +66,38 @@ const pointerOf = (error: { readonly instancePath: string; readonly params: obje
     : error.instancePath
 }
 
-/** Validates a value, saying where it first goes wrong. */
-export const check = (schema: { readonly [keyword: string]: unknown }, value: unknown): Outcome => {
-  const validator = compile(schema)
-  if (typeof validator === "string") return { _tag: "Uncompilable", reason: validator }
-  if (validator(value)) return { _tag: "Valid" }
-  const errors = validator.errors ?? []
-  const first = errors[0]
-  return {
-    _tag: "Invalid",
-    pointer: first === undefined ? "" : pointerOf(first),
-    reason: errors
-      .slice(0, 5)
-      .map((error) => `${error.instancePath === "" ? "(root)" : error.instancePath} ${error.message ?? "is invalid"}`)
-      .join("; ")
+/** Checks values with the engines loaded (see {@link withCheck}). */
+export type Check = (schema: { readonly [keyword: string]: unknown }, value: unknown) => Outcome
+
+const checkWith =
+  (loaded: Engines): Check =>
+  (schema, value) => {
+    const validator = compile(loaded, schema)
+    if (typeof validator === "string") return { _tag: "Uncompilable", reason: validator }
+    if (validator(value)) return { _tag: "Valid" }
+    const errors = validator.errors ?? []
+    const first = errors[0]
+    return {
+      _tag: "Invalid",
+      pointer: first === undefined ? "" : pointerOf(first),
+      reason: errors
+        .slice(0, 5)
+        .map((error) => `${error.instancePath === "" ? "(root)" : error.instancePath} ${error.message ?? "is invalid"}`)
+        .join("; ")
+    }
   }
-}
+
+const checks = OnFirstUse.make(async () => checkWith(await loadEngines()))
+
+/**
+ * `f` given the check (values validated, saying where they first go wrong): once Ajv is loaded,
+ * `f(check)` itself, decided when called (a tool call's checks add no effect step); before, an
+ * effect that loads it first.
+ */
+export const withCheck: OnFirstUse.OnFirstUse<Check>["use"] = checks.use
+
+/** Validates a value: `undefined` when it matches, else a short description of what does not. */
+export const validate = (
+  schema: { readonly [keyword: string]: unknown },
+  value: unknown
+): Effect.Effect<string | undefined> => withCheck((check) => Effect.sync(() => problemOf(check(schema, value))))

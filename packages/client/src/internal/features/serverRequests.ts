@@ -65,15 +65,16 @@ const runnersOf = (handlers: Handlers): Runners => {
             return Effect.flatMap(elicitation.form(params, context), (result) => {
               if (result.action !== "accept") return Effect.succeed(result)
               const content = ElicitationContent.withDefaults(params.requestedSchema, result.content)
-              const problem = ElicitationContent.check(params.requestedSchema, content)
-              return problem === undefined
-                ? Effect.succeed({ ...result, content })
-                : Effect.fail(
-                    Peer.failWith(
-                      JsonRpc.ErrorCode.InternalError,
-                      `The user's answer does not match the requested schema: ${problem}`
+              return Effect.flatMap(ElicitationContent.check(params.requestedSchema, content), (problem) =>
+                problem === undefined
+                  ? Effect.succeed({ ...result, content })
+                  : Effect.fail(
+                      Peer.failWith(
+                        JsonRpc.ErrorCode.InternalError,
+                        `The user's answer does not match the requested schema: ${problem}`
+                      )
                     )
-                  )
+              )
             })
           }
         }),

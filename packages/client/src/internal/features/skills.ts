@@ -267,11 +267,12 @@ export const make = (session: Session, request: ExtensionRequest): Effect.Effect
               onRight: Effect.succeed
             }
           ))
-        const parsed = Either.flatMap(Frontmatter.split(text), ({ yaml, body }) =>
-          Either.map(Frontmatter.parse(yaml), (frontmatter) => ({ frontmatter, body }))
-        )
+        const split = Frontmatter.split(text)
+        if (Either.isLeft(split)) return yield* refuse(skill, skill.uri, "frontmatter", split.left)
+        const { yaml, body } = split.right
+        const parsed = yield* Frontmatter.parse(yaml)
         if (Either.isLeft(parsed)) return yield* refuse(skill, skill.uri, "frontmatter", parsed.left)
-        const { frontmatter, body } = parsed.right
+        const frontmatter = parsed.right
         const difference = Frontmatter.firstDifference(skill.frontmatter, frontmatter)
         if (difference !== undefined) {
           return yield* refuse(

@@ -11,7 +11,7 @@ import * as Stream from "effect/Stream"
 import { InvalidInput, type RequestError, ToolOutputInvalid } from "../../McpError.js"
 import type { Session, RequestOptions as SessionRequestOptions } from "../session/session.js"
 import * as McpHeaders from "../transport/mcpHeaders.js"
-import { check } from "./jsonSchema.js"
+import { withCheck } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
 
 /** Tool arguments, as a caller gives them. */
@@ -111,20 +111,22 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       found: Option.Option<McpSchema.Tool>
     ): Effect.Effect<void, InvalidInput> => {
       if (Option.isNone(found)) return Effect.void
-      const outcome = check(found.value.inputSchema, args ?? {})
-      if (outcome._tag === "Valid") return Effect.void
-      if (outcome._tag === "Uncompilable") {
-        return Effect.logDebug(`${server}: the inputSchema of ${tool} is not checked: ${outcome.reason}`)
-      }
-      return Effect.fail(
-        new InvalidInput({
-          server,
-          method: "tools/call",
-          tool,
-          pointer: outcome.pointer,
-          reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
-        })
-      )
+      return withCheck((check) => {
+        const outcome = check(found.value.inputSchema, args ?? {})
+        if (outcome._tag === "Valid") return Effect.void
+        if (outcome._tag === "Uncompilable") {
+          return Effect.logDebug(`${server}: the inputSchema of ${tool} is not checked: ${outcome.reason}`)
+        }
+        return Effect.fail(
+          new InvalidInput({
+            server,
+            method: "tools/call",
+            tool,
+            pointer: outcome.pointer,
+            reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
+          })
+        )
+      })
     }
 
     // With the list cached (every call after the first), the check runs with no effect steps.
@@ -145,10 +147,13 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       if (result.structuredContent === undefined) {
         return Effect.fail(new ToolOutputInvalid({ server, tool, reason: "structuredContent is missing" }))
       }
-      const outcome = check(outputSchema, result.structuredContent)
-      return outcome._tag === "Valid"
-        ? Effect.succeed(result)
-        : Effect.fail(new ToolOutputInvalid({ server, tool, reason: outcome.reason }))
+      const structured = result.structuredContent
+      return withCheck((check) => {
+        const outcome = check(outputSchema, structured)
+        return outcome._tag === "Valid"
+          ? Effect.succeed(result)
+          : Effect.fail(new ToolOutputInvalid({ server, tool, reason: outcome.reason }))
+      })
     }
 
     // A server that cannot list its tools does not make a successful call fail (the check is skipped).

@@ -1,0 +1,37 @@
+/**
+ * What importing the client loads: the JSON Schema engine (Ajv) and the YAML parser are imported
+ * by their first use (~70 ms of a program's start otherwise), on the built package as a program
+ * runs it (`npm test` builds before it runs the tests).
+ */
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+
+const entry = fileURLToPath(new URL("../dist/index.js", import.meta.url))
+
+/** Runs `body` in a fresh Node after importing the built client (as `client`), printing its JSON answer. */
+const inFreshNode = (body: string): unknown => {
+  const script = `
+    import { createRequire } from "node:module"
+    const client = await import(${JSON.stringify(entry)})
+    const loaded = () => Object.keys(createRequire(import.meta.url).cache)
+      .filter((path) => /node_modules[\\\\/](ajv|ajv-formats|yaml)[\\\\/]/.test(path)).length
+    ${body}
+  `
+  const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
+  expect(run.stderr).toBe("")
+  return JSON.parse(run.stdout)
+}
+
+describe("start-up", () => {
+  it("importing the client loads no JSON Schema engine and no YAML parser; the first validation loads the engine", () => {
+    const answer = inFreshNode(`
+      const { Effect } = await import("effect")
+      const atStart = loaded()
+      const problem = await Effect.runPromise(client.JsonSchema.validate({ type: "string" }, 1))
+      const valid = await Effect.runPromise(client.JsonSchema.validate({ type: "string" }, "a"))
+      console.log(JSON.stringify({ atStart, problem, valid: valid ?? null, after: loaded() > 0 }))
+    `)
+    expect(answer).toEqual({ atStart: 0, problem: "(root) must be string", valid: null, after: true })
+  })
+})
