@@ -269,36 +269,43 @@ describe("NodeHttpTransport", () => {
   )
 
   for (const store of ["a TokenStore", "no TokenStore"] as const) {
-    it.scopedLive(`OAuth with ${store}: a refusal goes to the flow, and the token only to the MCP server`, () =>
-      Effect.gen(function* () {
-        const registry = new TokenRegistry()
-        const authorization = yield* authorizationServer(registry, {})
-        const resource = yield* resourceServer(registry, { authorizationServer: () => authorization.origin })
-        const url = `${resource.origin}/mcp`
-        yield* Effect.scoped(
-          Effect.gen(function* () {
-            const context = yield* Layer.build(
-              McpClient.layer({ name: "protected" }).pipe(
-                Layer.provide(NodeHttpTransport.layer({ url, name: "protected", transport: "http", listen: false })),
-                Layer.provide(
-                  store === "a TokenStore"
-                    ? Layer.merge(Authorizer.followRedirect(), TokenStore.layerMemory)
-                    : Authorizer.followRedirect()
-                ),
-                Layer.provide(keepAliveHttpClient)
+    it.scopedLive(
+      `OAuth with ${store}: a refusal goes to the flow (one bare request), and the token only to the MCP server`,
+      () =>
+        Effect.gen(function* () {
+          const registry = new TokenRegistry()
+          const authorization = yield* authorizationServer(registry, {})
+          const resource = yield* resourceServer(registry, { authorizationServer: () => authorization.origin })
+          const url = `${resource.origin}/mcp`
+          yield* Effect.scoped(
+            Effect.gen(function* () {
+              const context = yield* Layer.build(
+                McpClient.layer({ name: "protected" }).pipe(
+                  Layer.provide(NodeHttpTransport.layer({ url, name: "protected", transport: "http", listen: false })),
+                  Layer.provide(
+                    store === "a TokenStore"
+                      ? Layer.merge(Authorizer.followRedirect(), TokenStore.layerMemory)
+                      : Authorizer.followRedirect()
+                  ),
+                  Layer.provide(keepAliveHttpClient)
+                )
               )
-            )
-            const client = Context.get(context, McpClient.McpClient)
-            expect((yield* client.tools).map((tool) => tool.name)).toStrictEqual(["secret"])
-            yield* client.callTool("secret")
-          })
-        )
-        expect(authorization.seen.map((entry) => `${entry.method} ${entry.path}`)).toContain("POST /token")
-        expect(bearerRequests(authorization.seen)).toStrictEqual([])
-        const withToken = bearerRequests(resource.seen)
-        expect(withToken.every((entry) => entry.path === "/mcp")).toBe(true)
-        expect(withToken.length).toBeGreaterThanOrEqual(3)
-      })
+              const client = Context.get(context, McpClient.McpClient)
+              expect((yield* client.tools).map((tool) => tool.name)).toStrictEqual(["secret"])
+              yield* client.callTool("secret")
+            })
+          )
+          expect(authorization.seen.map((entry) => `${entry.method} ${entry.path}`)).toContain("POST /token")
+          expect(bearerRequests(authorization.seen)).toStrictEqual([])
+          const withToken = bearerRequests(resource.seen)
+          expect(withToken.every((entry) => entry.path === "/mcp")).toBe(true)
+          expect(withToken.length).toBeGreaterThanOrEqual(3)
+          // The route's refusal starts the flow: the request is not sent bare a second time first.
+          const bare = resource.seen.filter(
+            (entry) => entry.path === "/mcp" && entry.headers.authorization === undefined
+          )
+          expect(bare.map((entry) => entry.method)).toStrictEqual(["POST"])
+        })
     )
   }
 })

@@ -17,7 +17,7 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Gate } from "../internal/transport/fastRoute.js"
-import type { Credentials, OAuthSession } from "./OAuthSession.js"
+import type { Credentials, OAuthSession, Refusal } from "./OAuthSession.js"
 
 /** The authorizing client, and what it knows about requests that would go around it. */
 export interface Authorizing extends Gate {
@@ -37,6 +37,8 @@ export const make = (
   const bareUrls = new Set<string>()
   let bareAll = options.bare === true
   let refusedOnce = false
+  // A refusal met by a request that went around (the fast route), not yet taken to the flow.
+  let handed: Refusal | undefined
   const refused = () => {
     refusedOnce = true
     bareAll = false
@@ -69,35 +71,52 @@ export const make = (
       wwwAuthenticate: response.headers["www-authenticate"],
       dpopNonce: response.headers["dpop-nonce"]
     }
-    return session.challenged(refusal, credentials?.accessToken).pipe(
-      Effect.mapError(
-        (error) =>
-          new HttpClientError.RequestError({
-            request,
-            reason: "Transport",
-            cause: error,
-            description: error.message
-          })
-      ),
-      Effect.flatMap((retry) => (retry ? attempt(request, n + 1) : Effect.succeed(response)))
+    return Effect.flatMap(authorizeAfter(request, refusal, credentials?.accessToken), (retry) =>
+      retry ? attempt(request, n + 1) : Effect.succeed(response)
     )
   }
 
+  /** The flow's answer to a refusal: whether to send the request again (its failure is the request's). */
+  const authorizeAfter = (request: HttpClientRequest.HttpClientRequest, refusal: Refusal, sent: string | undefined) =>
+    Effect.mapError(
+      session.challenged(refusal, sent),
+      (error) =>
+        new HttpClientError.RequestError({
+          request,
+          reason: "Transport",
+          cause: error,
+          description: error.message
+        })
+    )
+
+  // A refusal the route handed over is answered first: the request that follows it goes out
+  // authorized, not bare again. When the flow declines, it goes as it is (its refusal is its answer).
   const attempt = (
     request: HttpClientRequest.HttpClientRequest,
     n: number
-  ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
-    bare(request.url)
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+    const refusal = handed
+    if (refusal !== undefined) {
+      handed = undefined
+      return Effect.flatMap(authorizeAfter(request, refusal, undefined), (retry) =>
+        retry ? attempt(request, n + 1) : send(request, undefined, session.maxAttempts + 1)
+      )
+    }
+    return bare(request.url)
       ? send(request, undefined, n)
       : Effect.flatMap(session.credentials(request.method, request.url), (found) => {
           if (Option.isNone(found) && !refusedOnce) bareUrls.add(request.url)
           return send(request, Option.getOrUndefined(found), n)
         })
+  }
 
   return {
     client: HttpClient.transform(raw, (_unauthorized, request) => attempt(request, 1)),
     bare,
-    refused
+    refused: (refusal) => {
+      refused()
+      handed = refusal
+    }
   }
 }
 

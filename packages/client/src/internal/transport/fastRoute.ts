@@ -6,6 +6,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Either from "effect/Either"
+import type { Refusal } from "../../auth/OAuthSession.js"
 import type { Answer, Collected } from "./httpBody.js"
 
 /** An answer that came over the fast route: an {@link Answer} that can also be read with callbacks. */
@@ -26,7 +27,7 @@ export interface FastHandlers {
   readonly onAnswer: (answer: FastAnswer) => void
   /** The request failed before any answer; `cause` is the platform's error. */
   readonly onError: (cause: unknown) => void
-  /** The server refused the request (401 or 403) and authorization takes over: send it again through the `HttpClient`. */
+  /** The server refused the request (401 or 403) and authorization takes over: send it again through the `HttpClient` (the flow runs first). */
   readonly onRefused: () => void
 }
 
@@ -60,8 +61,11 @@ export class RouteInUse extends Context.Tag("@effect-mcp/client/RouteInUse")<Rou
 export interface Gate {
   /** Whether a request to `url` would go out as it is: no credentials for it, and no refusal seen. */
   readonly bare: (url: string) => boolean
-  /** A request that went around was refused: from now on requests go through authorization. */
-  readonly refused: () => void
+  /**
+   * A request that went around was refused: from now on requests go through authorization, and
+   * the next one answers this refusal (runs the flow) before it is sent.
+   */
+  readonly refused: (refusal: Refusal) => void
 }
 
 /**
@@ -79,7 +83,11 @@ export const gated = (route: FastRouteService, gate: Gate): FastRouteService => 
       ? route.request(method, url, headers, body, {
           onAnswer: (answer) => {
             if (!isChallenge(answer)) return handlers.onAnswer(answer)
-            gate.refused()
+            gate.refused({
+              status: answer.status,
+              wwwAuthenticate: answer.headers["www-authenticate"],
+              dpopNonce: answer.headers["dpop-nonce"]
+            })
             answer.drain()
             handlers.onRefused()
           },
