@@ -10,6 +10,8 @@
 import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import {
@@ -19,7 +21,7 @@ import {
   HttpTransport,
   McpClient,
   type McpError,
-  type OAuth,
+  OAuth,
   OAuthMetadata,
   TokenStore
 } from "@effect-mcp/client"
@@ -32,6 +34,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
+import * as AuthorizedClient from "../src/auth/AuthorizedClient.js"
 import {
   type AuthorizationServerOptions,
   authorizationServer,
@@ -116,6 +119,29 @@ describe("OAuth: the flow", () => {
         expect(withToken.every((entry) => entry.path === "/mcp")).toBe(true)
         expect(withToken.length).toBeGreaterThanOrEqual(3)
       })
+  )
+
+  it.scopedLive("two requests refused at once authorize once: the second is retried with the first's token", () =>
+    Effect.gen(function* () {
+      const { authorization, resource, url } = yield* world()
+      const raw = yield* HttpClient.HttpClient
+      const session = yield* OAuth.make("protected", url, raw).pipe(Effect.provide(services))
+      const client = AuthorizedClient.authorize(raw, session)
+      const ping = (id: number) =>
+        HttpClientRequest.post(url).pipe(
+          HttpClientRequest.setHeader("accept", "application/json, text/event-stream"),
+          HttpClientRequest.bodyUnsafeJson({ jsonrpc: "2.0", id, method: "ping" }),
+          client.execute,
+          Effect.map((response) => response.status),
+          Effect.scoped
+        )
+      const statuses = yield* Effect.all([ping(1), ping(2)], { concurrency: "unbounded" })
+      expect(statuses.every((status) => status !== 401)).toBe(true)
+      expect(paths(authorization.seen).filter((path) => path === "POST /token")).toStrictEqual(["POST /token"])
+      expect(
+        resource.seen.filter((entry) => entry.path === "/mcp" && entry.headers.authorization === undefined).length
+      ).toBe(2)
+    }).pipe(Effect.provide(keepAliveHttpClient))
   )
 
   it.scopedLive("steps up on 403 insufficient_scope, asking for the union of the scopes", () =>

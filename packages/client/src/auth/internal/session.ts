@@ -95,9 +95,9 @@ const decide = (
   Effect.fnUntraced(function* (before) {
     const state = yield* searched(ctx, before)
     const found = state.active
-    // Someone else already replaced the token this request was sent with: just retry.
-    if (Option.isSome(found) && sent !== undefined && sent !== found.value.tokens.access_token)
-      return [true, state] as const
+    // Someone else already replaced the token this request was sent with, or got one since it was
+    // sent without: just retry with it (two requests refused at once authorize once).
+    if (Option.isSome(found) && sent !== found.value.tokens.access_token) return [true, state] as const
     const challenge = Challenge.bearer(refusal.wwwAuthenticate)
     // RFC 9449 §9: the resource server wants its nonce in the proof; the token is fine.
     if (challenge?.error === "use_dpop_nonce" && refusal.dpopNonce !== undefined && sent !== undefined)
