@@ -113,8 +113,23 @@ export interface Peer {
   readonly subscribe: Effect.Effect<Queue.Dequeue<JsonRpc.JSONRPCNotification>, never, Scope.Scope>
   /** Every inbound notification from the moment the stream is run. */
   readonly notifications: Stream.Stream<JsonRpc.JSONRPCNotification>
+  /**
+   * Runs `f` on each inbound notification as the reader dispatches it, in order and before
+   * subscribers see it, for as long as the scope lives. For quick bookkeeping (dropping a cache):
+   * the reader waits for it, and no fiber is kept for it.
+   */
+  readonly observe: (
+    f: (notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>
+  ) => Effect.Effect<void, never, Scope.Scope>
   /** Completes when the connection has ended: with the transport's error, or none for a clean end. */
   readonly closed: Effect.Effect<Option.Option<TransportError>>
+  /**
+   * Runs `f` when the connection ends (as `closed` completes; at once if it has), unless the scope
+   * closed first: a client closing its own connection does not see it. No fiber is kept for it.
+   */
+  readonly whenClosed: (
+    f: (error: Option.Option<TransportError>) => Effect.Effect<void>
+  ) => Effect.Effect<void, never, Scope.Scope>
   /** Counters, for tests and health checks. */
   readonly stats: Effect.Effect<{
     readonly pending: number
@@ -251,12 +266,21 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       return Effect.asVoid(FiberMap.run(inbound, id, run))
     }
 
+    const observers = new Set<(notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>>()
+    const publish = (message: JsonRpc.JSONRPCNotification): Effect.Effect<void> =>
+      observers.size === 0
+        ? Effect.asVoid(PubSub.publish(hub, message))
+        : Effect.zipRight(
+            Effect.forEach(Array.from(observers), (observer) => observer(message), { discard: true }),
+            PubSub.publish(hub, message)
+          )
+
     const onNotification = (message: JsonRpc.JSONRPCNotification): Effect.Effect<void> => {
       const params = message.params
       if (message.method === "notifications/cancelled" && params !== undefined) {
         const requestId = params.requestId
         if (typeof requestId === "string" || typeof requestId === "number") {
-          return Effect.zipRight(FiberMap.remove(inbound, requestId), PubSub.publish(hub, message))
+          return Effect.zipRight(FiberMap.remove(inbound, requestId), publish(message))
         }
       }
       if (message.method === "notifications/progress" && params !== undefined) {
@@ -266,11 +290,11 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           return Effect.gen(function* () {
             entry.lastActivity = yield* Clock.currentTimeMillis
             if (entry.onProgress !== undefined) yield* entry.onProgress(params)
-            yield* PubSub.publish(hub, message)
+            yield* publish(message)
           })
         }
       }
-      return PubSub.publish(hub, message)
+      return publish(message)
     }
 
     /** The outcome a response carries, for the request it answers. */
@@ -331,12 +355,16 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       return violation("malformed", item.raw)
     }
 
+    const closers = new Set<(error: Option.Option<TransportError>) => Effect.Effect<void>>()
     const end = (error: Option.Option<TransportError>) =>
       Effect.suspend(() => {
         ended = error
         const failure = Exit.fail(gone())
         for (const entry of [...pending.values()]) settle(entry, failure)
-        return Deferred.succeed(closed, error).pipe(Effect.zipRight(PubSub.shutdown(hub)))
+        return Deferred.succeed(closed, error).pipe(
+          Effect.zipRight(PubSub.shutdown(hub)),
+          Effect.zipRight(Effect.forEach(Array.from(closers), (closer) => closer(error), { discard: true }))
+        )
       })
 
     // Inbound items come as plain calls from the transport. An answer to a pending request
@@ -573,7 +601,9 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       handle: (method, handler) => Effect.sync(() => void handlers.set(method, handler)),
       subscribe: PubSub.subscribe(hub),
       notifications: Stream.fromPubSub(hub),
+      observe: (f) => registered(observers, f),
       closed: Deferred.await(closed),
+      whenClosed: (f) => Effect.suspend(() => (ended === undefined ? registered(closers, f) : f(ended))),
       stats: Effect.map(FiberMap.size(inbound), (inboundCount) => ({
         pending: pending.size,
         inbound: inboundCount,
@@ -581,6 +611,13 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       }))
     } satisfies Peer
   })
+
+/** `f` in `set` for as long as the scope lives. */
+const registered = <F>(set: Set<F>, f: F): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => void set.add(f)),
+    () => Effect.sync(() => void set.delete(f))
+  )
 
 /**
  * The W3C `tracestate` to send beside `traceparent`, when the host has one (for example from

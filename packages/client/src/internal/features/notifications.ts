@@ -6,7 +6,6 @@ import { type JsonRpc, Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as PubSub from "effect/PubSub"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { ListKind } from "../../McpClient.js"
@@ -46,17 +45,12 @@ export const listChanges = (
   Effect.gen(function* () {
     // Published to whoever runs the stream at the time (no fiber until someone does).
     const changed = yield* Effect.acquireRelease(PubSub.unbounded<ListKind>(), PubSub.shutdown)
-    const subscription = yield* peer.subscribe
-    // One plain loop: no stream stages for a notification nobody may be reading.
-    yield* Queue.take(subscription).pipe(
-      Effect.flatMap((notification: JsonRpc.JSONRPCNotification) => {
-        const kind = Object.hasOwn(LIST_CHANGED, notification.method) ? LIST_CHANGED[notification.method] : undefined
-        return kind === undefined || !accepts(notification)
-          ? Effect.void
-          : Effect.zipRight(invalidate[kind], PubSub.publish(changed, kind))
-      }),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    // Observed as the peer dispatches it: no fiber, and the cache is dropped before the next message.
+    yield* peer.observe((notification) => {
+      const kind = Object.hasOwn(LIST_CHANGED, notification.method) ? LIST_CHANGED[notification.method] : undefined
+      return kind === undefined || !accepts(notification)
+        ? Effect.void
+        : Effect.zipRight(invalidate[kind], Effect.asVoid(PubSub.publish(changed, kind)))
+    })
     return Stream.fromPubSub(changed)
   })

@@ -551,18 +551,15 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       )
 
     // The connection ending on its own (the server went away or broke it) fails the session.
-    yield* peer.closed.pipe(
-      Effect.flatMap((error) =>
-        move(
-          SessionState.Failed({
-            cause: Option.getOrElse(
-              error,
-              () => new TransportError({ server: server(), reason: "the server closed the connection" })
-            )
-          })
-        )
-      ),
-      Effect.forkScoped
+    yield* peer.whenClosed((error) =>
+      move(
+        SessionState.Failed({
+          cause: Option.getOrElse(
+            error,
+            () => new TransportError({ server: server(), reason: "the server closed the connection" })
+          )
+        })
+      )
     )
 
     return {
