@@ -271,7 +271,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       observers.size === 0
         ? Effect.asVoid(PubSub.publish(hub, message))
         : Effect.zipRight(
-            Effect.forEach(Array.from(observers), (observer) => observer(message), { discard: true }),
+            runEach(observers, (observer) => observer(message)),
             PubSub.publish(hub, message)
           )
 
@@ -363,7 +363,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
         for (const entry of [...pending.values()]) settle(entry, failure)
         return Deferred.succeed(closed, error).pipe(
           Effect.zipRight(PubSub.shutdown(hub)),
-          Effect.zipRight(Effect.forEach(Array.from(closers), (closer) => closer(error), { discard: true }))
+          Effect.zipRight(runEach(closers, (closer) => closer(error)))
         )
       })
 
@@ -611,6 +611,22 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       }))
     } satisfies Peer
   })
+
+/**
+ * Runs `run` for each callback registered when it starts, skipping one unregistered meanwhile; a
+ * callback that fails or dies is logged, and neither stops the others nor the peer's reader.
+ */
+const runEach = <F>(set: Set<F>, run: (f: F) => Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.forEach(
+    Array.from(set),
+    (f) =>
+      Effect.suspend(() => (set.has(f) ? run(f) : Effect.void)).pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("a peer callback failed", cause)
+        )
+      ),
+    { discard: true }
+  )
 
 /** `f` in `set` for as long as the scope lives. */
 const registered = <F>(set: Set<F>, f: F): Effect.Effect<void, never, Scope.Scope> =>

@@ -177,6 +177,34 @@ describe("OAuth: the flow", () => {
     }).pipe(noFibersLeft)
   )
 
+  it.scopedLive(
+    "a stored token that has expired and cannot be refreshed: the refusal runs the flow, not a bare retry",
+    () =>
+      Effect.gen(function* () {
+        const { authorization, url } = yield* world()
+        // Expired an hour ago, no refresh_token: credentials has nothing to send, though the token is in use.
+        const expired = {
+          access_token: "old",
+          token_type: "Bearer",
+          client_id: "c",
+          expires_at: Date.now() - 3_600_000
+        }
+        const store = Layer.tap(TokenStore.layerMemory, (context) =>
+          Context.get(context, TokenStore.TokenStore).saveTokens(
+            { issuer: authorization.origin, resource: url },
+            expired
+          )
+        )
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const client = yield* connect(url, {}, store)
+            expect((yield* client.tools).map((tool) => tool.name)).toStrictEqual(["secret"])
+          })
+        )
+        expect(authorization.seen.filter((entry) => entry.path === "/authorize")).toHaveLength(1)
+      })
+  )
+
   it.scopedLive("refreshes an expiring token instead of asking the user again", () =>
     Effect.gen(function* () {
       // Tokens live 10 s, inside the 30 s margin: each request refreshes first.

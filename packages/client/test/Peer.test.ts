@@ -11,6 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import { scriptedPeer } from "./support/scripted.js"
 
@@ -253,6 +254,51 @@ describe("Peer", () => {
       yield* server.send({ jsonrpc: "2.0", id: after.id, result: { ok: true } })
       expect(yield* Fiber.join(still)).toStrictEqual({ ok: true })
     })
+  )
+
+  it.scoped(
+    "observers see notifications in order until unregistered; one that dies stops neither the others nor the reader",
+    () =>
+      Effect.gen(function* () {
+        const { peer, server, next } = yield* scriptedPeer()
+        const seen: Array<string> = []
+        yield* peer.observe(() => Effect.dieMessage("a broken observer"))
+        const scope = yield* Scope.make()
+        yield* Scope.extend(
+          peer.observe((notification) => Effect.sync(() => void seen.push(notification.method))),
+          scope
+        )
+        const barrier = (id: string) => Effect.zipRight(server.send({ jsonrpc: "2.0", id, method: "ping" }), next)
+        yield* server.send({ jsonrpc: "2.0", method: "notifications/a" })
+        yield* barrier("first")
+        yield* Scope.close(scope, Exit.void)
+        yield* server.send({ jsonrpc: "2.0", method: "notifications/b" })
+        yield* barrier("second")
+        expect(seen).toStrictEqual(["notifications/a"])
+        const still = yield* Effect.fork(peer.request("still-works", undefined))
+        const after = requestOf(yield* next)
+        yield* server.send({ jsonrpc: "2.0", id: after.id, result: { ok: true } })
+        expect(yield* Fiber.join(still)).toStrictEqual({ ok: true })
+      }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
+  )
+
+  it.scoped("whenClosed runs when the connection ends, at once when it has, and not once its scope closed", () =>
+    Effect.gen(function* () {
+      const { peer, client } = yield* scriptedPeer()
+      const ended: Array<string> = []
+      const scope = yield* Scope.make()
+      yield* Scope.extend(
+        peer.whenClosed(() => Effect.sync(() => void ended.push("unregistered"))),
+        scope
+      )
+      yield* Scope.close(scope, Exit.void)
+      yield* peer.whenClosed(() => Effect.dieMessage("a broken closer"))
+      yield* peer.whenClosed((error) => Effect.sync(() => void ended.push(`before: ${Option.isSome(error)}`)))
+      yield* client.fail("gone")
+      yield* peer.closed
+      yield* peer.whenClosed((error) => Effect.sync(() => void ended.push(`after: ${Option.isSome(error)}`)))
+      expect(ended).toStrictEqual(["before: true", "after: true"])
+    }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
   )
 
   it.effect("an answer that crosses our cancellation is noted at debug level, not a warning or a violation", () => {

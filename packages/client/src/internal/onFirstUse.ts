@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 export interface OnFirstUse<A> {
   /**
    * `f` of the value: with the value loaded, `f(value)` itself (decided when called, no step
-   * added); before, an effect that loads it first. A failed import is a defect.
+   * added); before, an effect that loads it first. A failed import is a defect (the next use tries again).
    */
   readonly use: <B, E, R>(f: (value: A) => Effect.Effect<B, E, R>) => Effect.Effect<B, E, R>
 }
@@ -18,10 +18,17 @@ export const make = <A>(load: () => Promise<A>): OnFirstUse<A> => {
   let loaded: { readonly value: A } | undefined
   let pending: Promise<A> | undefined
   const ready = Effect.promise(() => {
-    pending ??= load().then((value) => {
-      loaded = { value }
-      return value
-    })
+    pending ??= load().then(
+      (value) => {
+        loaded = { value }
+        return value
+      },
+      (error: unknown) => {
+        // A failed import is not kept: the next use tries again.
+        pending = undefined
+        throw error
+      }
+    )
     return pending
   })
   return {

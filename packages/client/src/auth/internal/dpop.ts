@@ -22,6 +22,9 @@ export const atEndpoint = (key: DpopKey, endpoint: string, nonce: string | undef
   nonce
 })
 
+/** Whether the tokens in use are DPoP-bound (presented only with the key they are bound to). */
+export const isDpopBound = (active: Active): boolean => active.tokens.token_type.toLowerCase() === "dpop"
+
 /** The headers that present the active tokens for a request: a DPoP-bound token with a fresh proof, else a bearer token. */
 export const present = (
   active: Active,
@@ -30,7 +33,7 @@ export const present = (
   nonce: string | undefined
 ): Effect.Effect<Option.Option<Credentials>> => {
   const accessToken = active.tokens.access_token
-  if (active.tokens.token_type.toLowerCase() !== "dpop")
+  if (!isDpopBound(active))
     return Effect.succeed(Option.some({ accessToken, headers: { authorization: `Bearer ${accessToken}` } }))
   // A DPoP-bound token is useless without the key it is bound to (a token stored by another run).
   const key = active.dpopKey

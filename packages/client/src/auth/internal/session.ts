@@ -12,7 +12,7 @@ import { AuthorizationError } from "../AuthError.js"
 import * as Challenge from "../Challenge.js"
 import type { Credentials, Refusal } from "../OAuthSession.js"
 import type { StoredTokens } from "../TokenStore.js"
-import { present } from "./dpop.js"
+import { isDpopBound, present } from "./dpop.js"
 import * as Flow from "./flow.js"
 import type { Active, FlowContext, State } from "./state.js"
 
@@ -20,6 +20,14 @@ const EXPIRY_SKEW_MS = 30_000
 
 const expired = (tokens: StoredTokens, now: number) =>
   tokens.expires_at !== undefined && tokens.expires_at - EXPIRY_SKEW_MS <= now
+
+/**
+ * Whether `credentials` would send the tokens in use: not expired, and a DPoP-bound token only
+ * with its key (a token stored by another run has none). A refused request sent without them
+ * when they are not must start the flow: retrying would send it bare again.
+ */
+const presentable = (active: Active, now: number) =>
+  !expired(active.tokens, now) && (!isDpopBound(active) || active.dpopKey !== undefined)
 
 /** The state with the tokens of an earlier run from the store, the first time it is needed. */
 const searched = (ctx: FlowContext, state: State): Effect.Effect<State> =>
@@ -95,9 +103,14 @@ const decide = (
   Effect.fnUntraced(function* (before) {
     const state = yield* searched(ctx, before)
     const found = state.active
-    // Someone else already replaced the token this request was sent with, or got one since it was
-    // sent without: just retry with it (two requests refused at once authorize once).
-    if (Option.isSome(found) && sent !== found.value.tokens.access_token) return [true, state] as const
+    // Someone else already replaced the token this request was sent with, or got one it can send
+    // since it went without (two requests refused at once authorize once): just retry with it.
+    if (
+      Option.isSome(found) &&
+      sent !== found.value.tokens.access_token &&
+      (sent !== undefined || presentable(found.value, yield* Clock.currentTimeMillis))
+    )
+      return [true, state] as const
     const challenge = Challenge.bearer(refusal.wwwAuthenticate)
     // RFC 9449 §9: the resource server wants its nonce in the proof; the token is fine.
     if (challenge?.error === "use_dpop_nonce" && refusal.dpopNonce !== undefined && sent !== undefined)
