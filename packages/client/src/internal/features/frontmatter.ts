@@ -45,7 +45,7 @@ export const split = (text: string): Either.Either<Split, string> => {
 const decodeObject = Schema.decodeUnknownEither(McpSchema.JsonObject)
 
 // The YAML parser is imported by the first skill loaded, not when the program starts.
-const parser = OnFirstUse.make(async () => (await import("yaml")).parseDocument)
+const parser = OnFirstUse.make(async () => (await import("./yamlDocument.js")).parseDocument)
 
 /** Parses frontmatter YAML into a JSON object (a YAML mapping at the top, no duplicate keys, bounded aliases). */
 export const parse = (yaml: string): Effect.Effect<Either.Either<McpSchema.JsonObject, string>> =>

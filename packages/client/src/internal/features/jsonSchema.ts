@@ -15,19 +15,6 @@ interface Engines {
   readonly draft07: Ajv
 }
 
-const loadEngines = async (): Promise<Engines> => {
-  const [{ Ajv }, { Ajv2020 }, { default: addFormatsModule }] = await Promise.all([
-    import("ajv"),
-    import("ajv/dist/2020.js"),
-    import("ajv-formats")
-  ])
-  const modern = new Ajv2020({ strict: false, allErrors: true, validateSchema: false })
-  const draft07 = new Ajv({ strict: false, allErrors: true, validateSchema: false })
-  addFormatsModule.default(modern)
-  addFormatsModule.default(draft07)
-  return { modern, draft07 }
-}
-
 const compiled = new WeakMap<object, ValidateFunction | string>()
 
 const compile = (
@@ -87,7 +74,7 @@ const checkWith =
     }
   }
 
-const checks = OnFirstUse.make(async () => checkWith(await loadEngines()))
+const checks = OnFirstUse.make(async () => checkWith(await import("./jsonSchemaEngines.js")))
 
 /**
  * `f` given the check (values validated, saying where they first go wrong): once Ajv is loaded,
