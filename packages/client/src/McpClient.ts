@@ -25,6 +25,7 @@ import * as ServerRequests from "./internal/features/serverRequests.js"
 import * as Skills from "./internal/features/skills.js"
 import * as Tasks from "./internal/features/tasks.js"
 import * as Tools from "./internal/features/tools.js"
+import * as OnFirstUse from "./internal/onFirstUse.js"
 import * as Session from "./internal/session/session.js"
 import type {
   InitializeError,
@@ -355,15 +356,25 @@ export const make = (
     ): Effect.Effect<Methods.ResultOf<M>, RequestError> => session.request(method, params, toRequestOptions(call))
 
     // The features, each a module over the session.
+    // Tools are built now (the hot path reads their cache); resources, prompts and skills at their
+    // first use (many programs never touch them: ~10 KB per client). A list never built has no
+    // cache to drop on list_changed.
     const tools = yield* Tools.make(session)
-    const resources = yield* Resources.make(session)
-    const prompts = yield* Prompts.make(session)
-    const skills = yield* Skills.make(session, ExtensionRequests.make(session, { capabilities, clientInfo }))
+    const scope = yield* Effect.scope
+    const resources = OnFirstUse.part(Resources.make(session), scope)
+    const prompts = OnFirstUse.part(Prompts.make(session), scope)
+    const skills = OnFirstUse.part(
+      Skills.make(session, ExtensionRequests.make(session, { capabilities, clientInfo })),
+      scope
+    )
+    const invalidate = <A extends { readonly list: { readonly invalidate: Effect.Effect<void> } }>(
+      built: OnFirstUse.Part<A>
+    ) => Effect.suspend(() => built.now()?.list.invalidate ?? Effect.void)
     const listChanged = yield* Notifications.listChanges(peer, session.accepts, {
       tools: tools.list.invalidate,
       // Skills are resources: a changed resource list may be changed skills.
-      resources: Effect.zipRight(resources.list.invalidate, skills.list.invalidate),
-      prompts: prompts.list.invalidate
+      resources: Effect.zipRight(invalidate(resources), invalidate(skills)),
+      prompts: invalidate(prompts)
     })
     const notificationsOf = <M extends Methods.NotificationMethodName>(method: M) =>
       Notifications.notificationsOf(peer, method)
@@ -430,19 +441,19 @@ export const make = (
           (emit) => tasks.runToolAsTask(tool, args, { ...options, onStatus: (task) => emit({ _tag: "Status", task }) }),
           (result): TaskRunEvent => ({ _tag: "Result", result })
         ),
-      resources: resources.list.get,
-      resourcesStream: resources.stream,
-      resourceTemplates: resources.templates,
-      readResource: resources.read,
-      subscribe: resources.subscribe,
-      unsubscribe: resources.unsubscribe,
-      resourceUpdates: resources.updates,
-      prompts: prompts.list.get,
-      getPrompt: prompts.get,
-      complete: prompts.complete,
-      skills: skills.list.get,
-      getSkill: skills.get,
-      loadSkill: skills.load,
+      resources: Effect.flatMap(resources.get, (part) => part.list.get),
+      resourcesStream: Stream.unwrap(Effect.map(resources.get, (part) => part.stream)),
+      resourceTemplates: Effect.flatMap(resources.get, (part) => part.templates),
+      readResource: (uri, call) => Effect.flatMap(resources.get, (part) => part.read(uri, call)),
+      subscribe: session.subscribe,
+      unsubscribe: session.unsubscribe,
+      resourceUpdates: Notifications.notificationsOf(peer, "notifications/resources/updated", session.accepts),
+      prompts: Effect.flatMap(prompts.get, (part) => part.list.get),
+      getPrompt: (name, args, call) => Effect.flatMap(prompts.get, (part) => part.get(name, args, call)),
+      complete: (params) => Effect.flatMap(prompts.get, (part) => part.complete(params)),
+      skills: Effect.flatMap(skills.get, (part) => part.list.get),
+      getSkill: (uri, call) => Effect.flatMap(skills.get, (part) => part.get(uri, call)),
+      loadSkill: (nameOrUri, call) => Effect.flatMap(skills.get, (part) => part.load(nameOrUri, call)),
       setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
       logMessages: notificationsOf("notifications/message"),
       listChanged,

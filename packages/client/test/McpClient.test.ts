@@ -194,6 +194,39 @@ describe("McpClient session", () => {
     })
   )
 
+  it.scoped(
+    "resources and prompts are cached from their first use; their list_changed drops the cache, before that use too",
+    () =>
+      Effect.gen(function* () {
+        const { client, server, sent } = yield* connectScripted((request) => {
+          if (request.method === "initialize")
+            return initializeResult({ resources: { listChanged: true }, prompts: { listChanged: true } })
+          if (request.method === "resources/list") return { result: { resources: [{ name: "r", uri: "a://r" }] } }
+          if (request.method === "prompts/list") return { result: { prompts: [{ name: "p" }] } }
+          return { result: {} }
+        })
+        const changed = (kind: "resources" | "prompts") =>
+          // A ping answered after the notification: the dispatcher has handled it.
+          Effect.zipRight(server.send({ jsonrpc: "2.0", method: `notifications/${kind}/list_changed` }), client.ping())
+        const lists = () => methods(sent).filter((method) => method.endsWith("/list"))
+        yield* changed("resources")
+        yield* changed("prompts")
+        expect((yield* client.resources).map((resource) => resource.name)).toStrictEqual(["r"])
+        expect((yield* client.prompts).map((prompt) => prompt.name)).toStrictEqual(["p"])
+        yield* client.resources
+        yield* client.prompts
+        expect(lists()).toStrictEqual(["resources/list", "prompts/list"])
+        yield* changed("resources")
+        yield* client.resources
+        yield* client.prompts
+        expect(lists()).toStrictEqual(["resources/list", "prompts/list", "resources/list"])
+        yield* changed("prompts")
+        yield* client.prompts
+        yield* client.resources
+        expect(lists()).toStrictEqual(["resources/list", "prompts/list", "resources/list", "prompts/list"])
+      })
+  )
+
   it.effect("concurrent readers of a list cache share one fetch; an interrupted reader does not stop it", () =>
     Effect.gen(function* () {
       const { client, sent, server } = yield* connectScripted((request) =>

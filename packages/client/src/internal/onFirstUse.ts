@@ -1,8 +1,10 @@
 /**
- * A value built from modules imported on first use, not when the program starts (a JSON Schema
- * engine, a YAML parser: ~70 ms of import that a program which never needs them should not pay).
+ * A value built at its first use, not up front: from modules imported then (a JSON Schema engine,
+ * a YAML parser: ~70 ms of import that a program which never needs them should not pay), or a
+ * part of a client that many programs never touch (its resources, prompts, skills).
  */
 import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
 
 /** A value loaded once, the first time an effect needs it. */
 export interface OnFirstUse<A> {
@@ -33,5 +35,29 @@ export const make = <A>(load: () => Promise<A>): OnFirstUse<A> => {
   })
   return {
     use: (f) => (loaded !== undefined ? f(loaded.value) : Effect.flatMap(ready, f))
+  }
+}
+
+/** A part built on first use, and what it is once built. */
+export interface Part<A> {
+  /** The part: built by the first run that needs it, the same one ever after. */
+  readonly get: Effect.Effect<A>
+  /** The part, once some run built it. */
+  readonly now: () => A | undefined
+}
+
+/**
+ * `build` run in `scope` when a run of `get` first needs it (it must not wait on anything:
+ * concurrent first runs may each build it, and the first result is the one kept).
+ */
+export const part = <A>(build: Effect.Effect<A, never, Scope.Scope>, scope: Scope.Scope): Part<A> => {
+  let built: A | undefined
+  const make = Effect.map(Scope.extend(build, scope), (value) => {
+    built ??= value
+    return built
+  })
+  return {
+    get: Effect.suspend(() => (built !== undefined ? Effect.succeed(built) : make)),
+    now: () => built
   }
 }

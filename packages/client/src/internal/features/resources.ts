@@ -1,6 +1,7 @@
 /**
  * Resources over the session: the listing (cached until the server says it changed, or for its
- * `ttlMs` at 2026-07-28), templates, reads, subscriptions and their updates.
+ * `ttlMs` at 2026-07-28), templates and reads. (Subscriptions are the session's, and their updates
+ * a notification stream: the client offers them without building this part.)
  */
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
@@ -12,7 +13,6 @@ import type { RequestError } from "../../McpError.js"
 import type { Session } from "../session/session.js"
 import { toRequestOptions } from "./callOptions.js"
 import * as Lists from "./lists.js"
-import { notificationsOf } from "./notifications.js"
 
 /** The resources part of a client. */
 export interface Resources {
@@ -20,9 +20,6 @@ export interface Resources {
   readonly stream: Stream.Stream<McpSchema.Resource, RequestError>
   readonly templates: McpClientService["resourceTemplates"]
   readonly read: McpClientService["readResource"]
-  readonly subscribe: McpClientService["subscribe"]
-  readonly unsubscribe: McpClientService["unsubscribe"]
-  readonly updates: McpClientService["resourceUpdates"]
 }
 
 /** Builds the resources part over a session. */
@@ -49,9 +46,6 @@ export const make = (session: Session): Effect.Effect<Resources, never, Scope.Sc
       list,
       stream,
       templates: Effect.map(Stream.runCollect(templates), Chunk.toReadonlyArray),
-      read: (uri, options) => session.request("resources/read", { uri }, toRequestOptions(options)),
-      subscribe: session.subscribe,
-      unsubscribe: session.unsubscribe,
-      updates: notificationsOf(session.peer, "notifications/resources/updated", session.accepts)
+      read: (uri, options) => session.request("resources/read", { uri }, toRequestOptions(options))
     }
   })
