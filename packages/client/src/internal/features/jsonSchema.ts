@@ -4,21 +4,17 @@
  * the schema says so. Compiled validators are cached per schema object. Ajv is imported when
  * the first check needs it, not when the program starts.
  */
-import type { Ajv, ValidateFunction } from "ajv"
+import type { ValidateFunction } from "ajv"
 import * as Effect from "effect/Effect"
 import * as OnFirstUse from "../onFirstUse.js"
+import type * as Engines from "./jsonSchemaEngines.js"
 
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/
-
-interface Engines {
-  readonly modern: Ajv
-  readonly draft07: Ajv
-}
 
 const compiled = new WeakMap<object, ValidateFunction | string>()
 
 const compile = (
-  { draft07, modern }: Engines,
+  { draft07, modern }: typeof Engines,
   schema: { readonly [keyword: string]: unknown }
 ): ValidateFunction | string => {
   const cached = compiled.get(schema)
@@ -57,7 +53,7 @@ const pointerOf = (error: { readonly instancePath: string; readonly params: obje
 export type Check = (schema: { readonly [keyword: string]: unknown }, value: unknown) => Outcome
 
 const checkWith =
-  (loaded: Engines): Check =>
+  (loaded: typeof Engines): Check =>
   (schema, value) => {
     const validator = compile(loaded, schema)
     if (typeof validator === "string") return { _tag: "Uncompilable", reason: validator }
