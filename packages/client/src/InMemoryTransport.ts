@@ -19,21 +19,26 @@ export interface End extends TransportService {
   readonly inject: (raw: unknown) => Effect.Effect<void>
 }
 
-const makeEnd = (name: string, inbox: Inbound, outbox: Inbound): End => ({
-  run: inbox.run,
-  send: (message: JsonRpc.JSONRPCMessage) =>
-    outbox
-      .offerAll(decodeIncoming(JSON.parse(JSON.stringify(message))))
-      .pipe(
-        Effect.flatMap((accepted) =>
-          accepted ? Effect.void : new TransportError({ server: name, reason: "the connection is closed" })
-        )
-      ),
-  setProtocolVersion: () => Effect.void,
-  fail: (reason) => Effect.asVoid(inbox.fail(new TransportError({ server: name, reason }))),
-  inject: (raw) => Effect.asVoid(outbox.offerAll(decodeIncoming(raw))),
-  close: Effect.asVoid(Effect.zip(inbox.end, outbox.end))
-})
+const makeEnd = (name: string, inbox: Inbound, outbox: Inbound): End => {
+  const sendNow = (message: JsonRpc.JSONRPCMessage): TransportError | undefined => {
+    let accepted = true
+    for (const item of decodeIncoming(JSON.parse(JSON.stringify(message)))) accepted = outbox.unsafeOffer(item)
+    return accepted ? undefined : new TransportError({ server: name, reason: "the connection is closed" })
+  }
+  return {
+    run: inbox.run,
+    send: (message) =>
+      Effect.suspend(() => {
+        const error = sendNow(message)
+        return error === undefined ? Effect.void : Effect.fail(error)
+      }),
+    sendNow,
+    setProtocolVersion: () => Effect.void,
+    fail: (reason) => Effect.asVoid(inbox.fail(new TransportError({ server: name, reason }))),
+    inject: (raw) => Effect.asVoid(outbox.offerAll(decodeIncoming(raw))),
+    close: Effect.asVoid(Effect.zip(inbox.end, outbox.end))
+  }
+}
 
 /**
  * A connected pair: what one end sends, the other receives. Both end with the scope.

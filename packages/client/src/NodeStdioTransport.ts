@@ -210,20 +210,22 @@ export const make = (
     }
     // A message sent after the process exited, before the connection is seen to end, is not
     // refused here: the request fails when it ends, with how the process ended (exit code, stderr).
+    const sendNow = (message: JsonRpc.JSONRPCMessage): TransportError | undefined => {
+      if (failure !== undefined) return failure
+      if (closing || child.stdin.writableEnded) return new TransportError({ server, reason: "the transport is closed" })
+      if (ended !== undefined || child.stdin.destroyed) return undefined
+      if (!corked) {
+        corked = true
+        child.stdin.cork()
+        process.nextTick(uncork)
+      }
+      child.stdin.write(`${JSON.stringify(message)}\n`)
+      return undefined
+    }
     const send = (message: JsonRpc.JSONRPCMessage) =>
       Effect.suspend(() => {
-        if (failure !== undefined) return Effect.fail(failure)
-        if (closing || child.stdin.writableEnded) {
-          return Effect.fail(new TransportError({ server, reason: "the transport is closed" }))
-        }
-        if (ended !== undefined || child.stdin.destroyed) return Effect.void
-        if (!corked) {
-          corked = true
-          child.stdin.cork()
-          process.nextTick(uncork)
-        }
-        child.stdin.write(`${JSON.stringify(message)}\n`)
-        return Effect.void
+        const error = sendNow(message)
+        return error === undefined ? Effect.void : Effect.fail(error)
       })
 
     const afterStdin = Duration.decode(options.shutdown?.afterStdin ?? "2 seconds")
@@ -256,6 +258,7 @@ export const make = (
     const transport: TransportService = {
       run: inbox.run,
       send,
+      sendNow,
       setProtocolVersion: () => Effect.void,
       probe: (request, timeout) =>
         probeProcess(options, server, childEnv, request).pipe(

@@ -105,6 +105,22 @@ export interface Peer {
     params: WireObject | undefined,
     options?: RequestOptions
   ) => Effect.Effect<WireObject, RequestFailure>
+  /**
+   * Starts a request from plain code, with no fiber: `onDone` is called once with its outcome,
+   * from the transport's read, the timer or the connection's end (at once when the write fails).
+   * Returns a function that gives the request up (it leaves the map and is cancelled on the
+   * server, as an interrupted `request` is), or `undefined` when it cannot start so (the transport
+   * has no `sendNow`, middleware is installed, headers are asked for, or the connection has
+   * ended): then use `request`. It makes no span; timeouts and progress are `request`'s.
+   */
+  readonly begin: (
+    method: string,
+    params: WireObject | undefined,
+    options: RequestOptions,
+    onDone: (outcome: Exit.Exit<WireObject, RequestFailure>) => void
+  ) => (() => void) | undefined
+  /** Whether `begin` can start requests now (its transport writes at once, no middleware, the connection is open). */
+  readonly canBegin: () => boolean
   /** Sends a notification. */
   readonly notify: (method: string, params?: WireObject) => Effect.Effect<void, TransportError>
   /** Handles inbound requests of a method (replacing any earlier handler). */
@@ -199,6 +215,8 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     const closed = yield* Deferred.make<Option.Option<TransportError>>()
     const inbound = yield* FiberMap.make<JsonRpc.RequestId>()
     const hub = yield* PubSub.unbounded<JsonRpc.JSONRPCNotification>()
+    // The clock of requests started without a fiber (the timer's own).
+    const clock = yield* Effect.clock
     const writeLock = yield* Effect.makeSemaphore(1)
     const interceptors = yield* Middleware
 
@@ -424,20 +442,20 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       )
     )
 
-    const cancel = (id: JsonRpc.RequestId, reason: string) =>
-      Effect.suspend(() => {
-        cancelled.add(id)
-        // Bounded: the oldest ids go first (a Set iterates in insertion order).
-        if (cancelled.size > MAX_REMEMBERED_CANCELLATIONS) {
-          for (const old of cancelled) {
-            cancelled.delete(old)
-            break
-          }
+    /** Remembers a cancelled id (its answer may still come) and says what tells the server. */
+    const cancellation = (id: JsonRpc.RequestId, reason: string): JsonRpc.JSONRPCNotification => {
+      cancelled.add(id)
+      // Bounded: the oldest ids go first (a Set iterates in insertion order).
+      if (cancelled.size > MAX_REMEMBERED_CANCELLATIONS) {
+        for (const old of cancelled) {
+          cancelled.delete(old)
+          break
         }
-        return Effect.ignore(
-          write({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } })
-        )
-      })
+      }
+      return { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }
+    }
+    const cancel = (id: JsonRpc.RequestId, reason: string) =>
+      Effect.suspend(() => Effect.ignore(write(cancellation(id, reason))))
 
     // One timer for every pending request: it sleeps until the earliest deadline, times out what
     // is due (and cancels it on the server), and sleeps again. A request whose deadline comes
@@ -522,48 +540,60 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     // A span is made only when someone traces (a parent span, or a tracer other than Effect's
     // default): then the request's `traceparent` joins the server's trace to ours. It is made,
     // not entered: a request has no child spans, and entering one copies the fiber's references.
+    /** A new entry for a request (not in the map yet). */
+    const entryOf = (method: string, requestOptions: RequestOptions, now: number): Pending => {
+      const id = nextId++
+      requestOptions.onId?.(id)
+      return {
+        id,
+        method,
+        onProgress: requestOptions.onProgress,
+        startedAt: now,
+        idle: requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout),
+        resetOnProgress: requestOptions.resetTimeoutOnProgress === true,
+        total:
+          requestOptions.maxTotalTimeout === undefined ? undefined : Duration.decode(requestOptions.maxTotalTimeout),
+        cancellable: requestOptions.cancellable !== false,
+        lastActivity: now,
+        resume: undefined,
+        early: undefined
+      }
+    }
+    /** The request on the wire: its params, with a `_meta` when progress, trace context or extra members ask for one. */
+    const messageOf = (
+      entry: Pending,
+      params: WireObject | undefined,
+      requestOptions: RequestOptions,
+      meta: WireObject | undefined
+    ): JsonRpc.JSONRPCRequest => {
+      const extra =
+        requestOptions.onProgress === undefined
+          ? meta === undefined
+            ? requestOptions.meta
+            : { ...meta, ...requestOptions.meta }
+          : { progressToken: entry.id, ...meta, ...requestOptions.meta }
+      return {
+        jsonrpc: "2.0",
+        id: entry.id,
+        method: entry.method,
+        params: extra === undefined ? (params ?? {}) : { ...params, _meta: { ...metaOf(params), ...extra } }
+      }
+    }
+    /** Puts an entry in the map, waking the timer when its deadline comes first. */
+    const track = (entry: Pending) => {
+      pending.set(entry.id, entry)
+      if (dueOf(entry).at < timerWakesAt) wakeTimer.unsafeOpen()
+    }
+
     const request: Peer["request"] = (method, params, requestOptions = {}) =>
       Effect.withFiberRuntime((fiber) => {
         if (ended !== undefined) return Effect.fail(gone())
-        const id = nextId++
-        requestOptions.onId?.(id)
         const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
-        const entry: Pending = {
-          id,
-          method,
-          onProgress: requestOptions.onProgress,
-          startedAt: now,
-          idle: requestOptions.timeout === undefined ? defaultTimeout : Duration.decode(requestOptions.timeout),
-          resetOnProgress: requestOptions.resetTimeoutOnProgress === true,
-          total:
-            requestOptions.maxTotalTimeout === undefined ? undefined : Duration.decode(requestOptions.maxTotalTimeout),
-          cancellable: requestOptions.cancellable !== false,
-          lastActivity: now,
-          resume: undefined,
-          early: undefined
-        }
+        const entry = entryOf(method, requestOptions, now)
         const traced = fiber.currentSpan !== undefined || fiber.currentTracer !== nativeTracer
-        const messageOf = (meta: WireObject | undefined): JsonRpc.JSONRPCRequest => {
-          const extra =
-            requestOptions.onProgress === undefined
-              ? meta === undefined
-                ? requestOptions.meta
-                : { ...meta, ...requestOptions.meta }
-              : { progressToken: id, ...meta, ...requestOptions.meta }
-          return {
-            jsonrpc: "2.0",
-            id,
-            method,
-            params: extra === undefined ? (params ?? {}) : { ...params, _meta: { ...metaOf(params), ...extra } }
-          }
-        }
-        const start = () => {
-          pending.set(id, entry)
-          if (dueOf(entry).at < timerWakesAt) wakeTimer.unsafeOpen()
-        }
         if (!traced) {
-          start()
-          return exchange(entry, messageOf(undefined), requestOptions.headers)
+          track(entry)
+          return exchange(entry, messageOf(entry, params, requestOptions, undefined), requestOptions.headers)
         }
         return Effect.flatMap(
           Effect.makeSpan(`mcp.request ${method}`, {
@@ -573,10 +603,10 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           }),
           (span) => {
             const traceState = Context.get(fiber.currentContext, TraceState)
-            start()
+            track(entry)
             return exchange(
               entry,
-              messageOf({
+              messageOf(entry, params, requestOptions, {
                 traceparent: traceparent(span),
                 ...(traceState === undefined ? {} : { tracestate: traceState })
               }),
@@ -590,8 +620,26 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
         )
       })
 
+    // Only a transport that writes at once, with nothing between the peer and it.
+    const sendNow = interceptors.length === 0 ? transport.sendNow : undefined
+    const begin: Peer["begin"] = (method, params, requestOptions, onDone) => {
+      if (sendNow === undefined || ended !== undefined || requestOptions.headers !== undefined) return undefined
+      const entry = entryOf(method, requestOptions, clock.unsafeCurrentTimeMillis())
+      entry.resume = onDone
+      track(entry)
+      const error = sendNow(messageOf(entry, params, requestOptions, undefined))
+      if (error !== undefined) settle(entry, Exit.fail(error))
+      return () => {
+        if (pending.get(entry.id) !== entry) return
+        pending.delete(entry.id)
+        if (entry.cancellable) sendNow(cancellation(entry.id, "The request was cancelled"))
+      }
+    }
+
     return {
       request,
+      begin,
+      canBegin: () => sendNow !== undefined && ended === undefined,
       notify: (method, params) =>
         Effect.suspend(() =>
           ended !== undefined

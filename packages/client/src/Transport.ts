@@ -46,6 +46,13 @@ export interface TransportService {
     message: JsonRpc.JSONRPCMessage,
     headers?: Readonly<Record<string, string>>
   ) => Effect.Effect<void, TransportError>
+  /**
+   * Writes one message there and then, in the caller, when this transport can (a write to a
+   * pipe): `undefined` once written, else why it cannot be. With it a request can start from
+   * plain code with no effect run (`PromiseClient`'s calls); transports without it are sent to
+   * with `send`. It keeps `send`'s order and failures.
+   */
+  readonly sendNow?: (message: JsonRpc.JSONRPCMessage) => TransportError | undefined
   /** Told the negotiated revision once the handshake is done (HTTP sends it as a header). */
   readonly setProtocolVersion: (version: string) => Effect.Effect<void>
   /**

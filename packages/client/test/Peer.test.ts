@@ -11,6 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import { scriptedPeer } from "./support/scripted.js"
@@ -427,4 +428,104 @@ describe("Peer", () => {
       expect(seen).toStrictEqual(["outer out m", "inner out m", "inner in response", "outer in response"])
     }).pipe(Effect.provide(Middleware.layer(tagging("outer"), tagging("inner"), redact)))
   })
+})
+
+describe("Peer.begin (a request from plain code, no fiber)", () => {
+  /** Begins a request; its outcome lands in a Deferred. */
+  const begin = (peer: Peer.Peer, method: string, options: Peer.RequestOptions = {}) =>
+    Effect.gen(function* () {
+      const done = yield* Deferred.make<Exit.Exit<Peer.WireObject, Peer.RequestFailure>>()
+      const abandon = peer.begin(method, { n: 1 }, options, (exit) => Deferred.unsafeDone(done, Exit.succeed(exit)))
+      if (abandon === undefined) return yield* Effect.die("expected the peer to begin the request")
+      return { outcome: Deferred.await(done), settled: Deferred.isDone(done), abandon }
+    })
+
+  it.scoped("is answered by the response with its id, in the transport's callback", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      expect(peer.canBegin()).toBe(true)
+      const call = yield* begin(peer, "m")
+      const sent = requestOf(yield* next)
+      expect(sent).toMatchObject({ method: "m", params: { n: 1 } })
+      yield* server.send({ jsonrpc: "2.0", id: sent.id, result: { ok: true } })
+      expect(yield* call.outcome).toStrictEqual(Exit.succeed({ ok: true }))
+      expect((yield* peer.stats).pending).toBe(0)
+    })
+  )
+
+  it.effect("wakes the timer when its deadline comes first: times out and is cancelled on the server", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { peer, next } = yield* scriptedPeer()
+        const long = yield* Effect.fork(Effect.flip(peer.request("long", undefined, { timeout: "60 seconds" })))
+        yield* next
+        yield* TestClock.adjust("1 second")
+        const short = yield* begin(peer, "short", { timeout: "2 seconds" })
+        const sent = requestOf(yield* next)
+        yield* TestClock.adjust("2 seconds")
+        const outcome = yield* short.outcome
+        expect(Exit.isFailure(outcome) && Cause.failureOption(outcome.cause)).toMatchObject(
+          Option.some({ _tag: "RequestTimeout", method: "short", kind: "idle" })
+        )
+        expect(yield* next).toMatchObject({ method: "notifications/cancelled", params: { requestId: sent.id } })
+        yield* Fiber.interrupt(long)
+      })
+    )
+  )
+
+  it.scoped("given up: it leaves the map, the server is told, and its late answer is no violation", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const notifications = yield* peer.subscribe
+      const call = yield* begin(peer, "m")
+      const sent = requestOf(yield* next)
+      call.abandon()
+      call.abandon()
+      expect(yield* next).toMatchObject({
+        method: "notifications/cancelled",
+        params: { requestId: sent.id, reason: "The request was cancelled" }
+      })
+      expect((yield* peer.stats).pending).toBe(0)
+      yield* server.send({ jsonrpc: "2.0", id: sent.id, result: {} })
+      yield* server.send({ jsonrpc: "2.0", method: "after" })
+      // The late answer has been dispatched once the notification after it has.
+      expect(yield* Queue.take(notifications)).toMatchObject({ method: "after" })
+      expect(yield* call.settled).toBe(false)
+      expect((yield* peer.stats).violations["unknown-id"]).toBe(0)
+    })
+  )
+
+  it.scoped("progress reaches its callback; the connection's end fails it with the transport's error", () =>
+    Effect.gen(function* () {
+      const { peer, client, server, next } = yield* scriptedPeer()
+      const seen: Array<unknown> = []
+      const call = yield* begin(peer, "m", {
+        onProgress: (progress) => Effect.sync(() => seen.push(progress.progress))
+      })
+      const sent = requestOf(yield* next)
+      const token = (sent.params?._meta as { readonly progressToken?: unknown } | undefined)?.progressToken
+      expect(token).toBe(sent.id)
+      yield* server.send({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: token, progress: 1 }
+      })
+      yield* client.fail("died")
+      const outcome = yield* call.outcome
+      expect(seen).toStrictEqual([1])
+      expect(Exit.isFailure(outcome) && Cause.failureOption(outcome.cause)).toMatchObject(
+        Option.some({ _tag: "TransportError", reason: "died" })
+      )
+      expect(peer.canBegin()).toBe(false)
+      expect(peer.begin("m", undefined, {}, () => {})).toBeUndefined()
+    })
+  )
+
+  it.scoped("is not offered when middleware stands between the peer and the transport", () =>
+    Effect.gen(function* () {
+      const { peer } = yield* scriptedPeer()
+      expect(peer.canBegin()).toBe(false)
+      expect(peer.begin("m", undefined, {}, () => {})).toBeUndefined()
+    }).pipe(Effect.provide(Middleware.layer({})))
+  )
 })

@@ -3,7 +3,8 @@
  * duplicated or as errors; requests that get no answer (timeouts); client-side
  * interruptions; junk responses with unknown ids; and the transport dying at a random
  * moment. Every caller must get exactly the outcome the first event for it implies, and
- * nothing may be left pending.
+ * nothing may be left pending. Each request is made either as an effect (`request`, interrupted
+ * by interrupting its fiber) or from plain code (`begin`, given up by calling what it returned).
  *
  * Event times never tie: responses land at s+0.3 s, interruptions at s+0.6 s, the death of
  * the transport at s+0.9 s, and the request timeout is exactly 10 s.
@@ -12,10 +13,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { scriptedPeer } from "./support/scripted.js"
@@ -46,7 +49,8 @@ const scenario = FastCheck.record({
     FastCheck.integer({ min: 0, max: 16 }).map((s) => s * 1000 + 900),
     { nil: undefined }
   ),
-  junk: FastCheck.nat({ max: 3 })
+  junk: FastCheck.nat({ max: 3 }),
+  begun: FastCheck.array(FastCheck.boolean(), { minLength: 8, maxLength: 8 })
 })
 
 const TIMEOUT = 10_000
@@ -84,11 +88,29 @@ describe("Peer properties", () => {
   it.effect.prop(
     "every caller gets exactly the outcome of the first event, and nothing is left pending",
     [scenario],
-    ([{ plans, deathAt, junk }]) =>
+    ([{ plans, deathAt, junk, begun }]) =>
       Effect.scoped(
         Effect.gen(function* () {
           const { peer, client, server, next } = yield* scriptedPeer({ requestTimeout: TIMEOUT })
-          const calls = yield* Effect.forEach(plans, (_, index) => Effect.fork(peer.request("m", { index })))
+          /** A request as an effect in a fiber, or begun from plain code: how to await it and to give it up. */
+          const call = (index: number) =>
+            Effect.gen(function* () {
+              if (begun[index] !== true) {
+                const fiber = yield* Effect.fork(peer.request("m", { index }))
+                return { await: Fiber.await(fiber), interrupt: Effect.asVoid(Fiber.interrupt(fiber)) }
+              }
+              const done = yield* Deferred.make<Exit.Exit<unknown, { readonly _tag: string }>>()
+              const abandon = peer.begin("m", { index }, {}, (exit) => Deferred.unsafeDone(done, Exit.succeed(exit)))
+              if (abandon === undefined) return yield* Effect.die("the in-memory peer can begin requests")
+              return {
+                await: Deferred.await(done),
+                interrupt: Effect.sync(() => {
+                  abandon()
+                  Deferred.unsafeDone(done, Exit.succeed(Exit.interrupt(FiberId.none)))
+                })
+              }
+            })
+          const calls = yield* Effect.forEach(plans, (_, index) => call(index))
           for (let i = 0; i < plans.length; i++) {
             const request = yield* next
             if (!JsonRpc.isRequest(request)) return yield* Effect.die("expected a request")
@@ -109,8 +131,8 @@ describe("Peer properties", () => {
               )
             }
             if (p._tag === "interrupt") {
-              const call = calls[index]
-              if (call !== undefined) yield* Effect.forkScoped(Effect.delay(Fiber.interrupt(call), p.at))
+              const made = calls[index]
+              if (made !== undefined) yield* Effect.forkScoped(Effect.delay(made.interrupt, p.at))
               yield* Effect.forkScoped(Effect.delay(reply(false), p.lateResponseAt))
             }
           }
@@ -120,7 +142,7 @@ describe("Peer properties", () => {
             yield* TestClock.adjust("1 second")
             yield* Effect.yieldNow()
           }
-          const exits = yield* Effect.forEach(calls, (call) => Fiber.await(call))
+          const exits = yield* Effect.forEach(calls, (made) => made.await)
           const outcomes = exits.map(observed)
           expect(outcomes).toStrictEqual(plans.map((p) => expected(p, deathAt)))
           exits.forEach((exit, index) => {
