@@ -15,6 +15,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { clientCapabilities, Elicitation, Roots, Sampling } from "./Capabilities.js"
+import * as Begin from "./internal/begin.js"
 import { toRequestOptions } from "./internal/features/callOptions.js"
 import * as ClientTasks from "./internal/features/clientTasks.js"
 import * as ExtensionRequests from "./internal/features/extensionRequests.js"
@@ -396,7 +397,7 @@ export const make = (
       yield* session.keepAlive(interval, timeout ?? interval)
     }
 
-    return {
+    const service = {
       get name() {
         return session.server
       },
@@ -462,6 +463,15 @@ export const make = (
       notify: session.notify,
       stats: peer.stats
     } satisfies McpClientService
+    // The same calls from plain code, when nothing on their way needs an effect (PromiseClient).
+    Begin.register(service, {
+      callTool: (tool, args, call) => (onDone) =>
+        tasks.checkPlainCall(tool) === Effect.void
+          ? tools.begin(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput, onDone)
+          : undefined,
+      request: (method, params, call) => (onDone) => session.begin(method, params, toRequestOptions(call), onDone)
+    })
+    return service
   })
 
 /** A client layer over the transport in context; building it performs the handshake. */

@@ -30,6 +30,8 @@ export * as McpError from "./McpError.js"
 export * as Middleware from "./Middleware.js"
 /** The JSON-RPC peer. */
 export * as Peer from "./Peer.js"
+/** The client for Promise programs: calls as Promises, with no fiber per call when none is needed. */
+export * as PromiseClient from "./PromiseClient.js"
 /** Retries by what is safe to repeat: the policy, and how failures are classified. */
 export * as Retry from "./Retry.js"
 /** The session's lifecycle states. */

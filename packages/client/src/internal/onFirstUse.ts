@@ -13,6 +13,8 @@ export interface OnFirstUse<A> {
    * added); before, an effect that loads it first. A failed import is a defect (the next use tries again).
    */
   readonly use: <B, E, R>(f: (value: A) => Effect.Effect<B, E, R>) => Effect.Effect<B, E, R>
+  /** The value, once some use loaded it. */
+  readonly now: () => A | undefined
 }
 
 /** `load` runs at most once, when `use` first needs the value (concurrent first uses share it). */
@@ -34,7 +36,8 @@ export const make = <A>(load: () => Promise<A>): OnFirstUse<A> => {
     return pending
   })
   return {
-    use: (f) => (loaded !== undefined ? f(loaded.value) : Effect.flatMap(ready, f))
+    use: (f) => (loaded !== undefined ? f(loaded.value) : Effect.flatMap(ready, f)),
+    now: () => loaded?.value
   }
 }
 

@@ -17,6 +17,47 @@ export const initializeResult = (capabilities: object = {}, protocolVersion = "2
   result: { protocolVersion, capabilities, serverInfo: { name: "scripted", version: "0" } }
 })
 
+/**
+ * A client layer over a script: every message the client sent lands in `sent`, and `server()` is
+ * the server end once the layer is built.
+ */
+export const scriptedLayer = <E>(
+  script: (request: JsonRpc.JSONRPCRequest) => Reply,
+  options: McpClient.McpClientOptions = {},
+  handlers: Layer.Layer<never, E> = Layer.empty
+) => {
+  const sent: Array<JsonRpc.JSONRPCMessage> = []
+  let serverEnd: InMemoryTransport.End | undefined
+  const serve = (end: InMemoryTransport.End) =>
+    Effect.gen(function* () {
+      serverEnd = end
+      yield* Transport.incoming(end).pipe(
+        Stream.runForEach((item) => {
+          if (item._tag !== "Message") return Effect.void
+          const message = item.message
+          sent.push(message)
+          if (!JsonRpc.isRequest(message)) return Effect.void
+          const reply = script(message)
+          if (reply === "silent") return Effect.void
+          return Effect.ignore(
+            end.send(
+              "result" in reply
+                ? { jsonrpc: "2.0", id: message.id, result: reply.result }
+                : { jsonrpc: "2.0", id: message.id, error: reply.error }
+            )
+          )
+        }),
+        Effect.forkScoped
+      )
+    })
+  // The stateful session unless a test asks otherwise (no era probe before initialize).
+  const layer = McpClient.layer({ name: "scripted", protocolVersion: "2025-11-25", ...options }).pipe(
+    Layer.provide(InMemoryTransport.layer(serve, "scripted")),
+    Layer.provide(handlers)
+  )
+  return { layer, sent, server: () => serverEnd }
+}
+
 /** Runs a client against a script; returns the client and every message the client sent. */
 export const connectScripted = <E>(
   script: (request: JsonRpc.JSONRPCRequest) => Reply,
@@ -24,37 +65,9 @@ export const connectScripted = <E>(
   handlers: Layer.Layer<never, E> = Layer.empty
 ) =>
   Effect.gen(function* () {
-    const sent: Array<JsonRpc.JSONRPCMessage> = []
-    let serverEnd: InMemoryTransport.End | undefined
-    const serve = (end: InMemoryTransport.End) =>
-      Effect.gen(function* () {
-        serverEnd = end
-        yield* Transport.incoming(end).pipe(
-          Stream.runForEach((item) => {
-            if (item._tag !== "Message") return Effect.void
-            const message = item.message
-            sent.push(message)
-            if (!JsonRpc.isRequest(message)) return Effect.void
-            const reply = script(message)
-            if (reply === "silent") return Effect.void
-            return Effect.ignore(
-              end.send(
-                "result" in reply
-                  ? { jsonrpc: "2.0", id: message.id, result: reply.result }
-                  : { jsonrpc: "2.0", id: message.id, error: reply.error }
-              )
-            )
-          }),
-          Effect.forkScoped
-        )
-      })
-    // The stateful session unless a test asks otherwise (no era probe before initialize).
-    const layer = McpClient.layer({ name: "scripted", protocolVersion: "2025-11-25", ...options }).pipe(
-      Layer.provide(InMemoryTransport.layer(serve, "scripted")),
-      Layer.provide(handlers)
-    )
+    const { layer, sent, server } = scriptedLayer(script, options, handlers)
     const context = yield* Layer.build(layer)
-    const end = serverEnd
+    const end = server()
     if (end === undefined) return yield* Effect.die("the server end was never served")
     return { client: Context.get(context, McpClient.McpClient), sent, server: end }
   })

@@ -79,6 +79,9 @@ const checks = OnFirstUse.make(async () => checkWith(await import("./jsonSchemaE
  */
 export const withCheck: OnFirstUse.OnFirstUse<Check>["use"] = checks.use
 
+/** The check, once some use loaded Ajv; else `undefined`. */
+export const checkNow: () => Check | undefined = checks.now
+
 /** Validates a value: `undefined` when it matches, else a short description of what does not. */
 export const validate = (
   schema: { readonly [keyword: string]: unknown },

@@ -88,10 +88,9 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
   const requestOptions = (options: TaskOptions | undefined): Peer.RequestOptions =>
     options?.timeout === undefined ? {} : { timeout: options.timeout }
 
-  const taskSupportOf = (name: string) =>
-    Effect.map(tools.definition(name), (tool) =>
-      Option.getOrUndefined(Option.flatMap(tool, (found) => Option.fromNullable(found.execution?.taskSupport)))
-    )
+  const supportOf = (tool: Option.Option<McpSchema.Tool>) =>
+    Option.getOrUndefined(Option.flatMap(tool, (found) => Option.fromNullable(found.execution?.taskSupport)))
+  const taskSupportOf = (name: string) => Effect.map(tools.definition(name), supportOf)
 
   const callToolAsTask: Tasks["callToolAsTask"] = (name, args, options) =>
     Effect.gen(function* () {
@@ -198,12 +197,14 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
       })
     )
 
-  const checkPlainCall: Tasks["checkPlainCall"] = (name) =>
-    toolTasks()
-      ? Effect.flatMap(taskSupportOf(name), (support) =>
-          support === "required" ? Effect.fail(new TaskRequired({ server, tool: name })) : Effect.void
-        )
-      : Effect.void
+  // With the tool list cached, decided at once: exactly `Effect.void` when the call may go plain.
+  const checkPlainCall: Tasks["checkPlainCall"] = (name) => {
+    if (!toolTasks()) return Effect.void
+    const verdict = (support: ReturnType<typeof supportOf>) =>
+      support === "required" ? Effect.fail(new TaskRequired({ server, tool: name })) : Effect.void
+    const known = tools.known(name)
+    return known === undefined ? Effect.flatMap(taskSupportOf(name), verdict) : verdict(supportOf(known))
+  }
 
   return {
     callToolAsTask,

@@ -5,13 +5,14 @@
  */
 import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { InvalidInput, type RequestError, ToolOutputInvalid } from "../../McpError.js"
 import type { Session, RequestOptions as SessionRequestOptions } from "../session/session.js"
 import * as McpHeaders from "../transport/mcpHeaders.js"
-import { withCheck } from "./jsonSchema.js"
+import { type Check, checkNow, type Outcome, withCheck } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
 
 /** Tool arguments, as a caller gives them. */
@@ -23,6 +24,8 @@ export interface Tools {
   readonly list: Lists.CachedList<McpSchema.Tool>
   /** Every tool, page by page (not cached). */
   readonly stream: Stream.Stream<McpSchema.Tool, RequestError>
+  /** The tool's definition when the list is cached (none: not in it), read without an effect; else `undefined`. */
+  readonly known: (tool: string) => Option.Option<McpSchema.Tool> | undefined
   /** The tool's definition from the cached list (listed once if needed; a failure to list is logged, not fatal). */
   readonly definition: (tool: string) => Effect.Effect<Option.Option<McpSchema.Tool>>
   /** Fails with `InvalidInput` (naming the tool and the JSON pointer) when the arguments do not match the tool's `inputSchema`. */
@@ -42,6 +45,18 @@ export interface Tools {
     options: SessionRequestOptions,
     validateInput: boolean
   ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
+  /**
+   * `tools/call` started from plain code, with no fiber (the session's `begin`), when its checks
+   * need no effect: the tool's definition cached, the JSON Schema engine loaded when a check needs
+   * it, the arguments valid. `onDone` gets what `call` would give. `undefined`: use `call`.
+   */
+  readonly begin: (
+    tool: string,
+    args: Arguments | undefined,
+    options: SessionRequestOptions,
+    validateInput: boolean,
+    onDone: (outcome: Exit.Exit<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>) => void
+  ) => (() => void) | undefined
 }
 
 /**
@@ -117,17 +132,17 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
         if (outcome._tag === "Uncompilable") {
           return Effect.logDebug(`${server}: the inputSchema of ${tool} is not checked: ${outcome.reason}`)
         }
-        return Effect.fail(
-          new InvalidInput({
-            server,
-            method: "tools/call",
-            tool,
-            pointer: outcome.pointer,
-            reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
-          })
-        )
+        return Effect.fail(invalidInput(tool, outcome))
       })
     }
+    const invalidInput = (tool: string, outcome: Extract<Outcome, { readonly _tag: "Invalid" }>) =>
+      new InvalidInput({
+        server,
+        method: "tools/call",
+        tool,
+        pointer: outcome.pointer,
+        reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
+      })
 
     // With the list cached (every call after the first), the check runs with no effect steps.
     const checkInput: Tools["checkInput"] = (tool, args) => {
@@ -144,16 +159,24 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
     ): Effect.Effect<McpSchema.CallToolResult, ToolOutputInvalid> => {
       const outputSchema = Option.getOrUndefined(found)?.outputSchema
       if (outputSchema === undefined) return Effect.succeed(result)
-      if (result.structuredContent === undefined) {
-        return Effect.fail(new ToolOutputInvalid({ server, tool, reason: "structuredContent is missing" }))
-      }
-      const structured = result.structuredContent
+      if (result.structuredContent === undefined) return Effect.fail(missingStructured(tool))
       return withCheck((check) => {
-        const outcome = check(outputSchema, structured)
-        return outcome._tag === "Valid"
-          ? Effect.succeed(result)
-          : Effect.fail(new ToolOutputInvalid({ server, tool, reason: outcome.reason }))
+        const problem = outputProblem(tool, result, outputSchema, check)
+        return problem === undefined ? Effect.succeed(result) : Effect.fail(problem)
       })
+    }
+    const missingStructured = (tool: string) =>
+      new ToolOutputInvalid({ server, tool, reason: "structuredContent is missing" })
+    /** What is wrong with a result against the tool's `outputSchema`, if anything. */
+    const outputProblem = (
+      tool: string,
+      result: McpSchema.CallToolResult,
+      outputSchema: McpSchema.Tool["inputSchema"],
+      check: Check
+    ): ToolOutputInvalid | undefined => {
+      if (result.structuredContent === undefined) return missingStructured(tool)
+      const outcome = check(outputSchema, result.structuredContent)
+      return outcome._tag === "Valid" ? undefined : new ToolOutputInvalid({ server, tool, reason: outcome.reason })
     }
 
     // A server that cannot list its tools does not make a successful call fail (the check is skipped).
@@ -165,11 +188,10 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
         : Effect.flatMap(definition(tool), (found) => outputVerdict(tool, result, found))
     }
 
+    const paramsOf = (tool: string, args: Arguments | undefined) =>
+      args === undefined ? { name: tool } : { name: tool, arguments: args }
     const callOf = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
-      session.request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }, {
-        ...options,
-        spanAttributes: { "mcp.tool": tool }
-      })
+      session.request("tools/call", paramsOf(tool, args), { ...options, spanAttributes: { "mcp.tool": tool } })
 
     // Only 2026-07-28 carries Mcp-Param-* headers: the stateful path adds no step to the hot path.
     const attempt = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
@@ -215,5 +237,25 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
         : Effect.zipRight(checked, hinted(tool, args, options))
     }
 
-    return { list, stream, definition, checkInput, checkOutput, call }
+    const begin: Tools["begin"] = (tool, args, options, validateInput, onDone) => {
+      const found = session.era() === "stateful" && session.peer.canBegin() ? cachedDefinition(tool) : undefined
+      if (found === undefined) return undefined
+      const definition = Option.getOrUndefined(found)
+      const outputSchema = definition?.outputSchema
+      const checked = definition !== undefined && (validateInput || outputSchema !== undefined)
+      const check = checked ? checkNow() : undefined
+      if (checked && check === undefined) return undefined
+      // Arguments that do not pass (or a schema that does not compile) take `call`'s way: it says why.
+      if (validateInput && definition !== undefined && check?.(definition.inputSchema, args ?? {})._tag !== "Valid") {
+        return undefined
+      }
+      return session.begin("tools/call", paramsOf(tool, args), options, (outcome) => {
+        if (Exit.isFailure(outcome) || outputSchema === undefined || check === undefined) return onDone(outcome)
+        const result = outcome.value
+        const problem = result.isError === true ? undefined : outputProblem(tool, result, outputSchema, check)
+        onDone(problem === undefined ? outcome : Exit.fail(problem))
+      })
+    }
+
+    return { list, stream, known: cachedDefinition, definition, checkInput, checkOutput, call, begin }
   })

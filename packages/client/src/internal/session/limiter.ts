@@ -8,10 +8,14 @@ import { Overloaded } from "../../McpError.js"
 /** Runs requests within the bound. */
 export interface Limiter {
   readonly run: <A, E>(method: string, request: Effect.Effect<A, E>) => Effect.Effect<A, E | Overloaded>
+  /** A slot taken there and then, with the function that frees it; `undefined` when none is free (`run` would wait). */
+  readonly tryAcquire: () => (() => void) | undefined
 }
 
+const free = () => {}
+
 /** No bound. */
-export const unbounded: Limiter = { run: (_method, request) => request }
+export const unbounded: Limiter = { run: (_method, request) => request, tryAcquire: () => free }
 
 /** At most `maxInFlight` at once, at most `maxQueued` waiting (default: no bound on the queue). */
 export const make = (server: () => string, maxInFlight: number | undefined, maxQueued: number | undefined): Limiter => {
@@ -45,6 +49,16 @@ export const make = (server: () => string, maxInFlight: number | undefined, maxQ
       })
     })
   return {
+    tryAcquire: () => {
+      if (inFlight >= limit) return undefined
+      inFlight++
+      let held = true
+      return () => {
+        if (!held) return
+        held = false
+        release()
+      }
+    },
     run: (method, request) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.zipRight(restore(acquire(method)), Effect.ensuring(restore(request), Effect.sync(release)))

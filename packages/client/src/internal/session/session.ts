@@ -6,15 +6,18 @@
  * over it; none of them sees the peer's wire objects except through it.
  */
 import { type JsonRpc, McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
@@ -103,6 +106,19 @@ export interface Session {
     params: Methods.RequestParamsOf<M> | undefined,
     options?: RequestOptions
   ) => Effect.Effect<Methods.ResultOf<M>, RequestError>
+  /**
+   * A request started from plain code, with no fiber, when nothing on its way needs an effect: a
+   * ready stateful session, the capability declared, a free slot under `maxInFlight`, no retry
+   * policy, and a peer that can `begin` it. `onDone` gets what `request` would give (an expired
+   * session is initialized again and the request retried, then in a fiber); the function returned
+   * gives the request up. `undefined`: none of that holds; use `request`.
+   */
+  readonly begin: <M extends Methods.RequestMethodName>(
+    method: M,
+    params: Methods.RequestParamsOf<M> | undefined,
+    options: RequestOptions | undefined,
+    onDone: (outcome: Exit.Exit<Methods.ResultOf<M>, RequestError>) => void
+  ) => (() => void) | undefined
   /** A request whose result the caller decodes (a task-augmented `tools/call` answers with another shape). */
   readonly requestRaw: <M extends Methods.RequestMethodName>(
     method: M,
@@ -226,20 +242,19 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     ): Effect.Effect<Peer.WireObject, Dialect.WireError> =>
       Effect.suspend(() => exchangeNow(method, params, requestOptions))
     /** The result of `method` decoded from the wire, or a `DecodeError` saying where it does not fit. */
+    const resultOf = <M extends Methods.RequestMethodName>(
+      method: M,
+      raw: Peer.WireObject
+    ): Either.Either<Methods.ResultOf<M>, DecodeError> =>
+      Either.mapLeft(
+        Methods.decodeResult(method, raw),
+        (error) =>
+          new DecodeError({ server: server(), method, issue: ParseResult.TreeFormatter.formatErrorSync(error) })
+      )
     const decodedAs =
       <M extends Methods.RequestMethodName>(method: M) =>
-      (raw: Peer.WireObject): Effect.Effect<Methods.ResultOf<M>, DecodeError> => {
-        const decoded = Methods.decodeResult(method, raw)
-        return Either.isLeft(decoded)
-          ? Effect.fail(
-              new DecodeError({
-                server: server(),
-                method,
-                issue: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
-              })
-            )
-          : Effect.succeed(decoded.right)
-      }
+      (raw: Peer.WireObject): Effect.Effect<Methods.ResultOf<M>, DecodeError> =>
+        resultOf(method, raw)
     const send = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
@@ -406,13 +421,21 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         // One frame on a waiting request's stack for both outcomes: an expired session
         // initializes again and retries; any other transport signal is the request's failure.
         return Effect.matchEffect(attempt(), {
-          onFailure: (error) =>
-            error._tag === "SessionExpired" && retriesLeft > 0
-              ? Effect.zipRight(reinitialize(seen), withRecovery(attempt, onSuccess, retriesLeft - 1))
-              : Effect.fail(asRequestError(error)),
+          onFailure: (error) => recovered(error, seen, attempt, onSuccess, retriesLeft),
           onSuccess
         })
       })
+    /** After a failed attempt: an expired session is initialized again and the request retried; other failures are the request's. */
+    const recovered = <A>(
+      error: Dialect.WireError,
+      seen: number,
+      attempt: () => Effect.Effect<Peer.WireObject, Dialect.WireError>,
+      onSuccess: (raw: Peer.WireObject) => Effect.Effect<A, RequestError>,
+      retriesLeft: number
+    ): Effect.Effect<A, RequestError> =>
+      error._tag === "SessionExpired" && retriesLeft > 0
+        ? Effect.zipRight(reinitialize(seen), withRecovery(attempt, onSuccess, retriesLeft - 1))
+        : Effect.fail(asRequestError(error))
 
     const limiter = Limiter.make(server, options.maxInFlight, options.maxQueued)
 
@@ -482,19 +505,19 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
             reason: current._tag === "Failed" ? current.cause.message : `the session is ${current._tag}`
           })
 
+    /** The capability a request of `method` needs, when the server did not declare it. */
+    const undeclared = (method: Methods.RequestMethodName): CapabilityNotSupported | undefined => {
+      const capability = serverCapabilityOf(method)
+      return capability?.side === "server" &&
+        !Methods.declares(established.serverCapabilities, capability, established.protocolVersion)
+        ? new CapabilityNotSupported({ server: server(), method, capability: capability.path.join(".") })
+        : undefined
+    }
+
     const request: Session["request"] = (method, params, requestOptions) =>
       Effect.suspend(() => {
-        const error = unavailable()
+        const error = unavailable() ?? undeclared(method)
         if (error !== undefined) return Effect.fail(error)
-        const capability = serverCapabilityOf(method)
-        if (
-          capability?.side === "server" &&
-          !Methods.declares(established.serverCapabilities, capability, established.protocolVersion)
-        ) {
-          return Effect.fail(
-            new CapabilityNotSupported({ server: server(), method, capability: capability.path.join(".") })
-          )
-        }
         return retrying(method, requestOptions, () =>
           limiter.run(
             method,
@@ -502,6 +525,58 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           )
         )
       })
+
+    // Recovery from an expired session runs as `request`'s does, in a fiber of its own.
+    const runtime = yield* Effect.runtime<never>()
+    const begin: Session["begin"] = (method, params, requestOptions, onDone) => {
+      if (
+        dialect.era !== "stateful" ||
+        !peer.canBegin() ||
+        unavailable() !== undefined ||
+        undeclared(method) !== undefined ||
+        retryPolicy(method, requestOptions) !== undefined
+      ) {
+        return undefined
+      }
+      const wire = encodeParams(method, params)
+      if (Either.isLeft(wire)) return undefined
+      const release = limiter.tryAcquire()
+      if (release === undefined) return undefined
+      const seen = sessionGeneration
+      const finish = (outcome: Exit.Exit<Methods.ResultOf<typeof method>, RequestError>) => {
+        release()
+        onDone(outcome)
+      }
+      const answered = (outcome: Exit.Exit<Peer.WireObject, Peer.RequestFailure>) => {
+        if (Exit.isSuccess(outcome)) {
+          return finish(Either.match(resultOf(method, outcome.value), { onLeft: Exit.fail, onRight: Exit.succeed }))
+        }
+        const failure = Cause.failureOption(outcome.cause)
+        if (Option.isNone(failure)) return finish(Exit.die(Cause.squash(outcome.cause)))
+        const error = failure.value
+        if (error._tag !== "SessionExpired" || options.sessionRetries <= 0)
+          return finish(Exit.fail(asRequestError(error)))
+        Runtime.runCallback(runtime)(
+          recovered(
+            error,
+            seen,
+            () => exchangeNow(method, params, requestOptions),
+            decodedAs(method),
+            options.sessionRetries
+          ),
+          { onExit: finish }
+        )
+      }
+      const abandon = peer.begin(method, wire.right, requestOptions ?? {}, answered)
+      if (abandon === undefined) {
+        release()
+        return undefined
+      }
+      return () => {
+        abandon()
+        release()
+      }
+    }
 
     const requestRaw: Session["requestRaw"] = (method, params, requestOptions) =>
       Effect.suspend(() => {
@@ -574,6 +649,7 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       accepts: (notification) => dialect.accepts(notification),
       start,
       request,
+      begin,
       requestRaw,
       retryPolicy,
       serveStale: options.serveStale === true,

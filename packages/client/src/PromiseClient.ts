@@ -1,0 +1,153 @@
+/**
+ * effect-mcp for Promise programs: a client built from its layer whose calls return Promises and
+ * reject with the client's own tagged errors (`RpcError`, `RequestTimeout`, `InvalidInput`, …;
+ * an aborted call with its signal's reason).
+ *
+ * A tool call or request that needs no effect on its way (a ready session that speaks a stateful
+ * revision, over a transport that writes at once such as `NodeStdioTransport`, its tool list
+ * cached, no retry policy, middleware or tracer) starts with no fiber: its pending cost is one
+ * entry in the peer's map and a Promise. Every other call runs the client's effect, with the
+ * same outcome.
+ */
+import type { McpSchema, Methods } from "@effect-mcp/protocol"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Begin from "./internal/begin.js"
+import { McpClient, type McpClientService, type Progress, type ToolCallOptions } from "./McpClient.js"
+
+/** Options of one call: the client's, with progress as a plain callback and an `AbortSignal`. */
+export interface PromiseCallOptions extends Omit<ToolCallOptions, "onProgress"> {
+  /** Aborting gives the call up (it is cancelled on the server) and rejects it with the signal's reason. */
+  readonly signal?: AbortSignal
+  /** Asks for progress and receives it. */
+  readonly onProgress?: (progress: Progress) => void
+}
+
+/** A connected client, for Promise programs. */
+export interface PromiseClient {
+  /** The client service, for what this interface does not wrap (run its effects with `run`). */
+  readonly client: McpClientService
+  /** `McpClient.callTool`. */
+  readonly callTool: (
+    tool: string,
+    args?: { readonly [key: string]: unknown },
+    options?: PromiseCallOptions
+  ) => Promise<McpSchema.CallToolResult>
+  /** `McpClient.request`: any request of the method table. */
+  readonly request: <M extends Methods.RequestMethodName>(
+    method: M,
+    params?: Methods.RequestParamsOf<M>,
+    options?: PromiseCallOptions
+  ) => Promise<Methods.ResultOf<M>>
+  /** `McpClient.tools`: every tool (cached until the server says the list changed). */
+  readonly listTools: () => Promise<ReadonlyArray<McpSchema.Tool>>
+  /** Runs any effect of the client (`(client) => client.readResource(uri)`). */
+  readonly run: <A, E>(
+    f: (client: McpClientService) => Effect.Effect<A, E>,
+    options?: { readonly signal?: AbortSignal }
+  ) => Promise<A>
+  /** Ends the session and frees everything it holds. */
+  readonly close: () => Promise<void>
+}
+
+/** Effect's default tracer: with it, nobody traces and a call needs no span. */
+const nativeTracer = Effect.runSync(Effect.tracer)
+
+/** What a Promise rejects with: the typed error, the signal's reason when aborted, else the defect. */
+const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined): unknown => {
+  const failure = Cause.failureOption(cause)
+  if (failure._tag === "Some") return failure.value
+  if (signal?.aborted === true && Cause.isInterruptedOnly(cause)) return signal.reason
+  return Cause.squash(cause)
+}
+
+const callOptions = (options: PromiseCallOptions | undefined): ToolCallOptions | undefined => {
+  if (options === undefined) return undefined
+  const { signal: _signal, onProgress, ...rest } = options
+  return onProgress === undefined
+    ? rest
+    : { ...rest, onProgress: (progress: Progress) => Effect.sync(() => onProgress(progress)) }
+}
+
+/**
+ * Connects: builds the client's layer (the transport and the handshake) in a runtime of its own.
+ * Rejects with the handshake's error; `close` ends the session.
+ */
+export const connect = async <E>(layer: Layer.Layer<McpClient, E>): Promise<PromiseClient> => {
+  const runtime = ManagedRuntime.make(layer)
+  const connected = await runtime.runPromiseExit(Effect.zip(McpClient, Effect.tracer))
+  if (Exit.isFailure(connected)) {
+    await runtime.dispose()
+    throw rejection(connected.cause, undefined)
+  }
+  const [client, tracer] = connected.value
+  // Someone traces: every call takes its effect, which makes the spans.
+  const beginnings = tracer === nativeTracer ? Begin.of(client) : undefined
+
+  const run: PromiseClient["run"] = (f, options) => {
+    const signal = options?.signal
+    return runtime
+      .runPromiseExit(
+        Effect.suspend(() => f(client)),
+        signal === undefined ? undefined : { signal }
+      )
+      .then((exit) => (Exit.isSuccess(exit) ? exit.value : Promise.reject(rejection(exit.cause, signal))))
+  }
+
+  /** The call begun without a fiber when it can be, else its effect run. */
+  const begun = <A, E>(
+    begin: Begin.Begin<A, E> | undefined,
+    effect: (client: McpClientService) => Effect.Effect<A, E>,
+    signal: AbortSignal | undefined
+  ): Promise<A> => {
+    if (begin === undefined) return run(effect, signal === undefined ? undefined : { signal })
+    if (signal?.aborted === true) return Promise.reject(signal.reason)
+    let resolve: (value: A) => void = () => {}
+    let reject: (reason: unknown) => void = () => {}
+    const promise = new Promise<A>((onResolve, onReject) => {
+      resolve = onResolve
+      reject = onReject
+    })
+    let onAbort: (() => void) | undefined
+    const abandon = begin((outcome) => {
+      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort)
+      if (Exit.isSuccess(outcome)) resolve(outcome.value)
+      else reject(rejection(outcome.cause, undefined))
+    })
+    if (abandon === undefined) return run(effect, signal === undefined ? undefined : { signal })
+    if (signal !== undefined) {
+      onAbort = () => {
+        abandon()
+        reject(signal.reason)
+      }
+      signal.addEventListener("abort", onAbort, { once: true })
+    }
+    return promise
+  }
+
+  return {
+    client,
+    callTool: (tool, args, options) => {
+      const call = callOptions(options)
+      return begun(
+        beginnings?.callTool(tool, args, call),
+        (client) => client.callTool(tool, args, call),
+        options?.signal
+      )
+    },
+    request: (method, params, options) => {
+      const call = callOptions(options)
+      return begun(
+        beginnings?.request(method, params, call),
+        (client) => client.request(method, params, call),
+        options?.signal
+      )
+    },
+    listTools: () => run((client) => client.tools),
+    run,
+    close: () => runtime.dispose()
+  }
+}

@@ -1,0 +1,402 @@
+/**
+ * The client for Promise programs: against the reference server over the Node stdio transport
+ * (calls begun with no fiber give what the client's effects give), and against scripted servers
+ * that misbehave (typed rejections, aborts, and every case that must take the effect's way).
+ */
+
+import { describe, expect, it } from "@effect/vitest"
+import {
+  InMemoryTransport,
+  McpClient,
+  McpError,
+  PromiseClient,
+  StreamableHttpTransport,
+  Transport
+} from "@effect-mcp/client"
+import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
+import { JsonRpc } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as Supervisor from "effect/Supervisor"
+import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
+import * as Tracer from "effect/Tracer"
+import { keepAliveHttpClient } from "./support/httpClient.js"
+import { connectionsTo, startEverything } from "./support/httpServers.js"
+import { children, everythingServer } from "./support/processes.js"
+import { type Reply, scriptedLayer } from "./support/scriptedServer.js"
+
+/** Counts the fibers started in the runtime it is installed in. */
+class Starts extends Supervisor.AbstractSupervisor<number> {
+  count = 0
+  get value() {
+    return Effect.sync(() => this.count)
+  }
+  override onStart() {
+    this.count++
+  }
+}
+
+const everything = () =>
+  McpClient.layer({ name: "everything", protocolVersion: "2025-11-25" }).pipe(
+    Layer.provide(
+      NodeStdioTransport.layer({
+        command: process.execPath,
+        args: [everythingServer, "stdio"],
+        name: "everything",
+        shutdown: { afterStdin: "500 millis", afterTerm: "1 second" }
+      })
+    )
+  )
+
+const calls = [
+  ["echo", { message: "hi" }],
+  ["get-sum", { a: 2, b: 3 }],
+  ["get-structured-content", { location: "Chicago" }],
+  ["get-annotated-message", { messageType: "success" }],
+  ["no-such-tool", {}]
+] as const
+
+/** A promise's outcome, to compare a begun call with its effect. */
+const settled = <A>(promise: Promise<A>) =>
+  promise.then(
+    (value) => ({ ok: value }),
+    (error: unknown) => ({ error })
+  )
+
+describe("PromiseClient against the reference server (stdio)", () => {
+  it("once the tool list is cached, calls start no fiber and give what the client's effects give", async () => {
+    const starts = new Starts()
+    const mcp = await PromiseClient.connect(Layer.merge(everything(), Supervisor.addSupervisor(starts)))
+    try {
+      // The first call lists the tools and loads the JSON Schema engine (its effect's way).
+      await mcp.callTool("echo", { message: "warm" })
+      const before = starts.count
+      const begun = []
+      for (const [tool, args] of calls) begun.push(await settled(mcp.callTool(tool, args)))
+      const concurrent = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => mcp.callTool("get-sum", { a: i, b: 1 }))
+      )
+      expect(starts.count - before).toBe(0)
+
+      const effects = []
+      for (const [tool, args] of calls)
+        begun.length > 0 && effects.push(await settled(mcp.run((client) => client.callTool(tool, args))))
+      expect(starts.count - before).toBeGreaterThanOrEqual(calls.length)
+      expect(begun).toStrictEqual(effects)
+      expect(begun[0]).toMatchObject({ ok: { content: [{ type: "text", text: "Echo: hi" }] } })
+      expect(begun[2]).toMatchObject({ ok: { structuredContent: expect.any(Object) } })
+      expect(concurrent.map((result) => result.content[0])).toStrictEqual(
+        Array.from({ length: 20 }, (_, i) => expect.objectContaining({ text: expect.stringContaining(`${i + 1}`) }))
+      )
+      expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
+    } finally {
+      await mcp.close()
+    }
+    expect(children().filter((line) => line.includes(everythingServer))).toStrictEqual([])
+  })
+
+  it("rejects with the client's typed errors, begun or not", async () => {
+    const mcp = await PromiseClient.connect(everything())
+    try {
+      await mcp.listTools()
+      await expect(mcp.request("prompts/get", { name: "no-such-prompt" })).rejects.toMatchObject({
+        _tag: "RpcError",
+        server: "everything",
+        method: "prompts/get"
+      })
+      // Arguments that do not match the inputSchema never leave (the effect's way says where).
+      await expect(mcp.callTool("get-sum", { a: "two", b: 3 })).rejects.toMatchObject({
+        _tag: "InvalidInput",
+        tool: "get-sum",
+        pointer: "/a"
+      })
+      await expect(mcp.callTool("echo", { message: "still fine" })).resolves.toMatchObject({
+        content: [{ type: "text", text: "Echo: still fine" }]
+      })
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("progress reaches a plain callback, and an aborted call rejects with its signal's reason", async () => {
+    const mcp = await PromiseClient.connect(everything())
+    try {
+      await mcp.listTools()
+      await mcp.callTool("echo", { message: "warm" })
+      const seen: Array<number> = []
+      await mcp.callTool(
+        "trigger-long-running-operation",
+        { duration: 0.2, steps: 2 },
+        { onProgress: (progress) => void seen.push(progress.progress) }
+      )
+      expect(seen).toStrictEqual([1, 2])
+
+      const controller = new AbortController()
+      const call = mcp.callTool(
+        "trigger-long-running-operation",
+        { duration: 60, steps: 60 },
+        { signal: controller.signal }
+      )
+      controller.abort(new Error("the user gave up"))
+      await expect(call).rejects.toThrow("the user gave up")
+      expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
+      const aborted = new AbortController()
+      aborted.abort("before")
+      await expect(mcp.callTool("echo", { message: "x" }, { signal: aborted.signal })).rejects.toBe("before")
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("a handshake that fails rejects connect with its typed error, and leaves no process", async () => {
+    const layer = McpClient.layer({ name: "nothing", protocolVersion: "2025-11-25" }).pipe(
+      Layer.provide(
+        NodeStdioTransport.layer({ command: process.execPath, args: ["-e", "process.exit(3)"], name: "nothing" })
+      )
+    )
+    await expect(PromiseClient.connect(layer)).rejects.toMatchObject({ _tag: "TransportError", server: "nothing" })
+    expect(children().filter((line) => line.includes("process.exit(3)"))).toStrictEqual([])
+  })
+})
+
+describe("PromiseClient against the reference server (Streamable HTTP)", () => {
+  it("every call takes its effect (the transport does not write at once), with the same typed outcomes", async () => {
+    const running = await startEverything("streamableHttp")
+    const starts = new Starts()
+    try {
+      const layer = McpClient.layer({ name: "everything-http", protocolVersion: "2025-11-25" }).pipe(
+        Layer.provide(StreamableHttpTransport.layer({ url: `${running.origin}/mcp`, name: "everything-http" })),
+        Layer.provide(keepAliveHttpClient)
+      )
+      const mcp = await PromiseClient.connect(Layer.merge(layer, Supervisor.addSupervisor(starts)))
+      try {
+        await mcp.callTool("echo", { message: "warm" })
+        const before = starts.count
+        await expect(mcp.callTool("echo", { message: "over http" })).resolves.toMatchObject({
+          content: [{ type: "text", text: "Echo: over http" }]
+        })
+        expect(starts.count).toBeGreaterThan(before)
+        await expect(mcp.request("prompts/get", { name: "no-such-prompt" })).rejects.toMatchObject({
+          _tag: "RpcError",
+          method: "prompts/get"
+        })
+      } finally {
+        await mcp.close()
+      }
+      expect(connectionsTo(running.port)).toBe(0)
+    } finally {
+      await running.stop()
+    }
+  })
+})
+
+const tool = {
+  name: "weather",
+  inputSchema: { type: "object", properties: { city: { type: "string" } } },
+  outputSchema: { type: "object", properties: { degrees: { type: "number" } }, required: ["degrees"] }
+}
+
+/** A server with one tool whose calls `answer` decides (it answers ping, so a ping is a barrier). */
+const scripted = (answer: (request: JsonRpc.JSONRPCRequest) => Reply, options: McpClient.McpClientOptions = {}) =>
+  scriptedLayer((request) => {
+    if (request.method === "initialize") {
+      return {
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { tools: {} },
+          serverInfo: { name: "scripted", version: "0" }
+        }
+      }
+    }
+    if (request.method === "tools/list") return { result: { tools: [tool] } }
+    if (request.method === "ping") return { result: {} }
+    return answer(request)
+  }, options)
+
+const warm = { result: { content: [], structuredContent: { degrees: 20 } } } as const
+
+describe("PromiseClient against scripted servers", () => {
+  it("structured content that does not match the outputSchema rejects with ToolOutputInvalid, begun or not", async () => {
+    const { layer } = scripted(() => ({ result: { content: [], structuredContent: { degrees: "warm" } } }))
+    const starts = new Starts()
+    const mcp = await PromiseClient.connect(Layer.merge(layer, Supervisor.addSupervisor(starts)))
+    try {
+      await expect(mcp.callTool("weather", { city: "Oslo" })).rejects.toMatchObject({ _tag: "ToolOutputInvalid" })
+      const before = starts.count
+      await expect(mcp.callTool("weather", { city: "Oslo" })).rejects.toMatchObject({
+        _tag: "ToolOutputInvalid",
+        tool: "weather",
+        reason: expect.stringContaining("/degrees")
+      })
+      expect(starts.count).toBe(before)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("an aborted call leaves the client's map and is cancelled on the server", async () => {
+    const { layer, sent } = scripted((request) => (request.method === "tools/call" ? "silent" : warm))
+    const mcp = await PromiseClient.connect(layer)
+    try {
+      await mcp.listTools()
+      await mcp.request("ping")
+      const controller = new AbortController()
+      const call = mcp.callTool("weather", { city: "Oslo" }, { signal: controller.signal })
+      expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 1 })
+      controller.abort("stop")
+      await expect(call).rejects.toBe("stop")
+      expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
+      await mcp.request("ping")
+      const request = sent.find((message) => JsonRpc.isRequest(message) && message.method === "tools/call")
+      expect(request).toBeDefined()
+      expect(
+        sent.filter((message) => "method" in message && message.method === "notifications/cancelled")
+      ).toMatchObject([{ params: { requestId: request !== undefined && "id" in request ? request.id : -1 } }])
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("a begun call times out on the client's clock with its own timeout, and is cancelled on the server", async () => {
+    let calls = 0
+    const { layer, sent } = scripted(() => (++calls === 1 ? warm : "silent"))
+    const mcp = await PromiseClient.connect(Layer.provideMerge(layer, TestContext.TestContext))
+    try {
+      await mcp.callTool("weather", { city: "Oslo" })
+      const call = mcp.callTool("weather", { city: "Bergen" }, { timeout: "5 seconds" })
+      const timedOut = expect(call).rejects.toMatchObject({
+        _tag: "RequestTimeout",
+        method: "tools/call",
+        kind: "idle"
+      })
+      await mcp.run(() => TestClock.adjust("5 seconds"))
+      await timedOut
+      await mcp.request("ping")
+      expect(
+        sent.filter((message) => "method" in message && message.method === "notifications/cancelled")
+      ).toHaveLength(1)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("a begun call that meets an expired session initializes it again and is retried, as its effect would be", async () => {
+    const sent: Array<string> = []
+    const serve = (end: InMemoryTransport.End) =>
+      Transport.incoming(end).pipe(
+        Stream.runForEach((item) => {
+          if (item._tag !== "Message" || !JsonRpc.isRequest(item.message)) return Effect.void
+          const request = item.message
+          sent.push(request.method)
+          const result =
+            request.method === "initialize"
+              ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "0" } }
+              : request.method === "tools/list"
+                ? { tools: [tool] }
+                : warm.result
+          return Effect.ignore(end.send({ jsonrpc: "2.0", id: request.id, result }))
+        }),
+        Effect.forkScoped
+      )
+    // The first begun tools/call is refused as an HTTP transport refuses a request of a session the
+    // server forgot (404). Which calls were begun (`sendNow`) and which took their effect (`send`):
+    let refused = false
+    const ways: Array<string> = []
+    const forgetful = Layer.scoped(
+      Transport.Transport,
+      Effect.gen(function* () {
+        const [client, server] = yield* InMemoryTransport.makePair("forgetful")
+        yield* serve(server)
+        let deliver: ((item: Transport.Incoming) => void) | undefined
+        return {
+          ...client,
+          run: (to: (item: Transport.Incoming) => void) => {
+            deliver = to
+            return client.run(to)
+          },
+          send: (message: JsonRpc.JSONRPCMessage) => {
+            if ("method" in message && message.method === "tools/call") ways.push("effect")
+            return client.send(message)
+          },
+          sendNow: (message: JsonRpc.JSONRPCMessage) => {
+            if (!JsonRpc.isRequest(message) || message.method !== "tools/call") return client.sendNow?.(message)
+            ways.push("begun")
+            if (!refused && deliver !== undefined) {
+              refused = true
+              deliver({ _tag: "Failed", id: message.id, error: new McpError.SessionExpired({ server: "forgetful" }) })
+              return undefined
+            }
+            return client.sendNow?.(message)
+          }
+        } satisfies Transport.TransportService
+      })
+    )
+    const mcp = await PromiseClient.connect(
+      McpClient.layer({ name: "forgetful", protocolVersion: "2025-11-25" }).pipe(Layer.provide(forgetful))
+    )
+    try {
+      // The first call takes its effect (it lists the tools, loads the JSON Schema engine); the second is begun.
+      await mcp.callTool("weather", { city: "Oslo" })
+      await expect(mcp.callTool("weather", { city: "Bergen" })).resolves.toMatchObject({
+        structuredContent: { degrees: 20 }
+      })
+      expect(refused).toBe(true)
+      expect(ways).toStrictEqual(["effect", "begun", "effect"])
+      expect(sent).toStrictEqual(["initialize", "tools/list", "tools/call", "initialize", "tools/call"])
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("a retry policy or a tracer take the effect's way (a bound with a free slot does not), with the same answer", async () => {
+    const native = Effect.runSync(Effect.tracer)
+    const spans: Array<string> = []
+    const tracer = Tracer.make({
+      span: (name, ...rest) => {
+        spans.push(name)
+        return native.span(name, ...rest)
+      },
+      context: native.context
+    })
+    for (const [layer, fibers] of [
+      [scripted(() => warm, { retry: { tools: { times: 2 } } }).layer, "some"],
+      [scripted(() => warm).layer.pipe(Layer.provide(Layer.setTracer(tracer))), "some"],
+      [scripted(() => warm, { maxInFlight: 1 }).layer, "none"]
+    ] as const) {
+      const starts = new Starts()
+      const mcp = await PromiseClient.connect(Layer.merge(layer, Supervisor.addSupervisor(starts)))
+      try {
+        await mcp.callTool("weather", { city: "Oslo" })
+        const before = starts.count
+        await expect(mcp.callTool("weather", { city: "Oslo" })).resolves.toMatchObject({
+          structuredContent: { degrees: 20 }
+        })
+        expect(starts.count > before).toBe(fibers === "some")
+      } finally {
+        await mcp.close()
+      }
+    }
+    expect(spans).toContain("mcp.request tools/call")
+  })
+
+  it("under maxInFlight a begun call holds its slot until it settles or is given up", async () => {
+    let calls = 0
+    const { layer } = scripted(() => (++calls === 2 ? "silent" : warm), { maxInFlight: 1 })
+    const mcp = await PromiseClient.connect(layer)
+    try {
+      await mcp.callTool("weather", { city: "Oslo" })
+      const controller = new AbortController()
+      const held = mcp.callTool("weather", { city: "Oslo" }, { signal: controller.signal })
+      // The slot is held: this call waits for it (a ping would too: the bound is on every request).
+      const waiting = mcp.callTool("weather", { city: "Bergen" })
+      controller.abort("stop")
+      await expect(held).rejects.toBe("stop")
+      await expect(waiting).resolves.toMatchObject({ structuredContent: { degrees: 20 } })
+      expect(calls).toBe(3)
+    } finally {
+      await mcp.close()
+    }
+  })
+})
