@@ -1,6 +1,7 @@
 /**
  * The benchmark: effect-mcp, the official SDK clients (v1 and v2) and a raw client against the same
- * SDK-built server, each measurement in its own process, interleaved (the client order rotates
+ * SDK-built server (effect-mcp twice: as a Promise program uses it, `PromiseClient`, and as
+ * effects run one by one with `runtime.runPromise`, the "effects" column), each measurement in its own process, interleaved (the client order rotates
  * every round), at least 5 rounds. Prints medians per client and, per round, the ratio of
  * effect-mcp to the SDK and to the raw client (the median of those ratios is the claim);
  * writes everything as JSON to `bench-results/`. The `cli` workloads (`cli.ts`) time the
@@ -22,7 +23,7 @@ import type { Figures, WorkloadSpec } from "./workloads.js"
 const here = dirname(fileURLToPath(import.meta.url))
 const serverScript = join(here, "server.js")
 const workerScript = join(here, "worker.js")
-const clients = ["raw", "sdk-v1", "sdk-v2", "effect-mcp"] as const
+const clients = ["raw", "sdk-v1", "sdk-v2", "effect-mcp", "effect-mcp-effects"] as const
 type ClientName = (typeof clients)[number]
 
 /** Command-line settings. */
@@ -177,14 +178,14 @@ export const run = async (settings: Settings) => {
   const lines: Array<string> = []
   const rows: Array<Record<string, unknown>> = []
   lines.push(
-    `| workload | metric | raw | SDK v1 | SDK v2 | effect-mcp | effect-mcp / SDK v1 | effect-mcp / SDK v2 | effect-mcp / raw |`,
-    `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`
+    `| workload | metric | raw | SDK v1 | SDK v2 | effect-mcp | effect-mcp / SDK v1 | effect-mcp / SDK v2 | effect-mcp / raw | effects | effects / SDK v1 |`,
+    `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`
   )
   for (const [label, perClient] of results) {
     for (const metric of perClient.get("effect-mcp")?.keys() ?? []) {
       const values = (client: ClientName) => perClient.get(client)?.get(metric) ?? []
-      const ratio = (other: ClientName) =>
-        median(values("effect-mcp").map((value, round) => value / (values(other)[round] ?? Number.NaN)))
+      const ratio = (other: ClientName, of: ClientName = "effect-mcp") =>
+        median(values(of).map((value, round) => value / (values(other)[round] ?? Number.NaN)))
       const better = lowerIsBetter.has(metric) ? "↓" : "↑"
       const row = {
         workload: label,
@@ -197,11 +198,19 @@ export const run = async (settings: Settings) => {
         ratioToSdk: ratio("sdk-v1"),
         ratioToSdkV2: ratio("sdk-v2"),
         ratioToRaw: ratio("raw"),
-        rounds: { raw: values("raw"), sdk: values("sdk-v1"), sdkV2: values("sdk-v2"), effect: values("effect-mcp") }
+        effects: median(values("effect-mcp-effects")),
+        effectsRatioToSdk: ratio("sdk-v1", "effect-mcp-effects"),
+        rounds: {
+          raw: values("raw"),
+          sdk: values("sdk-v1"),
+          sdkV2: values("sdk-v2"),
+          effect: values("effect-mcp"),
+          effects: values("effect-mcp-effects")
+        }
       }
       rows.push(row)
       lines.push(
-        `| ${label} | ${metric} ${better} | ${format(row.raw)} | ${format(row.sdk)} | ${format(row.sdkV2)} | ${format(row.effect)} | ${row.ratioToSdk.toFixed(2)}× | ${row.ratioToSdkV2.toFixed(2)}× | ${row.ratioToRaw.toFixed(2)}× |`
+        `| ${label} | ${metric} ${better} | ${format(row.raw)} | ${format(row.sdk)} | ${format(row.sdkV2)} | ${format(row.effect)} | ${row.ratioToSdk.toFixed(2)}× | ${row.ratioToSdkV2.toFixed(2)}× | ${row.ratioToRaw.toFixed(2)}× | ${format(row.effects)} | ${row.effectsRatioToSdk.toFixed(2)}× |`
       )
     }
   }

@@ -14,6 +14,8 @@ const load = async (): Promise<Client> => {
   switch (clientName) {
     case "effect-mcp":
       return (await import("./clients/effect.js")).client
+    case "effect-mcp-effects":
+      return (await import("./clients/effect.js")).effectClient
     case "sdk-v1":
       return (await import("./clients/sdk.js")).client
     case "sdk-v2":

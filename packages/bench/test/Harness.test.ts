@@ -13,7 +13,7 @@ const harness = fileURLToPath(new URL("../dist/run.js", import.meta.url))
 const hostHarness = fileURLToPath(new URL("../dist/host.js", import.meta.url))
 
 describe("benchmark harness", () => {
-  it("a smoke run measures raw, SDK v1, SDK v2 and effect-mcp on stdio and HTTP", () => {
+  it("a smoke run measures raw, SDK v1, SDK v2 and effect-mcp (Promise client and effects) on stdio and HTTP", () => {
     const result = spawnSync(process.execPath, [harness, "--smoke", "--only", "sequential,pending,sessions"], {
       encoding: "utf8",
       timeout: 240_000
@@ -39,7 +39,7 @@ describe("benchmark harness", () => {
     for (const row of rows) {
       const cells = row
         .split("|")
-        .slice(3, 10)
+        .slice(3, 12)
         .map((cell) => cell.trim().replace(/[,×]/g, ""))
       for (const cell of cells) expect(Number.isFinite(Number(cell)), row).toBe(true)
     }
@@ -48,7 +48,8 @@ describe("benchmark harness", () => {
       rows: ReadonlyArray<{ rounds: Record<string, ReadonlyArray<number>> }>
     }
     expect(json.rows).toHaveLength(rows.length)
-    for (const row of json.rows) expect(Object.keys(row.rounds)).toStrictEqual(["raw", "sdk", "sdkV2", "effect"])
+    for (const row of json.rows)
+      expect(Object.keys(row.rounds)).toStrictEqual(["raw", "sdk", "sdkV2", "effect", "effects"])
   })
 
   it("a smoke run of the cli workload times effect-mcp against the Inspector CLI: help, version, tools list", () => {

@@ -8,7 +8,7 @@
  * needs them (`prepare`), as in a program that uses one of them.
  */
 
-import { McpClient } from "@effect-mcp/client"
+import { McpClient, PromiseClient } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -33,21 +33,40 @@ const transportOf = async (target: Target) => {
 const textLength = (result: McpSchema.CallToolResult) =>
   result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)
 
-/** The effect-mcp client. */
+const layerOf = async (target: Target) =>
+  McpClient.layer({
+    name: "bench",
+    requestTimeout: "120 seconds",
+    protocolVersion: "2025-11-25",
+    ...(target.maxInFlight === undefined ? {} : { maxInFlight: target.maxInFlight })
+  }).pipe(Layer.provide(await transportOf(target)))
+
+const prepare = async (target: Target) => {
+  await (target.kind === "stdio" ? loadStdio() : loadHttp())
+}
+
+/** The effect-mcp client, as a Promise program uses it: `PromiseClient`. */
 export const client: Client = {
   name: "effect-mcp",
-  prepare: async (target) => {
-    await (target.kind === "stdio" ? loadStdio() : loadHttp())
-  },
+  prepare,
   connect: async (target) => {
-    const runtime = ManagedRuntime.make(
-      McpClient.layer({
-        name: "bench",
-        requestTimeout: "120 seconds",
-        protocolVersion: "2025-11-25",
-        ...(target.maxInFlight === undefined ? {} : { maxInFlight: target.maxInFlight })
-      }).pipe(Layer.provide(await transportOf(target)))
-    )
+    const mcp = await PromiseClient.connect(await layerOf(target))
+    return {
+      list: () => mcp.request("tools/list", undefined).then((result) => result.tools.length),
+      echo: (message) => mcp.callTool("echo", { message }).then(() => undefined),
+      blob: (kb) => mcp.callTool("blob", { kb }).then(textLength),
+      sleep: (ms) => mcp.callTool("sleep", { ms }).then(() => undefined),
+      close: () => mcp.close()
+    }
+  }
+}
+
+/** The effect-mcp client run from Promise code one effect at a time (`runtime.runPromise` per call). */
+export const effectClient: Client = {
+  name: "effect-mcp (runPromise)",
+  prepare,
+  connect: async (target) => {
+    const runtime = ManagedRuntime.make(await layerOf(target))
     const mcp = await runtime.runPromise(McpClient.McpClient)
     return {
       list: () => runtime.runPromise(Effect.map(mcp.request("tools/list", undefined), (result) => result.tools.length)),
