@@ -107,11 +107,12 @@ export interface Peer {
   ) => Effect.Effect<WireObject, RequestFailure>
   /**
    * Starts a request from plain code, with no fiber: `onDone` is called once with its outcome,
-   * from the transport's read, the timer or the connection's end (at once when the write fails).
-   * Returns a function that gives the request up (it leaves the map and is cancelled on the
-   * server, as an interrupted `request` is), or `undefined` when it cannot start so (the transport
-   * has no `sendNow`, middleware is installed, headers are asked for, or the connection has
-   * ended): then use `request`. It makes no span; timeouts and progress are `request`'s.
+   * from the transport's read, the timer or the connection's end (at once when the write fails or
+   * throws), unless the request was given up first. Returns a function that gives the request up
+   * (it leaves the map and is cancelled on the server, as an interrupted `request` is), or
+   * `undefined` when it cannot start so (the transport has no `sendNow`, middleware is installed,
+   * headers are asked for, or the connection has ended): then use `request`. It makes no span;
+   * timeouts and progress are `request`'s. `onDone` must not throw.
    */
   readonly begin: (
     method: string,
@@ -307,7 +308,8 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
         if (entry !== undefined) {
           return Effect.gen(function* () {
             entry.lastActivity = yield* Clock.currentTimeMillis
-            if (entry.onProgress !== undefined) yield* entry.onProgress(params)
+            // A caller's progress callback that fails is logged; it does not stop the reader.
+            if (entry.onProgress !== undefined) yield* isolated(entry.onProgress(params), "a progress callback failed")
             yield* publish(message)
           })
         }
@@ -627,7 +629,14 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       const entry = entryOf(method, requestOptions, clock.unsafeCurrentTimeMillis())
       entry.resume = onDone
       track(entry)
-      const error = sendNow(messageOf(entry, params, requestOptions, undefined))
+      // A write that throws (a value JSON cannot encode) is the request's defect, as it is `request`'s.
+      let error: TransportError | undefined
+      try {
+        error = sendNow(messageOf(entry, params, requestOptions, undefined))
+      } catch (defect) {
+        settle(entry, Exit.die(defect))
+        return () => {}
+      }
       if (error !== undefined) settle(entry, Exit.fail(error))
       return () => {
         if (pending.get(entry.id) !== entry) return
@@ -668,13 +677,16 @@ const runEach = <F>(set: Set<F>, run: (f: F) => Effect.Effect<void>): Effect.Eff
   Effect.forEach(
     Array.from(set),
     (f) =>
-      Effect.suspend(() => (set.has(f) ? run(f) : Effect.void)).pipe(
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError("a peer callback failed", cause)
-        )
+      isolated(
+        Effect.suspend(() => (set.has(f) ? run(f) : Effect.void)),
+        "a peer callback failed"
       ),
     { discard: true }
   )
+
+/** A callback's effect whose failure or defect is logged, never the reader's (interruption is ignored). */
+const isolated = (effect: Effect.Effect<void>, what: string): Effect.Effect<void> =>
+  Effect.catchAllCause(effect, (cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(what, cause)))
 
 /** `f` in `set` for as long as the scope lives. */
 const registered = <F>(set: Set<F>, f: F): Effect.Effect<void, never, Scope.Scope> =>

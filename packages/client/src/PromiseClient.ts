@@ -17,6 +17,7 @@ import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Begin from "./internal/begin.js"
 import { McpClient, type McpClientService, type Progress, type ToolCallOptions } from "./McpClient.js"
+import { SessionUnavailable } from "./McpError.js"
 
 /** Options of one call: the client's, with progress as a plain callback and an `AbortSignal`. */
 export interface PromiseCallOptions extends Omit<ToolCallOptions, "onProgress"> {
@@ -49,7 +50,7 @@ export interface PromiseClient {
     f: (client: McpClientService) => Effect.Effect<A, E>,
     options?: { readonly signal?: AbortSignal }
   ) => Promise<A>
-  /** Ends the session and frees everything it holds. */
+  /** Ends the session and frees everything it holds; later calls reject with `SessionUnavailable`. */
   readonly close: () => Promise<void>
 }
 
@@ -87,7 +88,12 @@ export const connect = async <E>(layer: Layer.Layer<McpClient, E>): Promise<Prom
   // Someone traces: every call takes its effect, which makes the spans.
   const beginnings = tracer === nativeTracer ? Begin.of(client) : undefined
 
+  // After close, every call is refused with the client's own error (not the runtime's).
+  let closed = false
+  const refused = () => Promise.reject(new SessionUnavailable({ server: client.name, reason: "the client was closed" }))
+
   const run: PromiseClient["run"] = (f, options) => {
+    if (closed) return refused()
     const signal = options?.signal
     return runtime
       .runPromiseExit(
@@ -103,7 +109,7 @@ export const connect = async <E>(layer: Layer.Layer<McpClient, E>): Promise<Prom
     effect: (client: McpClientService) => Effect.Effect<A, E>,
     signal: AbortSignal | undefined
   ): Promise<A> => {
-    if (begin === undefined) return run(effect, signal === undefined ? undefined : { signal })
+    if (begin === undefined || closed) return run(effect, signal === undefined ? undefined : { signal })
     if (signal?.aborted === true) return Promise.reject(signal.reason)
     let resolve: (value: A) => void = () => {}
     let reject: (reason: unknown) => void = () => {}
@@ -112,15 +118,24 @@ export const connect = async <E>(layer: Layer.Layer<McpClient, E>): Promise<Prom
       reject = onReject
     })
     let onAbort: (() => void) | undefined
-    const abandon = begin((outcome) => {
-      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort)
-      if (Exit.isSuccess(outcome)) resolve(outcome.value)
-      else reject(rejection(outcome.cause, undefined))
-    })
+    let settled = false
+    let abandon: (() => void) | undefined
+    try {
+      abandon = begin((outcome) => {
+        settled = true
+        if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort)
+        if (Exit.isSuccess(outcome)) resolve(outcome.value)
+        else reject(rejection(outcome.cause, undefined))
+      })
+    } catch (defect) {
+      // Arguments the wire cannot carry (a bigint, a cycle): rejected, as the effect's defect would be.
+      return Promise.reject(defect)
+    }
     if (abandon === undefined) return run(effect, signal === undefined ? undefined : { signal })
-    if (signal !== undefined) {
+    if (signal !== undefined && !settled) {
+      const giveUp = abandon
       onAbort = () => {
-        abandon()
+        giveUp()
         reject(signal.reason)
       }
       signal.addEventListener("abort", onAbort, { once: true })
@@ -148,6 +163,9 @@ export const connect = async <E>(layer: Layer.Layer<McpClient, E>): Promise<Prom
     },
     listTools: () => run((client) => client.tools),
     run,
-    close: () => runtime.dispose()
+    close: () => {
+      closed = true
+      return runtime.dispose()
+    }
   }
 }

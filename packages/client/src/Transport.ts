@@ -50,7 +50,10 @@ export interface TransportService {
    * Writes one message there and then, in the caller, when this transport can (a write to a
    * pipe): `undefined` once written, else why it cannot be. With it a request can start from
    * plain code with no effect run (`PromiseClient`'s calls); transports without it are sent to
-   * with `send`. It keeps `send`'s order and failures.
+   * with `send`. It keeps `send`'s order and failures, and throws only where `send` would die (a
+   * value JSON cannot encode). A transport that wraps another and replaces `send` must replace or
+   * drop `sendNow` too, or requests begun from plain code go around it (to see every message, use
+   * `Middleware`: nothing is begun under it).
    */
   readonly sendNow?: (message: JsonRpc.JSONRPCMessage) => TransportError | undefined
   /** Told the negotiated revision once the handshake is done (HTTP sends it as a header). */

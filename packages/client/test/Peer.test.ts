@@ -481,10 +481,13 @@ describe("Peer.begin (a request from plain code, no fiber)", () => {
       const sent = requestOf(yield* next)
       call.abandon()
       call.abandon()
+      yield* peer.notify("marker")
       expect(yield* next).toMatchObject({
         method: "notifications/cancelled",
         params: { requestId: sent.id, reason: "The request was cancelled" }
       })
+      // Given up twice, cancelled once.
+      expect(yield* next).toMatchObject({ method: "marker" })
       expect((yield* peer.stats).pending).toBe(0)
       yield* server.send({ jsonrpc: "2.0", id: sent.id, result: {} })
       yield* server.send({ jsonrpc: "2.0", method: "after" })
@@ -519,6 +522,34 @@ describe("Peer.begin (a request from plain code, no fiber)", () => {
       expect(peer.canBegin()).toBe(false)
       expect(peer.begin("m", undefined, {}, () => {})).toBeUndefined()
     })
+  )
+
+  it.scoped("a write that throws (a value JSON cannot encode) is the request's defect; nothing stays pending", () =>
+    Effect.gen(function* () {
+      const { peer } = yield* scriptedPeer()
+      let outcome: Exit.Exit<Peer.WireObject, Peer.RequestFailure> | undefined
+      const abandon = peer.begin("m", { n: 1n }, {}, (exit) => {
+        outcome = exit
+      })
+      expect(abandon).toBeDefined()
+      expect(outcome !== undefined && Exit.isFailure(outcome) && Cause.isDie(outcome.cause)).toBe(true)
+      expect((yield* peer.stats).pending).toBe(0)
+    })
+  )
+
+  it.scoped("a progress callback that dies is logged; the reader, the request and the connection live on", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const call = yield* begin(peer, "m", { onProgress: () => Effect.dieMessage("a broken progress callback") })
+      const sent = requestOf(yield* next)
+      const progress = { progressToken: sent.id, progress: 1 }
+      yield* server.send({ jsonrpc: "2.0", method: "notifications/progress", params: progress })
+      yield* server.send({ jsonrpc: "2.0", id: sent.id, result: { ok: true } })
+      expect(yield* call.outcome).toStrictEqual(Exit.succeed({ ok: true }))
+      const later = yield* Effect.fork(peer.request("later", undefined))
+      yield* server.send({ jsonrpc: "2.0", id: requestOf(yield* next).id, result: {} })
+      expect(yield* Fiber.join(later)).toStrictEqual({})
+    }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
   )
 
   it.scoped("is not offered when middleware stands between the peer and the transport", () =>

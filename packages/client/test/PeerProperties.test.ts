@@ -92,6 +92,7 @@ describe("Peer properties", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const { peer, client, server, next } = yield* scriptedPeer({ requestTimeout: TIMEOUT })
+          const lateOutcomes: Array<number> = []
           /** A request as an effect in a fiber, or begun from plain code: how to await it and to give it up. */
           const call = (index: number) =>
             Effect.gen(function* () {
@@ -100,11 +101,20 @@ describe("Peer properties", () => {
                 return { await: Fiber.await(fiber), interrupt: Effect.asVoid(Fiber.interrupt(fiber)) }
               }
               const done = yield* Deferred.make<Exit.Exit<unknown, { readonly _tag: string }>>()
-              const abandon = peer.begin("m", { index }, {}, (exit) => Deferred.unsafeDone(done, Exit.succeed(exit)))
+              let givenUp = false
+              let settled = false
+              const abandon = peer.begin("m", { index }, {}, (exit) => {
+                // Once given up, nothing more may reach the caller (not the late answer, not a timeout).
+                if (givenUp) lateOutcomes.push(index)
+                settled = true
+                Deferred.unsafeDone(done, Exit.succeed(exit))
+              })
               if (abandon === undefined) return yield* Effect.die("the in-memory peer can begin requests")
               return {
                 await: Deferred.await(done),
                 interrupt: Effect.sync(() => {
+                  if (settled) return
+                  givenUp = true
                   abandon()
                   Deferred.unsafeDone(done, Exit.succeed(Exit.interrupt(FiberId.none)))
                 })
@@ -148,6 +158,7 @@ describe("Peer properties", () => {
           exits.forEach((exit, index) => {
             if (Exit.isSuccess(exit)) expect(exit.value).toStrictEqual({ index })
           })
+          expect(lateOutcomes).toStrictEqual([])
           const stats = yield* peer.stats
           expect(stats.pending).toBe(0)
           expect(stats.inbound).toBe(0)

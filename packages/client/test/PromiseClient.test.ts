@@ -4,7 +4,8 @@
  * that misbehave (typed rejections, aborts, and every case that must take the effect's way).
  */
 
-import { describe, expect, it } from "@effect/vitest"
+import { getEventListeners } from "node:events"
+import { describe, expect, it, vi } from "@effect/vitest"
 import {
   InMemoryTransport,
   McpClient,
@@ -38,6 +39,13 @@ class Starts extends Supervisor.AbstractSupervisor<number> {
   }
 }
 
+/**
+ * The layer with the supervisor installed before it is built, so that the fibers of runtimes the
+ * client captures while building (the session's recovery) are counted too.
+ */
+const counted = <E>(layer: Layer.Layer<McpClient.McpClient, E>, starts: Starts) =>
+  layer.pipe(Layer.provideMerge(Supervisor.addSupervisor(starts)))
+
 const everything = () =>
   McpClient.layer({ name: "everything", protocolVersion: "2025-11-25" }).pipe(
     Layer.provide(
@@ -68,7 +76,7 @@ const settled = <A>(promise: Promise<A>) =>
 describe("PromiseClient against the reference server (stdio)", () => {
   it("once the tool list is cached, calls start no fiber and give what the client's effects give", async () => {
     const starts = new Starts()
-    const mcp = await PromiseClient.connect(Layer.merge(everything(), Supervisor.addSupervisor(starts)))
+    const mcp = await PromiseClient.connect(counted(everything(), starts))
     try {
       // The first call lists the tools and loads the JSON Schema engine (its effect's way).
       await mcp.callTool("echo", { message: "warm" })
@@ -170,7 +178,7 @@ describe("PromiseClient against the reference server (Streamable HTTP)", () => {
         Layer.provide(StreamableHttpTransport.layer({ url: `${running.origin}/mcp`, name: "everything-http" })),
         Layer.provide(keepAliveHttpClient)
       )
-      const mcp = await PromiseClient.connect(Layer.merge(layer, Supervisor.addSupervisor(starts)))
+      const mcp = await PromiseClient.connect(counted(layer, starts))
       try {
         await mcp.callTool("echo", { message: "warm" })
         const before = starts.count
@@ -217,11 +225,73 @@ const scripted = (answer: (request: JsonRpc.JSONRPCRequest) => Reply, options: M
 
 const warm = { result: { content: [], structuredContent: { degrees: 20 } } } as const
 
+/**
+ * A server over an in-memory pair whose transport refuses the first begun `tools/call` as an HTTP
+ * transport refuses a request of a session the server forgot (a `SessionExpired` item, 404). It
+ * records the methods it received and which calls were begun (`sendNow`) or took their effect (`send`).
+ */
+const forgetfulServer = (options: { readonly answersSecondInitialize: boolean }) => {
+  const sent: Array<string> = []
+  const ways: Array<string> = []
+  let refused = false
+  const serve = (end: InMemoryTransport.End) =>
+    Transport.incoming(end).pipe(
+      Stream.runForEach((item) => {
+        if (item._tag !== "Message") return Effect.void
+        const message = item.message
+        if (!("method" in message)) return Effect.void
+        sent.push(message.method)
+        if (!JsonRpc.isRequest(message)) return Effect.void
+        const initializes = sent.filter((method) => method === "initialize").length
+        if (message.method === "initialize" && initializes === 2 && !options.answersSecondInitialize) return Effect.void
+        const result =
+          message.method === "initialize"
+            ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "0" } }
+            : message.method === "tools/list"
+              ? { tools: [tool] }
+              : warm.result
+        return Effect.ignore(end.send({ jsonrpc: "2.0", id: message.id, result }))
+      }),
+      Effect.forkScoped
+    )
+  const transport = Layer.scoped(
+    Transport.Transport,
+    Effect.gen(function* () {
+      const [client, server] = yield* InMemoryTransport.makePair("forgetful")
+      yield* serve(server)
+      let deliver: ((item: Transport.Incoming) => void) | undefined
+      return {
+        ...client,
+        run: (to: (item: Transport.Incoming) => void) => {
+          deliver = to
+          return client.run(to)
+        },
+        send: (message: JsonRpc.JSONRPCMessage) => {
+          if ("method" in message && message.method === "tools/call") ways.push("effect")
+          return client.send(message)
+        },
+        sendNow: (message: JsonRpc.JSONRPCMessage) => {
+          if (!JsonRpc.isRequest(message) || message.method !== "tools/call") return client.sendNow?.(message)
+          ways.push("begun")
+          if (!refused && deliver !== undefined) {
+            refused = true
+            deliver({ _tag: "Failed", id: message.id, error: new McpError.SessionExpired({ server: "forgetful" }) })
+            return undefined
+          }
+          return client.sendNow?.(message)
+        }
+      } satisfies Transport.TransportService
+    })
+  )
+  const layer = McpClient.layer({ name: "forgetful", protocolVersion: "2025-11-25" }).pipe(Layer.provide(transport))
+  return { layer, sent, ways, refused: () => refused }
+}
+
 describe("PromiseClient against scripted servers", () => {
   it("structured content that does not match the outputSchema rejects with ToolOutputInvalid, begun or not", async () => {
     const { layer } = scripted(() => ({ result: { content: [], structuredContent: { degrees: "warm" } } }))
     const starts = new Starts()
-    const mcp = await PromiseClient.connect(Layer.merge(layer, Supervisor.addSupervisor(starts)))
+    const mcp = await PromiseClient.connect(counted(layer, starts))
     try {
       await expect(mcp.callTool("weather", { city: "Oslo" })).rejects.toMatchObject({ _tag: "ToolOutputInvalid" })
       const before = starts.count
@@ -237,19 +307,23 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("an aborted call leaves the client's map and is cancelled on the server", async () => {
-    const { layer, sent } = scripted((request) => (request.method === "tools/call" ? "silent" : warm))
-    const mcp = await PromiseClient.connect(layer)
+    let calls = 0
+    const { layer, sent } = scripted(() => (++calls === 1 ? warm : "silent"))
+    const starts = new Starts()
+    const mcp = await PromiseClient.connect(counted(layer, starts))
     try {
-      await mcp.listTools()
-      await mcp.request("ping")
+      // The first call lists the tools and loads the JSON Schema engine: the next one is begun.
+      await mcp.callTool("weather", { city: "Oslo" })
       const controller = new AbortController()
+      const before = starts.count
       const call = mcp.callTool("weather", { city: "Oslo" }, { signal: controller.signal })
+      expect(starts.count).toBe(before)
       expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 1 })
       controller.abort("stop")
       await expect(call).rejects.toBe("stop")
       expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
       await mcp.request("ping")
-      const request = sent.find((message) => JsonRpc.isRequest(message) && message.method === "tools/call")
+      const request = sent.filter((message) => JsonRpc.isRequest(message) && message.method === "tools/call").at(-1)
       expect(request).toBeDefined()
       expect(
         sent.filter((message) => "method" in message && message.method === "notifications/cancelled")
@@ -262,10 +336,13 @@ describe("PromiseClient against scripted servers", () => {
   it("a begun call times out on the client's clock with its own timeout, and is cancelled on the server", async () => {
     let calls = 0
     const { layer, sent } = scripted(() => (++calls === 1 ? warm : "silent"))
-    const mcp = await PromiseClient.connect(Layer.provideMerge(layer, TestContext.TestContext))
+    const starts = new Starts()
+    const mcp = await PromiseClient.connect(counted(Layer.provideMerge(layer, TestContext.TestContext), starts))
     try {
       await mcp.callTool("weather", { city: "Oslo" })
+      const before = starts.count
       const call = mcp.callTool("weather", { city: "Bergen" }, { timeout: "5 seconds" })
+      expect(starts.count).toBe(before)
       const timedOut = expect(call).rejects.toMatchObject({
         _tag: "RequestTimeout",
         method: "tools/call",
@@ -283,68 +360,78 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("a begun call that meets an expired session initializes it again and is retried, as its effect would be", async () => {
-    const sent: Array<string> = []
-    const serve = (end: InMemoryTransport.End) =>
-      Transport.incoming(end).pipe(
-        Stream.runForEach((item) => {
-          if (item._tag !== "Message" || !JsonRpc.isRequest(item.message)) return Effect.void
-          const request = item.message
-          sent.push(request.method)
-          const result =
-            request.method === "initialize"
-              ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "0" } }
-              : request.method === "tools/list"
-                ? { tools: [tool] }
-                : warm.result
-          return Effect.ignore(end.send({ jsonrpc: "2.0", id: request.id, result }))
-        }),
-        Effect.forkScoped
-      )
-    // The first begun tools/call is refused as an HTTP transport refuses a request of a session the
-    // server forgot (404). Which calls were begun (`sendNow`) and which took their effect (`send`):
-    let refused = false
-    const ways: Array<string> = []
-    const forgetful = Layer.scoped(
-      Transport.Transport,
-      Effect.gen(function* () {
-        const [client, server] = yield* InMemoryTransport.makePair("forgetful")
-        yield* serve(server)
-        let deliver: ((item: Transport.Incoming) => void) | undefined
-        return {
-          ...client,
-          run: (to: (item: Transport.Incoming) => void) => {
-            deliver = to
-            return client.run(to)
-          },
-          send: (message: JsonRpc.JSONRPCMessage) => {
-            if ("method" in message && message.method === "tools/call") ways.push("effect")
-            return client.send(message)
-          },
-          sendNow: (message: JsonRpc.JSONRPCMessage) => {
-            if (!JsonRpc.isRequest(message) || message.method !== "tools/call") return client.sendNow?.(message)
-            ways.push("begun")
-            if (!refused && deliver !== undefined) {
-              refused = true
-              deliver({ _tag: "Failed", id: message.id, error: new McpError.SessionExpired({ server: "forgetful" }) })
-              return undefined
-            }
-            return client.sendNow?.(message)
-          }
-        } satisfies Transport.TransportService
-      })
-    )
-    const mcp = await PromiseClient.connect(
-      McpClient.layer({ name: "forgetful", protocolVersion: "2025-11-25" }).pipe(Layer.provide(forgetful))
-    )
+    const forgetful = forgetfulServer({ answersSecondInitialize: true })
+    const starts = new Starts()
+    const mcp = await PromiseClient.connect(counted(forgetful.layer, starts))
     try {
       // The first call takes its effect (it lists the tools, loads the JSON Schema engine); the second is begun.
       await mcp.callTool("weather", { city: "Oslo" })
+      const before = starts.count
       await expect(mcp.callTool("weather", { city: "Bergen" })).resolves.toMatchObject({
         structuredContent: { degrees: 20 }
       })
-      expect(refused).toBe(true)
-      expect(ways).toStrictEqual(["effect", "begun", "effect"])
-      expect(sent).toStrictEqual(["initialize", "tools/list", "tools/call", "initialize", "tools/call"])
+      expect(forgetful.refused()).toBe(true)
+      expect(forgetful.ways).toStrictEqual(["effect", "begun", "effect"])
+      expect(forgetful.sent).toStrictEqual([
+        "initialize",
+        "notifications/initialized",
+        "tools/list",
+        "tools/call",
+        "initialize",
+        "notifications/initialized",
+        "tools/call"
+      ])
+      // The recovery ran in a fiber of the session's.
+      expect(starts.count).toBeGreaterThan(before)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("aborted while its expired session is initialized again, the call stops there: nothing is sent again", async () => {
+    const forgetful = forgetfulServer({ answersSecondInitialize: false })
+    const mcp = await PromiseClient.connect(forgetful.layer)
+    try {
+      await mcp.callTool("weather", { city: "Oslo" })
+      const controller = new AbortController()
+      const call = mcp.callTool("weather", { city: "Bergen" }, { signal: controller.signal })
+      // The recovery's initialize has reached the server (which never answers it).
+      await vi.waitFor(() => expect(forgetful.sent.filter((method) => method === "initialize")).toHaveLength(2))
+      controller.abort("stop")
+      await expect(call).rejects.toBe("stop")
+      await vi.waitFor(async () => expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 }))
+      expect(forgetful.sent.filter((method) => method === "tools/call")).toHaveLength(1)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("arguments JSON cannot carry reject with the defect and hold nothing; a closed client refuses with its own error", async () => {
+    const { layer } = scripted(() => warm, { maxInFlight: 1 })
+    const mcp = await PromiseClient.connect(layer)
+    await mcp.callTool("weather", { city: "Oslo" })
+    await expect(mcp.callTool("weather", { city: "Oslo", at: 1n })).rejects.toThrow(TypeError)
+    expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
+    // The only slot under maxInFlight: 1 was given back.
+    await expect(mcp.callTool("weather", { city: "Oslo" })).resolves.toMatchObject({
+      structuredContent: { degrees: 20 }
+    })
+    await mcp.close()
+    for (const late of [mcp.callTool("weather", { city: "Oslo" }), mcp.listTools(), mcp.request("ping")]) {
+      await expect(late).rejects.toMatchObject({ _tag: "SessionUnavailable", reason: "the client was closed" })
+    }
+  })
+
+  it("a signal shared by many calls keeps no listener once they are settled", async () => {
+    const { layer } = scripted(() => warm)
+    const mcp = await PromiseClient.connect(layer)
+    try {
+      await mcp.callTool("weather", { city: "Oslo" })
+      const controller = new AbortController()
+      await Promise.all(
+        Array.from({ length: 5 }, () => mcp.callTool("weather", { city: "Oslo" }, { signal: controller.signal }))
+      )
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0)
     } finally {
       await mcp.close()
     }
@@ -366,7 +453,7 @@ describe("PromiseClient against scripted servers", () => {
       [scripted(() => warm, { maxInFlight: 1 }).layer, "none"]
     ] as const) {
       const starts = new Starts()
-      const mcp = await PromiseClient.connect(Layer.merge(layer, Supervisor.addSupervisor(starts)))
+      const mcp = await PromiseClient.connect(counted(layer, starts))
       try {
         await mcp.callTool("weather", { city: "Oslo" })
         const before = starts.count
@@ -384,13 +471,17 @@ describe("PromiseClient against scripted servers", () => {
   it("under maxInFlight a begun call holds its slot until it settles or is given up", async () => {
     let calls = 0
     const { layer } = scripted(() => (++calls === 2 ? "silent" : warm), { maxInFlight: 1 })
-    const mcp = await PromiseClient.connect(layer)
+    const starts = new Starts()
+    const mcp = await PromiseClient.connect(counted(layer, starts))
     try {
       await mcp.callTool("weather", { city: "Oslo" })
       const controller = new AbortController()
+      const before = starts.count
       const held = mcp.callTool("weather", { city: "Oslo" }, { signal: controller.signal })
-      // The slot is held: this call waits for it (a ping would too: the bound is on every request).
+      expect(starts.count).toBe(before)
+      // The slot is held: this call takes its effect and waits for it (a ping would too: the bound is on every request).
       const waiting = mcp.callTool("weather", { city: "Bergen" })
+      expect(starts.count).toBeGreaterThan(before)
       controller.abort("stop")
       await expect(held).rejects.toBe("stop")
       await expect(waiting).resolves.toMatchObject({ structuredContent: { degrees: 20 } })

@@ -48,7 +48,8 @@ export interface Tools {
   /**
    * `tools/call` started from plain code, with no fiber (the session's `begin`), when its checks
    * need no effect: the tool's definition cached, the JSON Schema engine loaded when a check needs
-   * it, the arguments valid. `onDone` gets what `call` would give. `undefined`: use `call`.
+   * it, the arguments valid. `onDone` gets what `call` would give, the result checked against the
+   * definition the call began with (`call` reads it again when the answer comes). `undefined`: use `call`.
    */
   readonly begin: (
     tool: string,
@@ -252,7 +253,13 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       return session.begin("tools/call", paramsOf(tool, args), options, (outcome) => {
         if (Exit.isFailure(outcome) || outputSchema === undefined || check === undefined) return onDone(outcome)
         const result = outcome.value
-        const problem = result.isError === true ? undefined : outputProblem(tool, result, outputSchema, check)
+        let problem: ToolOutputInvalid | undefined
+        try {
+          problem = result.isError === true ? undefined : outputProblem(tool, result, outputSchema, check)
+        } catch (defect) {
+          // The validator itself failing (a schema too deep for it) is this call's defect, as in `call`.
+          return onDone(Exit.die(defect))
+        }
         onDone(problem === undefined ? outcome : Exit.fail(problem))
       })
     }

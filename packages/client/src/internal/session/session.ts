@@ -12,6 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
@@ -110,8 +111,9 @@ export interface Session {
    * A request started from plain code, with no fiber, when nothing on its way needs an effect: a
    * ready stateful session, the capability declared, a free slot under `maxInFlight`, no retry
    * policy, and a peer that can `begin` it. `onDone` gets what `request` would give (an expired
-   * session is initialized again and the request retried, then in a fiber); the function returned
-   * gives the request up. `undefined`: none of that holds; use `request`.
+   * session is initialized again and the request retried, then in a fiber of the session's scope);
+   * the function returned gives the request up (and interrupts such a recovery), after which
+   * `onDone` is not called. `undefined`: none of that holds; use `request`.
    */
   readonly begin: <M extends Methods.RequestMethodName>(
     method: M,
@@ -543,9 +545,13 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       const release = limiter.tryAcquire()
       if (release === undefined) return undefined
       const seen = sessionGeneration
+      // Given up: the caller hears nothing more. A recovery under way is interrupted (its requests
+      // cancelled), and the slot is freed when it has stopped.
+      let givenUp = false
+      let recovery: Fiber.RuntimeFiber<Methods.ResultOf<typeof method>, RequestError> | undefined
       const finish = (outcome: Exit.Exit<Methods.ResultOf<typeof method>, RequestError>) => {
         release()
-        onDone(outcome)
+        if (!givenUp) onDone(outcome)
       }
       const answered = (outcome: Exit.Exit<Peer.WireObject, Peer.RequestFailure>) => {
         if (Exit.isSuccess(outcome)) {
@@ -554,27 +560,42 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         const failure = Cause.failureOption(outcome.cause)
         if (Option.isNone(failure)) return finish(Exit.die(Cause.squash(outcome.cause)))
         const error = failure.value
-        if (error._tag !== "SessionExpired" || options.sessionRetries <= 0)
+        if (error._tag !== "SessionExpired" || options.sessionRetries <= 0) {
           return finish(Exit.fail(asRequestError(error)))
-        Runtime.runCallback(runtime)(
-          recovered(
-            error,
-            seen,
-            () => exchangeNow(method, params, requestOptions),
-            decodedAs(method),
-            options.sessionRetries
-          ),
-          { onExit: finish }
+        }
+        // In a fiber of the session's scope, as `request`'s recovery: closing the client stops it.
+        recovery = Runtime.runSync(runtime)(
+          Effect.forkIn(
+            recovered(
+              error,
+              seen,
+              () => exchangeNow(method, params, requestOptions),
+              decodedAs(method),
+              options.sessionRetries
+            ),
+            scope
+          )
         )
+        recovery.addObserver(finish)
       }
-      const abandon = peer.begin(method, wire.right, requestOptions ?? {}, answered)
+      let abandon: (() => void) | undefined
+      try {
+        abandon = peer.begin(method, wire.right, requestOptions ?? {}, answered)
+      } catch (defect) {
+        release()
+        throw defect
+      }
       if (abandon === undefined) {
         release()
         return undefined
       }
+      const giveUp = abandon
       return () => {
-        abandon()
-        release()
+        if (givenUp) return
+        givenUp = true
+        giveUp()
+        if (recovery === undefined) release()
+        else recovery.unsafeInterruptAsFork(recovery.id())
       }
     }
 
