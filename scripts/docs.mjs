@@ -1,0 +1,27 @@
+/**
+ * Checks the documents a reader starts from: in README.md and ARCHITECTURE.md every section heading
+ * appears once (a regenerated section pasted beside its older copy has happened twice).
+ *
+ *   node scripts/docs.mjs        exits 1 and names the repeated headings
+ */
+import { readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+let failed = false
+for (const file of ["README.md", "ARCHITECTURE.md"]) {
+  const seen = new Map()
+  let fenced = false
+  for (const [index, line] of readFileSync(join(root, file), "utf8").split("\n").entries()) {
+    if (line.startsWith("```")) fenced = !fenced
+    if (fenced || !/^#{1,3} /.test(line)) continue
+    const first = seen.get(line)
+    if (first === undefined) seen.set(line, index + 1)
+    else {
+      failed = true
+      console.error(`${file}:${index + 1}: "${line}" repeats the heading of line ${first}`)
+    }
+  }
+}
+if (failed) process.exit(1)
