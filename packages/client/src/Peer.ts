@@ -309,7 +309,13 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
           return Effect.gen(function* () {
             entry.lastActivity = yield* Clock.currentTimeMillis
             // A caller's progress callback that fails is logged; it does not stop the reader.
-            if (entry.onProgress !== undefined) yield* isolated(entry.onProgress(params), "a progress callback failed")
+            const onProgress = entry.onProgress
+            if (onProgress !== undefined) {
+              yield* isolated(
+                Effect.suspend(() => onProgress(params)),
+                "a progress callback failed"
+              )
+            }
             yield* publish(message)
           })
         }
@@ -634,10 +640,11 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       try {
         error = sendNow(messageOf(entry, params, requestOptions, undefined))
       } catch (defect) {
-        settle(entry, Exit.die(defect))
+        if (pending.get(entry.id) === entry) settle(entry, Exit.die(defect))
         return () => {}
       }
-      if (error !== undefined) settle(entry, Exit.fail(error))
+      // Settled meanwhile only by an answer delivered within the write itself.
+      if (error !== undefined && pending.get(entry.id) === entry) settle(entry, Exit.fail(error))
       return () => {
         if (pending.get(entry.id) !== entry) return
         pending.delete(entry.id)

@@ -57,11 +57,24 @@ export interface PromiseClient {
 /** Effect's default tracer: with it, nobody traces and a call needs no span. */
 const nativeTracer = Effect.runSync(Effect.tracer)
 
-/** What a Promise rejects with: the typed error, the signal's reason when aborted, else the defect. */
-const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined): unknown => {
+/** What interrupted a call, when it was not a failure of its own. */
+interface Interrupter {
+  readonly signal: AbortSignal | undefined
+  readonly closed: boolean
+  readonly server: string
+}
+
+/**
+ * What a Promise rejects with: the typed error; when interrupted, the signal's reason if it was
+ * aborted, or `SessionUnavailable` if the client was closed under it; else the defect.
+ */
+const rejection = <E>(cause: Cause.Cause<E>, by: Interrupter): unknown => {
   const failure = Cause.failureOption(cause)
   if (failure._tag === "Some") return failure.value
-  if (signal?.aborted === true && Cause.isInterruptedOnly(cause)) return signal.reason
+  if (Cause.isInterruptedOnly(cause)) {
+    if (by.signal?.aborted === true) return by.signal.reason
+    if (by.closed) return new SessionUnavailable({ server: by.server, reason: "the client was closed" })
+  }
   return Cause.squash(cause)
 }
 
@@ -82,7 +95,7 @@ export const connect = async <E>(layer: Layer.Layer<McpClient, E>): Promise<Prom
   const connected = await runtime.runPromiseExit(Effect.zip(McpClient, Effect.tracer))
   if (Exit.isFailure(connected)) {
     await runtime.dispose()
-    throw rejection(connected.cause, undefined)
+    throw rejection(connected.cause, { signal: undefined, closed: false, server: "mcp" })
   }
   const [client, tracer] = connected.value
   // Someone traces: every call takes its effect, which makes the spans.
@@ -100,7 +113,11 @@ export const connect = async <E>(layer: Layer.Layer<McpClient, E>): Promise<Prom
         Effect.suspend(() => f(client)),
         signal === undefined ? undefined : { signal }
       )
-      .then((exit) => (Exit.isSuccess(exit) ? exit.value : Promise.reject(rejection(exit.cause, signal))))
+      .then((exit) =>
+        Exit.isSuccess(exit)
+          ? exit.value
+          : Promise.reject(rejection(exit.cause, { signal, closed, server: client.name }))
+      )
   }
 
   /** The call begun without a fiber when it can be, else its effect run. */
@@ -125,7 +142,7 @@ export const connect = async <E>(layer: Layer.Layer<McpClient, E>): Promise<Prom
         settled = true
         if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort)
         if (Exit.isSuccess(outcome)) resolve(outcome.value)
-        else reject(rejection(outcome.cause, undefined))
+        else reject(rejection(outcome.cause, { signal: undefined, closed, server: client.name }))
       })
     } catch (defect) {
       // Arguments the wire cannot carry (a bigint, a cycle): rejected, as the effect's defect would be.
@@ -135,8 +152,8 @@ export const connect = async <E>(layer: Layer.Layer<McpClient, E>): Promise<Prom
     if (signal !== undefined && !settled) {
       const giveUp = abandon
       onAbort = () => {
-        giveUp()
         reject(signal.reason)
+        giveUp()
       }
       signal.addEventListener("abort", onAbort, { once: true })
     }

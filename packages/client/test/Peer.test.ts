@@ -552,6 +552,25 @@ describe("Peer.begin (a request from plain code, no fiber)", () => {
     }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
   )
 
+  it.scoped("a progress callback that throws instead of returning an effect is logged too", () =>
+    Effect.gen(function* () {
+      const { peer, server, next } = yield* scriptedPeer()
+      const call = yield* begin(peer, "m", {
+        onProgress: () => {
+          throw new Error("a progress callback that throws")
+        }
+      })
+      const sent = requestOf(yield* next)
+      yield* server.send({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: sent.id, progress: 1 }
+      })
+      yield* server.send({ jsonrpc: "2.0", id: sent.id, result: { ok: true } })
+      expect(yield* call.outcome).toStrictEqual(Exit.succeed({ ok: true }))
+    }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
+  )
+
   it.scoped("is not offered when middleware stands between the peer and the transport", () =>
     Effect.gen(function* () {
       const { peer } = yield* scriptedPeer()

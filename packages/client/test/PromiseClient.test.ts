@@ -230,10 +230,19 @@ const warm = { result: { content: [], structuredContent: { degrees: 20 } } } as 
  * transport refuses a request of a session the server forgot (a `SessionExpired` item, 404). It
  * records the methods it received and which calls were begun (`sendNow`) or took their effect (`send`).
  */
-const forgetfulServer = (options: { readonly answersSecondInitialize: boolean }) => {
+const forgetfulServer = (options: { readonly holdSecondInitialize: boolean }) => {
   const sent: Array<string> = []
   const ways: Array<string> = []
   let refused = false
+  // With `holdSecondInitialize`, the re-initialization waits for `release()`; `reinitializing` says it began.
+  let began: () => void = () => {}
+  const reinitializing = new Promise<void>((resolve) => {
+    began = resolve
+  })
+  let release: () => void = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
   const serve = (end: InMemoryTransport.End) =>
     Transport.incoming(end).pipe(
       Stream.runForEach((item) => {
@@ -242,15 +251,25 @@ const forgetfulServer = (options: { readonly answersSecondInitialize: boolean })
         if (!("method" in message)) return Effect.void
         sent.push(message.method)
         if (!JsonRpc.isRequest(message)) return Effect.void
-        const initializes = sent.filter((method) => method === "initialize").length
-        if (message.method === "initialize" && initializes === 2 && !options.answersSecondInitialize) return Effect.void
+        const second = message.method === "initialize" && sent.filter((method) => method === "initialize").length === 2
+        if (second) began()
         const result =
           message.method === "initialize"
             ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "0" } }
             : message.method === "tools/list"
               ? { tools: [tool] }
               : warm.result
-        return Effect.ignore(end.send({ jsonrpc: "2.0", id: message.id, result }))
+        const answer = Effect.ignore(end.send({ jsonrpc: "2.0", id: message.id, result }))
+        return second && options.holdSecondInitialize
+          ? Effect.asVoid(
+              Effect.forkScoped(
+                Effect.zipRight(
+                  Effect.promise(() => released),
+                  answer
+                )
+              )
+            )
+          : answer
       }),
       Effect.forkScoped
     )
@@ -284,7 +303,7 @@ const forgetfulServer = (options: { readonly answersSecondInitialize: boolean })
     })
   )
   const layer = McpClient.layer({ name: "forgetful", protocolVersion: "2025-11-25" }).pipe(Layer.provide(transport))
-  return { layer, sent, ways, refused: () => refused }
+  return { layer, sent, ways, refused: () => refused, reinitializing, release }
 }
 
 describe("PromiseClient against scripted servers", () => {
@@ -360,7 +379,7 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("a begun call that meets an expired session initializes it again and is retried, as its effect would be", async () => {
-    const forgetful = forgetfulServer({ answersSecondInitialize: true })
+    const forgetful = forgetfulServer({ holdSecondInitialize: false })
     const starts = new Starts()
     const mcp = await PromiseClient.connect(counted(forgetful.layer, starts))
     try {
@@ -381,7 +400,7 @@ describe("PromiseClient against scripted servers", () => {
         "notifications/initialized",
         "tools/call"
       ])
-      // The recovery ran in a fiber of the session's.
+      // The recovery ran in a fiber (the call before it began with none).
       expect(starts.count).toBeGreaterThan(before)
     } finally {
       await mcp.close()
@@ -389,37 +408,67 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("aborted while its expired session is initialized again, the call stops there: nothing is sent again", async () => {
-    const forgetful = forgetfulServer({ answersSecondInitialize: false })
+    const forgetful = forgetfulServer({ holdSecondInitialize: true })
     const mcp = await PromiseClient.connect(forgetful.layer)
     try {
       await mcp.callTool("weather", { city: "Oslo" })
       const controller = new AbortController()
       const call = mcp.callTool("weather", { city: "Bergen" }, { signal: controller.signal })
-      // The recovery's initialize has reached the server (which never answers it).
-      await vi.waitFor(() => expect(forgetful.sent.filter((method) => method === "initialize")).toHaveLength(2))
+      await forgetful.reinitializing
       controller.abort("stop")
       await expect(call).rejects.toBe("stop")
-      await vi.waitFor(async () => expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 }))
+      // The recovery was interrupted: its initialize left the map (before it is ever answered).
+      await vi.waitFor(async () => expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 }), {
+        timeout: 10_000
+      })
+      forgetful.release()
+      await mcp.request("ping")
+      await mcp.request("ping")
+      expect(forgetful.ways).toStrictEqual(["effect", "begun"])
       expect(forgetful.sent.filter((method) => method === "tools/call")).toHaveLength(1)
     } finally {
       await mcp.close()
     }
   })
 
+  it("closed while a begun call's expired session is initialized again, the call rejects with a tagged error", async () => {
+    const forgetful = forgetfulServer({ holdSecondInitialize: true })
+    const mcp = await PromiseClient.connect(forgetful.layer)
+    await mcp.callTool("weather", { city: "Oslo" })
+    const call = mcp.callTool("weather", { city: "Bergen" })
+    await forgetful.reinitializing
+    await mcp.close()
+    const error: unknown = await call.then(
+      () => undefined,
+      (reason: unknown) => reason
+    )
+    expect(["SessionUnavailable", "TransportError"]).toContain((error as { readonly _tag?: unknown })._tag)
+  })
+
   it("arguments JSON cannot carry reject with the defect and hold nothing; a closed client refuses with its own error", async () => {
     const { layer } = scripted(() => warm, { maxInFlight: 1 })
-    const mcp = await PromiseClient.connect(layer)
-    await mcp.callTool("weather", { city: "Oslo" })
-    await expect(mcp.callTool("weather", { city: "Oslo", at: 1n })).rejects.toThrow(TypeError)
-    expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
-    // The only slot under maxInFlight: 1 was given back.
-    await expect(mcp.callTool("weather", { city: "Oslo" })).resolves.toMatchObject({
-      structuredContent: { degrees: 20 }
-    })
-    await mcp.close()
-    for (const late of [mcp.callTool("weather", { city: "Oslo" }), mcp.listTools(), mcp.request("ping")]) {
-      await expect(late).rejects.toMatchObject({ _tag: "SessionUnavailable", reason: "the client was closed" })
+    const starts = new Starts()
+    const mcp = await PromiseClient.connect(counted(layer, starts))
+    try {
+      await mcp.callTool("weather", { city: "Oslo" })
+      const before = starts.count
+      // Begun (no fiber): the write itself throws.
+      await expect(mcp.callTool("weather", { city: "Oslo", at: 1n })).rejects.toThrow(TypeError)
+      expect(starts.count).toBe(before)
+      expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
+      // The only slot under maxInFlight: 1 was given back.
+      await expect(mcp.callTool("weather", { city: "Oslo" })).resolves.toMatchObject({
+        structuredContent: { degrees: 20 }
+      })
+    } finally {
+      await mcp.close()
     }
+    await expect(mcp.callTool("weather", { city: "Oslo" })).rejects.toMatchObject({
+      _tag: "SessionUnavailable",
+      reason: "the client was closed"
+    })
+    await expect(mcp.listTools()).rejects.toMatchObject({ _tag: "SessionUnavailable" })
+    await expect(mcp.request("ping")).rejects.toMatchObject({ _tag: "SessionUnavailable" })
   })
 
   it("a signal shared by many calls keeps no listener once they are settled", async () => {
@@ -430,6 +479,10 @@ describe("PromiseClient against scripted servers", () => {
       const controller = new AbortController()
       await Promise.all(
         Array.from({ length: 5 }, () => mcp.callTool("weather", { city: "Oslo" }, { signal: controller.signal }))
+      )
+      // One settled within its own start (its write throws): no listener is added for it.
+      await expect(mcp.callTool("weather", { city: "Oslo", at: 1n }, { signal: controller.signal })).rejects.toThrow(
+        TypeError
       )
       expect(getEventListeners(controller.signal, "abort")).toHaveLength(0)
     } finally {

@@ -564,18 +564,24 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
           return finish(Exit.fail(asRequestError(error)))
         }
         // In a fiber of the session's scope, as `request`'s recovery: closing the client stops it.
-        recovery = Runtime.runSync(runtime)(
-          Effect.forkIn(
-            recovered(
-              error,
-              seen,
-              () => exchangeNow(method, params, requestOptions),
-              decodedAs(method),
-              options.sessionRetries
-            ),
-            scope
+        try {
+          recovery = Runtime.runSync(runtime)(
+            Effect.forkIn(
+              Effect.interruptible(
+                recovered(
+                  error,
+                  seen,
+                  () => exchangeNow(method, params, requestOptions),
+                  decodedAs(method),
+                  options.sessionRetries
+                )
+              ),
+              scope
+            )
           )
-        )
+        } catch (defect) {
+          return finish(Exit.die(defect))
+        }
         recovery.addObserver(finish)
       }
       let abandon: (() => void) | undefined
