@@ -1,10 +1,13 @@
 /** Recovery from an expired HTTP session: the session is re-established with what the new handshake says. */
 
+import type { ServerResponse } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import { McpClient, StreamableHttpTransport } from "@effect-mcp/client"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -93,6 +96,89 @@ describe("Recovery after the server forgot the session", () => {
       const states = Chunk.toReadonlyArray(yield* Fiber.join(readies))
       expect(states.map((state) => (state._tag === "Ready" ? state.serverInfo.version : ""))).toStrictEqual(["1", "2"])
     }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live(
+    "a request given up while the session is re-established does not stop it: every subscription is restored",
+    () =>
+      Effect.gen(function* () {
+        let sessions = 0
+        let forgotten = false
+        // The new session's first restored subscription is answered only when the test says so;
+        // `secondRestored` completes when the other one arrives.
+        let held: { readonly response: ServerResponse; readonly id: string | number | undefined } | undefined
+        const heldArrived = yield* Deferred.make<void>()
+        const secondRestored = yield* Deferred.make<void>()
+        const { url, received } = yield* faultServer((request, response) => {
+          const message = rpc(request)
+          if (request.method === "DELETE") return response.writeHead(200).end()
+          if (request.method === "GET") return response.writeHead(405).end()
+          if (message.method === "initialize") {
+            sessions++
+            return json(
+              response,
+              {
+                jsonrpc: "2.0",
+                id: message.id,
+                result: {
+                  protocolVersion: "2025-11-25",
+                  capabilities: { tools: {}, resources: { subscribe: true } },
+                  serverInfo: { name: "server", version: "1" }
+                }
+              },
+              { "mcp-session-id": `s${sessions}` }
+            )
+          }
+          if (message.id === undefined) return response.writeHead(202).end()
+          if (request.headers["mcp-session-id"] === "s1" && forgotten) return response.writeHead(404).end()
+          if (message.method === "tools/call") forgotten = true
+          if (message.method === "tools/list") {
+            return json(response, {
+              jsonrpc: "2.0",
+              id: message.id,
+              result: { tools: [{ name: "forget", inputSchema: { type: "object" } }] }
+            })
+          }
+          if (message.method === "resources/subscribe" && request.headers["mcp-session-id"] === "s2") {
+            if (held === undefined) {
+              held = { response, id: message.id }
+              Deferred.unsafeDone(heldArrived, Exit.void)
+              return
+            }
+            Deferred.unsafeDone(secondRestored, Exit.void)
+          }
+          return json(response, {
+            jsonrpc: "2.0",
+            id: message.id,
+            result: message.method === "tools/call" ? { content: [] } : {}
+          })
+        })
+        const context = yield* Layer.build(
+          McpClient.layer({ name: "forgetful", protocolVersion: "2025-11-25" }).pipe(
+            Layer.provide(StreamableHttpTransport.layer({ url, name: "forgetful" })),
+            Layer.provide(keepAliveHttpClient)
+          )
+        )
+        const client = Context.get(context, McpClient.McpClient)
+        // Listed first: the call's output check then needs no listing after the server forgets.
+        yield* client.tools
+        yield* client.subscribe("file:///a")
+        yield* client.subscribe("file:///b")
+        yield* client.callTool("forget", {}, { validateInput: false })
+        // This ping meets the 404 and starts the re-initialization; it is given up while the
+        // subscriptions are being restored.
+        const ping = yield* Effect.fork(client.ping())
+        yield* Deferred.await(heldArrived)
+        yield* Fiber.interrupt(ping)
+        if (held !== undefined) json(held.response, { jsonrpc: "2.0", id: held.id, result: {} })
+        yield* Deferred.await(secondRestored).pipe(Effect.timeout("10 seconds"))
+        const restored = received.filter(
+          (request) => rpc(request).method === "resources/subscribe" && request.headers["mcp-session-id"] === "s2"
+        )
+        expect(restored.map((request) => rpc(request).params?.uri).sort()).toStrictEqual(["file:///a", "file:///b"])
+        expect(client.serverInfo.version).toBe("1")
+        yield* client.ping()
+      }).pipe(Effect.scoped, noFibersLeft)
   )
 
   it.live("a Streamable HTTP client refused before any session is told the server may be a legacy one", () =>

@@ -12,7 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import type * as Fiber from "effect/Fiber"
+import * as Fiber from "effect/Fiber"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
@@ -388,31 +388,38 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
     )
 
     // An HTTP server that forgot the session: initialize again (once for all requests that
-    // noticed), then retry the request.
-    const reinitLock = yield* Effect.makeSemaphore(1)
+    // noticed), then retry the request. The re-initialization is the session's own work, in a fiber
+    // of its scope that the requests join: one given up meanwhile does not stop it (the others wait
+    // on it, and it restores the subscriptions; its `initialize` is never abandoned).
     let sessionGeneration = 0
+    let reinitializing: Fiber.RuntimeFiber<void, RequestError> | undefined
+    const reinitialization = Effect.suspend(() =>
+      Effect.logWarning(`${server()}: the server lost the session; initializing a new one`).pipe(
+        // A session that cannot be established again has failed (a host restarts it).
+        Effect.zipRight(
+          handshake(clientCapabilities).pipe(Effect.tapError((cause) => move(SessionState.Failed({ cause }))))
+        ),
+        Effect.tap(() => Effect.sync(() => sessionGeneration++)),
+        Effect.zipRight(restoreSubscriptions),
+        Effect.catchTag(
+          "UnsupportedProtocolVersion",
+          (error) => new SessionUnavailable({ server: server(), reason: error.message })
+        )
+      )
+    )
+    const runtime = yield* Effect.runtime<never>()
     const reinitialize = (seen: number): Effect.Effect<void, RequestError> =>
-      reinitLock
-        .withPermits(1)(
-          Effect.suspend(() =>
-            seen !== sessionGeneration
-              ? Effect.void
-              : Effect.logWarning(`${server()}: the server lost the session; initializing a new one`).pipe(
-                  // A session that cannot be established again has failed (a host restarts it).
-                  Effect.zipRight(
-                    handshake(clientCapabilities).pipe(Effect.tapError((cause) => move(SessionState.Failed({ cause }))))
-                  ),
-                  Effect.tap(() => Effect.sync(() => sessionGeneration++)),
-                  Effect.zipRight(restoreSubscriptions)
-                )
-          )
-        )
-        .pipe(
-          Effect.catchTag(
-            "UnsupportedProtocolVersion",
-            (error) => new SessionUnavailable({ server: server(), reason: error.message })
-          )
-        )
+      Effect.suspend(() => {
+        if (seen !== sessionGeneration) return Effect.void
+        if (reinitializing === undefined) {
+          const fiber = Runtime.runSync(runtime)(Effect.forkIn(reinitialization, scope))
+          reinitializing = fiber
+          fiber.addObserver(() => {
+            if (reinitializing === fiber) reinitializing = undefined
+          })
+        }
+        return Fiber.join(reinitializing)
+      })
     const withRecovery = <A>(
       attempt: () => Effect.Effect<Peer.WireObject, Dialect.WireError>,
       onSuccess: (raw: Peer.WireObject) => Effect.Effect<A, RequestError>,
@@ -528,8 +535,6 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
         )
       })
 
-    // Recovery from an expired session runs as `request`'s does, in a fiber of its own.
-    const runtime = yield* Effect.runtime<never>()
     const begin: Session["begin"] = (method, params, requestOptions, onDone) => {
       if (
         dialect.era !== "stateful" ||
