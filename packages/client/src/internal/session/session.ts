@@ -550,8 +550,9 @@ export const make = (options: SessionOptions): Effect.Effect<Session, never, Tra
       const release = limiter.tryAcquire()
       if (release === undefined) return undefined
       const seen = sessionGeneration
-      // Given up: the caller hears nothing more. A recovery under way is interrupted (its requests
-      // cancelled), and the slot is freed when it has stopped.
+      // Given up: the caller hears nothing more. A recovery under way is interrupted (its retried
+      // request cancelled; the session's re-initialization it waits on goes on), and the slot is
+      // freed when it has stopped.
       let givenUp = false
       let recovery: Fiber.RuntimeFiber<Methods.ResultOf<typeof method>, RequestError> | undefined
       const finish = (outcome: Exit.Exit<Methods.ResultOf<typeof method>, RequestError>) => {
