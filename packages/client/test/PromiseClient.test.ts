@@ -225,6 +225,12 @@ const scripted = (answer: (request: JsonRpc.JSONRPCRequest) => Reply, options: M
 
 const warm = { result: { content: [], structuredContent: { degrees: 20 } } } as const
 
+/** A script that answers the first tools/call (the warm-up) and leaves every later one unanswered. */
+const answersFirstCallOnly = () => {
+  let calls = 0
+  return (): Reply => (++calls === 1 ? warm : "silent")
+}
+
 /**
  * A server over an in-memory pair whose transport refuses the first begun `tools/call` as an HTTP
  * transport refuses a request of a session the server forgot (a `SessionExpired` item, 404). It
@@ -326,8 +332,7 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("an aborted call leaves the client's map and is cancelled on the server", async () => {
-    let calls = 0
-    const { layer, sent } = scripted(() => (++calls === 1 ? warm : "silent"))
+    const { layer, sent } = scripted(answersFirstCallOnly())
     const starts = new Starts()
     const mcp = await PromiseClient.connect(counted(layer, starts))
     try {
@@ -353,8 +358,7 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("a begun call times out on the client's clock with its own timeout, and is cancelled on the server", async () => {
-    let calls = 0
-    const { layer, sent } = scripted(() => (++calls === 1 ? warm : "silent"))
+    const { layer, sent } = scripted(answersFirstCallOnly())
     const starts = new Starts()
     const mcp = await PromiseClient.connect(counted(Layer.provideMerge(layer, TestContext.TestContext), starts))
     try {
