@@ -1,7 +1,8 @@
 /**
  * The benchmark: effect-mcp, the official SDK clients (v1 and v2) and a raw client against the same
- * SDK-built server (effect-mcp twice: as a Promise program uses it, `PromiseClient`, and as
- * effects run one by one with `runtime.runPromise`, the "effects" column), each measurement in its own process, interleaved (the client order rotates
+ * SDK-built server (effect-mcp twice: as a Promise program uses it, `NodePromiseClient`, the
+ * one-file bundle; and as an Effect program imports it, each call run as an effect with
+ * `runtime.runPromise`, the "effects" column), each measurement in its own process, interleaved (the client order rotates
  * every round), at least 5 rounds. Prints medians per client and, per round, the ratio of
  * effect-mcp to the SDK and to the raw client (the median of those ratios is the claim);
  * writes everything as JSON to `bench-results/`. The `cli` workloads (`cli.ts`) time the

@@ -13,7 +13,7 @@ const target: Target = spec.limit === undefined ? given : { ...given, maxInFligh
 const load = async (): Promise<Client> => {
   switch (clientName) {
     case "effect-mcp":
-      return (await import("./clients/effect.js")).client
+      return (await import("./clients/promise.js")).client
     case "effect-mcp-effects":
       return (await import("./clients/effect.js")).effectClient
     case "sdk-v1":

@@ -12,10 +12,10 @@
  *
  *   node scripts/bundle.mjs     (the root `npm run build` runs it after `tsc -b`)
  */
-import { copyFileSync, readFileSync, rmSync } from "node:fs"
+import { copyFileSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { build } from "esbuild"
+import { bundle } from "../../../scripts/bundle.mjs"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = join(root, "dist", "bundle")
@@ -44,34 +44,7 @@ const resources = [
   { module: /[\\/]undici[\\/]index\.js$/, files: [] }
 ]
 
-rmSync(outdir, { recursive: true, force: true })
-const result = await build({
-  absWorkingDir: root,
-  entryPoints: { "effect-mcp": "dist/bin.js" },
-  outdir,
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  chunkNames: "chunks/[name]-[hash]",
-  plugins: [helpData],
-  // CommonJS dependencies bundled into ES modules still call require() (Node's built-ins) and
-  // read __dirname.
-  banner: {
-    js: [
-      'import { createRequire as __createRequire } from "node:module";',
-      'import { dirname as __pathDirname } from "node:path";',
-      'import { fileURLToPath as __fileURLToPath } from "node:url";',
-      "const require = __createRequire(import.meta.url);",
-      "const __filename = __fileURLToPath(import.meta.url);",
-      "const __dirname = __pathDirname(__filename);"
-    ].join(" ")
-  },
-  legalComments: "none",
-  metafile: true,
-  logLevel: "warning"
-})
+const result = await bundle(root, { "effect-mcp": "dist/bin.js" }, { plugins: [helpData] })
 
 for (const input of Object.keys(result.metafile.inputs)) {
   if (!input.endsWith(".js") && !input.endsWith(".cjs")) continue

@@ -1,5 +1,6 @@
 /**
- * effect-mcp's `McpClient`, over its Node stdio transport or its Node HTTP transport (requests and
+ * effect-mcp's `McpClient` as an Effect program imports it (its modules, not the one-file
+ * bundle that `promise.ts` measures), over its Node stdio transport or its Node HTTP transport (requests and
  * event streams on node:http with keep-alive; the context's `HttpClient` serves only the closing
  * DELETE and OAuth, so the platform's fetch client does: it loads in ~10 ms where
  * `@effect/platform-node`'s, with undici, takes ~100). Pinned to 2025-11-25, the revision the SDK
@@ -8,7 +9,7 @@
  * needs them (`prepare`), as in a program that uses one of them.
  */
 
-import { McpClient, PromiseClient } from "@effect-mcp/client"
+import { McpClient } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -43,22 +44,6 @@ const layerOf = async (target: Target) =>
 
 const prepare = async (target: Target) => {
   await (target.kind === "stdio" ? loadStdio() : loadHttp())
-}
-
-/** The effect-mcp client, as a Promise program uses it: `PromiseClient`. */
-export const client: Client = {
-  name: "effect-mcp",
-  prepare,
-  connect: async (target) => {
-    const mcp = await PromiseClient.connect(await layerOf(target))
-    return {
-      list: () => mcp.request("tools/list", undefined).then((result) => result.tools.length),
-      echo: (message) => mcp.callTool("echo", { message }).then(() => undefined),
-      blob: (kb) => mcp.callTool("blob", { kb }).then(textLength),
-      sleep: (ms) => mcp.callTool("sleep", { ms }).then(() => undefined),
-      close: () => mcp.close()
-    }
-  }
 }
 
 /** The effect-mcp client run from Promise code one effect at a time (`runtime.runPromise` per call). */
