@@ -362,10 +362,10 @@ export const make = (
     // cache to drop on list_changed.
     const tools = yield* Tools.make(session)
     const scope = yield* Effect.scope
-    const resources = OnFirstUse.part(Resources.make(session), scope)
-    const prompts = OnFirstUse.part(Prompts.make(session), scope)
+    const resources = OnFirstUse.part(() => Resources.make(session), scope)
+    const prompts = OnFirstUse.part(() => Prompts.make(session), scope)
     const skills = OnFirstUse.part(
-      Skills.make(session, ExtensionRequests.make(session, { capabilities, clientInfo })),
+      () => Skills.make(session, ExtensionRequests.make(session, { capabilities, clientInfo })),
       scope
     )
     const invalidate = <A extends { readonly list: { readonly invalidate: Effect.Effect<void> } }>(
@@ -377,9 +377,15 @@ export const make = (
       resources: Effect.zipRight(invalidate(resources), invalidate(skills)),
       prompts: invalidate(prompts)
     })
+    // The streams of the service are described when first run: a description built now would
+    // be held by every client, run or not (~10 KB).
     const notificationsOf = <M extends Methods.NotificationMethodName>(method: M) =>
-      Notifications.notificationsOf(peer, method)
-    const taskStatuses = notificationsOf("notifications/tasks/status").pipe(Stream.map(({ _meta: _, ...task }) => task))
+      Stream.suspend(() => Notifications.notificationsOf(peer, method))
+    const taskStatuses = Stream.suspend(() =>
+      Notifications.notificationsOf(peer, "notifications/tasks/status").pipe(
+        Stream.map(({ _meta: _, ...task }) => task)
+      )
+    )
     const tasks = Tasks.make(session, tools, taskStatuses)
     const validateInput = options.validateToolInput !== false
 
@@ -417,7 +423,7 @@ export const make = (
         return session.era()
       },
       state: SubscriptionRef.get(session.state),
-      stateChanges: session.state.changes,
+      stateChanges: Stream.suspend(() => session.state.changes),
       ping: (call) => Effect.asVoid(request("ping", undefined, call)),
       tools: tools.list.get,
       toolsStream: tools.stream,
@@ -426,7 +432,7 @@ export const make = (
       runToolAsTask: tasks.runToolAsTask,
       getTask: tasks.getTask,
       taskResult: tasks.toolTaskResult,
-      tasks: Tasks.collect(tasks.tasksStream),
+      tasks: Effect.suspend(() => Tasks.collect(tasks.tasksStream)),
       tasksStream: tasks.tasksStream,
       cancelTask: tasks.cancelTask,
       taskStatus: tasks.taskStatus,
@@ -443,12 +449,14 @@ export const make = (
           (result): TaskRunEvent => ({ _tag: "Result", result })
         ),
       resources: Effect.flatMap(resources.get, (part) => part.list.get),
-      resourcesStream: Stream.unwrap(Effect.map(resources.get, (part) => part.stream)),
+      resourcesStream: Stream.suspend(() => Stream.unwrap(Effect.map(resources.get, (part) => part.stream))),
       resourceTemplates: Effect.flatMap(resources.get, (part) => part.templates),
       readResource: (uri, call) => Effect.flatMap(resources.get, (part) => part.read(uri, call)),
       subscribe: session.subscribe,
       unsubscribe: session.unsubscribe,
-      resourceUpdates: Notifications.notificationsOf(peer, "notifications/resources/updated", session.accepts),
+      resourceUpdates: Stream.suspend(() =>
+        Notifications.notificationsOf(peer, "notifications/resources/updated", session.accepts)
+      ),
       prompts: Effect.flatMap(prompts.get, (part) => part.list.get),
       getPrompt: (name, args, call) => Effect.flatMap(prompts.get, (part) => part.get(name, args, call)),
       complete: (params) => Effect.flatMap(prompts.get, (part) => part.complete(params)),

@@ -29,7 +29,7 @@ import * as HttpTransport from "./HttpTransport.js"
 import { type FastAnswer, FastRoute, type FastRouteService } from "./internal/transport/fastRoute.js"
 import { type Collected, closedMidBody, cutShort, decodeChunks } from "./internal/transport/httpBody.js"
 import type { TransportError } from "./McpError.js"
-import { Transport } from "./Transport.js"
+import { Transport, type TransportService } from "./Transport.js"
 
 /** Options of Node's agents (`keepAlive` is on unless turned off). */
 export interface NodeHttpOptions {
@@ -217,13 +217,18 @@ export const layerRoute = (options: NodeHttpOptions = {}): Layer.Layer<FastRoute
   Layer.scoped(FastRoute, makeRoute(options))
 
 /**
+ * An HTTP transport for a URL, as `HttpTransport.make` (the same options and failures), with its
+ * POSTs on `node:http`; it ends with the scope.
+ */
+export const make = (
+  options: HttpTransport.HttpOptions & NodeHttpOptions
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope.Scope> =>
+  Effect.flatMap(makeRoute(options), (route) => Effect.provideService(HttpTransport.make(options), FastRoute, route))
+
+/**
  * An HTTP `Transport` layer for a URL, as `HttpTransport.layer` (the same options and
  * failures), with its POSTs on `node:http`.
  */
 export const layer = (
   options: HttpTransport.HttpOptions & NodeHttpOptions
-): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> =>
-  Layer.scoped(
-    Transport,
-    Effect.flatMap(makeRoute(options), (route) => Effect.provideService(HttpTransport.make(options), FastRoute, route))
-  )
+): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> => Layer.scoped(Transport, make(options))

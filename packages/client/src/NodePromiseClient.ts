@@ -9,13 +9,17 @@
  * that does (its values and errors are those of the program's `effect`).
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import * as Layer from "effect/Layer"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as HttpTransport from "./HttpTransport.js"
 import * as McpClient from "./McpClient.js"
+import type { TransportError } from "./McpError.js"
 import * as NodeHttpTransport from "./NodeHttpTransport.js"
 import * as NodeStdioTransport from "./NodeStdioTransport.js"
 import * as PromiseClient from "./PromiseClient.js"
 import type { StdioOptions } from "./StdioTransport.js"
+import { Transport, type TransportService } from "./Transport.js"
 
 /** The errors a call rejects with, for `instanceof` checks (or read their `_tag`). */
 export * as McpError from "./McpError.js"
@@ -30,11 +34,18 @@ export type HttpServer = HttpTransport.HttpOptions & NodeHttpTransport.NodeHttpO
 /** Where the server is: a command (`{ command, args }`) or a URL (`{ url }`). */
 export type Server = StdioServer | HttpServer
 
-/** The transport layer for a server: Node's child process, or `node:http` with fetch for the rest. */
-const transportOf = (server: Server) =>
+/** Node's fetch as the `HttpClient` (for what the HTTP transport does not send on `node:http`), made once. */
+let fetchClient: HttpClient.HttpClient | undefined
+const fetchHttpClient = () => {
+  fetchClient ??= Effect.runSync(Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer))
+  return fetchClient
+}
+
+/** The transport for a server, in the scope: Node's child process, or `node:http` with fetch for the rest. */
+const transportOf = (server: Server): Effect.Effect<TransportService, TransportError, Scope.Scope> =>
   "command" in server
-    ? NodeStdioTransport.layer(server)
-    : NodeHttpTransport.layer(server).pipe(Layer.provide(FetchHttpClient.layer))
+    ? Effect.map(NodeStdioTransport.make(server), ([transport]) => transport)
+    : Effect.provideService(NodeHttpTransport.make(server), HttpClient.HttpClient, fetchHttpClient())
 
 /**
  * Connects to `server` and completes the handshake. Rejects with the client's error
@@ -45,4 +56,8 @@ export const connect = (
   server: Server,
   options: McpClient.McpClientOptions = {}
 ): Promise<PromiseClient.PromiseClient> =>
-  PromiseClient.connect(McpClient.layer(options).pipe(Layer.provide(transportOf(server))))
+  PromiseClient.make(
+    Effect.flatMap(transportOf(server), (transport) =>
+      Effect.provideService(McpClient.make(options), Transport, transport)
+    )
+  )

@@ -5,6 +5,7 @@ import { Capabilities, InMemoryTransport, McpClient, McpError, SessionState, Tra
 import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -191,6 +192,37 @@ describe("McpClient session", () => {
       // The output check still has the tool's definition after the refetch.
       const error = yield* Effect.flip(client.callTool("b"))
       expect(error).toMatchObject({ _tag: "ToolOutputInvalid", tool: "b" })
+    })
+  )
+
+  it.scoped("a list change drops its cache while nobody reads listChanged; every reader hears each later one", () =>
+    Effect.gen(function* () {
+      const { client, server, sent } = yield* connectScripted((request) => {
+        if (request.method === "initialize") return initializeResult({ tools: { listChanged: true } })
+        if (request.method === "tools/list")
+          return { result: { tools: [{ name: "a", inputSchema: { type: "object" } }] } }
+        return { result: {} }
+      })
+      const listed = () => methods(sent).filter((method) => method === "tools/list").length
+      const changed = Effect.zipRight(
+        server.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }),
+        // A ping answered after the notification: the dispatcher has handled it.
+        client.ping()
+      )
+      yield* client.tools
+      yield* changed
+      yield* client.tools
+      expect(listed()).toBe(2)
+      const readers = yield* Effect.all(
+        [1, 2].map(() => client.listChanged.pipe(Stream.take(2), Stream.runCollect, Effect.fork))
+      )
+      yield* Effect.yieldNow().pipe(Effect.repeatN(3))
+      yield* changed
+      yield* changed
+      for (const reader of readers)
+        expect(Chunk.toReadonlyArray(yield* Fiber.join(reader))).toStrictEqual(["tools", "tools"])
+      yield* client.tools
+      expect(listed()).toBe(3)
     })
   )
 

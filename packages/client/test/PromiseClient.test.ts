@@ -167,6 +167,30 @@ describe("PromiseClient against the reference server (stdio)", () => {
     await expect(PromiseClient.connect(layer)).rejects.toMatchObject({ _tag: "TransportError", server: "nothing" })
     expect(children().filter((line) => line.includes("process.exit(3)"))).toStrictEqual([])
   })
+
+  it("make: a client from its scoped effect, with no layer; close or a failed handshake leaves no process", async () => {
+    const made = (name: string, args: ReadonlyArray<string>) =>
+      PromiseClient.make(
+        Effect.flatMap(NodeStdioTransport.make({ command: process.execPath, args, name }), ([transport]) =>
+          Effect.provideService(McpClient.make({ name, protocolVersion: "2025-11-25" }), Transport.Transport, transport)
+        )
+      )
+    const mcp = await made("everything", [everythingServer, "stdio"])
+    const sum = await mcp.callTool("get-sum", { a: 2, b: 3 })
+    expect(JSON.stringify(sum.content)).toContain("5")
+    await expect(mcp.request("resources/read", { uri: "nothing://here" })).rejects.toMatchObject({
+      _tag: "RpcError",
+      server: "everything"
+    })
+    await mcp.close()
+    expect(children().filter((line) => line.includes(everythingServer))).toStrictEqual([])
+    await expect(mcp.callTool("get-sum", { a: 1, b: 1 })).rejects.toMatchObject({ _tag: "SessionUnavailable" })
+    await expect(made("nothing", ["-e", "process.exit(3)"])).rejects.toMatchObject({
+      _tag: "TransportError",
+      server: "nothing"
+    })
+    expect(children().filter((line) => line.includes("process.exit(3)"))).toStrictEqual([])
+  })
 })
 
 describe("PromiseClient against the reference server (Streamable HTTP)", () => {

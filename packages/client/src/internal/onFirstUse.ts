@@ -50,17 +50,21 @@ export interface Part<A> {
 }
 
 /**
- * `build` run in `scope` when a run of `get` first needs it (it must not wait on anything:
- * concurrent first runs may each build it, and the first result is the one kept).
+ * `build()` run in `scope` when a run of `get` first needs it (it must not wait on anything:
+ * concurrent first runs may each build it, and the first result is the one kept). Until then
+ * nothing of it is made, not even its description.
  */
-export const part = <A>(build: Effect.Effect<A, never, Scope.Scope>, scope: Scope.Scope): Part<A> => {
+export const part = <A>(build: () => Effect.Effect<A, never, Scope.Scope>, scope: Scope.Scope): Part<A> => {
   let built: A | undefined
-  const make = Effect.map(Scope.extend(build, scope), (value) => {
-    built ??= value
-    return built
-  })
   return {
-    get: Effect.suspend(() => (built !== undefined ? Effect.succeed(built) : make)),
+    get: Effect.suspend(() =>
+      built !== undefined
+        ? Effect.succeed(built)
+        : Effect.map(Scope.extend(build(), scope), (value) => {
+            built ??= value
+            return built
+          })
+    ),
     now: () => built
   }
 }

@@ -43,14 +43,19 @@ export const listChanges = (
   invalidate: Readonly<Record<ListKind, Effect.Effect<void>>>
 ): Effect.Effect<Stream.Stream<ListKind>, never, Scope.Scope> =>
   Effect.gen(function* () {
-    // Published to whoever runs the stream at the time (no fiber until someone does).
-    const changed = yield* Effect.acquireRelease(PubSub.unbounded<ListKind>(), PubSub.shutdown)
+    // Published to whoever runs the stream at the time: the hub is made when the stream first
+    // runs (until then nobody could hear), and shut down with the scope.
+    let changed: PubSub.PubSub<ListKind> | undefined
+    const hub = Effect.sync(() => (changed ??= Effect.runSync(PubSub.unbounded<ListKind>())))
+    yield* Effect.addFinalizer(() => (changed === undefined ? Effect.void : PubSub.shutdown(changed)))
     // Observed as the peer dispatches it: no fiber, and the cache is dropped before the next message.
     yield* peer.observe((notification) => {
       const kind = Object.hasOwn(LIST_CHANGED, notification.method) ? LIST_CHANGED[notification.method] : undefined
-      return kind === undefined || !accepts(notification)
-        ? Effect.void
-        : Effect.zipRight(invalidate[kind], Effect.asVoid(PubSub.publish(changed, kind)))
+      if (kind === undefined || !accepts(notification)) return Effect.void
+      const listening = changed
+      return listening === undefined
+        ? invalidate[kind]
+        : Effect.zipRight(invalidate[kind], Effect.asVoid(PubSub.publish(listening, kind)))
     })
-    return Stream.fromPubSub(changed)
+    return Stream.unwrap(Effect.map(hub, (listening) => Stream.fromPubSub(listening)))
   })
