@@ -111,8 +111,9 @@ export const connect = <E>(layer: Layer.Layer<McpClient, E>): Promise<PromiseCli
 
 /**
  * Connects with an effect that makes the client in a scope (`McpClient.make` with its transport
- * provided), run by the default runtime: no layer is built, so a client holds less memory than
- * one of `connect` (some 40 KB). Rejects with the effect's error; `close` closes the scope.
+ * provided): no layer is built, so a client holds less memory than one of `connect` (some 40 KB).
+ * Its calls run in the default runtime: a tracer, logger or other setting meant for them belongs in
+ * `connect`'s layer. Rejects with the effect's error; `close` closes the scope.
  */
 export const make = <E>(acquire: Effect.Effect<McpClientService, E, Scope.Scope>): Promise<PromiseClient> => {
   const scope = Effect.runSync(Scope.make())

@@ -226,6 +226,27 @@ describe("McpClient session", () => {
     })
   )
 
+  it.scoped("after the client is closed, listChanged and the notification streams end for a new reader", () =>
+    Effect.gen(function* () {
+      const clientScope = yield* Scope.make()
+      const { client } = yield* Scope.extend(
+        connectScripted(() => initializeResult({ tools: { listChanged: true } })),
+        clientScope
+      )
+      yield* Scope.close(clientScope, Exit.void)
+      // Never run before the close (no hub made), and run after it: the stream ends at once.
+      const readers = [
+        yield* Effect.fork(Stream.runDrain(client.listChanged)),
+        yield* Effect.fork(Stream.runDrain(client.logMessages))
+      ]
+      yield* Effect.yieldNow().pipe(Effect.repeatN(5))
+      for (const reader of readers) {
+        const exit = reader.unsafePoll()
+        expect(exit !== null && Exit.isSuccess(exit)).toBe(true)
+      }
+    })
+  )
+
   it.scoped(
     "resources and prompts are cached from their first use; their list_changed drops the cache, before that use too",
     () =>

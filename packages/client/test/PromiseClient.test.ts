@@ -166,13 +166,29 @@ describe("PromiseClient against the reference server (stdio)", () => {
     )
     await expect(PromiseClient.connect(layer)).rejects.toMatchObject({ _tag: "TransportError", server: "nothing" })
     expect(children().filter((line) => line.includes("process.exit(3)"))).toStrictEqual([])
+    // A server that lives on and never answers: only the disposed runtime ends it.
+    const silent = McpClient.layer({
+      name: "silent",
+      protocolVersion: "2025-11-25",
+      requestTimeout: "300 millis"
+    }).pipe(
+      Layer.provide(
+        NodeStdioTransport.layer({ command: process.execPath, args: ["-e", "process.stdin.resume()"], name: "silent" })
+      )
+    )
+    await expect(PromiseClient.connect(silent)).rejects.toMatchObject({ server: "silent" })
+    expect(children().filter((line) => line.includes("process.stdin.resume()"))).toStrictEqual([])
   })
 
   it("make: a client from its scoped effect, with no layer; close or a failed handshake leaves no process", async () => {
     const made = (name: string, args: ReadonlyArray<string>) =>
       PromiseClient.make(
         Effect.flatMap(NodeStdioTransport.make({ command: process.execPath, args, name }), ([transport]) =>
-          Effect.provideService(McpClient.make({ name, protocolVersion: "2025-11-25" }), Transport.Transport, transport)
+          Effect.provideService(
+            McpClient.make({ name, protocolVersion: "2025-11-25", requestTimeout: "300 millis" }),
+            Transport.Transport,
+            transport
+          )
         )
       )
     const mcp = await made("everything", [everythingServer, "stdio"])
@@ -183,13 +199,12 @@ describe("PromiseClient against the reference server (stdio)", () => {
       server: "everything"
     })
     await mcp.close()
+    await mcp.close()
     expect(children().filter((line) => line.includes(everythingServer))).toStrictEqual([])
     await expect(mcp.callTool("get-sum", { a: 1, b: 1 })).rejects.toMatchObject({ _tag: "SessionUnavailable" })
-    await expect(made("nothing", ["-e", "process.exit(3)"])).rejects.toMatchObject({
-      _tag: "TransportError",
-      server: "nothing"
-    })
-    expect(children().filter((line) => line.includes("process.exit(3)"))).toStrictEqual([])
+    // A server that lives on and never answers: only the closed scope ends it.
+    await expect(made("silent", ["-e", "process.stdin.resume()"])).rejects.toMatchObject({ server: "silent" })
+    expect(children().filter((line) => line.includes("process.stdin.resume()"))).toStrictEqual([])
   })
 })
 

@@ -45,9 +45,15 @@ export const listChanges = (
   Effect.gen(function* () {
     // Published to whoever runs the stream at the time: the hub is made when the stream first
     // runs (until then nobody could hear), and shut down with the scope.
+    // A reader after the scope closed finds the stream ended, as a reader of a shut-down hub does.
     let changed: PubSub.PubSub<ListKind> | undefined
-    const hub = Effect.sync(() => (changed ??= Effect.runSync(PubSub.unbounded<ListKind>())))
-    yield* Effect.addFinalizer(() => (changed === undefined ? Effect.void : PubSub.shutdown(changed)))
+    let ended = false
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        ended = true
+        return changed === undefined ? Effect.void : PubSub.shutdown(changed)
+      })
+    )
     // Observed as the peer dispatches it: no fiber, and the cache is dropped before the next message.
     yield* peer.observe((notification) => {
       const kind = Object.hasOwn(LIST_CHANGED, notification.method) ? LIST_CHANGED[notification.method] : undefined
@@ -57,5 +63,9 @@ export const listChanges = (
         ? invalidate[kind]
         : Effect.zipRight(invalidate[kind], Effect.asVoid(PubSub.publish(listening, kind)))
     })
-    return Stream.unwrap(Effect.map(hub, (listening) => Stream.fromPubSub(listening)))
+    return Stream.suspend(() => {
+      if (ended) return Stream.empty
+      changed ??= Effect.runSync(PubSub.unbounded<ListKind>())
+      return Stream.fromPubSub(changed)
+    })
   })
