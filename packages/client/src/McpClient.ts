@@ -377,14 +377,10 @@ export const make = (
       resources: Effect.zipRight(invalidate(resources), invalidate(skills)),
       prompts: invalidate(prompts)
     })
-    // The streams of the service are described when first run: a description built now would
-    // be held by every client, run or not (~10 KB).
-    const notificationsOf = <M extends Methods.NotificationMethodName>(method: M) =>
-      Stream.suspend(() => Notifications.notificationsOf(peer, method))
-    const taskStatuses = Stream.suspend(() =>
-      Notifications.notificationsOf(peer, "notifications/tasks/status").pipe(
-        Stream.map(({ _meta: _, ...task }) => task)
-      )
+    // The service's streams are described when first run: built now, every client would hold
+    // them, read or not (~10 KB).
+    const taskStatuses = Notifications.notificationsOf(peer, "notifications/tasks/status").pipe(
+      Stream.map(({ _meta: _, ...task }) => task)
     )
     const tasks = Tasks.make(session, tools, taskStatuses)
     const validateInput = options.validateToolInput !== false
@@ -454,9 +450,7 @@ export const make = (
       readResource: (uri, call) => Effect.flatMap(resources.get, (part) => part.read(uri, call)),
       subscribe: session.subscribe,
       unsubscribe: session.unsubscribe,
-      resourceUpdates: Stream.suspend(() =>
-        Notifications.notificationsOf(peer, "notifications/resources/updated", session.accepts)
-      ),
+      resourceUpdates: Notifications.notificationsOf(peer, "notifications/resources/updated", session.accepts),
       prompts: Effect.flatMap(prompts.get, (part) => part.list.get),
       getPrompt: (name, args, call) => Effect.flatMap(prompts.get, (part) => part.get(name, args, call)),
       complete: (params) => Effect.flatMap(prompts.get, (part) => part.complete(params)),
@@ -464,7 +458,7 @@ export const make = (
       getSkill: (uri, call) => Effect.flatMap(skills.get, (part) => part.get(uri, call)),
       loadSkill: (nameOrUri, call) => Effect.flatMap(skills.get, (part) => part.load(nameOrUri, call)),
       setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
-      logMessages: notificationsOf("notifications/message"),
+      logMessages: Notifications.notificationsOf(peer, "notifications/message"),
       listChanged,
       notifications: peer.notifications,
       request,

@@ -14,16 +14,21 @@ import type * as Peer from "../../Peer.js"
 /** Whether a notification belongs to the session's current subscriptions. */
 export type Accepts = (notification: JsonRpc.JSONRPCNotification) => boolean
 
-/** One notification method's decoded params, from the moment the stream runs (undecodable ones are skipped). */
+/**
+ * One notification method's decoded params, from the moment the stream runs (undecodable ones are
+ * skipped). Described when first run: a client holds its streams whether or not anyone reads them.
+ */
 export const notificationsOf = <M extends Methods.NotificationMethodName>(
   peer: Peer.Peer,
   method: M,
   accepts: Accepts = () => true
 ) =>
-  peer.notifications.pipe(
-    Stream.filter((notification) => notification.method === method && accepts(notification)),
-    Stream.filterMap((notification) =>
-      Either.getRight(Methods.decodeNotificationParams(method, notification.params ?? {}))
+  Stream.suspend(() =>
+    peer.notifications.pipe(
+      Stream.filter((notification) => notification.method === method && accepts(notification)),
+      Stream.filterMap((notification) =>
+        Either.getRight(Methods.decodeNotificationParams(method, notification.params ?? {}))
+      )
     )
   )
 
@@ -44,8 +49,8 @@ export const listChanges = (
 ): Effect.Effect<Stream.Stream<ListKind>, never, Scope.Scope> =>
   Effect.gen(function* () {
     // Published to whoever runs the stream at the time: the hub is made when the stream first
-    // runs (until then nobody could hear), and shut down with the scope.
-    // A reader after the scope closed finds the stream ended, as a reader of a shut-down hub does.
+    // runs (until then nobody could hear) and shut down with the scope; a reader after that
+    // finds the stream ended, as a reader of a shut-down hub does.
     let changed: PubSub.PubSub<ListKind> | undefined
     let ended = false
     yield* Effect.addFinalizer(() =>
