@@ -115,7 +115,9 @@ export const makeAuto = (
           }
           return current.send(message, headers)
         }),
-      setProtocolVersion: (version) => Effect.suspend(() => current.setProtocolVersion(version))
+      setProtocolVersion: (version) => Effect.suspend(() => current.setProtocolVersion(version)),
+      // Streamable HTTP sessions expire; after a fallback to HTTP+SSE, nothing says so.
+      expiresSessions: true
     } satisfies TransportService
   })
 

@@ -9,25 +9,13 @@ import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Mailbox from "effect/Mailbox"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import * as SubscriptionRef from "effect/SubscriptionRef"
-import { clientCapabilities, Elicitation, Roots, Sampling } from "./Capabilities.js"
-import * as Begin from "./internal/begin.js"
-import { toRequestOptions } from "./internal/features/callOptions.js"
-import * as ClientTasks from "./internal/features/clientTasks.js"
-import * as ExtensionRequests from "./internal/features/extensionRequests.js"
-import * as Notifications from "./internal/features/notifications.js"
-import * as Prompts from "./internal/features/prompts.js"
-import * as Resources from "./internal/features/resources.js"
-import * as ServerRequests from "./internal/features/serverRequests.js"
-import * as Skills from "./internal/features/skills.js"
-import * as Tasks from "./internal/features/tasks.js"
-import * as Tools from "./internal/features/tools.js"
-import * as OnFirstUse from "./internal/onFirstUse.js"
-import * as Session from "./internal/session/session.js"
+import type * as Stream from "effect/Stream"
+import * as Client from "./internal/client.js"
+import type * as ClientTasks from "./internal/features/clientTasks.js"
+import type * as Tasks from "./internal/features/tasks.js"
+import type * as Peer from "./internal/peer/peer.js"
 import type {
   InitializeError,
   RequestError,
@@ -36,10 +24,9 @@ import type {
   TaskRequired,
   ToolOutputInvalid
 } from "./McpError.js"
-import type * as Peer from "./Peer.js"
 import type * as Retry from "./Retry.js"
 import type { SessionState } from "./SessionState.js"
-import { type LoadedSkill, EXTENSION as SKILLS_EXTENSION, type Skill } from "./Skills.js"
+import type { LoadedSkill, Skill } from "./Skills.js"
 import type { Transport } from "./Transport.js"
 
 /** Options of a client. */
@@ -285,196 +272,21 @@ export interface McpClientService {
   readonly stats: Peer.Peer["stats"]
 }
 
+/** The W3C `tracestate` a request sends beside its `traceparent` (a `Context.Reference`; default none). */
+export { TraceState } from "./internal/peer/peer.js"
+
 /** The client of one MCP server. */
 export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpClient, McpClientService>() {}
 
-const DEFAULT_CLIENT_INFO: McpSchema.Implementation = { name: "effect-mcp", version: "0.1.0" }
-
-/** Runs `run` (which emits events) as a Stream of its events, then its result; ending the stream early interrupts it. */
-const eventStream = <Event, A, E>(
-  run: (emit: (event: Event) => Effect.Effect<void>) => Effect.Effect<A, E>,
-  last: (result: A) => Event
-): Stream.Stream<Event, E> =>
-  Stream.unwrapScoped(
-    Effect.gen(function* () {
-      const events = yield* Mailbox.make<Event, E>()
-      yield* run((event) => Effect.asVoid(events.offer(event))).pipe(
-        Effect.flatMap((result) => events.offer(last(result))),
-        Mailbox.into(events),
-        Effect.forkScoped
-      )
-      return Mailbox.toStream(events)
-    })
-  )
-
 /**
- * Starts a session over the transport in context: the handshake, then a client. Fails
- * with the handshake's error; the session ends with the scope. This is wiring: the session
- * (`internal/session.ts`) and each feature (`internal/tools.ts`, `lists.ts`, `tasks.ts`,
- * `serverRequests.ts`) are modules of their own.
+ * Starts a session over the transport in context: the handshake, then a client. Fails with the
+ * handshake's error; the session ends with the scope. The wiring (the session and each feature
+ * over it) is `internal/client.ts`.
  */
 export const make = (
   options: McpClientOptions = {}
 ): Effect.Effect<McpClientService, InitializeError, Transport | Scope.Scope> =>
-  Effect.gen(function* () {
-    const handlers = {
-      sampling: yield* Effect.serviceOption(Sampling),
-      elicitation: yield* Effect.serviceOption(Elicitation),
-      roots: yield* Effect.serviceOption(Roots)
-    }
-    const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
-    const session = yield* Session.make({
-      server: options.name,
-      clientInfo,
-      protocolVersion: options.protocolVersion ?? "auto",
-      requestTimeout: options.requestTimeout ?? "60 seconds",
-      sessionRetries: options.sessionRetries ?? 1,
-      probeTimeout: options.probeTimeout ?? "10 seconds",
-      maxInputRounds: options.maxInputRounds ?? 10,
-      answer: ServerRequests.answerer(handlers),
-      retry: options.retry,
-      maxInFlight: options.maxInFlight,
-      maxQueued: options.maxQueued,
-      serveStale: options.serveStaleLists
-    })
-    const { peer } = session
-    // Server-to-client requests, for the capabilities the provided handlers declare. Registered
-    // before the handshake: a server may ask as soon as it has seen notifications/initialized.
-    const clientTasks =
-      options.clientTasks === undefined ? undefined : yield* ClientTasks.make(peer, options.clientTasks)
-    yield* ServerRequests.register({ session, ...(clientTasks === undefined ? {} : { tasks: clientTasks }) }, handlers)
-    // The extensions this client implements are declared beside the handlers' capabilities.
-    const capabilities: McpSchema.ClientCapabilities = {
-      ...clientCapabilities(handlers, clientTasks !== undefined),
-      extensions: { [SKILLS_EXTENSION]: {} }
-    }
-    yield* session.start(capabilities)
-
-    const request = <M extends Methods.RequestMethodName>(
-      method: M,
-      params: Methods.RequestParamsOf<M> | undefined,
-      call?: CallOptions
-    ): Effect.Effect<Methods.ResultOf<M>, RequestError> => session.request(method, params, toRequestOptions(call))
-
-    // The features, each a module over the session.
-    // Tools are built now (the hot path reads their cache); resources, prompts and skills at their
-    // first use (many programs never touch them: ~10 KB per client). A list never built has no
-    // cache to drop on list_changed.
-    const tools = yield* Tools.make(session)
-    const scope = yield* Effect.scope
-    const resources = OnFirstUse.part(() => Resources.make(session), scope)
-    const prompts = OnFirstUse.part(() => Prompts.make(session), scope)
-    const skills = OnFirstUse.part(
-      () => Skills.make(session, ExtensionRequests.make(session, { capabilities, clientInfo })),
-      scope
-    )
-    const invalidate = <A extends { readonly list: { readonly invalidate: Effect.Effect<void> } }>(
-      built: OnFirstUse.Part<A>
-    ) => Effect.suspend(() => built.now()?.list.invalidate ?? Effect.void)
-    const listChanged = yield* Notifications.listChanges(peer, session.accepts, {
-      tools: tools.list.invalidate,
-      // Skills are resources: a changed resource list may be changed skills.
-      resources: Effect.zipRight(invalidate(resources), invalidate(skills)),
-      prompts: invalidate(prompts)
-    })
-    // The service's streams are described when first run: built now, every client would hold
-    // them, read or not (~10 KB).
-    const taskStatuses = Notifications.notificationsOf(peer, "notifications/tasks/status").pipe(
-      Stream.map(({ _meta: _, ...task }) => task)
-    )
-    const tasks = Tasks.make(session, tools, taskStatuses)
-    const validateInput = options.validateToolInput !== false
-
-    // Everything is decided when the effect runs (a kept effect run again after list_changed checks
-    // against the new definitions); without tool tasks on the server the task check adds no step.
-    const callTool: McpClientService["callTool"] = (tool, args, call) =>
-      Effect.suspend(() => {
-        const plain = tasks.checkPlainCall(tool)
-        const called = tools.call(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput)
-        return plain === Effect.void ? called : Effect.zipRight(plain, called)
-      })
-
-    if (options.keepAlive !== undefined) {
-      const { interval, timeout } = options.keepAlive
-      yield* session.keepAlive(interval, timeout ?? interval)
-    }
-
-    const service = {
-      get name() {
-        return session.server
-      },
-      get serverInfo() {
-        return session.established().serverInfo
-      },
-      get serverCapabilities() {
-        return session.established().serverCapabilities
-      },
-      get instructions() {
-        return session.established().instructions
-      },
-      get protocolVersion() {
-        return session.established().protocolVersion
-      },
-      get era() {
-        return session.era()
-      },
-      state: SubscriptionRef.get(session.state),
-      stateChanges: Stream.suspend(() => session.state.changes),
-      ping: (call) => Effect.asVoid(request("ping", undefined, call)),
-      tools: tools.list.get,
-      toolsStream: tools.stream,
-      callTool,
-      callToolAsTask: tasks.callToolAsTask,
-      runToolAsTask: tasks.runToolAsTask,
-      getTask: tasks.getTask,
-      taskResult: tasks.toolTaskResult,
-      tasks: Effect.suspend(() => Tasks.collect(tasks.tasksStream)),
-      tasksStream: tasks.tasksStream,
-      cancelTask: tasks.cancelTask,
-      taskStatus: tasks.taskStatus,
-      taskStatuses,
-      callToolStream: (tool, args, call) =>
-        eventStream(
-          (emit) =>
-            callTool(tool, args, { ...call, onProgress: (progress) => emit({ _tag: "Progress", ...progress }) }),
-          (result): ToolCallEvent => ({ _tag: "Result", result })
-        ),
-      runToolAsTaskStream: (tool, args, options) =>
-        eventStream(
-          (emit) => tasks.runToolAsTask(tool, args, { ...options, onStatus: (task) => emit({ _tag: "Status", task }) }),
-          (result): TaskRunEvent => ({ _tag: "Result", result })
-        ),
-      resources: Effect.flatMap(resources.get, (part) => part.list.get),
-      resourcesStream: Stream.suspend(() => Stream.unwrap(Effect.map(resources.get, (part) => part.stream))),
-      resourceTemplates: Effect.flatMap(resources.get, (part) => part.templates),
-      readResource: (uri, call) => Effect.flatMap(resources.get, (part) => part.read(uri, call)),
-      subscribe: session.subscribe,
-      unsubscribe: session.unsubscribe,
-      resourceUpdates: Notifications.notificationsOf(peer, "notifications/resources/updated", session.accepts),
-      prompts: Effect.flatMap(prompts.get, (part) => part.list.get),
-      getPrompt: (name, args, call) => Effect.flatMap(prompts.get, (part) => part.get(name, args, call)),
-      complete: (params) => Effect.flatMap(prompts.get, (part) => part.complete(params)),
-      skills: Effect.flatMap(skills.get, (part) => part.list.get),
-      getSkill: (uri, call) => Effect.flatMap(skills.get, (part) => part.get(uri, call)),
-      loadSkill: (nameOrUri, call) => Effect.flatMap(skills.get, (part) => part.load(nameOrUri, call)),
-      setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
-      logMessages: Notifications.notificationsOf(peer, "notifications/message"),
-      listChanged,
-      notifications: peer.notifications,
-      request,
-      notify: session.notify,
-      stats: peer.stats
-    } satisfies McpClientService
-    // The same calls from plain code, when nothing on their way needs an effect (PromiseClient).
-    Begin.register(service, {
-      callTool: (tool, args, call) => (onDone) =>
-        tasks.checkPlainCall(tool) === Effect.void
-          ? tools.begin(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput, onDone)
-          : undefined,
-      request: (method, params, call) => (onDone) => session.begin(method, params, toRequestOptions(call), onDone)
-    })
-    return service
-  })
+  Effect.map(Client.make(options), (client) => client.service)
 
 /** A client layer over the transport in context; building it performs the handshake. */
 export const layer = (options: McpClientOptions = {}): Layer.Layer<McpClient, InitializeError, Transport> =>

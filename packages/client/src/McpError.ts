@@ -38,8 +38,12 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
 export class SessionExpired extends Schema.TaggedError<SessionExpired>()("SessionExpired", {
   server: Schema.String
 }) {
+  /** What happened, in words (the transport failure it becomes when nothing recovers). */
+  get reason(): string {
+    return "the server no longer knows the session (404)"
+  }
   override get message(): string {
-    return `${this.server}: transport failed: the server no longer knows the session (404)`
+    return `${this.server}: transport failed: ${this.reason}`
   }
 }
 
@@ -51,8 +55,12 @@ export class LegacyServer extends Schema.TaggedError<LegacyServer>()("LegacyServ
   server: Schema.String,
   status: Schema.Number
 }) {
+  /** What happened, in words (the transport failure it becomes when nothing falls back). */
+  get reason(): string {
+    return `HTTP ${this.status}: the server does not speak Streamable HTTP (a legacy HTTP+SSE server? try the auto or sse transport)`
+  }
   override get message(): string {
-    return `${this.server}: transport failed: HTTP ${this.status}: the server does not speak Streamable HTTP (a legacy HTTP+SSE server? try the auto or sse transport)`
+    return `${this.server}: transport failed: ${this.reason}`
   }
 }
 

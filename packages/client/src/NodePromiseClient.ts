@@ -13,13 +13,13 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as HttpTransport from "./HttpTransport.js"
-import * as McpClient from "./McpClient.js"
+import type * as McpClient from "./McpClient.js"
 import type { TransportError } from "./McpError.js"
 import * as NodeHttpTransport from "./NodeHttpTransport.js"
 import * as NodeStdioTransport from "./NodeStdioTransport.js"
 import * as PromiseClient from "./PromiseClient.js"
 import type { StdioOptions } from "./StdioTransport.js"
-import { Transport, type TransportService } from "./Transport.js"
+import type { TransportService } from "./Transport.js"
 
 /** The errors a call rejects with, for `instanceof` checks (or read their `_tag`). */
 export * as McpError from "./McpError.js"
@@ -55,9 +55,4 @@ const transportOf = (server: Server): Effect.Effect<TransportService, TransportE
 export const connect = (
   server: Server,
   options: McpClient.McpClientOptions = {}
-): Promise<PromiseClient.PromiseClient> =>
-  PromiseClient.make(
-    Effect.flatMap(transportOf(server), (transport) =>
-      Effect.provideService(McpClient.make(options), Transport, transport)
-    )
-  )
+): Promise<PromiseClient.PromiseClient> => PromiseClient.make(transportOf(server), options)

@@ -1,24 +1,30 @@
 /**
- * effect-mcp for Promise programs: a client built from its layer (or its scoped effect) whose calls return Promises and
- * reject with the client's own tagged errors (`RpcError`, `RequestTimeout`, `InvalidInput`, …;
- * an aborted call with its signal's reason).
+ * effect-mcp for Promise programs: a client whose calls return Promises and reject with the
+ * client's own tagged errors (`RpcError`, `RequestTimeout`, `InvalidInput`, …; an aborted call
+ * with its signal's reason).
  *
- * A tool call or request that needs no effect on its way (a ready session that speaks a stateful
- * revision, over a transport that writes at once such as `NodeStdioTransport`, its tool list
- * cached, no retry policy, middleware or tracer) starts with no fiber: its pending cost is one
- * entry in the peer's map and a Promise. Every other call runs the client's effect, with the
- * same outcome.
+ * It adapts at the bottom only. A call takes the client's own steps (the tool's checks, the
+ * session's gate and encoding, then decoding and the output check); between them, when the
+ * session's executor would do no more than the peer's exchange (`Session.direct`) and nobody
+ * traces, the request is started with the peer's `unsafeRequest`, with no fiber: its pending cost
+ * is one entry in the peer's map and a Promise. Otherwise the call's effect runs, with the same
+ * outcome.
  */
 import type { McpSchema, Methods } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
-import * as Begin from "./internal/begin.js"
-import { McpClient, type McpClientService, type Progress, type ToolCallOptions } from "./McpClient.js"
+import * as Client from "./internal/client.js"
+import { toRequestOptions } from "./internal/features/callOptions.js"
+import type * as Peer from "./internal/peer/peer.js"
+import type * as Session from "./internal/session/session.js"
+import type { McpClientOptions, McpClientService, Progress, ToolCallOptions } from "./McpClient.js"
 import { SessionUnavailable } from "./McpError.js"
+import { Transport, type TransportService } from "./Transport.js"
 
 /** Options of one call: the client's, with progress as a plain callback and an `AbortSignal`. */
 export interface PromiseCallOptions extends Omit<ToolCallOptions, "onProgress"> {
@@ -87,7 +93,7 @@ const callOptions = (options: PromiseCallOptions | undefined): ToolCallOptions |
     : { ...rest, onProgress: (progress: Progress) => Effect.sync(() => onProgress(progress)) }
 }
 
-/** Where a client's effects run and how it ends: a `ManagedRuntime`, or the default runtime and a scope. */
+/** Where a client's effects run and how it ends: a `ManagedRuntime`, or the default runtime. */
 interface Host<R, ER> {
   readonly runPromiseExit: <A, E>(
     effect: Effect.Effect<A, E, R>,
@@ -97,34 +103,41 @@ interface Host<R, ER> {
 }
 
 /**
- * Connects: builds the client's layer (the transport and the handshake) in a runtime of its own,
- * which runs every call (so the services and settings the layer provides hold in them). Rejects
- * with the handshake's error; `close` ends the session.
+ * Connects over a transport layer: builds it in a runtime of its own, which runs every call (so
+ * a tracer, logger or other service merged into the layer holds in them), then the handshake.
+ * Rejects with the transport's or the handshake's error; `close` ends the session.
  */
-export const connect = <E>(layer: Layer.Layer<McpClient, E>): Promise<PromiseClient> => {
-  const runtime = ManagedRuntime.make(layer)
-  return start(McpClient, {
-    runPromiseExit: (effect, options) => runtime.runPromiseExit(effect, options),
-    dispose: () => runtime.dispose()
+export const connect = <E>(
+  transport: Layer.Layer<Transport, E>,
+  options: McpClientOptions = {}
+): Promise<PromiseClient> => {
+  const runtime = ManagedRuntime.make(transport)
+  const scope = Effect.runSync(Scope.make())
+  return start(Scope.extend(Client.make(options), scope), {
+    runPromiseExit: (effect, run) => runtime.runPromiseExit(effect, run),
+    dispose: () => Effect.runPromise(Scope.close(scope, Exit.void)).then(() => runtime.dispose())
   })
 }
 
 /**
- * Connects with an effect that makes the client in a scope (`McpClient.make` with its transport
- * provided): no layer is built, so a client holds less memory than one of `connect` (some 40 KB).
- * Its calls run in the default runtime: a tracer, logger or other setting meant for them belongs in
- * `connect`'s layer. Rejects with the effect's error; `close` closes the scope.
+ * Connects over a transport made by a scoped effect (`NodeStdioTransport.make`): no layer is
+ * built, so a client holds less memory than one of `connect`. Its calls run in the default
+ * runtime. Rejects with the transport's or the handshake's error; `close` closes the scope.
  */
-export const make = <E>(acquire: Effect.Effect<McpClientService, E, Scope.Scope>): Promise<PromiseClient> => {
+export const make = <E>(
+  transport: Effect.Effect<TransportService, E, Scope.Scope>,
+  options: McpClientOptions = {}
+): Promise<PromiseClient> => {
   const scope = Effect.runSync(Scope.make())
-  return start<E, never, never>(Scope.extend(acquire, scope), {
-    runPromiseExit: (effect, options) => Effect.runPromiseExit(effect, options),
+  const acquire = Effect.flatMap(transport, (made) => Effect.provideService(Client.make(options), Transport, made))
+  return start(Scope.extend(acquire, scope), {
+    runPromiseExit: (effect, run) => Effect.runPromiseExit(effect, run),
     dispose: () => Effect.runPromise(Scope.close(scope, Exit.void))
   })
 }
 
 const start = async <E, R, ER>(
-  acquire: Effect.Effect<McpClientService, E, R>,
+  acquire: Effect.Effect<Client.Client, E, R>,
   host: Host<R, ER>
 ): Promise<PromiseClient> => {
   const connected = await host.runPromiseExit(Effect.zip(acquire, Effect.tracer))
@@ -132,9 +145,9 @@ const start = async <E, R, ER>(
     await host.dispose()
     throw rejection(connected.cause, { signal: undefined, closed: false, server: "mcp" })
   }
-  const [client, tracer] = connected.value
-  // Someone traces: every call takes its effect, which makes the spans.
-  const beginnings = tracer === nativeTracer ? Begin.of(client) : undefined
+  const [{ service: client, session, tools, validateInput }, tracer] = connected.value
+  // Someone traces: every call runs its effect, which makes the spans.
+  const traced = tracer !== nativeTracer
 
   // After close, every call is refused with the client's own error (not the runtime's).
   let closed = false
@@ -155,14 +168,24 @@ const start = async <E, R, ER>(
       )
   }
 
-  /** The call begun without a fiber when it can be, else its effect run. */
-  const begun = <A, E>(
-    begin: Begin.Begin<A, E> | undefined,
+  /**
+   * A call whose first steps gave `prepared` (`undefined`: they need an effect): refused at once
+   * when they refused it; started with the peer's `unsafeRequest` when the session's executor
+   * would do no more than the peer's exchange; else its effect runs. `decode` is its last step.
+   */
+  const adapt = <P extends { readonly request: Session.Prepared }, A, E>(
+    prepared: Either.Either<P, E> | undefined,
+    decode: (prepared: P, raw: Peer.WireObject) => Either.Either<A, E>,
     effect: (client: McpClientService) => Effect.Effect<A, E>,
     signal: AbortSignal | undefined
   ): Promise<A> => {
-    if (begin === undefined || closed) return run(effect, signal === undefined ? undefined : { signal })
+    if (closed) return refused()
     if (signal?.aborted === true) return Promise.reject(signal.reason)
+    if (prepared === undefined || traced) return run(effect, signal === undefined ? undefined : { signal })
+    if (Either.isLeft(prepared)) return Promise.reject(prepared.left)
+    const call = prepared.right
+    const { request } = call
+    if (!session.direct(request)) return run(effect, signal === undefined ? undefined : { signal })
     let resolve: (value: A) => void = () => {}
     let reject: (reason: unknown) => void = () => {}
     const promise = new Promise<A>((onResolve, onReject) => {
@@ -173,11 +196,21 @@ const start = async <E, R, ER>(
     let settled = false
     let abandon: (() => void) | undefined
     try {
-      abandon = begin((outcome) => {
+      abandon = session.peer.unsafeRequest(request.method, request.wire, request.options, (outcome) => {
         settled = true
         if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort)
-        if (Exit.isSuccess(outcome)) resolve(outcome.value)
-        else reject(rejection(outcome.cause, { signal: undefined, closed, server: client.name }))
+        if (Exit.isFailure(outcome)) {
+          return reject(rejection(outcome.cause, { signal: undefined, closed, server: client.name }))
+        }
+        let decoded: Either.Either<A, E>
+        try {
+          decoded = decode(call, outcome.value)
+        } catch (defect) {
+          // The validator itself failing (a schema too deep for it) is the call's defect.
+          return reject(defect)
+        }
+        if (Either.isRight(decoded)) resolve(decoded.right)
+        else reject(decoded.left)
       })
     } catch (defect) {
       // Arguments the wire cannot carry (a bigint, a cycle): rejected, as the effect's defect would be.
@@ -199,16 +232,22 @@ const start = async <E, R, ER>(
     client,
     callTool: (tool, args, options) => {
       const call = callOptions(options)
-      return begun(
-        beginnings?.callTool(tool, args, call),
+      const requestOptions = toRequestOptions(call)
+      const validate = call?.validateInput ?? validateInput
+      return adapt(
+        traced || closed ? undefined : tools.prepareNow(tool, args, requestOptions, validate),
+        tools.decode,
         (client) => client.callTool(tool, args, call),
         options?.signal
       )
     },
     request: (method, params, options) => {
       const call = callOptions(options)
-      return begun(
-        beginnings?.request(method, params, call),
+      return adapt(
+        traced || closed
+          ? undefined
+          : Either.map(session.prepare(method, params, toRequestOptions(call)), (request) => ({ request })),
+        (_, raw) => session.decode(method, raw),
         (client) => client.request(method, params, call),
         options?.signal
       )

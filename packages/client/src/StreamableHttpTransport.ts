@@ -197,7 +197,8 @@ export const make = (
           if (options.listen === false || session === undefined || connection.listening === session) return
           connection.listening = session
           yield* FiberSet.run(fibers, Effect.interruptible(listen(session)))
-        })
+        }),
+      expiresSessions: true
     } satisfies TransportService
   })
 

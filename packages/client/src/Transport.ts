@@ -56,6 +56,12 @@ export interface TransportService {
    * `Middleware`: nothing is begun under it).
    */
   readonly sendNow?: (message: JsonRpc.JSONRPCMessage) => TransportError | undefined
+  /**
+   * Whether the server keeps a session for this connection that it may forget (Streamable HTTP),
+   * so that a `SessionExpired` item may come: the session then recovers (initializes again and
+   * resends). Transports without it never deliver `SessionExpired`.
+   */
+  readonly expiresSessions?: boolean
   /** Told the negotiated revision once the handshake is done (HTTP sends it as a header). */
   readonly setProtocolVersion: (version: string) => Effect.Effect<void>
   /**

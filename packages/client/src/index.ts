@@ -28,8 +28,6 @@ export * as McpClient from "./McpClient.js"
 export * as McpError from "./McpError.js"
 /** Message-level middleware. */
 export * as Middleware from "./Middleware.js"
-/** The JSON-RPC peer. */
-export * as Peer from "./Peer.js"
 /** The client for Promise programs: calls as Promises, with no fiber per call when none is needed. */
 export * as PromiseClient from "./PromiseClient.js"
 /** Retries by what is safe to repeat: the policy, and how failures are classified. */

@@ -1,7 +1,7 @@
 /** The JSON-RPC peer against a scripted server: correlation, timeouts, cancellation and every fault. */
 
 import { describe, expect, it } from "@effect/vitest"
-import { Middleware, Peer } from "@effect-mcp/client"
+import { Middleware } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
+import * as Peer from "../src/internal/peer/peer.js"
 import { scriptedPeer } from "./support/scripted.js"
 
 const requestOf = (message: JsonRpc.JSONRPCMessage) => {
@@ -430,20 +431,21 @@ describe("Peer", () => {
   })
 })
 
-describe("Peer.begin (a request from plain code, no fiber)", () => {
+describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
   /** Begins a request; its outcome lands in a Deferred. */
   const begin = (peer: Peer.Peer, method: string, options: Peer.RequestOptions = {}) =>
     Effect.gen(function* () {
       const done = yield* Deferred.make<Exit.Exit<Peer.WireObject, Peer.RequestFailure>>()
-      const abandon = peer.begin(method, { n: 1 }, options, (exit) => Deferred.unsafeDone(done, Exit.succeed(exit)))
-      if (abandon === undefined) return yield* Effect.die("expected the peer to begin the request")
+      const abandon = peer.unsafeRequest(method, { n: 1 }, options, (exit) =>
+        Deferred.unsafeDone(done, Exit.succeed(exit))
+      )
+      if (abandon === undefined) return yield* Effect.die("expected the peer to start the request")
       return { outcome: Deferred.await(done), settled: Deferred.isDone(done), abandon }
     })
 
   it.scoped("is answered by the response with its id, in the transport's callback", () =>
     Effect.gen(function* () {
       const { peer, server, next } = yield* scriptedPeer()
-      expect(peer.canBegin()).toBe(true)
       const call = yield* begin(peer, "m")
       const sent = requestOf(yield* next)
       expect(sent).toMatchObject({ method: "m", params: { n: 1 } })
@@ -519,8 +521,7 @@ describe("Peer.begin (a request from plain code, no fiber)", () => {
       expect(Exit.isFailure(outcome) && Cause.failureOption(outcome.cause)).toMatchObject(
         Option.some({ _tag: "TransportError", reason: "died" })
       )
-      expect(peer.canBegin()).toBe(false)
-      expect(peer.begin("m", undefined, {}, () => {})).toBeUndefined()
+      expect(peer.unsafeRequest("m", undefined, {}, () => {})).toBeUndefined()
     })
   )
 
@@ -528,7 +529,7 @@ describe("Peer.begin (a request from plain code, no fiber)", () => {
     Effect.gen(function* () {
       const { peer } = yield* scriptedPeer()
       let outcome: Exit.Exit<Peer.WireObject, Peer.RequestFailure> | undefined
-      const abandon = peer.begin("m", { n: 1n }, {}, (exit) => {
+      const abandon = peer.unsafeRequest("m", { n: 1n }, {}, (exit) => {
         outcome = exit
       })
       expect(abandon).toBeDefined()
@@ -574,8 +575,7 @@ describe("Peer.begin (a request from plain code, no fiber)", () => {
   it.scoped("is not offered when middleware stands between the peer and the transport", () =>
     Effect.gen(function* () {
       const { peer } = yield* scriptedPeer()
-      expect(peer.canBegin()).toBe(false)
-      expect(peer.begin("m", undefined, {}, () => {})).toBeUndefined()
+      expect(peer.unsafeRequest("m", undefined, {}, () => {})).toBeUndefined()
     }).pipe(Effect.provide(Middleware.layer({})))
   )
 })

@@ -4,7 +4,7 @@
  * interruptions; junk responses with unknown ids; and the transport dying at a random
  * moment. Every caller must get exactly the outcome the first event for it implies, and
  * nothing may be left pending. Each request is made either as an effect (`request`, interrupted
- * by interrupting its fiber) or from plain code (`begin`, given up by calling what it returned).
+ * by interrupting its fiber) or from plain code (`unsafeRequest`, given up by calling what it returned).
  *
  * Event times never tie: responses land at s+0.3 s, interruptions at s+0.6 s, the death of
  * the transport at s+0.9 s, and the request timeout is exactly 10 s.
@@ -103,13 +103,14 @@ describe("Peer properties", () => {
               const done = yield* Deferred.make<Exit.Exit<unknown, { readonly _tag: string }>>()
               let givenUp = false
               let settled = false
-              const abandon = peer.begin("m", { index }, {}, (exit) => {
+              const abandon = peer.unsafeRequest("m", { index }, {}, (exit) => {
                 // Once given up, nothing more may reach the caller (not the late answer, not a timeout).
                 if (givenUp) lateOutcomes.push(index)
                 settled = true
                 Deferred.unsafeDone(done, Exit.succeed(exit))
               })
-              if (abandon === undefined) return yield* Effect.die("the in-memory peer can begin requests")
+              if (abandon === undefined)
+                return yield* Effect.die("the in-memory peer can start requests from plain code")
               return {
                 await: Deferred.await(done),
                 interrupt: Effect.sync(() => {

@@ -1,14 +1,14 @@
 /**
  * The client for Promise programs: against the reference server over the Node stdio transport
- * (calls begun with no fiber give what the client's effects give), and against scripted servers
- * that misbehave (typed rejections, aborts, and every case that must take the effect's way).
+ * (calls started with no fiber give what the client's effects give), and against scripted servers
+ * that misbehave (typed rejections, aborts, and every case whose executor does more than the peer).
  */
 
 import { getEventListeners } from "node:events"
 import { describe, expect, it, vi } from "@effect/vitest"
 import {
   InMemoryTransport,
-  McpClient,
+  type McpClient,
   McpError,
   PromiseClient,
   StreamableHttpTransport,
@@ -16,6 +16,7 @@ import {
 } from "@effect-mcp/client"
 import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
 import { JsonRpc } from "@effect-mcp/protocol"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -43,20 +44,17 @@ class Starts extends Supervisor.AbstractSupervisor<number> {
  * The layer with the supervisor installed before it is built, so that the fibers of runtimes the
  * client captures while building (the session's recovery) are counted too.
  */
-const counted = <E>(layer: Layer.Layer<McpClient.McpClient, E>, starts: Starts) =>
+const counted = <A, E>(layer: Layer.Layer<A, E>, starts: Starts) =>
   layer.pipe(Layer.provideMerge(Supervisor.addSupervisor(starts)))
 
 const everything = () =>
-  McpClient.layer({ name: "everything", protocolVersion: "2025-11-25" }).pipe(
-    Layer.provide(
-      NodeStdioTransport.layer({
-        command: process.execPath,
-        args: [everythingServer, "stdio"],
-        name: "everything",
-        shutdown: { afterStdin: "500 millis", afterTerm: "1 second" }
-      })
-    )
-  )
+  NodeStdioTransport.layer({
+    command: process.execPath,
+    args: [everythingServer, "stdio"],
+    name: "everything",
+    shutdown: { afterStdin: "500 millis", afterTerm: "1 second" }
+  })
+const everythingOptions: McpClient.McpClientOptions = { name: "everything", protocolVersion: "2025-11-25" }
 
 const calls = [
   ["echo", { message: "hi" }],
@@ -76,10 +74,12 @@ const settled = <A>(promise: Promise<A>) =>
 describe("PromiseClient against the reference server (stdio)", () => {
   it("once the tool list is cached, calls start no fiber and give what the client's effects give", async () => {
     const starts = new Starts()
-    const mcp = await PromiseClient.connect(counted(everything(), starts))
+    const mcp = await PromiseClient.connect(counted(everything(), starts), everythingOptions)
     try {
-      // The first call lists the tools and loads the JSON Schema engine (its effect's way).
+      // The first call lists the tools and loads the JSON Schema engine (its effect's way); the
+      // server changes its tool list once it is connected, so the list is fetched again after.
       await mcp.callTool("echo", { message: "warm" })
+      await mcp.listTools()
       const before = starts.count
       const begun = []
       for (const [tool, args] of calls) begun.push(await settled(mcp.callTool(tool, args)))
@@ -106,7 +106,7 @@ describe("PromiseClient against the reference server (stdio)", () => {
   })
 
   it("rejects with the client's typed errors, begun or not", async () => {
-    const mcp = await PromiseClient.connect(everything())
+    const mcp = await PromiseClient.connect(everything(), everythingOptions)
     try {
       await mcp.listTools()
       await expect(mcp.request("prompts/get", { name: "no-such-prompt" })).rejects.toMatchObject({
@@ -129,7 +129,7 @@ describe("PromiseClient against the reference server (stdio)", () => {
   })
 
   it("progress reaches a plain callback, and an aborted call rejects with its signal's reason", async () => {
-    const mcp = await PromiseClient.connect(everything())
+    const mcp = await PromiseClient.connect(everything(), everythingOptions)
     try {
       await mcp.listTools()
       await mcp.callTool("echo", { message: "warm" })
@@ -159,39 +159,35 @@ describe("PromiseClient against the reference server (stdio)", () => {
   })
 
   it("a handshake that fails rejects connect with its typed error, and leaves no process", async () => {
-    const layer = McpClient.layer({ name: "nothing", protocolVersion: "2025-11-25" }).pipe(
-      Layer.provide(
-        NodeStdioTransport.layer({ command: process.execPath, args: ["-e", "process.exit(3)"], name: "nothing" })
-      )
-    )
-    await expect(PromiseClient.connect(layer)).rejects.toMatchObject({ _tag: "TransportError", server: "nothing" })
+    const layer = NodeStdioTransport.layer({
+      command: process.execPath,
+      args: ["-e", "process.exit(3)"],
+      name: "nothing"
+    })
+    await expect(
+      PromiseClient.connect(layer, { name: "nothing", protocolVersion: "2025-11-25" })
+    ).rejects.toMatchObject({ _tag: "TransportError", server: "nothing" })
     expect(children().filter((line) => line.includes("process.exit(3)"))).toStrictEqual([])
     // A server that lives on and never answers: only the disposed runtime ends it.
-    const silent = McpClient.layer({
-      name: "silent",
-      protocolVersion: "2025-11-25",
-      requestTimeout: "300 millis"
-    }).pipe(
-      Layer.provide(
-        NodeStdioTransport.layer({ command: process.execPath, args: ["-e", "process.stdin.resume()"], name: "silent" })
-      )
-    )
-    await expect(PromiseClient.connect(silent)).rejects.toMatchObject({ server: "silent" })
+    const silent = NodeStdioTransport.layer({
+      command: process.execPath,
+      args: ["-e", "process.stdin.resume()"],
+      name: "silent"
+    })
+    await expect(
+      PromiseClient.connect(silent, { name: "silent", protocolVersion: "2025-11-25", requestTimeout: "300 millis" })
+    ).rejects.toMatchObject({ server: "silent" })
     expect(children().filter((line) => line.includes("process.stdin.resume()"))).toStrictEqual([])
   })
 
-  it("make: a client from its scoped effect, with no layer; close or a failed handshake leaves no process", async () => {
-    const made = (name: string, args: ReadonlyArray<string>) =>
+  it("make: a client over a transport's scoped effect, with no layer; close or a failed handshake leaves no process", async () => {
+    // Only the silent server has a short timeout: the reference server may take long to start.
+    const made = (name: string, args: ReadonlyArray<string>, requestTimeout: Duration.DurationInput) =>
       PromiseClient.make(
-        Effect.flatMap(NodeStdioTransport.make({ command: process.execPath, args, name }), ([transport]) =>
-          Effect.provideService(
-            McpClient.make({ name, protocolVersion: "2025-11-25", requestTimeout: "300 millis" }),
-            Transport.Transport,
-            transport
-          )
-        )
+        Effect.map(NodeStdioTransport.make({ command: process.execPath, args, name }), ([transport]) => transport),
+        { name, protocolVersion: "2025-11-25", requestTimeout }
       )
-    const mcp = await made("everything", [everythingServer, "stdio"])
+    const mcp = await made("everything", [everythingServer, "stdio"], "60 seconds")
     const sum = await mcp.callTool("get-sum", { a: 2, b: 3 })
     expect(JSON.stringify(sum.content)).toContain("5")
     await expect(mcp.request("resources/read", { uri: "nothing://here" })).rejects.toMatchObject({
@@ -203,7 +199,9 @@ describe("PromiseClient against the reference server (stdio)", () => {
     expect(children().filter((line) => line.includes(everythingServer))).toStrictEqual([])
     await expect(mcp.callTool("get-sum", { a: 1, b: 1 })).rejects.toMatchObject({ _tag: "SessionUnavailable" })
     // A server that lives on and never answers: only the closed scope ends it.
-    await expect(made("silent", ["-e", "process.stdin.resume()"])).rejects.toMatchObject({ server: "silent" })
+    await expect(made("silent", ["-e", "process.stdin.resume()"], "300 millis")).rejects.toMatchObject({
+      server: "silent"
+    })
     expect(children().filter((line) => line.includes("process.stdin.resume()"))).toStrictEqual([])
   })
 })
@@ -213,11 +211,13 @@ describe("PromiseClient against the reference server (Streamable HTTP)", () => {
     const running = await startEverything("streamableHttp")
     const starts = new Starts()
     try {
-      const layer = McpClient.layer({ name: "everything-http", protocolVersion: "2025-11-25" }).pipe(
-        Layer.provide(StreamableHttpTransport.layer({ url: `${running.origin}/mcp`, name: "everything-http" })),
+      const layer = StreamableHttpTransport.layer({ url: `${running.origin}/mcp`, name: "everything-http" }).pipe(
         Layer.provide(keepAliveHttpClient)
       )
-      const mcp = await PromiseClient.connect(counted(layer, starts))
+      const mcp = await PromiseClient.connect(counted(layer, starts), {
+        name: "everything-http",
+        protocolVersion: "2025-11-25"
+      })
       try {
         await mcp.callTool("echo", { message: "warm" })
         const before = starts.count
@@ -246,8 +246,12 @@ const tool = {
 }
 
 /** A server with one tool whose calls `answer` decides (it answers ping, so a ping is a barrier). */
-const scripted = (answer: (request: JsonRpc.JSONRPCRequest) => Reply, options: McpClient.McpClientOptions = {}) =>
-  scriptedLayer((request) => {
+const scripted = (answer: (request: JsonRpc.JSONRPCRequest) => Reply, options: McpClient.McpClientOptions = {}) => {
+  const {
+    transport,
+    options: clientOptions,
+    sent
+  } = scriptedLayer((request) => {
     if (request.method === "initialize") {
       return {
         result: {
@@ -261,6 +265,8 @@ const scripted = (answer: (request: JsonRpc.JSONRPCRequest) => Reply, options: M
     if (request.method === "ping") return { result: {} }
     return answer(request)
   }, options)
+  return { layer: transport, options: clientOptions, sent }
+}
 
 const warm = { result: { content: [], structuredContent: { degrees: 20 } } } as const
 
@@ -271,13 +277,13 @@ const answersFirstCallOnly = () => {
 }
 
 /**
- * A server over an in-memory pair whose transport refuses the first begun `tools/call` as an HTTP
- * transport refuses a request of a session the server forgot (a `SessionExpired` item, 404). It
- * records the methods it received and which calls were begun (`sendNow`) or took their effect (`send`).
+ * A server over an in-memory pair whose transport refuses the second `tools/call` as an HTTP
+ * transport refuses a request of a session the server forgot (a `SessionExpired` item, 404), and
+ * says its sessions may expire. It records the methods it received.
  */
 const forgetfulServer = (options: { readonly holdSecondInitialize: boolean }) => {
   const sent: Array<string> = []
-  const ways: Array<string> = []
+  let calls = 0
   let refused = false
   // With `holdSecondInitialize`, the re-initialization waits for `release()`; `reinitializing` says it began.
   let began: () => void = () => {}
@@ -324,38 +330,38 @@ const forgetfulServer = (options: { readonly holdSecondInitialize: boolean }) =>
       const [client, server] = yield* InMemoryTransport.makePair("forgetful")
       yield* serve(server)
       let deliver: ((item: Transport.Incoming) => void) | undefined
+      const { sendNow: _writesAtOnce, ...written } = client
       return {
-        ...client,
+        ...written,
         run: (to: (item: Transport.Incoming) => void) => {
           deliver = to
           return client.run(to)
         },
-        send: (message: JsonRpc.JSONRPCMessage) => {
-          if ("method" in message && message.method === "tools/call") ways.push("effect")
-          return client.send(message)
-        },
-        sendNow: (message: JsonRpc.JSONRPCMessage) => {
-          if (!JsonRpc.isRequest(message) || message.method !== "tools/call") return client.sendNow?.(message)
-          ways.push("begun")
-          if (!refused && deliver !== undefined) {
-            refused = true
-            deliver({ _tag: "Failed", id: message.id, error: new McpError.SessionExpired({ server: "forgetful" }) })
-            return undefined
-          }
-          return client.sendNow?.(message)
-        }
+        send: (message: JsonRpc.JSONRPCMessage) =>
+          Effect.suspend(() => {
+            if (!JsonRpc.isRequest(message) || message.method !== "tools/call") return client.send(message)
+            if (++calls === 2 && deliver !== undefined) {
+              refused = true
+              const to = deliver
+              return Effect.sync(() =>
+                to({ _tag: "Failed", id: message.id, error: new McpError.SessionExpired({ server: "forgetful" }) })
+              )
+            }
+            return client.send(message)
+          }),
+        expiresSessions: true
       } satisfies Transport.TransportService
     })
   )
-  const layer = McpClient.layer({ name: "forgetful", protocolVersion: "2025-11-25" }).pipe(Layer.provide(transport))
-  return { layer, sent, ways, refused: () => refused, reinitializing, release }
+  const clientOptions: McpClient.McpClientOptions = { name: "forgetful", protocolVersion: "2025-11-25" }
+  return { layer: transport, options: clientOptions, sent, refused: () => refused, reinitializing, release }
 }
 
 describe("PromiseClient against scripted servers", () => {
   it("structured content that does not match the outputSchema rejects with ToolOutputInvalid, begun or not", async () => {
-    const { layer } = scripted(() => ({ result: { content: [], structuredContent: { degrees: "warm" } } }))
+    const { layer, options } = scripted(() => ({ result: { content: [], structuredContent: { degrees: "warm" } } }))
     const starts = new Starts()
-    const mcp = await PromiseClient.connect(counted(layer, starts))
+    const mcp = await PromiseClient.connect(counted(layer, starts), options)
     try {
       await expect(mcp.callTool("weather", { city: "Oslo" })).rejects.toMatchObject({ _tag: "ToolOutputInvalid" })
       const before = starts.count
@@ -371,9 +377,9 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("an aborted call leaves the client's map and is cancelled on the server", async () => {
-    const { layer, sent } = scripted(answersFirstCallOnly())
+    const { layer, options, sent } = scripted(answersFirstCallOnly())
     const starts = new Starts()
-    const mcp = await PromiseClient.connect(counted(layer, starts))
+    const mcp = await PromiseClient.connect(counted(layer, starts), options)
     try {
       // The first call lists the tools and loads the JSON Schema engine: the next one is begun.
       await mcp.callTool("weather", { city: "Oslo" })
@@ -397,9 +403,12 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("a begun call times out on the client's clock with its own timeout, and is cancelled on the server", async () => {
-    const { layer, sent } = scripted(answersFirstCallOnly())
+    const { layer, options, sent } = scripted(answersFirstCallOnly())
     const starts = new Starts()
-    const mcp = await PromiseClient.connect(counted(Layer.provideMerge(layer, TestContext.TestContext), starts))
+    const mcp = await PromiseClient.connect(
+      counted(Layer.provideMerge(layer, TestContext.TestContext), starts),
+      options
+    )
     try {
       await mcp.callTool("weather", { city: "Oslo" })
       const before = starts.count
@@ -421,19 +430,15 @@ describe("PromiseClient against scripted servers", () => {
     }
   })
 
-  it("a begun call that meets an expired session initializes it again and is retried, as its effect would be", async () => {
+  it("a call that meets an expired session initializes it again and is retried, as its effect would be", async () => {
     const forgetful = forgetfulServer({ holdSecondInitialize: false })
-    const starts = new Starts()
-    const mcp = await PromiseClient.connect(counted(forgetful.layer, starts))
+    const mcp = await PromiseClient.connect(forgetful.layer, forgetful.options)
     try {
-      // The first call takes its effect (it lists the tools, loads the JSON Schema engine); the second is begun.
       await mcp.callTool("weather", { city: "Oslo" })
-      const before = starts.count
       await expect(mcp.callTool("weather", { city: "Bergen" })).resolves.toMatchObject({
         structuredContent: { degrees: 20 }
       })
       expect(forgetful.refused()).toBe(true)
-      expect(forgetful.ways).toStrictEqual(["effect", "begun", "effect"])
       expect(forgetful.sent).toStrictEqual([
         "initialize",
         "notifications/initialized",
@@ -443,8 +448,6 @@ describe("PromiseClient against scripted servers", () => {
         "notifications/initialized",
         "tools/call"
       ])
-      // The recovery ran in a fiber (the call before it began with none).
-      expect(starts.count).toBeGreaterThan(before)
     } finally {
       await mcp.close()
     }
@@ -452,7 +455,7 @@ describe("PromiseClient against scripted servers", () => {
 
   it("aborted while its expired session is initialized again, the call stops there; the re-initialization completes", async () => {
     const forgetful = forgetfulServer({ holdSecondInitialize: true })
-    const mcp = await PromiseClient.connect(forgetful.layer)
+    const mcp = await PromiseClient.connect(forgetful.layer, forgetful.options)
     try {
       await mcp.callTool("weather", { city: "Oslo" })
       const controller = new AbortController()
@@ -468,16 +471,15 @@ describe("PromiseClient against scripted servers", () => {
       await mcp.request("ping")
       expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0, violations: { "unknown-id": 0 } })
       // The call given up is not sent again.
-      expect(forgetful.ways).toStrictEqual(["effect", "begun"])
       expect(forgetful.sent.filter((method) => method === "tools/call")).toHaveLength(1)
     } finally {
       await mcp.close()
     }
   })
 
-  it("closed while a begun call's expired session is initialized again, the call rejects with a tagged error", async () => {
+  it("closed while a call's expired session is initialized again, the call rejects with a tagged error", async () => {
     const forgetful = forgetfulServer({ holdSecondInitialize: true })
-    const mcp = await PromiseClient.connect(forgetful.layer)
+    const mcp = await PromiseClient.connect(forgetful.layer, forgetful.options)
     await mcp.callTool("weather", { city: "Oslo" })
     const call = mcp.callTool("weather", { city: "Bergen" })
     await forgetful.reinitializing
@@ -490,23 +492,28 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("arguments JSON cannot carry reject with the defect and hold nothing; a closed client refuses with its own error", async () => {
-    const { layer } = scripted(() => warm, { maxInFlight: 1 })
-    const starts = new Starts()
-    const mcp = await PromiseClient.connect(counted(layer, starts))
-    try {
-      await mcp.callTool("weather", { city: "Oslo" })
-      const before = starts.count
-      // Begun (no fiber): the write itself throws.
-      await expect(mcp.callTool("weather", { city: "Oslo", at: 1n })).rejects.toThrow(TypeError)
-      expect(starts.count).toBe(before)
-      expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
-      // The only slot under maxInFlight: 1 was given back.
-      await expect(mcp.callTool("weather", { city: "Oslo" })).resolves.toMatchObject({
-        structuredContent: { degrees: 20 }
-      })
-    } finally {
-      await mcp.close()
+    for (const bound of [{}, { maxInFlight: 1 }]) {
+      const { layer, options } = scripted(() => warm, bound)
+      const starts = new Starts()
+      const mcp = await PromiseClient.connect(counted(layer, starts), options)
+      try {
+        await mcp.callTool("weather", { city: "Oslo" })
+        const before = starts.count
+        // Started with no fiber unless bounded: the write itself throws either way.
+        await expect(mcp.callTool("weather", { city: "Oslo", at: 1n })).rejects.toThrow(TypeError)
+        expect(starts.count > before).toBe(bound.maxInFlight !== undefined)
+        expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
+        // The only slot under maxInFlight: 1 was given back.
+        await expect(mcp.callTool("weather", { city: "Oslo" })).resolves.toMatchObject({
+          structuredContent: { degrees: 20 }
+        })
+      } finally {
+        await mcp.close()
+      }
     }
+    const { layer, options } = scripted(() => warm)
+    const mcp = await PromiseClient.connect(layer, options)
+    await mcp.close()
     await expect(mcp.callTool("weather", { city: "Oslo" })).rejects.toMatchObject({
       _tag: "SessionUnavailable",
       reason: "the client was closed"
@@ -516,8 +523,8 @@ describe("PromiseClient against scripted servers", () => {
   })
 
   it("a signal shared by many calls keeps no listener once they are settled", async () => {
-    const { layer } = scripted(() => warm)
-    const mcp = await PromiseClient.connect(layer)
+    const { layer, options } = scripted(() => warm)
+    const mcp = await PromiseClient.connect(layer, options)
     try {
       await mcp.callTool("weather", { city: "Oslo" })
       const controller = new AbortController()
@@ -534,7 +541,7 @@ describe("PromiseClient against scripted servers", () => {
     }
   })
 
-  it("a retry policy or a tracer take the effect's way (a bound with a free slot does not), with the same answer", async () => {
+  it("a retry policy, a bound or a tracer take the effect's way, with the same answer", async () => {
     const native = Effect.runSync(Effect.tracer)
     const spans: Array<string> = []
     const tracer = Tracer.make({
@@ -544,13 +551,18 @@ describe("PromiseClient against scripted servers", () => {
       },
       context: native.context
     })
-    for (const [layer, fibers] of [
-      [scripted(() => warm, { retry: { tools: { times: 2 } } }).layer, "some"],
-      [scripted(() => warm).layer.pipe(Layer.provide(Layer.setTracer(tracer))), "some"],
-      [scripted(() => warm, { maxInFlight: 1 }).layer, "none"]
+    const traced = scripted(() => warm)
+    const retried = scripted(() => warm, { retry: { tools: { times: 2 } } })
+    const bounded = scripted(() => warm, { maxInFlight: 1 })
+    const plain = scripted(() => warm)
+    for (const [layer, options, fibers] of [
+      [retried.layer, retried.options, "some"],
+      [traced.layer.pipe(Layer.provideMerge(Layer.setTracer(tracer))), traced.options, "some"],
+      [bounded.layer, bounded.options, "some"],
+      [plain.layer, plain.options, "none"]
     ] as const) {
       const starts = new Starts()
-      const mcp = await PromiseClient.connect(counted(layer, starts))
+      const mcp = await PromiseClient.connect(counted(layer, starts), options)
       try {
         await mcp.callTool("weather", { city: "Oslo" })
         const before = starts.count
@@ -565,20 +577,17 @@ describe("PromiseClient against scripted servers", () => {
     expect(spans).toContain("mcp.request tools/call")
   })
 
-  it("under maxInFlight a begun call holds its slot until it settles or is given up", async () => {
+  it("under maxInFlight a call holds its slot until it settles or is given up", async () => {
     let calls = 0
-    const { layer } = scripted(() => (++calls === 2 ? "silent" : warm), { maxInFlight: 1 })
-    const starts = new Starts()
-    const mcp = await PromiseClient.connect(counted(layer, starts))
+    const { layer, options } = scripted(() => (++calls === 2 ? "silent" : warm), { maxInFlight: 1 })
+    const mcp = await PromiseClient.connect(layer, options)
     try {
       await mcp.callTool("weather", { city: "Oslo" })
       const controller = new AbortController()
-      const before = starts.count
       const held = mcp.callTool("weather", { city: "Oslo" }, { signal: controller.signal })
-      expect(starts.count).toBe(before)
-      // The slot is held: this call takes its effect and waits for it (a ping would too: the bound is on every request).
+      await vi.waitFor(() => expect(calls).toBe(2))
+      // The slot is held: this call waits for it (a ping would too: the bound is on every request).
       const waiting = mcp.callTool("weather", { city: "Bergen" })
-      expect(starts.count).toBeGreaterThan(before)
       controller.abort("stop")
       await expect(held).rejects.toBe("stop")
       await expect(waiting).resolves.toMatchObject({ structuredContent: { degrees: 20 } })

@@ -51,11 +51,10 @@ export const scriptedLayer = <E>(
       )
     })
   // The stateful session unless a test asks otherwise (no era probe before initialize).
-  const layer = McpClient.layer({ name: "scripted", protocolVersion: "2025-11-25", ...options }).pipe(
-    Layer.provide(InMemoryTransport.layer(serve, "scripted")),
-    Layer.provide(handlers)
-  )
-  return { layer, sent, server: () => serverEnd }
+  const clientOptions: McpClient.McpClientOptions = { name: "scripted", protocolVersion: "2025-11-25", ...options }
+  const transport = InMemoryTransport.layer(serve, "scripted")
+  const layer = McpClient.layer(clientOptions).pipe(Layer.provide(transport), Layer.provide(handlers))
+  return { layer, transport, options: clientOptions, sent, server: () => serverEnd }
 }
 
 /** Runs a client against a script; returns the client and every message the client sent. */

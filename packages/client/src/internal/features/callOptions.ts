@@ -3,7 +3,7 @@ import { Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { CallOptions } from "../../McpClient.js"
-import type * as Peer from "../../Peer.js"
+import type * as Peer from "../peer/peer.js"
 import type * as Session from "../session/session.js"
 
 /** The session's options for one call: timeouts and retry as given, progress decoded before it reaches the caller. */

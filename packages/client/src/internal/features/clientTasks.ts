@@ -13,7 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import type { JsonRpcFailure } from "../../McpError.js"
-import * as Peer from "../../Peer.js"
+import * as Peer from "../peer/peer.js"
 import { isTerminal } from "./tasks.js"
 
 /** The legal next statuses of each status; terminal ones have none. */

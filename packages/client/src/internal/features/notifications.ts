@@ -9,7 +9,7 @@ import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { ListKind } from "../../McpClient.js"
-import type * as Peer from "../../Peer.js"
+import type * as Peer from "../peer/peer.js"
 
 /** Whether a notification belongs to the session's current subscriptions. */
 export type Accepts = (notification: JsonRpc.JSONRPCNotification) => boolean

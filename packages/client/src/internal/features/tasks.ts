@@ -22,10 +22,9 @@ import {
   DecodeError,
   type RequestError,
   TaskNotAllowed,
-  TaskRequired,
   type ToolOutputInvalid
 } from "../../McpError.js"
-import type * as Peer from "../../Peer.js"
+import type * as Peer from "../peer/peer.js"
 import type { Session } from "../session/session.js"
 import * as Lists from "./lists.js"
 import type { Tools } from "./tools.js"
@@ -71,8 +70,6 @@ export interface Tasks {
     args: { readonly [key: string]: unknown } | undefined,
     options?: RunOptions
   ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
-  /** Fails when the tool must be called as a task (and the server supports tasks for tools). */
-  readonly checkPlainCall: (name: string) => Effect.Effect<void, TaskRequired>
 }
 
 const decodeCreateTask = Schema.decodeUnknownEither(McpSchema.CreateTaskResult)
@@ -106,15 +103,18 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
         return yield* new TaskNotAllowed({ server, tool: name, taskSupport: support ?? "forbidden" })
       }
       const ttl = options?.ttl === undefined ? undefined : Math.round(Duration.toMillis(options.ttl))
-      const raw = yield* session.requestRaw(
+      // A task-augmented call answers with a CreateTaskResult, decoded here, not by the method table.
+      const prepared = yield* session.prepare(
         "tools/call",
         {
           name,
           ...(args === undefined ? {} : { arguments: args }),
           task: ttl === undefined ? {} : { ttl }
         },
-        requestOptions(options)
+        requestOptions(options),
+        false
       )
+      const raw = yield* session.execute(prepared)
       const created = decodeCreateTask(raw)
       if (Either.isLeft(created)) {
         return yield* new DecodeError({
@@ -197,15 +197,6 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
       })
     )
 
-  // With the tool list cached, decided at once: exactly `Effect.void` when the call may go plain.
-  const checkPlainCall: Tasks["checkPlainCall"] = (name) => {
-    if (!toolTasks()) return Effect.void
-    const verdict = (support: ReturnType<typeof supportOf>) =>
-      support === "required" ? Effect.fail(new TaskRequired({ server, tool: name })) : Effect.void
-    const known = tools.known(name)
-    return known === undefined ? Effect.flatMap(taskSupportOf(name), verdict) : verdict(supportOf(known))
-  }
-
   return {
     callToolAsTask,
     getTask,
@@ -213,8 +204,7 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
     tasksStream,
     cancelTask,
     taskStatus,
-    runToolAsTask,
-    checkPlainCall
+    runToolAsTask
   }
 }
 

@@ -5,18 +5,39 @@
  */
 import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { InvalidInput, type RequestError, ToolOutputInvalid } from "../../McpError.js"
-import type { Session, RequestOptions as SessionRequestOptions } from "../session/session.js"
+import { InvalidInput, type RequestError, TaskRequired, ToolOutputInvalid } from "../../McpError.js"
+import type * as Peer from "../peer/peer.js"
+import type { Prepared, Session, RequestOptions as SessionRequestOptions } from "../session/session.js"
 import * as McpHeaders from "../transport/mcpHeaders.js"
-import { type Check, checkNow, type Outcome, withCheck } from "./jsonSchema.js"
+import { type Check, checkNow, withCheck } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
 
 /** Tool arguments, as a caller gives them. */
 export type Arguments = { readonly [key: string]: unknown }
+
+/** What a tool call can fail with. */
+export type CallError = RequestError | ToolOutputInvalid | TaskRequired
+
+/** A tool call made ready: its request, and what its result is checked against. */
+export interface PreparedCall {
+  readonly tool: string
+  readonly request: Prepared
+  /** The `outputSchema` of the definition the call was checked against, if it has one. */
+  readonly outputSchema: McpSchema.Tool["inputSchema"] | undefined
+  /** The JSON Schema check, loaded when a schema needs it. */
+  readonly check: Check | undefined
+  /** Why the arguments were not checked, when the tool's `inputSchema` does not compile. */
+  readonly unchecked: string | undefined
+  /**
+   * Whether the tool's definition was read to prepare the call. When nothing before sending needs
+   * it, it is read only for a successful result, to check it (a call that fails never lists the tools).
+   */
+  readonly resolved: boolean
+}
 
 /** The tools part of a client. */
 export interface Tools {
@@ -28,36 +49,40 @@ export interface Tools {
   readonly known: (tool: string) => Option.Option<McpSchema.Tool> | undefined
   /** The tool's definition from the cached list (listed once if needed; a failure to list is logged, not fatal). */
   readonly definition: (tool: string) => Effect.Effect<Option.Option<McpSchema.Tool>>
-  /** Fails with `InvalidInput` (naming the tool and the JSON pointer) when the arguments do not match the tool's `inputSchema`. */
-  readonly checkInput: (tool: string, args: Arguments | undefined) => Effect.Effect<void, InvalidInput>
-  /** Fails with `ToolOutputInvalid` when a successful result does not match the tool's `outputSchema`. */
+  /**
+   * The first steps of a call, plain: a tool that requires a task is refused (`TaskRequired`), the
+   * arguments are checked against its `inputSchema` (`InvalidInput` naming the JSON pointer; unless
+   * `validateInput` is false), the 2026-07-28 `Mcp-Param-*` headers and, under a retry policy, the
+   * tool's idempotency hints are read, and the session prepares the request. `undefined` when
+   * that needs an effect first (the tool list is not cached, or the JSON Schema engine not loaded).
+   */
+  readonly prepareNow: (
+    tool: string,
+    args: Arguments | undefined,
+    options: SessionRequestOptions,
+    validateInput: boolean
+  ) => Either.Either<PreparedCall, CallError> | undefined
+  /** `prepareNow`, listing the tools or loading the engine first when it needs to. */
+  readonly prepare: (
+    tool: string,
+    args: Arguments | undefined,
+    options: SessionRequestOptions,
+    validateInput: boolean
+  ) => Effect.Effect<PreparedCall, CallError>
+  /** The last step: the result decoded, and `structuredContent` checked against the `outputSchema` (`ToolOutputInvalid`). */
+  readonly decode: (call: PreparedCall, raw: Peer.WireObject) => Either.Either<McpSchema.CallToolResult, CallError>
+  /** A result got another way (a task's) checked as `decode` checks one. */
   readonly checkOutput: (
     tool: string,
     result: McpSchema.CallToolResult
   ) => Effect.Effect<McpSchema.CallToolResult, ToolOutputInvalid>
-  /**
-   * `tools/call`, checked before and after (input checks unless `validateInput` is false); under
-   * a retry policy, a tool that says `readOnlyHint` or `idempotentHint` may be repeated.
-   */
+  /** `tools/call`: `prepare`, the session's executor, `decode`. */
   readonly call: (
     tool: string,
     args: Arguments | undefined,
     options: SessionRequestOptions,
     validateInput: boolean
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
-  /**
-   * `tools/call` started from plain code, with no fiber (the session's `begin`), when its checks
-   * need no effect: the tool's definition cached, the JSON Schema engine loaded when a check needs
-   * it, the arguments valid. `onDone` gets what `call` would give, the result checked against the
-   * definition the call began with (`call` reads it again when the answer comes). `undefined`: use `call`.
-   */
-  readonly begin: (
-    tool: string,
-    args: Arguments | undefined,
-    options: SessionRequestOptions,
-    validateInput: boolean,
-    onDone: (outcome: Exit.Exit<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>) => void
-  ) => (() => void) | undefined
+  ) => Effect.Effect<McpSchema.CallToolResult, CallError>
 }
 
 /**
@@ -80,6 +105,12 @@ const paramHeadersOf = (tool: McpSchema.Tool, args: Arguments | undefined) => {
     : undefined
 }
 
+/** Whether a check of `definition` needs the JSON Schema engine. */
+const needsCheck = (definition: McpSchema.Tool | undefined, validateInput: boolean) =>
+  definition !== undefined && (validateInput || definition.outputSchema !== undefined)
+
+const loadCheck: Effect.Effect<Check> = withCheck(Effect.succeed)
+
 /** Builds the tools part over a session. */
 export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -97,16 +128,15 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       session.serveStale ? { server, what: "tools" } : undefined
     )
 
-    /** The tool's definition when the list is cached (none: not in it), read without an effect; else `undefined`. */
-    const cachedDefinition = (tool: string): Option.Option<McpSchema.Tool> | undefined => {
+    const known: Tools["known"] = (tool) => {
       const tools = list.known()
       return tools === undefined ? undefined : Option.fromNullable(tools.find((entry) => entry.name === tool))
     }
 
-    // Read when it runs (a -32020 retry builds its attempt before the refetch that precedes it).
-    const definition = (tool: string): Effect.Effect<Option.Option<McpSchema.Tool>> =>
+    // Read when it runs (a -32020 retry prepares again after the refetch that precedes it).
+    const definition: Tools["definition"] = (tool) =>
       Effect.suspend(() => {
-        const cached = cachedDefinition(tool)
+        const cached = known(tool)
         if (cached !== undefined) return Effect.succeed(cached)
         return list.get.pipe(
           Effect.tapError((error) =>
@@ -120,149 +150,151 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
         )
       })
 
-    /** The input check against a definition: exactly `Effect.void` when the arguments pass (or nothing is known). */
-    const inputVerdict = (
+    // Read on each call: a re-established session may declare other capabilities.
+    const toolTasks = () => session.established().serverCapabilities.tasks?.requests?.tools?.call !== undefined
+
+    /** The plain steps, given the definition (none: unknown) and the engine when a check needs it. */
+    /** Whether anything before sending needs the tool's definition. */
+    const needsDefinition = (options: SessionRequestOptions, validateInput: boolean) =>
+      validateInput ||
+      toolTasks() ||
+      session.era() === "stateless" ||
+      (options.idempotent === undefined && session.retryPolicy("tools/call", options) !== undefined)
+
+    const prepareWith = (
       tool: string,
       args: Arguments | undefined,
-      found: Option.Option<McpSchema.Tool>
-    ): Effect.Effect<void, InvalidInput> => {
-      if (Option.isNone(found)) return Effect.void
-      return withCheck((check) => {
-        const outcome = check(found.value.inputSchema, args ?? {})
-        if (outcome._tag === "Valid") return Effect.void
-        if (outcome._tag === "Uncompilable") {
-          return Effect.logDebug(`${server}: the inputSchema of ${tool} is not checked: ${outcome.reason}`)
+      options: SessionRequestOptions,
+      validateInput: boolean,
+      definition: McpSchema.Tool | undefined,
+      check: Check | undefined,
+      resolved = true
+    ): Either.Either<PreparedCall, CallError> => {
+      if (definition?.execution?.taskSupport === "required" && toolTasks()) {
+        return Either.left(new TaskRequired({ server, tool }))
+      }
+      let unchecked: string | undefined
+      if (validateInput && definition !== undefined && check !== undefined) {
+        const outcome = check(definition.inputSchema, args ?? {})
+        if (outcome._tag === "Invalid") {
+          return Either.left(
+            new InvalidInput({
+              server,
+              method: "tools/call",
+              tool,
+              pointer: outcome.pointer,
+              reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
+            })
+          )
         }
-        return Effect.fail(invalidInput(tool, outcome))
-      })
-    }
-    const invalidInput = (tool: string, outcome: Extract<Outcome, { readonly _tag: "Invalid" }>) =>
-      new InvalidInput({
-        server,
-        method: "tools/call",
+        if (outcome._tag === "Uncompilable") unchecked = outcome.reason
+      }
+      const headers =
+        definition !== undefined && session.era() === "stateless" ? paramHeadersOf(definition, args) : undefined
+      const hints = definition?.annotations
+      const idempotent =
+        options.idempotent === undefined && session.retryPolicy("tools/call", options) !== undefined
+          ? hints?.readOnlyHint === true || hints?.idempotentHint === true
+          : options.idempotent
+      const requestOptions: SessionRequestOptions = {
+        ...options,
+        spanAttributes: { "mcp.tool": tool },
+        ...(headers === undefined ? {} : { headers }),
+        ...(idempotent === undefined ? {} : { idempotent })
+      }
+      const params = args === undefined ? { name: tool } : { name: tool, arguments: args }
+      return Either.map(session.prepare("tools/call", params, requestOptions), (request) => ({
         tool,
-        pointer: outcome.pointer,
-        reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
-      })
-
-    // With the list cached (every call after the first), the check runs with no effect steps.
-    const checkInput: Tools["checkInput"] = (tool, args) => {
-      const cached = cachedDefinition(tool)
-      return cached !== undefined
-        ? inputVerdict(tool, args, cached)
-        : Effect.flatMap(definition(tool), (found) => inputVerdict(tool, args, found))
+        request,
+        outputSchema: definition?.outputSchema,
+        check,
+        unchecked,
+        resolved
+      }))
     }
 
-    const outputVerdict = (
-      tool: string,
-      result: McpSchema.CallToolResult,
-      found: Option.Option<McpSchema.Tool>
-    ): Effect.Effect<McpSchema.CallToolResult, ToolOutputInvalid> => {
-      const outputSchema = Option.getOrUndefined(found)?.outputSchema
-      if (outputSchema === undefined) return Effect.succeed(result)
-      if (result.structuredContent === undefined) return Effect.fail(missingStructured(tool))
-      return withCheck((check) => {
-        const problem = outputProblem(tool, result, outputSchema, check)
-        return problem === undefined ? Effect.succeed(result) : Effect.fail(problem)
-      })
-    }
-    const missingStructured = (tool: string) =>
-      new ToolOutputInvalid({ server, tool, reason: "structuredContent is missing" })
-    /** What is wrong with a result against the tool's `outputSchema`, if anything. */
-    const outputProblem = (
-      tool: string,
-      result: McpSchema.CallToolResult,
-      outputSchema: McpSchema.Tool["inputSchema"],
-      check: Check
-    ): ToolOutputInvalid | undefined => {
-      if (result.structuredContent === undefined) return missingStructured(tool)
-      const outcome = check(outputSchema, result.structuredContent)
-      return outcome._tag === "Valid" ? undefined : new ToolOutputInvalid({ server, tool, reason: outcome.reason })
-    }
-
-    // A server that cannot list its tools does not make a successful call fail (the check is skipped).
-    const checkOutput: Tools["checkOutput"] = (tool, result) => {
-      if (result.isError === true) return Effect.succeed(result)
-      const cached = cachedDefinition(tool)
-      return cached !== undefined
-        ? outputVerdict(tool, result, cached)
-        : Effect.flatMap(definition(tool), (found) => outputVerdict(tool, result, found))
-    }
-
-    const paramsOf = (tool: string, args: Arguments | undefined) =>
-      args === undefined ? { name: tool } : { name: tool, arguments: args }
-    const callOf = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
-      session.request("tools/call", paramsOf(tool, args), { ...options, spanAttributes: { "mcp.tool": tool } })
-
-    // Only 2026-07-28 carries Mcp-Param-* headers: the stateful path adds no step to the hot path.
-    const attempt = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
-      session.era() === "stateless"
-        ? Effect.flatMap(definition(tool), (found) => {
-            const headers = Option.isSome(found) ? paramHeadersOf(found.value, args) : undefined
-            return callOf(tool, args, headers === undefined ? options : { ...options, headers })
-          })
-        : callOf(tool, args, options)
-
-    // -32020: the headers did not match what the server knows of the tool: list again, then retry once.
-    // (Only 2026-07-28 has the headers, so only it has the retry.)
-    const send = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
-      Effect.flatMap(
-        session.era() === "stateless"
-          ? Effect.catchIf(
-              attempt(tool, args, options),
-              (error) => error._tag === "RpcError" && error.code === JsonRpc.ErrorCode.HeaderMismatch,
-              () =>
-                Effect.zipRight(Effect.ignore(Effect.zipRight(list.invalidate, list.get)), attempt(tool, args, options))
-            )
-          : callOf(tool, args, options),
-        (result) => checkOutput(tool, result)
-      )
-
-    // Only under a retry policy is the definition read for the tool's hints: no step otherwise.
-    const hinted = (tool: string, args: Arguments | undefined, options: SessionRequestOptions) =>
-      options.idempotent !== undefined || session.retryPolicy("tools/call", options) === undefined
-        ? send(tool, args, options)
-        : Effect.flatMap(definition(tool), (found) => {
-            const hints = Option.getOrUndefined(found)?.annotations
-            const idempotent = hints?.readOnlyHint === true || hints?.idempotentHint === true
-            return send(tool, args, { ...options, idempotent })
-          })
-
-    // Decides (input check, hints) when called: callers call it when the call runs (McpClient.callTool's suspend).
-    const call: Tools["call"] = (tool, args, options, validateInput) => {
-      if (!validateInput) return hinted(tool, args, options)
-      const checked = checkInput(tool, args)
-      // Arguments that passed against the cached definition add no step.
-      return checked === Effect.void
-        ? hinted(tool, args, options)
-        : Effect.zipRight(checked, hinted(tool, args, options))
-    }
-
-    const begin: Tools["begin"] = (tool, args, options, validateInput, onDone) => {
-      const found = session.era() === "stateful" && session.peer.canBegin() ? cachedDefinition(tool) : undefined
+    const prepareNow: Tools["prepareNow"] = (tool, args, options, validateInput) => {
+      const found = known(tool)
       if (found === undefined) return undefined
       const definition = Option.getOrUndefined(found)
-      const outputSchema = definition?.outputSchema
-      const checked = definition !== undefined && (validateInput || outputSchema !== undefined)
-      const check = checked ? checkNow() : undefined
-      if (checked && check === undefined) return undefined
-      // Arguments that do not pass (or a schema that does not compile) take `call`'s way: it says why.
-      if (validateInput && definition !== undefined && check?.(definition.inputSchema, args ?? {})._tag !== "Valid") {
-        return undefined
-      }
-      return session.begin("tools/call", paramsOf(tool, args), options, (outcome) => {
-        if (Exit.isFailure(outcome) || outputSchema === undefined || check === undefined) return onDone(outcome)
-        const result = outcome.value
-        let problem: ToolOutputInvalid | undefined
-        try {
-          problem = result.isError === true ? undefined : outputProblem(tool, result, outputSchema, check)
-        } catch (defect) {
-          // The validator itself failing (a schema too deep for it) is this call's defect, as in `call`.
-          return onDone(Exit.die(defect))
-        }
-        onDone(problem === undefined ? outcome : Exit.fail(problem))
-      })
+      const check = needsCheck(definition, validateInput) ? checkNow() : undefined
+      if (check === undefined && needsCheck(definition, validateInput)) return undefined
+      return prepareWith(tool, args, options, validateInput, definition, check)
     }
 
-    return { list, stream, known: cachedDefinition, definition, checkInput, checkOutput, call, begin }
+    const prepare: Tools["prepare"] = (tool, args, options, validateInput) =>
+      Effect.suspend(() => {
+        const now = prepareNow(tool, args, options, validateInput)
+        const prepared =
+          now ??
+          (!needsDefinition(options, validateInput)
+            ? prepareWith(tool, args, options, validateInput, undefined, undefined, false)
+            : undefined) ??
+          Effect.flatMap(definition(tool), (found) => {
+            const known = Option.getOrUndefined(found)
+            return needsCheck(known, validateInput)
+              ? Effect.flatMap(loadCheck, (check) => prepareWith(tool, args, options, validateInput, known, check))
+              : prepareWith(tool, args, options, validateInput, known, undefined)
+          })
+        return Effect.tap(prepared, (call) =>
+          call.unchecked === undefined
+            ? Effect.void
+            : Effect.logDebug(`${server}: the inputSchema of ${tool} is not checked: ${call.unchecked}`)
+        )
+      })
+
+    /** A successful result against the tool's `outputSchema`. */
+    const verified = (
+      call: Pick<PreparedCall, "tool" | "outputSchema" | "check">,
+      result: McpSchema.CallToolResult
+    ): Either.Either<McpSchema.CallToolResult, ToolOutputInvalid> => {
+      if (call.outputSchema === undefined || call.check === undefined || result.isError === true) {
+        return Either.right(result)
+      }
+      if (result.structuredContent === undefined) {
+        return Either.left(new ToolOutputInvalid({ server, tool: call.tool, reason: "structuredContent is missing" }))
+      }
+      const outcome = call.check(call.outputSchema, result.structuredContent)
+      return outcome._tag === "Valid"
+        ? Either.right(result)
+        : Either.left(new ToolOutputInvalid({ server, tool: call.tool, reason: outcome.reason }))
+    }
+
+    const decode: Tools["decode"] = (call, raw) =>
+      Either.flatMap(session.decode("tools/call", raw), (result) => verified(call, result))
+
+    // A server that cannot list its tools does not make a successful result fail (the check is skipped).
+    const checkOutput: Tools["checkOutput"] = (tool, result) =>
+      Effect.flatMap(definition(tool), (found) => {
+        const outputSchema = Option.getOrUndefined(found)?.outputSchema
+        return outputSchema === undefined || result.isError === true
+          ? Effect.succeed(result)
+          : Effect.flatMap(loadCheck, (check) => verified({ tool, outputSchema, check }, result))
+      })
+
+    const run = (call: PreparedCall) =>
+      Effect.flatMap(session.execute(call.request), (raw) =>
+        call.resolved
+          ? decode(call, raw)
+          : Effect.flatMap(session.decode("tools/call", raw), (result) => checkOutput(call.tool, result))
+      )
+
+    // -32020 (2026-07-28 only): the headers did not match what the server knows of the tool: list
+    // again, then prepare and send once more.
+    const call: Tools["call"] = (tool, args, options, validateInput) =>
+      Effect.flatMap(prepare(tool, args, options, validateInput), (prepared) =>
+        session.era() === "stateless"
+          ? Effect.catchIf(
+              run(prepared),
+              (error) => error._tag === "RpcError" && error.code === JsonRpc.ErrorCode.HeaderMismatch,
+              () =>
+                Effect.zipRight(
+                  Effect.ignore(Effect.zipRight(list.invalidate, list.get)),
+                  Effect.flatMap(prepare(tool, args, options, validateInput), run)
+                )
+            )
+          : run(prepared)
+      )
+
+    return { list, stream, known, definition, prepareNow, prepare, decode, checkOutput, call }
   })

@@ -11,12 +11,28 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { LegacyServer, RequestError, SessionExpired, StreamBroken, TransportError } from "../../McpError.js"
-import type * as Peer from "../../Peer.js"
+import {
+  type LegacyServer,
+  type RequestError,
+  type SessionExpired,
+  type StreamBroken,
+  TransportError
+} from "../../McpError.js"
 import type { ProbeOutcome, TransportService } from "../../Transport.js"
+import type * as Peer from "../peer/peer.js"
 
 /** What a request can fail with on the wire: a request error, or a transport's signal for the session. */
 export type WireError = RequestError | SessionExpired | LegacyServer | StreamBroken
+
+/** A transport's signal that nothing handled, as the request's transport failure; other errors as they are. */
+export const asRequestError = (error: WireError): RequestError =>
+  error._tag === "SessionExpired" || error._tag === "LegacyServer" || error._tag === "StreamBroken"
+    ? new TransportError({
+        server: error.server,
+        reason: error.reason,
+        ...(error._tag === "StreamBroken" ? {} : { status: error._tag === "LegacyServer" ? error.status : 404 })
+      })
+    : error
 
 /** How requests of one era go on the wire. */
 export interface Dialect {

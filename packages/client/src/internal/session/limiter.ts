@@ -1,6 +1,6 @@
 /**
  * A bound on requests in flight, with a bounded wait queue (first come, first served): a
- * request beyond both is refused with `Overloaded` and never sent. Unbounded, it is no step at all.
+ * request beyond both is refused with `Overloaded` and never sent. Unbounded, there is no limiter.
  */
 import * as Effect from "effect/Effect"
 import { Overloaded } from "../../McpError.js"
@@ -8,18 +8,15 @@ import { Overloaded } from "../../McpError.js"
 /** Runs requests within the bound. */
 export interface Limiter {
   readonly run: <A, E>(method: string, request: Effect.Effect<A, E>) => Effect.Effect<A, E | Overloaded>
-  /** A slot taken there and then, with the function that frees it; `undefined` when none is free (`run` would wait). */
-  readonly tryAcquire: () => (() => void) | undefined
 }
 
-const free = () => {}
-
-/** No bound. */
-export const unbounded: Limiter = { run: (_method, request) => request, tryAcquire: () => free }
-
-/** At most `maxInFlight` at once, at most `maxQueued` waiting (default: no bound on the queue). */
-export const make = (server: () => string, maxInFlight: number | undefined, maxQueued: number | undefined): Limiter => {
-  if (maxInFlight === undefined || !Number.isFinite(maxInFlight)) return unbounded
+/** At most `maxInFlight` at once, at most `maxQueued` waiting (default: no bound on the queue); none without a bound. */
+export const make = (
+  server: () => string,
+  maxInFlight: number | undefined,
+  maxQueued: number | undefined
+): Limiter | undefined => {
+  if (maxInFlight === undefined || !Number.isFinite(maxInFlight)) return undefined
   const limit = Math.max(1, Math.floor(maxInFlight))
   const queueLimit = maxQueued ?? Number.POSITIVE_INFINITY
   let inFlight = 0
@@ -49,16 +46,6 @@ export const make = (server: () => string, maxInFlight: number | undefined, maxQ
       })
     })
   return {
-    tryAcquire: () => {
-      if (inFlight >= limit) return undefined
-      inFlight++
-      let held = true
-      return () => {
-        if (!held) return
-        held = false
-        release()
-      }
-    },
     run: (method, request) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.zipRight(restore(acquire(method)), Effect.ensuring(restore(request), Effect.sync(release)))

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { DecodeError, RpcError } from "../../McpError.js"
-import type * as Peer from "../../Peer.js"
+import type * as Peer from "../peer/peer.js"
 import type { WireError } from "./dialect.js"
 
 /** The extension's identifier, declared under `capabilities.extensions`. */

@@ -1,0 +1,204 @@
+/**
+ * The client's wiring: the session, the handler services a host provided (as capabilities and as
+ * served requests), and each feature over the session, assembled into the `McpClient` service.
+ */
+import type { McpSchema, Methods } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Mailbox from "effect/Mailbox"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { clientCapabilities, Elicitation, Roots, Sampling } from "../Capabilities.js"
+import type { CallOptions, McpClientOptions, McpClientService, TaskRunEvent, ToolCallEvent } from "../McpClient.js"
+import type { InitializeError, RequestError } from "../McpError.js"
+import { EXTENSION as SKILLS_EXTENSION } from "../Skills.js"
+import type { Transport } from "../Transport.js"
+import { toRequestOptions } from "./features/callOptions.js"
+import * as ClientTasks from "./features/clientTasks.js"
+import * as ExtensionRequests from "./features/extensionRequests.js"
+import * as Notifications from "./features/notifications.js"
+import * as Prompts from "./features/prompts.js"
+import * as Resources from "./features/resources.js"
+import * as ServerRequests from "./features/serverRequests.js"
+import * as Skills from "./features/skills.js"
+import * as Tasks from "./features/tasks.js"
+import * as Tools from "./features/tools.js"
+import * as OnFirstUse from "./onFirstUse.js"
+import * as Session from "./session/session.js"
+
+/** A client as built: its service, and the parts a Promise adapter runs calls through. */
+export interface Client {
+  readonly service: McpClientService
+  readonly session: Session.Session
+  readonly tools: Tools.Tools
+  /** Whether tool calls check their arguments unless a call says otherwise. */
+  readonly validateInput: boolean
+}
+
+const DEFAULT_CLIENT_INFO: McpSchema.Implementation = { name: "effect-mcp", version: "0.1.0" }
+
+/** Runs `run` (which emits events) as a Stream of its events, then its result; ending the stream early interrupts it. */
+const eventStream = <Event, A, E>(
+  run: (emit: (event: Event) => Effect.Effect<void>) => Effect.Effect<A, E>,
+  last: (result: A) => Event
+): Stream.Stream<Event, E> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const events = yield* Mailbox.make<Event, E>()
+      yield* run((event) => Effect.asVoid(events.offer(event))).pipe(
+        Effect.flatMap((result) => events.offer(last(result))),
+        Mailbox.into(events),
+        Effect.forkScoped
+      )
+      return Mailbox.toStream(events)
+    })
+  )
+
+/**
+ * Starts a session over the transport in context: the handshake, then a client. This is wiring:
+ * the session (`session/session.ts`) and each feature (`features/*.ts`) are modules of their own.
+ */
+export const make = (options: McpClientOptions = {}): Effect.Effect<Client, InitializeError, Transport | Scope.Scope> =>
+  Effect.gen(function* () {
+    const handlers = {
+      sampling: yield* Effect.serviceOption(Sampling),
+      elicitation: yield* Effect.serviceOption(Elicitation),
+      roots: yield* Effect.serviceOption(Roots)
+    }
+    const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
+    const session = yield* Session.make({
+      server: options.name,
+      clientInfo,
+      protocolVersion: options.protocolVersion ?? "auto",
+      requestTimeout: options.requestTimeout ?? "60 seconds",
+      sessionRetries: options.sessionRetries ?? 1,
+      probeTimeout: options.probeTimeout ?? "10 seconds",
+      maxInputRounds: options.maxInputRounds ?? 10,
+      answer: ServerRequests.answerer(handlers),
+      retry: options.retry,
+      maxInFlight: options.maxInFlight,
+      maxQueued: options.maxQueued,
+      serveStale: options.serveStaleLists
+    })
+    const { peer } = session
+    // Server-to-client requests, for the capabilities the provided handlers declare. Registered
+    // before the handshake: a server may ask as soon as it has seen notifications/initialized.
+    const clientTasks =
+      options.clientTasks === undefined ? undefined : yield* ClientTasks.make(peer, options.clientTasks)
+    yield* ServerRequests.register({ session, ...(clientTasks === undefined ? {} : { tasks: clientTasks }) }, handlers)
+    // The extensions this client implements are declared beside the handlers' capabilities.
+    const capabilities: McpSchema.ClientCapabilities = {
+      ...clientCapabilities(handlers, clientTasks !== undefined),
+      extensions: { [SKILLS_EXTENSION]: {} }
+    }
+    yield* session.start(capabilities)
+
+    const request = <M extends Methods.RequestMethodName>(
+      method: M,
+      params: Methods.RequestParamsOf<M> | undefined,
+      call?: CallOptions
+    ): Effect.Effect<Methods.ResultOf<M>, RequestError> => session.request(method, params, toRequestOptions(call))
+
+    // The features, each a module over the session.
+    // Tools are built now (the hot path reads their cache); resources, prompts and skills at their
+    // first use (many programs never touch them: ~10 KB per client). A list never built has no
+    // cache to drop on list_changed.
+    const tools = yield* Tools.make(session)
+    const scope = yield* Effect.scope
+    const resources = OnFirstUse.part(() => Resources.make(session), scope)
+    const prompts = OnFirstUse.part(() => Prompts.make(session), scope)
+    const skills = OnFirstUse.part(() => Skills.make(session, ExtensionRequests.make(session)), scope)
+    const invalidate = <A extends { readonly list: { readonly invalidate: Effect.Effect<void> } }>(
+      built: OnFirstUse.Part<A>
+    ) => Effect.suspend(() => built.now()?.list.invalidate ?? Effect.void)
+    const listChanged = yield* Notifications.listChanges(peer, session.accepts, {
+      tools: tools.list.invalidate,
+      // Skills are resources: a changed resource list may be changed skills.
+      resources: Effect.zipRight(invalidate(resources), invalidate(skills)),
+      prompts: invalidate(prompts)
+    })
+    // The service's streams are described when first run: built now, every client would hold
+    // them, read or not (~10 KB).
+    const taskStatuses = Notifications.notificationsOf(peer, "notifications/tasks/status").pipe(
+      Stream.map(({ _meta: _, ...task }) => task)
+    )
+    const tasks = Tasks.make(session, tools, taskStatuses)
+    const validateInput = options.validateToolInput !== false
+
+    // Everything is decided when the effect runs (a kept effect run again after list_changed checks
+    // against the new definitions).
+    const callTool: McpClientService["callTool"] = (tool, args, call) =>
+      tools.call(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput)
+
+    if (options.keepAlive !== undefined) {
+      const { interval, timeout } = options.keepAlive
+      yield* session.keepAlive(interval, timeout ?? interval)
+    }
+
+    const service = {
+      get name() {
+        return session.server
+      },
+      get serverInfo() {
+        return session.established().serverInfo
+      },
+      get serverCapabilities() {
+        return session.established().serverCapabilities
+      },
+      get instructions() {
+        return session.established().instructions
+      },
+      get protocolVersion() {
+        return session.established().protocolVersion
+      },
+      get era() {
+        return session.era()
+      },
+      state: session.state,
+      stateChanges: session.stateChanges,
+      ping: (call) => Effect.asVoid(request("ping", undefined, call)),
+      tools: tools.list.get,
+      toolsStream: tools.stream,
+      callTool,
+      callToolAsTask: tasks.callToolAsTask,
+      runToolAsTask: tasks.runToolAsTask,
+      getTask: tasks.getTask,
+      taskResult: tasks.toolTaskResult,
+      tasks: Effect.suspend(() => Tasks.collect(tasks.tasksStream)),
+      tasksStream: tasks.tasksStream,
+      cancelTask: tasks.cancelTask,
+      taskStatus: tasks.taskStatus,
+      taskStatuses,
+      callToolStream: (tool, args, call) =>
+        eventStream(
+          (emit) =>
+            callTool(tool, args, { ...call, onProgress: (progress) => emit({ _tag: "Progress", ...progress }) }),
+          (result): ToolCallEvent => ({ _tag: "Result", result })
+        ),
+      runToolAsTaskStream: (tool, args, options) =>
+        eventStream(
+          (emit) => tasks.runToolAsTask(tool, args, { ...options, onStatus: (task) => emit({ _tag: "Status", task }) }),
+          (result): TaskRunEvent => ({ _tag: "Result", result })
+        ),
+      resources: Effect.flatMap(resources.get, (part) => part.list.get),
+      resourcesStream: Stream.suspend(() => Stream.unwrap(Effect.map(resources.get, (part) => part.stream))),
+      resourceTemplates: Effect.flatMap(resources.get, (part) => part.templates),
+      readResource: (uri, call) => Effect.flatMap(resources.get, (part) => part.read(uri, call)),
+      subscribe: session.subscribe,
+      unsubscribe: session.unsubscribe,
+      resourceUpdates: Notifications.notificationsOf(peer, "notifications/resources/updated", session.accepts),
+      prompts: Effect.flatMap(prompts.get, (part) => part.list.get),
+      getPrompt: (name, args, call) => Effect.flatMap(prompts.get, (part) => part.get(name, args, call)),
+      complete: (params) => Effect.flatMap(prompts.get, (part) => part.complete(params)),
+      skills: Effect.flatMap(skills.get, (part) => part.list.get),
+      getSkill: (uri, call) => Effect.flatMap(skills.get, (part) => part.get(uri, call)),
+      loadSkill: (nameOrUri, call) => Effect.flatMap(skills.get, (part) => part.load(nameOrUri, call)),
+      setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
+      logMessages: Notifications.notificationsOf(peer, "notifications/message"),
+      listChanged,
+      notifications: peer.notifications,
+      request,
+      notify: session.notify,
+      stats: peer.stats
+    } satisfies McpClientService
+    return { service, session, tools, validateInput }
+  })

@@ -1,0 +1,222 @@
+/**
+ * The peer's inbound side: what each inbound item means. A response completes its outstanding
+ * request; a request runs its handler in a fiber of its own, keyed by id so that
+ * `notifications/cancelled` interrupts it (`ping` is answered here, unknown methods get -32601); a
+ * notification reaches the observers, then the subscribers (progress is routed to its request
+ * first). Malformed items and unknown ids are logged and counted, never fatal.
+ */
+import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import { DecodeError, type JsonRpcFailure, RpcError } from "../../McpError.js"
+import { composeInbound, type Interceptor } from "../../Middleware.js"
+import type { Incoming } from "../../Transport.js"
+import type { Entry, Pending } from "./pending.js"
+import type { RequestFailure, RequestHandler, Violation, WireObject } from "./types.js"
+
+/** The inbound side. */
+export interface Inbound {
+  /** What an item means, acted on (in order: the reader waits for it). */
+  readonly dispatch: (item: Incoming) => Effect.Effect<void>
+  /** The outcome a response carries for its request (also taken by the reader's direct way). */
+  readonly outcomeOf: (
+    message: JsonRpc.JSONRPCResultResponse | JsonRpc.JSONRPCErrorResponse,
+    entry: Entry
+  ) => Exit.Exit<WireObject, RequestFailure>
+  readonly handlers: Map<string, RequestHandler>
+  readonly observers: Set<(notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>>
+  readonly hub: PubSub.PubSub<JsonRpc.JSONRPCNotification>
+  /** Inbound requests being handled. */
+  readonly running: Effect.Effect<number>
+  readonly violations: Readonly<Record<Violation, number>>
+}
+
+const violationsCounter = Metric.counter("effect_mcp_protocol_violations", {
+  description: "Inbound messages the client could not use: unknown ids, malformed messages"
+})
+
+const idOf = (raw: unknown): JsonRpc.RequestId | undefined => {
+  if (!McpSchema.isJsonObject(raw)) return undefined
+  const id = raw.id
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : undefined
+}
+
+const dataOf = (data: unknown): { readonly data?: unknown } => (data === undefined ? {} : { data })
+
+/** A callback's effect whose failure or defect is logged, never the reader's (interruption is ignored). */
+export const isolated = (effect: Effect.Effect<void>, what: string): Effect.Effect<void> =>
+  Effect.catchAllCause(effect, (cause) => (Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logError(what, cause)))
+
+/**
+ * Runs `run` for each callback registered when it starts, skipping one unregistered meanwhile; a
+ * callback that fails or dies is logged, and neither stops the others nor the reader.
+ */
+export const runEach = <F>(set: Set<F>, run: (f: F) => Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.forEach(
+    Array.from(set),
+    (f) =>
+      isolated(
+        Effect.suspend(() => (set.has(f) ? run(f) : Effect.void)),
+        "a peer callback failed"
+      ),
+    { discard: true }
+  )
+
+/** What the inbound side needs. */
+export interface InboundOptions {
+  readonly server: () => string
+  readonly pending: Pending
+  readonly interceptors: ReadonlyArray<Interceptor>
+  readonly write: (message: JsonRpc.JSONRPCMessage) => Effect.Effect<void, unknown>
+}
+
+/** The inbound side; handlers run in fibers of the scope. */
+export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { server, pending } = options
+    const reply = (message: JsonRpc.JSONRPCMessage) => Effect.ignore(options.write(message))
+    const handlers = new Map<string, RequestHandler>()
+    const observers = new Set<(notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>>()
+    const violations: Record<Violation, number> = { "unknown-id": 0, malformed: 0, "malformed-response": 0 }
+    const inbound = yield* FiberMap.make<JsonRpc.RequestId>()
+    const hub = yield* PubSub.unbounded<JsonRpc.JSONRPCNotification>()
+
+    const violation = (kind: Violation, detail: unknown) => {
+      violations[kind]++
+      return Effect.logWarning(`mcp protocol violation (${kind}) from ${server()}`, detail).pipe(
+        Effect.zipRight(Metric.increment(Metric.tagged(violationsCounter, "kind", kind)))
+      )
+    }
+
+    const respond = (id: JsonRpc.RequestId, exit: Exit.Exit<WireObject, JsonRpcFailure>) => {
+      if (Exit.isSuccess(exit)) return reply({ jsonrpc: "2.0", id, result: exit.value })
+      if (Cause.isInterruptedOnly(exit.cause)) return Effect.void // cancelled: no response
+      const failure = Cause.failureOption(exit.cause)
+      const error = Option.isSome(failure)
+        ? { code: failure.value.code, message: failure.value.errorMessage, ...dataOf(failure.value.data) }
+        : { code: JsonRpc.ErrorCode.InternalError, message: "Internal error" }
+      return Effect.zipRight(
+        Option.isNone(failure)
+          ? Effect.logError(`handler of a request from ${server()} died`, exit.cause)
+          : Effect.void,
+        reply({ jsonrpc: "2.0", id, error })
+      )
+    }
+
+    const onRequest = (message: JsonRpc.JSONRPCRequest): Effect.Effect<void> => {
+      const { id, method } = message
+      if (method === "ping") return reply({ jsonrpc: "2.0", id, result: {} })
+      const handler = handlers.get(method)
+      if (handler === undefined) {
+        return reply({
+          jsonrpc: "2.0",
+          id,
+          error: { code: JsonRpc.ErrorCode.MethodNotFound, message: `Method not found: ${method}` }
+        })
+      }
+      const run = Effect.suspend(() => handler({ id, method, params: message.params })).pipe(
+        Effect.onExit((exit) => respond(id, exit))
+      )
+      return Effect.asVoid(FiberMap.run(inbound, id, run))
+    }
+
+    const publish = (message: JsonRpc.JSONRPCNotification): Effect.Effect<void> =>
+      observers.size === 0
+        ? Effect.asVoid(PubSub.publish(hub, message))
+        : Effect.zipRight(
+            runEach(observers, (observer) => observer(message)),
+            PubSub.publish(hub, message)
+          )
+
+    const onNotification = (message: JsonRpc.JSONRPCNotification): Effect.Effect<void> => {
+      const params = message.params
+      if (message.method === "notifications/cancelled" && params !== undefined) {
+        const requestId = params.requestId
+        if (typeof requestId === "string" || typeof requestId === "number") {
+          return Effect.zipRight(FiberMap.remove(inbound, requestId), publish(message))
+        }
+      }
+      if (message.method === "notifications/progress" && params !== undefined) {
+        const token = params.progressToken
+        const entry = typeof token === "string" || typeof token === "number" ? pending.get(token) : undefined
+        if (entry !== undefined) {
+          return Effect.gen(function* () {
+            pending.touch(entry, yield* Clock.currentTimeMillis)
+            // A caller's progress callback that fails is logged; it does not stop the reader.
+            const onProgress = entry.onProgress
+            if (onProgress !== undefined) {
+              yield* isolated(
+                Effect.suspend(() => onProgress(params)),
+                "a progress callback failed"
+              )
+            }
+            yield* publish(message)
+          })
+        }
+      }
+      return publish(message)
+    }
+
+    const outcomeOf: Inbound["outcomeOf"] = (message, entry) =>
+      "result" in message
+        ? Exit.succeed(message.result)
+        : Exit.fail(
+            new RpcError({
+              server: server(),
+              method: entry.method,
+              code: message.error.code,
+              errorMessage: message.error.message,
+              ...dataOf(message.error.data)
+            })
+          )
+
+    const onResponse = (message: JsonRpc.JSONRPCResultResponse | JsonRpc.JSONRPCErrorResponse) => {
+      const id = message.id
+      const entry = id === undefined ? undefined : pending.get(id)
+      // The spec expects an answer to cross its cancellation: noted at debug level, not a violation.
+      if (id !== undefined && entry === undefined && pending.wasCancelled(id)) {
+        return Effect.logDebug(`${server()}: an answer to request ${id} arrived after it was cancelled`)
+      }
+      if (entry === undefined) return violation("unknown-id", { id })
+      return Effect.sync(() => pending.complete(entry, outcomeOf(message, entry)))
+    }
+
+    const dispatchInbound = composeInbound(options.interceptors, server, (message) => {
+      if (JsonRpc.isResultResponse(message) || JsonRpc.isErrorResponse(message)) return onResponse(message)
+      if (JsonRpc.isRequest(message)) return onRequest(message)
+      return onNotification(message)
+    })
+
+    const dispatch = (item: Incoming): Effect.Effect<void> => {
+      if (item._tag === "Message") return dispatchInbound(item.message)
+      if (item._tag === "Failed") {
+        const failed = pending.get(item.id)
+        return failed === undefined ? Effect.void : Effect.sync(() => pending.complete(failed, Exit.fail(item.error)))
+      }
+      const id = idOf(item.raw)
+      const entry = id === undefined ? undefined : pending.get(id)
+      const looksLikeResponse = McpSchema.isJsonObject(item.raw) && !Object.hasOwn(item.raw, "method")
+      if (entry !== undefined && looksLikeResponse) {
+        const error = new DecodeError({
+          server: server(),
+          method: entry.method,
+          issue: `malformed response: ${ParseResult.TreeFormatter.formatErrorSync(item.error)}`
+        })
+        return Effect.zipRight(
+          violation("malformed-response", item.raw),
+          Effect.sync(() => pending.complete(entry, Exit.fail(error)))
+        )
+      }
+      return violation("malformed", item.raw)
+    }
+
+    return { dispatch, outcomeOf, handlers, observers, hub, running: FiberMap.size(inbound), violations }
+  })

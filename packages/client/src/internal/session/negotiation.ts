@@ -1,0 +1,129 @@
+/**
+ * Negotiation: which era and revision the session speaks, and establishing it. A pinned stateful
+ * revision initializes; otherwise a `server/discover` probe chooses (`Dialect.classify`): a server
+ * that has a stateless revision both sides speak gets the stateless dialect, any other initializes
+ * (negotiating down), unless the caller insisted on a stateless revision.
+ */
+import { type McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import type { InitializeError, RequestError } from "../../McpError.js"
+import type { TransportService } from "../../Transport.js"
+import type { Answer } from "../features/serverRequests.js"
+import type * as Peer from "../peer/peer.js"
+import * as Dialect from "./dialect.js"
+import * as Stateless from "./stateless.js"
+
+/** What a handshake or discovery established; replaced as a whole when the session is re-established. */
+export interface Established {
+  readonly protocolVersion: ProtocolVersion.ProtocolVersion
+  readonly serverInfo: McpSchema.Implementation
+  readonly serverCapabilities: McpSchema.ServerCapabilities
+  readonly instructions: Option.Option<string>
+}
+
+/** What negotiation needs from the session. */
+export interface NegotiationOptions {
+  readonly server: () => string
+  readonly transport: TransportService
+  readonly peer: Peer.Peer
+  readonly scope: Scope.Scope
+  readonly clientInfo: McpSchema.Implementation
+  readonly protocolVersion: ProtocolVersion.ProtocolVersion | "auto"
+  readonly probeTimeout: Duration.DurationInput
+  readonly requestTimeout: Duration.DurationInput
+  readonly maxInputRounds: number
+  readonly answer: Answer
+  /** Sends `initialize` (never cancelled) and decodes its result. */
+  readonly initialize: (
+    params: McpSchema.InitializeRequestParams
+  ) => Effect.Effect<McpSchema.InitializeResult, RequestError>
+  /** Makes what was established the session's, with the dialect to speak; the session is `Ready` after it. */
+  readonly establish: (next: Established, dialect: Dialect.Dialect) => Effect.Effect<void, RequestError>
+}
+
+/** The session's negotiation: the first establishment (`select`) and a stateful one again (`handshake`). */
+export interface Negotiation {
+  /** Chooses the era (pinned, or by a probe) and establishes the session in it. */
+  readonly select: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
+  /** The `initialize` handshake at the revision chosen, then `notifications/initialized`. */
+  readonly handshake: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
+}
+
+/** A transport's signal that nothing handled is the request's transport failure. */
+const settled = <A>(effect: Effect.Effect<A, Dialect.WireError>): Effect.Effect<A, RequestError> =>
+  Effect.mapError(effect, Dialect.asRequestError)
+
+/** The negotiation of one session. */
+export const make = (options: NegotiationOptions): Negotiation => {
+  const { server, peer } = options
+  // The stateful revision offered in `initialize`: the newest, or the one pinned.
+  const pinned = options.protocolVersion
+  const offered = pinned !== "auto" && ProtocolVersion.isStateful(pinned) ? pinned : ProtocolVersion.LATEST_STATEFUL
+
+  const handshake: Negotiation["handshake"] = (capabilities) =>
+    options.initialize({ protocolVersion: offered, capabilities, clientInfo: options.clientInfo }).pipe(
+      Effect.flatMap((result) =>
+        Either.map(ProtocolVersion.negotiate(offered, result.protocolVersion), (negotiated) => ({
+          protocolVersion: negotiated,
+          serverInfo: result.serverInfo,
+          serverCapabilities: result.capabilities,
+          instructions: Option.fromNullable(result.instructions)
+        }))
+      ),
+      Effect.tap((next) =>
+        Effect.zipRight(options.establish(next, Dialect.stateful(peer)), peer.notify("notifications/initialized"))
+      ),
+      Effect.asVoid
+    )
+
+  // The stateless revision: no handshake; discovery said what the server is.
+  const becomeStateless = (
+    version: ProtocolVersion.StatelessVersion,
+    discover: McpSchema.DiscoverResult,
+    capabilities: McpSchema.ClientCapabilities
+  ) =>
+    Effect.flatMap(
+      Stateless.make({
+        server,
+        peer,
+        version,
+        capabilities,
+        clientInfo: options.clientInfo,
+        answer: options.answer,
+        maxRounds: options.maxInputRounds,
+        requestTimeout: Duration.decode(options.requestTimeout),
+        serverCapabilities: discover.capabilities
+      }).pipe(Scope.extend(options.scope)),
+      (dialect) => options.establish(Dialect.fromDiscover(version, discover, server()), dialect)
+    )
+
+  const select: Negotiation["select"] = (capabilities) => {
+    if (pinned !== "auto" && ProtocolVersion.isStateful(pinned)) return handshake(capabilities)
+    const target = { server, transport: options.transport, peer, timeout: options.probeTimeout }
+    const offer = (version: ProtocolVersion.StatelessVersion) =>
+      settled(Dialect.probe(target, Stateless.envelope(version, capabilities, options.clientInfo, undefined)))
+    const legacy = (why: string) =>
+      pinned === "auto"
+        ? Effect.zipRight(
+            Effect.logDebug(`${server()}: a stateful server (${why}); initializing`),
+            handshake(capabilities)
+          )
+        : Effect.fail(Dialect.noModern(pinned, why))
+    return Effect.flatMap(offer(pinned === "auto" ? ProtocolVersion.STATELESS[0] : pinned), (first) => {
+      if (first._tag === "Modern") return becomeStateless(first.version, first.discover, capabilities)
+      if (first._tag === "Legacy") return legacy(first.why)
+      // -32022 naming a revision both speak: ask once more with it, never loop.
+      return Effect.flatMap(offer(first.version), (second) =>
+        second._tag === "Modern"
+          ? becomeStateless(second.version, second.discover, capabilities)
+          : legacy(second._tag === "Legacy" ? second.why : "it rejected the revision it named")
+      )
+    })
+  }
+
+  return { select, handshake }
+}

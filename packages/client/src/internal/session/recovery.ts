@@ -1,0 +1,82 @@
+/**
+ * Recovery of a session an HTTP server forgot: the requests that meet `SessionExpired` make the
+ * session initialize again (once for all of them), then are sent again, at most `retries` times
+ * each. The re-initialization is the session's own work, in a fiber of its scope that the
+ * requests join: one given up meanwhile does not stop it (the others wait on it, and it restores
+ * what the session had, such as resource subscriptions; its `initialize` is never abandoned).
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import type { RequestError } from "../../McpError.js"
+import type * as Peer from "../peer/peer.js"
+import type { WireError } from "./dialect.js"
+import type { Executor, Prepared } from "./executor.js"
+
+/** What recovery needs from the session. */
+export interface RecoveryOptions {
+  /** How many times one request is sent again after the session was established again. */
+  readonly retries: number
+  /** Establishes the session again (the handshake, then what it had); fails the session when it cannot. */
+  readonly reinitialization: Effect.Effect<void, RequestError>
+  /** Restores what the session had (its requests go past recovery), once it is established again. */
+  readonly restore: Effect.Effect<void>
+  /** The request for the session as it now is (its params taken down to the revision it now speaks). */
+  readonly refresh: (request: Prepared) => Either.Either<Prepared, RequestError>
+  /** Where the re-initialization runs: the session's scope, so closing the session stops it. */
+  readonly scope: Scope.Scope
+  /** The session's runtime (its logger, tracer and services), which the re-initialization runs in. */
+  readonly runtime: Runtime.Runtime<never>
+}
+
+/** An executor combinator: requests that meet an expired session recover, other failures are theirs. */
+export const make = (options: RecoveryOptions) => {
+  // The session's generation: how many times it was established again. A request that failed in
+  // generation n asks for re-initialization only if the session is still in n.
+  let generation = 0
+  let running: Fiber.RuntimeFiber<void, RequestError> | undefined
+  const fork = Runtime.runSync(options.runtime)
+  const reinitialize = (seen: number): Effect.Effect<void, RequestError> =>
+    Effect.suspend(() => {
+      if (seen !== generation) return Effect.void
+      if (running === undefined) {
+        const fiber = fork(
+          Effect.forkIn(
+            options.reinitialization.pipe(
+              Effect.tap(() => Effect.sync(() => generation++)),
+              Effect.zipRight(options.restore)
+            ),
+            options.scope
+          )
+        )
+        running = fiber
+        fiber.addObserver(() => {
+          if (running === fiber) running = undefined
+        })
+      }
+      return Fiber.join(running)
+    })
+
+  return (executor: Executor<WireError>): Executor<WireError> =>
+    (request) => {
+      const run = (current: Prepared, retriesLeft: number): Effect.Effect<Peer.WireObject, WireError> =>
+        Effect.suspend(() => {
+          const seen = generation
+          return Effect.catchIf(
+            executor(current),
+            (error) => error._tag === "SessionExpired" && retriesLeft > 0,
+            () =>
+              Effect.zipRight(
+                reinitialize(seen),
+                Effect.suspend(() => {
+                  const refreshed = options.refresh(current)
+                  return Either.isLeft(refreshed) ? Effect.fail(refreshed.left) : run(refreshed.right, retriesLeft - 1)
+                })
+              )
+          )
+        })
+      return run(request, options.retries)
+    }
+}
