@@ -1,0 +1,301 @@
+/**
+ * The published packages as a user gets them: every package is packed with `npm pack` (from the
+ * build, which `npm test` makes before vitest runs), the tarballs are installed together in a
+ * fresh project outside the workspace (under the OS's temporary directory), and from there the
+ * README's programs run against the reference server over stdio, the installed `effect-mcp`
+ * binary runs, and TypeScript resolves the packages' declarations. Nothing here sees the
+ * workspace's sources: no `@effect-mcp/source` condition, no symlinks to packages/.
+ *
+ * The programs are `fixtures/consumer/*.mjs`, copied into the project. The install takes the
+ * packages' dependencies from npm's cache (warm after `npm ci`), else from the registry.
+ */
+import { execFile } from "node:child_process"
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+
+const repo = fileURLToPath(new URL("../../../", import.meta.url))
+const require = createRequire(import.meta.url)
+
+/** The reference server's entry point, run with `node <it> stdio`. */
+const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js")
+
+/** The published packages (the bench package is private), by directory under packages/. */
+const published = ["protocol", "client", "host", "ai", "cli"] as const
+type Published = (typeof published)[number]
+
+/** What each package needs from the build, beyond dist/index.js: without it the test cannot start. */
+const built: Record<Published, ReadonlyArray<string>> = {
+  protocol: ["dist/index.js"],
+  client: ["dist/index.js", "dist/bundle/NodePromiseClient.js"],
+  host: ["dist/index.js"],
+  ai: ["dist/index.js"],
+  cli: ["dist/index.js", "dist/bin.js", "dist/bundle/effect-mcp.js"]
+}
+
+interface PackageJson {
+  readonly name: string
+  readonly version: string
+  readonly exports: Record<string, null | Record<string, string>>
+  readonly dependencies?: Record<string, string>
+}
+const manifest = (name: Published): PackageJson =>
+  JSON.parse(readFileSync(join(repo, "packages", name, "package.json"), "utf8"))
+
+/** One entry of `npm pack --json`. */
+interface Packed {
+  readonly name: string
+  readonly filename: string
+  readonly size: number
+  readonly unpackedSize: number
+  readonly files: ReadonlyArray<{ readonly path: string }>
+}
+
+/**
+ * The environment of every child. `npm test` hands its scripts npm settings as variables, some
+ * of which would point the inner npm elsewhere (`npm_config_local_prefix` is the repository:
+ * `npm install` would install there) or change what it does; those are left out, and so is
+ * NODE_OPTIONS (a consumer has none). The cache, registry, proxy and certificate settings stay.
+ */
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([name]) =>
+      !/^npm_config_(local_prefix|prefix|global|location|workspaces?|include_workspace_root|dry_run|omit|include|production|package_lock_only|save|loglevel|json|call)$/i.test(
+        name
+      ) && name !== "NODE_OPTIONS"
+  )
+)
+
+interface Ran {
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs a command to its end (killed after `timeout` ms); fails with what it printed. */
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 60_000): Promise<Ran> =>
+  new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      { cwd, env: { ...env, NO_COLOR: "1" }, timeout, maxBuffer: 64 * 1024 * 1024, encoding: "utf8" },
+      (error, stdout, stderr) => {
+        if (error === null) resolve({ stdout, stderr })
+        else
+          reject(
+            new Error(
+              `${command} ${args.join(" ")} (in ${cwd}) failed: ${error.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`
+            )
+          )
+      }
+    )
+  })
+
+/** Runs one of the consumer programs with node, and parses the JSON line it prints. */
+const program = async (file: string, ...args: ReadonlyArray<string>): Promise<Record<string, unknown>> => {
+  const { stdout } = await run(process.execPath, [file, ...args], project)
+  return JSON.parse(stdout.trim().split("\n").at(-1) ?? "")
+}
+
+/** `pattern` ("./dist/*.js") with its star replaced by `value`, without the leading "./". */
+const fill = (pattern: string, value: string) => pattern.replace("*", value).replace(/^\.\//, "")
+
+let temp = ""
+let project = ""
+let packed: ReadonlyArray<Packed> = []
+
+beforeAll(async () => {
+  const missing = published.flatMap((name) =>
+    built[name].map((file) => join("packages", name, file)).filter((file) => !existsSync(join(repo, file)))
+  )
+  if (missing.length > 0)
+    throw new Error(`the packages are not built (${missing.join(", ")} missing): run npm run build first`)
+
+  temp = realpathSync(mkdtempSync(join(tmpdir(), "effect-mcp-packaging-")))
+  const tarballs = join(temp, "tarballs")
+  project = join(temp, "project")
+  mkdirSync(tarballs)
+  mkdirSync(project)
+
+  const workspaces = published.flatMap((name) => ["-w", manifest(name).name])
+  const pack = await run("npm", ["pack", "--json", "--pack-destination", tarballs, ...workspaces], repo)
+  packed = JSON.parse(pack.stdout)
+
+  // What a user's project would depend on: the packages, and what the README's programs import besides.
+  const deps = { ...manifest("cli").dependencies, ...manifest("ai").dependencies }
+  const dependencies = Object.fromEntries([
+    ...packed.map((entry) => [entry.name, `file:${join(tarballs, entry.filename)}`]),
+    ...["effect", "@effect/platform-node", "@effect/ai"].map((name) => [name, deps[name]])
+  ])
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module", dependencies }, null, 2)
+  )
+  await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], project, 200_000)
+
+  cpSync(fileURLToPath(new URL("fixtures/consumer", import.meta.url)), project, { recursive: true })
+  writeFileSync(
+    join(project, ".mcp.json"),
+    JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } })
+  )
+}, 240_000)
+
+afterAll(() => {
+  if (temp !== "") rmSync(temp, { recursive: true, force: true })
+})
+
+describe("the published packages, installed from their tarballs", () => {
+  it("the project is outside the workspace and holds one copy of each package, from its tarball", () => {
+    expect(relative(repo, project).startsWith("..")).toBe(true)
+    expect(packed.map((entry) => entry.name).sort()).toEqual(published.map((name) => manifest(name).name).sort())
+    for (const name of published) {
+      const installed = join(project, "node_modules", manifest(name).name)
+      expect(JSON.parse(readFileSync(join(installed, "package.json"), "utf8")).version).toBe(manifest(name).version)
+      // A nested @effect-mcp copy would mean a "*" dependency was fetched from the registry instead.
+      expect(existsSync(join(installed, "node_modules", "@effect-mcp")), `${installed}/node_modules/@effect-mcp`).toBe(
+        false
+      )
+    }
+  })
+
+  it("each tarball holds the build, the sources and the launcher, and no tests, fixtures or build info", () => {
+    for (const entry of packed) {
+      const files = entry.files.map((file) => file.path)
+      const outside = files.filter(
+        (path) => !/^(dist|src|bin)\/|^(package\.json|README\.md|LICENSE(\.\w+)?)$/.test(path)
+      )
+      expect(outside, entry.name).toEqual([])
+      const unwanted = files.filter((path) =>
+        /(^|\/)(test|tests|__tests__|fixtures|conformance|scripts)\/|\.test\.|\.tsbuildinfo$/.test(path)
+      )
+      expect(unwanted, entry.name).toEqual([])
+      const name = published.find((candidate) => manifest(candidate).name === entry.name) ?? "protocol"
+      for (const file of [...built[name], "dist/index.d.ts"]) expect(files, entry.name).toContain(file)
+    }
+    const cli = packed.find((entry) => entry.name === "@effect-mcp/cli")?.files.map((file) => file.path) ?? []
+    expect(cli).toContain("bin/effect-mcp.js")
+    expect(cli.some((path) => path.startsWith("dist/bundle/chunks/"))).toBe(true)
+    expect(cli).toContain("dist/bundle/chunks/tiktoken_bg.wasm")
+  })
+
+  it("without the source condition, every export resolves its types and code to files in the tarball", () => {
+    for (const name of published) {
+      const { exports, name: packageName } = manifest(name)
+      const files = new Set(packed.find((entry) => entry.name === packageName)?.files.map((file) => file.path))
+      const blocked = Object.entries(exports)
+        .filter(([, target]) => target === null)
+        .map(([key]) => fill(key, ""))
+      for (const [key, target] of Object.entries(exports)) {
+        if (target === null) continue
+        const { types, default: code } = target
+        expect([types, code], `${packageName} ${key}`).not.toContain(undefined)
+        if (!key.includes("*")) {
+          for (const file of [types, code]) expect(files, `${packageName} ${key}`).toContain(fill(file ?? "", ""))
+          continue
+        }
+        // A pattern: each module the sources offer under it, unless an exports entry blocks it,
+        // has its declarations and its code.
+        const source = target["@effect-mcp/source"] ?? ""
+        const [before, after] = fill(source, "\u0000").split("\u0000") as [string, string]
+        const modules = [...files]
+          .filter((path) => path.startsWith(before) && path.endsWith(after))
+          .map((path) => path.slice(before.length, path.length - after.length))
+          .filter((module) => !blocked.some((prefix) => `${fill(key, module)}`.startsWith(prefix)))
+        expect(modules.length, `${packageName} ${key}`).toBeGreaterThan(0)
+        for (const module of modules)
+          for (const file of [types, code]) expect(files, `${packageName} ${key}`).toContain(fill(file ?? "", module))
+      }
+    }
+  })
+
+  it("TypeScript resolves the packages' declarations (NodeNext, no source condition)", async () => {
+    const nodeTypes = dirname(dirname(require.resolve("@types/node/package.json")))
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ["node"],
+          typeRoots: [nodeTypes]
+        },
+        files: ["types.ts"]
+      })
+    )
+    const tsc = require.resolve("typescript/bin/tsc")
+    await run(process.execPath, [tsc, "-p", "."], project, 120_000)
+    // Which declaration files the program was made of: each package's comes from its dist/.
+    const { stdout } = await run(process.execPath, [tsc, "-p", ".", "--listFilesOnly"], project)
+    const listed = stdout.split("\n").map((line) => line.trim())
+    for (const file of [
+      "client/dist/index.d.ts",
+      "client/dist/NodePromiseClient.d.ts",
+      "client/dist/NodeStdioTransport.d.ts",
+      "host/dist/index.d.ts",
+      "ai/dist/index.d.ts",
+      "protocol/dist/index.d.ts",
+      "protocol/dist/Methods.d.ts",
+      "cli/dist/index.d.ts"
+    ])
+      expect(listed, file).toContain(join(project, "node_modules", "@effect-mcp", file))
+    expect(listed.filter((line) => line.includes("/@effect-mcp/") && !line.includes("/dist/"))).toEqual([])
+  })
+
+  it("the client example calls the reference server's echo tool", async () => {
+    const printed = await program("client.mjs", everything)
+    expect(printed.tools).toContain("echo")
+    expect(printed.content).toEqual([{ type: "text", text: "Echo: hi" }])
+  })
+
+  it("the bundled Promise client (./NodePromiseClient) calls it too", async () => {
+    const printed = await program("promise-client.mjs", everything)
+    expect(printed.content).toEqual([{ type: "text", text: "Echo: hi from a Promise" }])
+  })
+
+  it("the protocol example decodes messages", async () => {
+    expect(await program("protocol.mjs")).toEqual({ decoded: true, tool: "echo" })
+  })
+
+  it("the host example routes a namespaced call to the server of ./.mcp.json", async () => {
+    const printed = await program("host.mjs")
+    expect(printed.tools).toContain("everything__echo")
+    expect(printed.content).toEqual([{ type: "text", text: "Echo: hi from the host" }])
+  })
+
+  it("the ai example runs a tool-loop turn: the model calls the tool and reads its result", async () => {
+    const printed = await program("ai.mjs", everything)
+    expect(printed.offered).toContain("everything__echo")
+    expect(printed.toolCalls).toBe(1)
+    expect(printed.events).toEqual(expect.arrayContaining(["ToolCallStarted", "ToolResult", "TextDelta"]))
+    expect(printed.text).toContain("Echo: hi from the model")
+  })
+
+  it("the installed effect-mcp binary prints its version and calls a tool", async () => {
+    const bin = join(project, "node_modules", ".bin", "effect-mcp")
+    expect(readdirSync(join(project, "node_modules", ".bin"))).toContain("effect-mcp")
+    const version = await run(bin, ["--version"], project)
+    expect(version.stdout).toBe(`${manifest("cli").version}\n`)
+    const called = await run(
+      bin,
+      ["tools", "call", "echo", "message=hi", "--", process.execPath, everything, "stdio"],
+      project
+    )
+    expect(called.stdout).toBe("Echo: hi\n")
+  })
+})
