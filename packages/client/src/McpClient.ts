@@ -4,273 +4,26 @@
  * `Roots`) become the client's capabilities. Building the layer performs the handshake;
  * closing its scope ends the session and the connection.
  */
-import type { JsonRpc, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type * as Stream from "effect/Stream"
+import type { McpClientOptions, McpClientService } from "./internal/api.js"
 import * as Client from "./internal/client.js"
-import type * as ClientTasks from "./internal/features/clientTasks.js"
-import type * as Tasks from "./internal/features/tasks.js"
-import type * as Peer from "./internal/peer/peer.js"
-import type {
-  InitializeError,
-  RequestError,
-  SkillError,
-  TaskNotAllowed,
-  TaskRequired,
-  ToolOutputInvalid
-} from "./McpError.js"
-import type * as Retry from "./Retry.js"
-import type { SessionState } from "./SessionState.js"
-import type { LoadedSkill, Skill } from "./Skills.js"
+import type { InitializeError } from "./McpError.js"
+import * as Session from "./Session.js"
 import type { Transport } from "./Transport.js"
 
-/** Options of a client. */
-export interface McpClientOptions {
-  /**
-   * The server's name in errors, logs and spans. Default: the name the server reports in its
-   * `serverInfo` once the handshake has said it (`mcp` before that).
-   */
-  readonly name?: string
-  /** This client's name and version, sent in `initialize`. */
-  readonly clientInfo?: McpSchema.Implementation
-  /** The default timeout of every request. Default: 60 seconds. */
-  readonly requestTimeout?: Duration.DurationInput
-  /**
-   * The revision to speak. `auto` (the default) probes the server with `server/discover` and
-   * speaks 2026-07-28 to a server that has it, else initializes with the newest stateful
-   * revision (and negotiates down). A stateful revision skips the probe; `2026-07-28` insists.
-   */
-  readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
-  /** How long the era probe waits for an answer (stdio silence means a legacy server). Default: 10 seconds. */
-  readonly probeTimeout?: Duration.DurationInput
-  /** The most rounds of a 2026-07-28 request whose results keep asking for input. Default: 10. */
-  readonly maxInputRounds?: number
-  /** How many times a request is retried after re-initializing an expired HTTP session. Default: 1. */
-  readonly sessionRetries?: number
-  /** Ping the server every `interval`; no answer within `timeout` marks the session `Failed`. */
-  readonly keepAlive?: { readonly interval: Duration.DurationInput; readonly timeout?: Duration.DurationInput }
-  /**
-   * Serve task-augmented sampling and elicitation requests (2025-11-25): declared as the `tasks`
-   * capability; the handler runs as a task the server polls. Off by default.
-   */
-  readonly clientTasks?: ClientTasks.ClientTaskOptions
-  /**
-   * Check a tool call's arguments against the tool's `inputSchema` before sending it (failing
-   * with `InvalidInput` that names the tool and the JSON pointer). Default: true.
-   */
-  readonly validateToolInput?: boolean
-  /**
-   * Retries of failed requests, by what is safe to repeat (see `Retry`): `reads` (lists, reads,
-   * prompts, completion, ping) and `tools` (only tools marked read-only or idempotent, or calls
-   * marked `idempotent`). Default: none.
-   */
-  readonly retry?: Retry.RetrySettings
-  /**
-   * At most this many requests in flight; more wait, first come first served, in a queue of at
-   * most `maxQueued` (default: no bound), and beyond it fail with `Overloaded`. Default: no bound.
-   */
-  readonly maxInFlight?: number
-  readonly maxQueued?: number
-  /**
-   * Serve-stale: `tools`, `resources` and `prompts` answer from the last list fetched when a
-   * refresh fails (a warning says so), so a host keeps its toolset through a blip. Default: false.
-   */
-  readonly serveStaleLists?: boolean
-}
-
-/** Progress reported by the server for one request. */
-export interface Progress {
-  readonly progress: number
-  readonly total?: number
-  readonly message?: string
-}
-
-/** Per-call options. */
-export interface CallOptions {
-  /** Overrides the client's request timeout. */
-  readonly timeout?: Duration.DurationInput
-  /** Progress restarts the timeout. */
-  readonly resetTimeoutOnProgress?: boolean
-  /** The longest the call may take, progress or not. */
-  readonly maxTotalTimeout?: Duration.DurationInput
-  /** Asks for progress and receives it. */
-  readonly onProgress?: (progress: Progress) => Effect.Effect<void>
-  /** This call's retry policy, over the client's (`false`: none). */
-  readonly retry?: Retry.RetryPolicy | false
-}
-
-/** Options of one tool call. */
-export interface ToolCallOptions extends CallOptions {
-  /** Overrides the client's `validateToolInput` for this call. */
-  readonly validateInput?: boolean
-  /** The call may be repeated (it changes nothing twice): transient failures are retried by the tools policy. */
-  readonly idempotent?: boolean
-}
-
-/** An event of {@link McpClientService.callToolStream}: progress, then the result. */
-export type ToolCallEvent =
-  | ({ readonly _tag: "Progress" } & Progress)
-  | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
-
-/** An event of {@link McpClientService.runToolAsTaskStream}: the task's status changes, then the result. */
-export type TaskRunEvent =
-  | { readonly _tag: "Status"; readonly task: McpSchema.Task }
-  | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
-
-/** Which cached list a list-changed notification invalidated. */
-export type ListKind = "tools" | "resources" | "prompts"
-
-/** The client service. */
-export interface McpClientService {
-  /** The server's name: as configured, else as the server reports it. */
-  readonly name: string
-  /** The server's name, version and other info from `initialize`. */
-  readonly serverInfo: McpSchema.Implementation
-  /** What the server declared it supports. */
-  readonly serverCapabilities: McpSchema.ServerCapabilities
-  /** The server's instructions for the model, if it sent any. */
-  readonly instructions: Option.Option<string>
-  /** The negotiated revision. */
-  readonly protocolVersion: ProtocolVersion.ProtocolVersion
-  /** The protocol era: `stateful` (an initialize handshake, 2024-11-05 … 2025-11-25) or `stateless` (2026-07-28). */
-  readonly era: "stateful" | "stateless"
-  /** The session's current state. */
-  readonly state: Effect.Effect<SessionState>
-  /** The session's state, now and on every change. */
-  readonly stateChanges: Stream.Stream<SessionState>
-
-  /** Sends `ping`; succeeds when the server answers. */
-  readonly ping: (options?: CallOptions) => Effect.Effect<void, RequestError>
-  /** Every tool, all pages; cached until the server says the list changed. */
-  readonly tools: Effect.Effect<ReadonlyArray<McpSchema.Tool>, RequestError>
-  /** Every tool, page by page, as the server lists them (not cached). */
-  readonly toolsStream: Stream.Stream<McpSchema.Tool, RequestError>
-  /**
-   * Calls a tool. The arguments are checked against its `inputSchema` first (`InvalidInput`,
-   * nothing sent; see `validateToolInput`); with an `outputSchema`, `structuredContent` is
-   * checked against it.
-   */
-  readonly callTool: (
-    name: string,
-    args?: { readonly [key: string]: unknown },
-    options?: ToolCallOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskRequired>
-  /** Calls a tool as a task (2025-11-25): the task as created; fetch its result with {@link McpClientService.taskResult}. */
-  readonly callToolAsTask: (
-    name: string,
-    args?: { readonly [key: string]: unknown },
-    options?: Tasks.TaskOptions
-  ) => Effect.Effect<McpSchema.Task, RequestError | TaskNotAllowed>
-  /** Runs a tool as a task to its end: status changes to `onStatus`, polling at the server's interval; interruption cancels the task. */
-  readonly runToolAsTask: (
-    name: string,
-    args?: { readonly [key: string]: unknown },
-    options?: Tasks.RunOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
-  /** {@link McpClientService.runToolAsTask} as a `Stream`: each status change, then the result. Ending it early cancels the task. */
-  readonly runToolAsTaskStream: (
-    name: string,
-    args?: { readonly [key: string]: unknown },
-    options?: Omit<Tasks.RunOptions, "onStatus">
-  ) => Stream.Stream<TaskRunEvent, RequestError | ToolOutputInvalid | TaskNotAllowed>
-  /** A task's current state (`tasks/get`). */
-  readonly getTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
-  /** Waits for a tool task's result (`tasks/result`, which blocks until the task is final). */
-  readonly taskResult: (
-    tool: string,
-    taskId: string,
-    options?: Tasks.TaskOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
-  /** Every task the server keeps for this client, all pages (`tasks/list`). */
-  readonly tasks: Effect.Effect<ReadonlyArray<McpSchema.Task>, RequestError>
-  /** Every task, page by page. */
-  readonly tasksStream: Stream.Stream<McpSchema.Task, RequestError>
-  /** Cancels a task (`tasks/cancel`): its state afterwards. */
-  readonly cancelTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
-  /** One task's pushed status changes (`notifications/tasks/status`), until it is final. */
-  readonly taskStatus: (taskId: string) => Stream.Stream<McpSchema.Task>
-  /** Every pushed task status change. */
-  readonly taskStatuses: Stream.Stream<McpSchema.Task>
-  /** Calls a tool; its progress and then its result as a `Stream`. Ending the stream early cancels the call. */
-  readonly callToolStream: (
-    name: string,
-    args?: { readonly [key: string]: unknown },
-    options?: Omit<ToolCallOptions, "onProgress">
-  ) => Stream.Stream<ToolCallEvent, RequestError | ToolOutputInvalid | TaskRequired>
-  /** Every resource, all pages; cached until the server says the list changed. */
-  readonly resources: Effect.Effect<ReadonlyArray<McpSchema.Resource>, RequestError>
-  /** Every resource, page by page (not cached). */
-  readonly resourcesStream: Stream.Stream<McpSchema.Resource, RequestError>
-  /** Every resource template, all pages. */
-  readonly resourceTemplates: Effect.Effect<ReadonlyArray<McpSchema.ResourceTemplate>, RequestError>
-  /** Reads a resource. */
-  readonly readResource: (
-    uri: string,
-    options?: CallOptions
-  ) => Effect.Effect<typeof McpSchema.ReadResourceResult.Type, RequestError>
-  /** Subscribes to updates of a resource (see {@link McpClientService.resourceUpdates}). */
-  readonly subscribe: (uri: string) => Effect.Effect<void, RequestError>
-  /** Ends a subscription. */
-  readonly unsubscribe: (uri: string) => Effect.Effect<void, RequestError>
-  /** `notifications/resources/updated`, from the moment the stream runs. */
-  readonly resourceUpdates: Stream.Stream<typeof McpSchema.ResourceUpdatedNotificationParams.Type>
-  /** Every prompt, all pages; cached until the server says the list changed. */
-  readonly prompts: Effect.Effect<ReadonlyArray<McpSchema.Prompt>, RequestError>
-  /** Gets a prompt with its arguments filled in. */
-  readonly getPrompt: (
-    name: string,
-    args?: { readonly [key: string]: string },
-    options?: CallOptions
-  ) => Effect.Effect<typeof McpSchema.GetPromptResult.Type, RequestError>
-  /**
-   * Every skill the server lists (the skills extension, SEP-2640), all pages; cached for the
-   * listing's `ttlMs`, or until the resource list changes. Only the listing is read: no skill
-   * file. Fails with `CapabilityNotSupported` when the server did not declare the extension.
-   */
-  readonly skills: Effect.Effect<ReadonlyArray<Skill>, RequestError>
-  /** One skill's entry by the URI of its `SKILL.md` (`skills/get`), listed or not. */
-  readonly getSkill: (uri: string, options?: CallOptions) => Effect.Effect<Skill, RequestError>
-  /**
-   * Loads a skill, named by its name, its path or its `SKILL.md` URI: reads its `SKILL.md` now
-   * (and no other file), checks its size and digest against the listing and its frontmatter
-   * field by field, and fails with `SkillVerificationFailed` (naming the file and the field) on
-   * any mismatch, `SkillNotFound` when the name matches no skill or several.
-   */
-  readonly loadSkill: (
-    nameOrUri: string,
-    options?: CallOptions
-  ) => Effect.Effect<LoadedSkill, RequestError | SkillError>
-  /** Asks for completions of a prompt's or resource template's argument. */
-  readonly complete: (
-    params: Methods.RequestParamsOf<"completion/complete">
-  ) => Effect.Effect<Methods.ResultOf<"completion/complete">["completion"], RequestError>
-  /** Sets the minimum level of the server's log messages. */
-  readonly setLoggingLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void, RequestError>
-  /** The server's log messages, from the moment the stream runs. */
-  readonly logMessages: Stream.Stream<typeof McpSchema.LoggingMessageNotificationParams.Type>
-  /** Which list changed, each time the server says one did (the cache is already invalidated). */
-  readonly listChanged: Stream.Stream<ListKind>
-  /** Every notification from the server, as received. */
-  readonly notifications: Stream.Stream<JsonRpc.JSONRPCNotification>
-  /** Any request of the method table, typed by its method (capability-checked, encoded for the revision). */
-  readonly request: <M extends Methods.RequestMethodName>(
-    method: M,
-    params: Methods.RequestParamsOf<M> | undefined,
-    options?: CallOptions
-  ) => Effect.Effect<Methods.ResultOf<M>, RequestError>
-  /** Sends a notification of the method table. */
-  readonly notify: <M extends Methods.NotificationMethodName>(
-    method: M,
-    params: Methods.NotificationParamsOf<M> | undefined
-  ) => Effect.Effect<void, RequestError>
-  /** Counters of the underlying peer (pending requests, in-flight server requests, violations). */
-  readonly stats: Peer.Peer["stats"]
-}
+export type {
+  CallOptions,
+  ListKind,
+  McpClientOptions,
+  McpClientService,
+  Progress,
+  TaskRunEvent,
+  ToolCallEvent,
+  ToolCallOptions
+} from "./internal/api.js"
 
 /** The W3C `tracestate` a request sends beside its `traceparent` (a `Context.Reference`; default none). */
 export { TraceState } from "./internal/peer/peer.js"
@@ -279,15 +32,29 @@ export { TraceState } from "./internal/peer/peer.js"
 export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpClient, McpClientService>() {}
 
 /**
- * Starts a session over the transport in context: the handshake, then a client. Fails with the
- * handshake's error; the session ends with the scope. The wiring (the session and each feature
- * over it) is `internal/client.ts`.
+ * Starts a session over the transport in context (the handshake), then a client over it. Fails
+ * with the handshake's error; the session ends with the scope.
  */
 export const make = (
   options: McpClientOptions = {}
 ): Effect.Effect<McpClientService, InitializeError, Transport | Scope.Scope> =>
   Effect.map(Client.make(options), (client) => client.service)
 
-/** A client layer over the transport in context; building it performs the handshake. */
+/**
+ * The client over the `Session` in context: the features (tools, resources, prompts, tasks,
+ * skills) built over it. Provide it a `Session.layer`, or one that decorates it.
+ */
+export const layerFromSession = (options: McpClientOptions = {}): Layer.Layer<McpClient, never, Session.Session> =>
+  Layer.scoped(
+    McpClient,
+    Effect.flatMap(Session.Session, (session) =>
+      Effect.map(Client.fromSession(session, options), (client) => client.service)
+    )
+  )
+
+/**
+ * A client layer over the transport in context: `Session.layer` (the handshake, the handlers in
+ * context served) composed with `layerFromSession`.
+ */
 export const layer = (options: McpClientOptions = {}): Layer.Layer<McpClient, InitializeError, Transport> =>
-  Layer.scoped(McpClient, make(options))
+  layerFromSession(options).pipe(Layer.provide(Session.layer(options)))

@@ -18,11 +18,11 @@ import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
+import type { McpClientOptions, McpClientService, Progress, ToolCallOptions } from "./internal/api.js"
 import * as Client from "./internal/client.js"
 import { toRequestOptions } from "./internal/features/callOptions.js"
 import type * as Peer from "./internal/peer/peer.js"
 import type * as Session from "./internal/session/session.js"
-import type { McpClientOptions, McpClientService, Progress, ToolCallOptions } from "./McpClient.js"
 import { SessionUnavailable } from "./McpError.js"
 import { Transport, type TransportService } from "./Transport.js"
 
@@ -196,7 +196,7 @@ const start = async <E, R, ER>(
     let settled = false
     let abandon: (() => void) | undefined
     try {
-      abandon = session.peer.unsafeRequest(request.method, request.wire, request.options, (outcome) => {
+      abandon = session.unsafeExecute(request, (outcome) => {
         settled = true
         if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort)
         if (Exit.isFailure(outcome)) {

@@ -14,7 +14,7 @@
 import type { McpSchema } from "@effect-mcp/protocol"
 import { Skills as Wire } from "@effect-mcp/protocol"
 import type * as Effect from "effect/Effect"
-import type { CallOptions } from "./McpClient.js"
+import type { CallOptions } from "./internal/features/callOptions.js"
 import type { RequestError, SkillVerificationFailed } from "./McpError.js"
 
 /** The extension's identifier; the client declares it under `capabilities.extensions`. */

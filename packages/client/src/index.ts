@@ -32,6 +32,8 @@ export * as Middleware from "./Middleware.js"
 export * as PromiseClient from "./PromiseClient.js"
 /** Retries by what is safe to repeat: the policy, and how failures are classified. */
 export * as Retry from "./Retry.js"
+/** The session with one server as a service: its state, what was established, the one request path. */
+export * as Session from "./Session.js"
 /** The session's lifecycle states. */
 export * as SessionState from "./SessionState.js"
 /** Skills (the `io.modelcontextprotocol/skills` extension): listed, loaded and verified. */

@@ -499,9 +499,9 @@ describe("PromiseClient against scripted servers", () => {
       try {
         await mcp.callTool("weather", { city: "Oslo" })
         const before = starts.count
-        // Started with no fiber unless bounded: the write itself throws either way.
+        // Started with no fiber (under the bound too, a slot being free): the write itself throws.
         await expect(mcp.callTool("weather", { city: "Oslo", at: 1n })).rejects.toThrow(TypeError)
-        expect(starts.count > before).toBe(bound.maxInFlight !== undefined)
+        expect(starts.count).toBe(before)
         expect(await mcp.run((client) => client.stats)).toMatchObject({ pending: 0 })
         // The only slot under maxInFlight: 1 was given back.
         await expect(mcp.callTool("weather", { city: "Oslo" })).resolves.toMatchObject({
@@ -541,7 +541,7 @@ describe("PromiseClient against scripted servers", () => {
     }
   })
 
-  it("a retry policy, a bound or a tracer take the effect's way, with the same answer", async () => {
+  it("a retry policy or a tracer take the effect's way (a bound with a free slot does not), with the same answer", async () => {
     const native = Effect.runSync(Effect.tracer)
     const spans: Array<string> = []
     const tracer = Tracer.make({
@@ -558,7 +558,7 @@ describe("PromiseClient against scripted servers", () => {
     for (const [layer, options, fibers] of [
       [retried.layer, retried.options, "some"],
       [traced.layer.pipe(Layer.provideMerge(Layer.setTracer(tracer))), traced.options, "some"],
-      [bounded.layer, bounded.options, "some"],
+      [bounded.layer, bounded.options, "none"],
       [plain.layer, plain.options, "none"]
     ] as const) {
       const starts = new Starts()
@@ -577,17 +577,20 @@ describe("PromiseClient against scripted servers", () => {
     expect(spans).toContain("mcp.request tools/call")
   })
 
-  it("under maxInFlight a call holds its slot until it settles or is given up", async () => {
+  it("under maxInFlight a call started with no fiber holds its slot until it settles or is given up", async () => {
     let calls = 0
     const { layer, options } = scripted(() => (++calls === 2 ? "silent" : warm), { maxInFlight: 1 })
-    const mcp = await PromiseClient.connect(layer, options)
+    const starts = new Starts()
+    const mcp = await PromiseClient.connect(counted(layer, starts), options)
     try {
       await mcp.callTool("weather", { city: "Oslo" })
       const controller = new AbortController()
+      const before = starts.count
       const held = mcp.callTool("weather", { city: "Oslo" }, { signal: controller.signal })
-      await vi.waitFor(() => expect(calls).toBe(2))
-      // The slot is held: this call waits for it (a ping would too: the bound is on every request).
+      expect(starts.count).toBe(before)
+      // The slot is held: this call takes its effect and waits for it (a ping would too: the bound is on every request).
       const waiting = mcp.callTool("weather", { city: "Bergen" })
+      expect(starts.count).toBeGreaterThan(before)
       controller.abort("stop")
       await expect(held).rejects.toBe("stop")
       await expect(waiting).resolves.toMatchObject({ structuredContent: { degrees: 20 } })

@@ -8,10 +8,10 @@ import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { clientCapabilities, Elicitation, Roots, Sampling } from "../Capabilities.js"
-import type { CallOptions, McpClientOptions, McpClientService, TaskRunEvent, ToolCallEvent } from "../McpClient.js"
 import type { InitializeError, RequestError } from "../McpError.js"
 import { EXTENSION as SKILLS_EXTENSION } from "../Skills.js"
 import type { Transport } from "../Transport.js"
+import type { CallOptions, McpClientOptions, McpClientService, TaskRunEvent, ToolCallEvent } from "./api.js"
 import { toRequestOptions } from "./features/callOptions.js"
 import * as ClientTasks from "./features/clientTasks.js"
 import * as ExtensionRequests from "./features/extensionRequests.js"
@@ -23,12 +23,13 @@ import * as Skills from "./features/skills.js"
 import * as Tasks from "./features/tasks.js"
 import * as Tools from "./features/tools.js"
 import * as OnFirstUse from "./onFirstUse.js"
+import { request as sessionRequest } from "./session/request.js"
 import * as Session from "./session/session.js"
 
 /** A client as built: its service, and the parts a Promise adapter runs calls through. */
 export interface Client {
   readonly service: McpClientService
-  readonly session: Session.Session
+  readonly session: Session.SessionService
   readonly tools: Tools.Tools
   /** Whether tool calls check their arguments unless a call says otherwise. */
   readonly validateInput: boolean
@@ -54,49 +55,65 @@ const eventStream = <Event, A, E>(
   )
 
 /**
- * Starts a session over the transport in context: the handshake, then a client. This is wiring:
- * the session (`session/session.ts`) and each feature (`features/*.ts`) are modules of their own.
+ * Starts a session over the transport in context: the handler services in context served (and
+ * declared as capabilities), then the handshake; a keep-alive when asked for. It ends with the scope.
  */
-export const make = (options: McpClientOptions = {}): Effect.Effect<Client, InitializeError, Transport | Scope.Scope> =>
+export const startSession = (
+  options: McpClientOptions = {}
+): Effect.Effect<Session.SessionService, InitializeError, Transport | Scope.Scope> =>
   Effect.gen(function* () {
     const handlers = {
       sampling: yield* Effect.serviceOption(Sampling),
       elicitation: yield* Effect.serviceOption(Elicitation),
       roots: yield* Effect.serviceOption(Roots)
     }
-    const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
     const session = yield* Session.make({
       server: options.name,
-      clientInfo,
+      clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
       protocolVersion: options.protocolVersion ?? "auto",
       requestTimeout: options.requestTimeout ?? "60 seconds",
       sessionRetries: options.sessionRetries ?? 1,
       probeTimeout: options.probeTimeout ?? "10 seconds",
       maxInputRounds: options.maxInputRounds ?? 10,
-      answer: ServerRequests.answerer(handlers),
+      serve: ServerRequests.serveWith(handlers),
       retry: options.retry,
       maxInFlight: options.maxInFlight,
       maxQueued: options.maxQueued,
       serveStale: options.serveStaleLists
     })
-    const { peer } = session
     // Server-to-client requests, for the capabilities the provided handlers declare. Registered
     // before the handshake: a server may ask as soon as it has seen notifications/initialized.
     const clientTasks =
-      options.clientTasks === undefined ? undefined : yield* ClientTasks.make(peer, options.clientTasks)
+      options.clientTasks === undefined ? undefined : yield* ClientTasks.make(session, options.clientTasks)
     yield* ServerRequests.register({ session, ...(clientTasks === undefined ? {} : { tasks: clientTasks }) }, handlers)
     // The extensions this client implements are declared beside the handlers' capabilities.
-    const capabilities: McpSchema.ClientCapabilities = {
+    yield* session.start({
       ...clientCapabilities(handlers, clientTasks !== undefined),
       extensions: { [SKILLS_EXTENSION]: {} }
+    })
+    if (options.keepAlive !== undefined) {
+      const { interval, timeout } = options.keepAlive
+      yield* session.keepAlive(interval, timeout ?? interval)
     }
-    yield* session.start(capabilities)
+    return session
+  })
 
+/** A session started over the transport in context, and a client over it. */
+export const make = (options: McpClientOptions = {}): Effect.Effect<Client, InitializeError, Transport | Scope.Scope> =>
+  Effect.flatMap(startSession(options), (session) => fromSession(session, options))
+
+/** The client over a session: each feature a module over it, assembled into the service. */
+export const fromSession = (
+  session: Session.SessionService,
+  options: McpClientOptions = {}
+): Effect.Effect<Client, never, Scope.Scope> =>
+  Effect.gen(function* () {
     const request = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
       call?: CallOptions
-    ): Effect.Effect<Methods.ResultOf<M>, RequestError> => session.request(method, params, toRequestOptions(call))
+    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
+      sessionRequest(session, method, params, toRequestOptions(call))
 
     // The features, each a module over the session.
     // Tools are built now (the hot path reads their cache); resources, prompts and skills at their
@@ -110,7 +127,7 @@ export const make = (options: McpClientOptions = {}): Effect.Effect<Client, Init
     const invalidate = <A extends { readonly list: { readonly invalidate: Effect.Effect<void> } }>(
       built: OnFirstUse.Part<A>
     ) => Effect.suspend(() => built.now()?.list.invalidate ?? Effect.void)
-    const listChanged = yield* Notifications.listChanges(peer, session.accepts, {
+    const listChanged = yield* Notifications.listChanges(session, session.accepts, {
       tools: tools.list.invalidate,
       // Skills are resources: a changed resource list may be changed skills.
       resources: Effect.zipRight(invalidate(resources), invalidate(skills)),
@@ -118,7 +135,7 @@ export const make = (options: McpClientOptions = {}): Effect.Effect<Client, Init
     })
     // The service's streams are described when first run: built now, every client would hold
     // them, read or not (~10 KB).
-    const taskStatuses = Notifications.notificationsOf(peer, "notifications/tasks/status").pipe(
+    const taskStatuses = Notifications.notificationsOf(session, "notifications/tasks/status").pipe(
       Stream.map(({ _meta: _, ...task }) => task)
     )
     const tasks = Tasks.make(session, tools, taskStatuses)
@@ -128,11 +145,6 @@ export const make = (options: McpClientOptions = {}): Effect.Effect<Client, Init
     // against the new definitions).
     const callTool: McpClientService["callTool"] = (tool, args, call) =>
       tools.call(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput)
-
-    if (options.keepAlive !== undefined) {
-      const { interval, timeout } = options.keepAlive
-      yield* session.keepAlive(interval, timeout ?? interval)
-    }
 
     const service = {
       get name() {
@@ -185,7 +197,7 @@ export const make = (options: McpClientOptions = {}): Effect.Effect<Client, Init
       readResource: (uri, call) => Effect.flatMap(resources.get, (part) => part.read(uri, call)),
       subscribe: session.subscribe,
       unsubscribe: session.unsubscribe,
-      resourceUpdates: Notifications.notificationsOf(peer, "notifications/resources/updated", session.accepts),
+      resourceUpdates: Notifications.notificationsOf(session, "notifications/resources/updated", session.accepts),
       prompts: Effect.flatMap(prompts.get, (part) => part.list.get),
       getPrompt: (name, args, call) => Effect.flatMap(prompts.get, (part) => part.get(name, args, call)),
       complete: (params) => Effect.flatMap(prompts.get, (part) => part.complete(params)),
@@ -193,12 +205,12 @@ export const make = (options: McpClientOptions = {}): Effect.Effect<Client, Init
       getSkill: (uri, call) => Effect.flatMap(skills.get, (part) => part.get(uri, call)),
       loadSkill: (nameOrUri, call) => Effect.flatMap(skills.get, (part) => part.load(nameOrUri, call)),
       setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
-      logMessages: Notifications.notificationsOf(peer, "notifications/message"),
+      logMessages: Notifications.notificationsOf(session, "notifications/message"),
       listChanged,
-      notifications: peer.notifications,
+      notifications: session.notifications,
       request,
       notify: session.notify,
-      stats: peer.stats
+      stats: session.stats
     } satisfies McpClientService
     return { service, session, tools, validateInput }
   })

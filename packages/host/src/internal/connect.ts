@@ -1,10 +1,12 @@
 /**
- * One server's client, from its target: the stdio or HTTP transport under `McpClient.make`,
- * in the caller's scope. The platform (a `CommandExecutor`, an `HttpClient`) comes from context.
+ * One server's client, from its target: the client's layer (`McpClient.layer`) over the server's
+ * transport layer, built in the caller's scope. The platform (a `CommandExecutor`, an
+ * `HttpClient`) and the handler services (`Sampling`, `Elicitation`, `Roots`) come from context.
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import { McpClient, type McpError, StdioTransport } from "@effect-mcp/client"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -30,10 +32,9 @@ export const connect = (
 > =>
   Effect.gen(function* () {
     const { inheritEnv, ...clientOptions } = options
-    const context = yield* Layer.build(
-      ServerTransport.layer(name, target, inheritEnv === undefined ? {} : { inheritEnv })
-    )
-    const client = yield* McpClient.make(clientOptions).pipe(Effect.provide(context))
-    const process = yield* Effect.serviceOption(StdioTransport.StdioProcess).pipe(Effect.provide(context))
+    const transport = ServerTransport.layer(name, target, inheritEnv === undefined ? {} : { inheritEnv })
+    const context = yield* Layer.build(McpClient.layer(clientOptions).pipe(Layer.provideMerge(transport)))
+    const client = Context.get(context, McpClient.McpClient)
+    const process = Context.getOption(context, StdioTransport.StdioProcess)
     return { client, pid: Option.getOrUndefined(Option.map(process, (info) => info.pid)) }
   })

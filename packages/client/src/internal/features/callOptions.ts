@@ -1,10 +1,32 @@
-/** Per-call options of the client's API, as the peer takes them. */
+/** Per-call options of the client's API, and those options as the session takes them. */
 import { Methods } from "@effect-mcp/protocol"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { CallOptions } from "../../McpClient.js"
+import type * as Retry from "../../Retry.js"
 import type * as Peer from "../peer/peer.js"
-import type * as Session from "../session/session.js"
+import type * as Session from "../session/types.js"
+
+/** Progress reported by the server for one request. */
+export interface Progress {
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Overrides the client's request timeout. */
+  readonly timeout?: Duration.DurationInput
+  /** Progress restarts the timeout. */
+  readonly resetTimeoutOnProgress?: boolean
+  /** The longest the call may take, progress or not. */
+  readonly maxTotalTimeout?: Duration.DurationInput
+  /** Asks for progress and receives it. */
+  readonly onProgress?: (progress: Progress) => Effect.Effect<void>
+  /** This call's retry policy, over the client's (`false`: none). */
+  readonly retry?: Retry.RetryPolicy | false
+}
 
 /** The session's options for one call: timeouts and retry as given, progress decoded before it reaches the caller. */
 export const toRequestOptions = (

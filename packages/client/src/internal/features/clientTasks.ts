@@ -14,6 +14,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import type { JsonRpcFailure } from "../../McpError.js"
 import * as Peer from "../peer/peer.js"
+import type { SessionService } from "../session/types.js"
 import { isTerminal } from "./tasks.js"
 
 /** The legal next statuses of each status; terminal ones have none. */
@@ -56,9 +57,9 @@ export interface ClientTasks {
 
 const iso = (millis: number) => new Date(millis).toISOString()
 
-/** Serves `tasks/*` for the client's tasks on the peer; tasks end with the scope. */
+/** Serves `tasks/*` for the client's tasks over the session; tasks end with the scope. */
 export const make = (
-  peer: Peer.Peer,
+  session: Pick<SessionService, "handle" | "notifyRaw">,
   options: ClientTaskOptions = {}
 ): Effect.Effect<ClientTasks, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -82,7 +83,7 @@ export const make = (
           lastUpdatedAt: iso(now),
           ...(statusMessage === undefined ? {} : { statusMessage })
         }
-        yield* Effect.ignore(peer.notify("notifications/tasks/status", { ...entry.task }))
+        yield* Effect.ignore(session.notifyRaw("notifications/tasks/status", { ...entry.task }))
         if (isTerminal(status)) {
           // Forgotten once its TTL has passed (counted from creation, as the spec says).
           const ttl = entry.task.ttl ?? defaultTtl
@@ -134,11 +135,11 @@ export const make = (
         return { task } as Peer.WireObject
       })
 
-    yield* peer.handle("tasks/get", (request) => Effect.map(lookup(request.params), (entry) => ({ ...entry.task })))
-    yield* peer.handle("tasks/list", () =>
+    yield* session.handle("tasks/get", (request) => Effect.map(lookup(request.params), (entry) => ({ ...entry.task })))
+    yield* session.handle("tasks/list", () =>
       Effect.succeed({ tasks: [...entries.values()].map((entry) => ({ ...entry.task })) })
     )
-    yield* peer.handle("tasks/cancel", (request) =>
+    yield* session.handle("tasks/cancel", (request) =>
       Effect.gen(function* () {
         const entry = yield* lookup(request.params)
         const id = entry.task.taskId
@@ -154,7 +155,7 @@ export const make = (
         return { ...entry.task }
       })
     )
-    yield* peer.handle("tasks/result", (request) =>
+    yield* session.handle("tasks/result", (request) =>
       Effect.gen(function* () {
         const entry = yield* lookup(request.params)
         const id = entry.task.taskId

@@ -10,7 +10,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import { DecodeError, type RequestError } from "../../McpError.js"
 import type * as Peer from "../peer/peer.js"
-import type { Session } from "../session/session.js"
+import type { SessionService as Session } from "../session/types.js"
 
 /** A result decoder (compiled once by the caller: `Schema.decodeUnknownEither(schema)`). */
 export type Decode<A> = (input: unknown) => Either.Either<A, ParseResult.ParseError>

@@ -8,8 +8,8 @@ import * as Either from "effect/Either"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { ListKind } from "../../McpClient.js"
-import type * as Peer from "../peer/peer.js"
+import type { ListKind } from "../api.js"
+import type { SessionService } from "../session/types.js"
 
 /** Whether a notification belongs to the session's current subscriptions. */
 export type Accepts = (notification: JsonRpc.JSONRPCNotification) => boolean
@@ -19,12 +19,12 @@ export type Accepts = (notification: JsonRpc.JSONRPCNotification) => boolean
  * skipped). Described when first run: a client holds its streams whether or not anyone reads them.
  */
 export const notificationsOf = <M extends Methods.NotificationMethodName>(
-  peer: Peer.Peer,
+  session: Pick<SessionService, "notifications">,
   method: M,
   accepts: Accepts = () => true
 ) =>
   Stream.suspend(() =>
-    peer.notifications.pipe(
+    session.notifications.pipe(
       Stream.filter((notification) => notification.method === method && accepts(notification)),
       Stream.filterMap((notification) =>
         Either.getRight(Methods.decodeNotificationParams(method, notification.params ?? {}))
@@ -43,7 +43,7 @@ const LIST_CHANGED: Readonly<Record<string, ListKind>> = {
  * published on the returned stream (which any number of readers may run).
  */
 export const listChanges = (
-  peer: Peer.Peer,
+  session: Pick<SessionService, "observe">,
   accepts: Accepts,
   invalidate: Readonly<Record<ListKind, Effect.Effect<void>>>
 ): Effect.Effect<Stream.Stream<ListKind>, never, Scope.Scope> =>
@@ -59,8 +59,8 @@ export const listChanges = (
         return changed === undefined ? Effect.void : PubSub.shutdown(changed)
       })
     )
-    // Observed as the peer dispatches it: no fiber, and the cache is dropped before the next message.
-    yield* peer.observe((notification) => {
+    // Observed as it is dispatched: no fiber, and the cache is dropped before the next message.
+    yield* session.observe((notification) => {
       const kind = Object.hasOwn(LIST_CHANGED, notification.method) ? LIST_CHANGED[notification.method] : undefined
       if (kind === undefined || !accepts(notification)) return Effect.void
       const listening = changed

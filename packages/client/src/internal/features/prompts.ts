@@ -2,8 +2,9 @@
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { McpClientService } from "../../McpClient.js"
-import type { Session } from "../session/session.js"
+import type { McpClientService } from "../api.js"
+import { request } from "../session/request.js"
+import type { SessionService as Session } from "../session/types.js"
 import { toRequestOptions } from "./callOptions.js"
 import * as Lists from "./lists.js"
 
@@ -22,7 +23,7 @@ export const make = (session: Session): Effect.Effect<Prompts, never, Scope.Scop
       Lists.paginate(
         session.server,
         "prompts/list",
-        (cursor) => session.request("prompts/list", cursor === undefined ? undefined : { cursor }),
+        (cursor) => request(session, "prompts/list", cursor === undefined ? undefined : { cursor }),
         (result) => result.prompts
       ),
       Effect.sync(() => session.freshness("prompts/list")),
@@ -31,11 +32,12 @@ export const make = (session: Session): Effect.Effect<Prompts, never, Scope.Scop
     return {
       list,
       get: (name, args, options) =>
-        session.request(
+        request(
+          session,
           "prompts/get",
           args === undefined ? { name } : { name, arguments: args },
           toRequestOptions(options)
         ),
-      complete: (params) => Effect.map(session.request("completion/complete", params), (result) => result.completion)
+      complete: (params) => Effect.map(request(session, "completion/complete", params), (result) => result.completion)
     }
   })

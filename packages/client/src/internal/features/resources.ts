@@ -8,9 +8,10 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { McpClientService } from "../../McpClient.js"
 import type { RequestError } from "../../McpError.js"
-import type { Session } from "../session/session.js"
+import type { McpClientService } from "../api.js"
+import { request } from "../session/request.js"
+import type { SessionService as Session } from "../session/types.js"
 import { toRequestOptions } from "./callOptions.js"
 import * as Lists from "./lists.js"
 
@@ -28,7 +29,7 @@ export const make = (session: Session): Effect.Effect<Resources, never, Scope.Sc
     const stream = Lists.paginate(
       session.server,
       "resources/list",
-      (cursor) => session.request("resources/list", cursor === undefined ? undefined : { cursor }),
+      (cursor) => request(session, "resources/list", cursor === undefined ? undefined : { cursor }),
       (result) => result.resources
     )
     const list = yield* Lists.cachedList(
@@ -39,13 +40,13 @@ export const make = (session: Session): Effect.Effect<Resources, never, Scope.Sc
     const templates = Lists.paginate(
       session.server,
       "resources/templates/list",
-      (cursor) => session.request("resources/templates/list", cursor === undefined ? undefined : { cursor }),
+      (cursor) => request(session, "resources/templates/list", cursor === undefined ? undefined : { cursor }),
       (result) => result.resourceTemplates
     )
     return {
       list,
       stream,
       templates: Effect.map(Stream.runCollect(templates), Chunk.toReadonlyArray),
-      read: (uri, options) => session.request("resources/read", { uri }, toRequestOptions(options))
+      read: (uri, options) => request(session, "resources/read", { uri }, toRequestOptions(options))
     }
   })

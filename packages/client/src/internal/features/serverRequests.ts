@@ -13,7 +13,7 @@ import * as Stream from "effect/Stream"
 import type { Handlers, RequestContext } from "../../Capabilities.js"
 import type { JsonRpcFailure } from "../../McpError.js"
 import * as Peer from "../peer/peer.js"
-import type { Session } from "../session/session.js"
+import type { ServerRequestHandler, SessionService as Session } from "../session/types.js"
 import type * as ClientTasks from "./clientTasks.js"
 import * as ElicitationContent from "./elicitation.js"
 
@@ -25,7 +25,7 @@ const relatedTaskId = (params: Peer.WireObject | undefined): string | undefined 
   return McpSchema.isJsonObject(related) && typeof related.taskId === "string" ? related.taskId : undefined
 }
 
-/** What serving needs: the session (its peer, and the revision each answer is encoded for), and the task store. */
+/** What serving needs: the session (where requests are served, and the revision each result is encoded for), and the task store. */
 export interface ServeContext {
   readonly session: Session
   /** The client's task store, when it serves task-augmented requests. */
@@ -108,16 +108,8 @@ const run = <M extends ServedMethod>(
     return wire.right
   })
 
-/** Answers one server request with the provided handlers (-32601 for a method none of them serves). */
-export type Answer = (
-  method: string,
-  params: Peer.WireObject | undefined,
-  context: RequestContext,
-  version: ProtocolVersion.ProtocolVersion
-) => Effect.Effect<Peer.WireObject, JsonRpcFailure>
-
-/** The answerer of the provided handlers: what the peer serves, and what a multi round-trip request asks for. */
-export const answerer = (handlers: Handlers): Answer => {
+/** What the provided handlers serve: the server's requests, and what a multi round-trip request asks for. */
+export const serveWith = (handlers: Handlers): ServerRequestHandler => {
   const runners = runnersOf(handlers)
   return (method, params, context, version) => {
     switch (method) {
@@ -139,19 +131,19 @@ export const answerer = (handlers: Handlers): Answer => {
 export const register = (context: ServeContext, handlers: Handlers): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { session, tasks } = context
-    const answer = answerer(handlers)
+    const serve = serveWith(handlers)
     const runners = runnersOf(handlers)
     const served = (["sampling/createMessage", "elicitation/create", "roots/list"] as const).filter(
       (method) => runners[method] !== undefined
     )
     for (const method of served) {
-      yield* session.peer.handle(method, (inbound) => {
+      yield* session.handle(method, (inbound) => {
         const requestContext: RequestContext = {
           server: session.server,
           requestId: inbound.id,
           relatedTaskId: relatedTaskId(inbound.params)
         }
-        const answered = answer(method, inbound.params, requestContext, session.established().protocolVersion)
+        const served = serve(method, inbound.params, requestContext, session.established().protocolVersion)
         // A task-augmented request (when this client serves tasks) is answered at once with a task;
         // one whose params do not decode is answered -32602 at once, as a plain request is.
         const task = inbound.params?.task
@@ -159,7 +151,7 @@ export const register = (context: ServeContext, handlers: Handlers): Effect.Effe
           McpSchema.isJsonObject(task) &&
           tasks !== undefined &&
           Either.isRight(Methods.decodeRequestParams(method, inbound.params ?? {}))
-        return asTask ? tasks.create(typeof task.ttl === "number" ? task.ttl : undefined, answered) : answered
+        return asTask ? tasks.create(typeof task.ttl === "number" ? task.ttl : undefined, served) : served
       })
     }
     const roots = Option.getOrUndefined(handlers.roots)

@@ -14,7 +14,6 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type { CallOptions } from "../../McpClient.js"
 import {
   CapabilityNotSupported,
   type RequestError,
@@ -23,7 +22,9 @@ import {
   SkillVerificationFailed
 } from "../../McpError.js"
 import type { LoadedSkill, Skill, SkillFile, SkillResource } from "../../Skills.js"
-import type { Session } from "../session/session.js"
+import { request as sessionRequest } from "../session/request.js"
+import type { SessionService as Session } from "../session/types.js"
+import type { CallOptions } from "./callOptions.js"
 import { toRequestOptions } from "./callOptions.js"
 import type { ExtensionRequest } from "./extensionRequests.js"
 import * as Frontmatter from "./frontmatter.js"
@@ -205,7 +206,7 @@ export const make = (session: Session, request: ExtensionRequest): Effect.Effect
     ): Effect.Effect<SkillFile, RequestError | SkillVerificationFailed> =>
       Effect.gen(function* () {
         const { uri } = listed
-        const result = yield* session.request("resources/read", { uri }, toRequestOptions(options))
+        const result = yield* sessionRequest(session, "resources/read", { uri }, toRequestOptions(options))
         const matching = result.contents.filter((contents) => contents.uri === uri)
         const candidates = matching.length > 0 ? matching : result.contents
         const [contents] = candidates

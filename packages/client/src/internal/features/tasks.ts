@@ -25,7 +25,8 @@ import {
   type ToolOutputInvalid
 } from "../../McpError.js"
 import type * as Peer from "../peer/peer.js"
-import type { Session } from "../session/session.js"
+import { request } from "../session/request.js"
+import type { SessionService as Session } from "../session/types.js"
 import * as Lists from "./lists.js"
 import type { Tools } from "./tools.js"
 
@@ -126,11 +127,11 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
       return created.right.task
     })
 
-  const getTask: Tasks["getTask"] = (taskId) => Effect.map(session.request("tasks/get", { taskId }), stripMeta)
+  const getTask: Tasks["getTask"] = (taskId) => Effect.map(request(session, "tasks/get", { taskId }), stripMeta)
 
   const toolTaskResult: Tasks["toolTaskResult"] = (tool, taskId, options) =>
     Effect.gen(function* () {
-      const raw = yield* session.request("tasks/result", { taskId }, requestOptions(options))
+      const raw = yield* request(session, "tasks/result", { taskId }, requestOptions(options))
       const decoded = decodeCallToolResult(raw)
       if (Either.isLeft(decoded)) {
         return yield* new DecodeError({
@@ -145,11 +146,12 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
   const tasksStream = Lists.paginate(
     server,
     "tasks/list",
-    (cursor) => session.request("tasks/list", cursor === undefined ? undefined : { cursor }),
+    (cursor) => request(session, "tasks/list", cursor === undefined ? undefined : { cursor }),
     (result) => result.tasks
   )
 
-  const cancelTask: Tasks["cancelTask"] = (taskId) => Effect.map(session.request("tasks/cancel", { taskId }), stripMeta)
+  const cancelTask: Tasks["cancelTask"] = (taskId) =>
+    Effect.map(request(session, "tasks/cancel", { taskId }), stripMeta)
 
   const taskStatus: Tasks["taskStatus"] = (taskId) =>
     statuses.pipe(

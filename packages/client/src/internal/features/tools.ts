@@ -11,7 +11,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { InvalidInput, type RequestError, TaskRequired, ToolOutputInvalid } from "../../McpError.js"
 import type * as Peer from "../peer/peer.js"
-import type { Prepared, Session, RequestOptions as SessionRequestOptions } from "../session/session.js"
+import { request } from "../session/request.js"
+import type { Prepared, SessionService as Session, RequestOptions as SessionRequestOptions } from "../session/types.js"
 import * as McpHeaders from "../transport/mcpHeaders.js"
 import { type Check, checkNow, withCheck } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
@@ -119,7 +120,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
     const stream = Lists.paginate(
       server,
       "tools/list",
-      (cursor) => session.request("tools/list", cursor === undefined ? undefined : { cursor }),
+      (cursor) => request(session, "tools/list", cursor === undefined ? undefined : { cursor }),
       (result) => result.tools
     ).pipe(Stream.filterEffect(callable))
     const list = yield* Lists.cachedList(

@@ -6,39 +6,16 @@
  * combinators over executors, composed once when the session is built, in the way `HttpClient`
  * composes behaviour around its one `execute`.
  */
-import type { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Random from "effect/Random"
 import type { RequestError } from "../../McpError.js"
 import * as Retry from "../../Retry.js"
 import type * as Peer from "../peer/peer.js"
 import type { Limiter } from "./limiter.js"
-
-/** A request's options at the session: the peer's, and how it may be retried. */
-export interface RequestOptions extends Peer.RequestOptions {
-  /** This request's retry policy, over the client's (`false`: none). */
-  readonly retry?: Retry.RetryPolicy | false
-  /** A `tools/call` that may be repeated (the caller says so, or the tool's hints). */
-  readonly idempotent?: boolean
-}
-
-/** A request ready for the wire: what the steps above the executor made of a call. */
-export interface Prepared {
-  /** A method of the method table, or an extension's (`skills/list`). */
-  readonly method: string
-  /** The params in the newest revision's wire form (taken down again if a re-established session speaks another). */
-  readonly encoded: Peer.WireObject | undefined
-  /** The params as they go on the wire at `version`. */
-  readonly wire: Peer.WireObject | undefined
-  /** The revision `wire` is for. */
-  readonly version: ProtocolVersion.ProtocolVersion
-  readonly options: RequestOptions
-}
-
-/** Sends a prepared request and gives its raw result. */
-export type Executor<E> = (request: Prepared) => Effect.Effect<Peer.WireObject, E>
+import type { Executor, Prepared, RequestOptions } from "./types.js"
 
 /** The executor with at most `limiter`'s bound of requests in flight (the executor itself when unbounded). */
 export const limited =
@@ -105,4 +82,32 @@ export const retrying =
         })
       return run(1)
     })
+  }
+
+const noRelease = () => {}
+
+/**
+ * The peer's exchange started from plain code (`SessionService.unsafeExecute`), holding a slot of
+ * the bound, when there is one and a slot is free, until the outcome or the giving up.
+ */
+export const unsafe =
+  (peer: Peer.Peer, limiter: Limiter | undefined) =>
+  (
+    request: Prepared,
+    onDone: (outcome: Exit.Exit<Peer.WireObject, Peer.RequestFailure>) => void
+  ): (() => void) | undefined => {
+    const release = limiter === undefined ? noRelease : limiter.tryAcquire()
+    if (release === undefined) return undefined
+    const giveUp = peer.unsafeRequest(request.method, request.wire, request.options, (outcome) => {
+      release()
+      onDone(outcome)
+    })
+    if (giveUp === undefined) {
+      release()
+      return undefined
+    }
+    return () => {
+      giveUp()
+      release()
+    }
   }

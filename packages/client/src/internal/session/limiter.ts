@@ -8,6 +8,8 @@ import { Overloaded } from "../../McpError.js"
 /** Runs requests within the bound. */
 export interface Limiter {
   readonly run: <A, E>(method: string, request: Effect.Effect<A, E>) => Effect.Effect<A, E | Overloaded>
+  /** A slot taken there and then if one is free (nobody waits), with the function that frees it (once). */
+  readonly tryAcquire: () => (() => void) | undefined
 }
 
 /** At most `maxInFlight` at once, at most `maxQueued` waiting (default: no bound on the queue); none without a bound. */
@@ -46,6 +48,16 @@ export const make = (
       })
     })
   return {
+    tryAcquire: () => {
+      if (inFlight >= limit || waiting.length > 0) return undefined
+      inFlight++
+      let held = true
+      return () => {
+        if (!held) return
+        held = false
+        release()
+      }
+    },
     run: (method, request) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.zipRight(restore(acquire(method)), Effect.ensuring(restore(request), Effect.sync(release)))

@@ -12,18 +12,10 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type { InitializeError, RequestError } from "../../McpError.js"
 import type { TransportService } from "../../Transport.js"
-import type { Answer } from "../features/serverRequests.js"
 import type * as Peer from "../peer/peer.js"
 import * as Dialect from "./dialect.js"
 import * as Stateless from "./stateless.js"
-
-/** What a handshake or discovery established; replaced as a whole when the session is re-established. */
-export interface Established {
-  readonly protocolVersion: ProtocolVersion.ProtocolVersion
-  readonly serverInfo: McpSchema.Implementation
-  readonly serverCapabilities: McpSchema.ServerCapabilities
-  readonly instructions: Option.Option<string>
-}
+import type { Established, ServerRequestHandler } from "./types.js"
 
 /** What negotiation needs from the session. */
 export interface NegotiationOptions {
@@ -36,7 +28,7 @@ export interface NegotiationOptions {
   readonly probeTimeout: Duration.DurationInput
   readonly requestTimeout: Duration.DurationInput
   readonly maxInputRounds: number
-  readonly answer: Answer
+  readonly serve: ServerRequestHandler
   /** Sends `initialize` (never cancelled) and decodes its result. */
   readonly initialize: (
     params: McpSchema.InitializeRequestParams
@@ -93,7 +85,7 @@ export const make = (options: NegotiationOptions): Negotiation => {
         version,
         capabilities,
         clientInfo: options.clientInfo,
-        answer: options.answer,
+        serve: options.serve,
         maxRounds: options.maxInputRounds,
         requestTimeout: Duration.decode(options.requestTimeout),
         serverCapabilities: discover.capabilities

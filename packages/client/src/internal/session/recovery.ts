@@ -13,7 +13,7 @@ import type * as Scope from "effect/Scope"
 import type { RequestError } from "../../McpError.js"
 import type * as Peer from "../peer/peer.js"
 import type { WireError } from "./dialect.js"
-import type { Executor, Prepared } from "./executor.js"
+import type { Executor, Prepared } from "./types.js"
 
 /** What recovery needs from the session. */
 export interface RecoveryOptions {

@@ -20,10 +20,10 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { DecodeError, InvalidInput, RequestTimeout } from "../../McpError.js"
-import type { Answer } from "../features/serverRequests.js"
 import type * as Peer from "../peer/peer.js"
 import type { Dialect, WireError } from "./dialect.js"
 import * as TaskExtension from "./taskExtension.js"
+import type { ServerRequestHandler } from "./types.js"
 
 /** What the stateless dialect needs. */
 export interface StatelessOptions {
@@ -33,7 +33,7 @@ export interface StatelessOptions {
   readonly capabilities: McpSchema.ClientCapabilities
   readonly clientInfo: McpSchema.Implementation
   /** Answers the input a result asks for, with the host's handlers. */
-  readonly answer: Answer
+  readonly serve: ServerRequestHandler
   /** The most rounds of one request. */
   readonly maxRounds: number
   /** The default deadline of a request, across all its rounds. */
@@ -190,7 +190,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
         requests,
         ([key, request]) =>
           options
-            .answer(
+            .serve(
               request.method,
               request.params,
               { server: options.server(), requestId: key, relatedTaskId: undefined },
