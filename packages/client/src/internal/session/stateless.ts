@@ -6,22 +6,21 @@
  * `requestState`, a bounded number of rounds within one deadline. `ping` is a `server/discover`;
  * `logging/setLevel` is local (the level travels with each request).
  */
-import { type JsonRpc, McpSchema, type ProtocolVersion } from "@effect-mcp/protocol"
+import { McpSchema, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as FiberHandle from "effect/FiberHandle"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { DecodeError, InvalidInput, RequestTimeout } from "../../McpError.js"
 import type * as Peer from "../peer/peer.js"
 import type { Dialect, WireError } from "./dialect.js"
+import * as Listen from "./listen.js"
 import * as TaskExtension from "./taskExtension.js"
 import type { ServerRequestHandler } from "./types.js"
 
@@ -97,14 +96,15 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
             reads.set(String(wire.uri), { raw, expiresAt: now + Number(raw.ttlMs) })
           })
 
-    // subscriptions/listen: one long request; its notifications reach the peer's subscribers,
-    // tagged with its id (notifications of an earlier subscription are dropped).
-    const listener = yield* FiberHandle.make<void>()
-    let listening: { readonly id: JsonRpc.RequestId; readonly asked: Peer.WireObject } | undefined
-    const subscriptionOf = (notification: JsonRpc.JSONRPCNotification) => {
-      const tag = notification.params?._meta
-      return McpSchema.isJsonObject(tag) ? tag[McpSchema.MetaKey.subscriptionId] : undefined
-    }
+    // Change notifications over one subscriptions/listen request (listen.ts).
+    const listening = yield* Listen.make({
+      server: options.server,
+      peer,
+      meta,
+      capabilities: options.serverCapabilities
+    })
+    const { resubscribe } = listening
+    // A read's cached result ends with an update of its resource, or a changed resource list.
     const updates = yield* peer.subscribe
     yield* Stream.fromQueue(updates).pipe(
       Stream.runForEach((notification) =>
@@ -115,75 +115,6 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
       ),
       Effect.forkScoped
     )
-    // The acknowledgement says which of the asked notifications the server will send.
-    const acknowledgements = yield* peer.subscribe
-    yield* Stream.fromQueue(acknowledgements).pipe(
-      Stream.filter(
-        (notification) =>
-          notification.method === "notifications/subscriptions/acknowledged" &&
-          listening !== undefined &&
-          subscriptionOf(notification) === listening.id
-      ),
-      Stream.runForEach((notification) => {
-        const honoured = notification.params?.notifications
-        const missing = Object.keys(listening?.asked ?? {}).filter(
-          (key) => !McpSchema.isJsonObject(honoured) || honoured[key] === undefined
-        )
-        return missing.length === 0
-          ? Effect.void
-          : Effect.logWarning(`${options.server()}: the server will not send ${missing.join(", ")}`)
-      }),
-      Effect.forkScoped
-    )
-    let resources = HashSet.empty<string>()
-    const caps = options.serverCapabilities
-    const listen = Effect.suspend(() => {
-      const notifications = {
-        ...(caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
-        ...(caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
-        ...(caps.resources?.listChanged === true ? { resourcesListChanged: true } : {}),
-        ...(caps.resources?.subscribe === true && HashSet.size(resources) > 0
-          ? { resourceSubscriptions: Array.from(resources) }
-          : {})
-      }
-      if (Object.keys(notifications).length === 0) return FiberHandle.clear(listener)
-      return FiberHandle.run(
-        listener,
-        peer
-          .request(
-            "subscriptions/listen",
-            { notifications },
-            {
-              meta: meta(),
-              timeout: Duration.infinity,
-              onId: (id) => {
-                listening = { id, asked: notifications }
-              }
-            }
-          )
-          .pipe(
-            Effect.tap(() => Effect.logDebug(`${options.server()}: the server ended the subscription`)),
-            // A subscription that broke (not one the server ended) is opened again, a few times.
-            Effect.tapError((error) =>
-              Effect.logWarning(`${options.server()}: change notifications broke (${error.message}); listening again`)
-            ),
-            Effect.retry(Schedule.exponential("1 second").pipe(Schedule.intersect(Schedule.recurs(4)))),
-            Effect.catchAll((error) =>
-              Effect.logWarning(`${options.server()}: change notifications stopped: ${error.message}`)
-            ),
-            Effect.asVoid
-          )
-      )
-    })
-    yield* listen
-    const resubscribe = (change: (uris: HashSet.HashSet<string>) => HashSet.HashSet<string>) =>
-      Effect.zipRight(
-        Effect.sync(() => {
-          resources = change(resources)
-        }),
-        Effect.as(listen, {})
-      )
-
     /** The answers to one round's input requests, keyed as the server keyed them. */
     const inputsFor = (method: string, requests: ReadonlyArray<readonly [string, McpSchema.InputRequest]>) =>
       Effect.forEach(
@@ -344,10 +275,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
       },
       // The revision's only client notification is notifications/cancelled (stdio), which the peer sends itself.
       freshness: (method) => Option.fromNullable(ttls.get(method)),
-      accepts: (notification) => {
-        const tag = subscriptionOf(notification)
-        return tag === undefined || (listening !== undefined && tag === listening.id)
-      },
+      accepts: listening.accepts,
       notify: (method) =>
         Effect.logDebug(`${options.server()}: ${method} does not exist in ${options.version}; not sent`)
     }
