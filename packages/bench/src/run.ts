@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type CliTool, cliTools, cliWorkloads, measureCli } from "./cli.js"
-import type { Target } from "./clients/Session.js"
+import type { Target } from "./clients/Client.js"
 import type { Figures, WorkloadSpec } from "./workloads.js"
 
 const here = dirname(fileURLToPath(import.meta.url))

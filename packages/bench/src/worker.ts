@@ -2,7 +2,7 @@
  * One measurement in its own process: `node --expose-gc worker.js <client> <spec-json> <target-json>`.
  * Prints one line `RESULT <json>` with the figures (other output, such as logs, is ignored).
  */
-import type { Client, Session, Target } from "./clients/Session.js"
+import type { Client, Session, Target } from "./clients/Client.js"
 import { type Figures, gc, measure, type WorkloadSpec } from "./workloads.js"
 
 const [clientName = "raw", specJson = "{}", targetJson = "{}"] = process.argv.slice(2)

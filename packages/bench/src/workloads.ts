@@ -3,7 +3,7 @@
  * from `performance.now()`, CPU from `process.cpuUsage()` around the workload, memory from
  * `process.memoryUsage()` after a full GC (the worker runs with `--expose-gc`).
  */
-import type { Session } from "./clients/Session.js"
+import type { Session } from "./clients/Client.js"
 
 /** A workload's name, transport and sizes. */
 export interface WorkloadSpec {

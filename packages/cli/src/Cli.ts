@@ -1,5 +1,6 @@
 /** The `effect-mcp` command tree. */
 import * as Command from "@effect/cli/Command"
+import { clientInfo } from "./Connect.js"
 import { chat } from "./commands/chat.js"
 import { conformance } from "./commands/conformance.js"
 import { host } from "./commands/host.js"
@@ -12,7 +13,6 @@ import { skills } from "./commands/skills.js"
 import { tools } from "./commands/tools.js"
 import type * as Help from "./Help.js"
 import { catalogue } from "./internal/helpCatalogue.js"
-import { clientInfo } from "./Session.js"
 
 /** `effect-mcp` and its subcommands. */
 export const root = Command.make("effect-mcp").pipe(

@@ -36,7 +36,7 @@ describe("config files", () => {
         command: process.execPath,
         args: [everything, "stdio"],
         file: join(cwd, "config.toml"),
-        dialect: "codex"
+        format: "codex"
       },
       {
         name: "remote",
@@ -44,7 +44,7 @@ describe("config files", () => {
         url: "https://mcp.example/mcp",
         httpTransport: "http",
         file: join(cwd, "config.toml"),
-        dialect: "codex"
+        format: "codex"
       }
     ])
     const called = await run(
@@ -99,7 +99,7 @@ describe("config files", () => {
     expect(pinged.stderr).toBe("")
   })
 
-  it("a YAML file says it is a dialect effect-mcp does not read", async () => {
+  it("a YAML file says it is a format effect-mcp does not read", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-yaml-"))
     writeFileSync(join(cwd, "config.yaml"), "mcpServers:\n  a:\n    command: x\n")
     const listed = await run(["servers", "--config", "config.yaml"], { cwd })

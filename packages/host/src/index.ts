@@ -4,15 +4,15 @@
 
 /** The aggregated view: namespacing, collisions, allow and deny lists. */
 export * as Aggregate from "./Aggregate.js"
-/** Finding, loading and resolving config files of every common dialect. */
+/** Reading each config format into server entries. */
+export * as ConfigFormats from "./config/ConfigFormats.js"
+/** Finding, loading and resolving config files of every common format. */
 export * as ConfigLoader from "./config/ConfigLoader.js"
-/** Reading each config dialect into server entries. */
-export * as Dialects from "./config/Dialects.js"
-/** Variable expansion as each dialect does it. */
+/** Variable expansion as each format does it. */
 export * as Expand from "./config/Expand.js"
 /** JSON with comments and trailing commas. */
 export * as Jsonc from "./config/Jsonc.js"
-/** A configured server, whatever the dialect. */
+/** A configured server, whatever the format. */
 export * as ServerEntry from "./config/ServerEntry.js"
 /** The host's errors (and config errors). */
 export * as HostError from "./HostError.js"

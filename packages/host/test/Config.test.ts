@@ -5,8 +5,8 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as ConfigFormats from "../src/config/ConfigFormats.js"
 import * as ConfigLoader from "../src/config/ConfigLoader.js"
-import * as Dialects from "../src/config/Dialects.js"
 import type { ExpandContext } from "../src/config/Expand.js"
 import * as Jsonc from "../src/config/Jsonc.js"
 import type { ServerEntry } from "../src/config/ServerEntry.js"
@@ -32,7 +32,7 @@ const context = (
       : Effect.succeed(answers[input.id] as string)
 })
 
-const read = (file: string, json: unknown) => Either.getOrThrow(Dialects.read(file, json, "/work/project"))
+const read = (file: string, json: unknown) => Either.getOrThrow(ConfigFormats.read(file, json, "/work/project"))
 const only = (file: string, json: unknown): ServerEntry => {
   const [entry] = read(file, json).entries
   if (entry === undefined) throw new Error("no entry")
@@ -51,8 +51,8 @@ describe("JSON with comments", () => {
   })
 })
 
-describe("dialects", () => {
-  it("reads mcpServers entries of every kind, remembering file and dialect", () => {
+describe("formats", () => {
+  it("reads mcpServers entries of every kind, remembering file and format", () => {
     const parsed = read("/p/.mcp.json", {
       mcpServers: {
         local: { command: "npx", args: ["-y", "pkg"], env: { K: "v" }, cwd: "/tmp" },
@@ -65,7 +65,7 @@ describe("dialects", () => {
     expect(
       parsed.entries.map((entry) => [
         entry.name,
-        entry.dialect,
+        entry.format,
         entry.file,
         entry.target._tag === "Http" ? entry.target.transport : "stdio"
       ])
@@ -102,7 +102,7 @@ describe("dialects", () => {
         gh: { type: "http", url: "https://api.example/mcp", headers: { Authorization: "Bearer ${input:token}" } }
       }
     })
-    expect(vscode.entries[0]?.dialect).toBe("vscode")
+    expect(vscode.entries[0]?.format).toBe("vscode")
     expect(vscode.entries[0]?.inputs).toStrictEqual([{ id: "token", description: "API token", password: true }])
     const zed = read("/home/me/.config/zed/settings.json", {
       context_servers: {
@@ -132,12 +132,12 @@ describe("dialects", () => {
     expect(problemOf({ command: "x", url: "http://a" })).toMatch(/either a command or a URL/)
     expect(problemOf({ type: "websocket", url: "ws://a" })).toMatch(/field "type"/)
     expect(problemOf("just a string")).toMatch(/server "srv": must be an object/)
-    expect(Either.isLeft(Dialects.read("/p/mcp.json", { something: {} }, "/"))).toBe(true)
-    const continued = Dialects.read("/p/config.json", { experimental: { modelContextProtocolServers: [] } }, "/")
+    expect(Either.isLeft(ConfigFormats.read("/p/mcp.json", { something: {} }, "/"))).toBe(true)
+    const continued = ConfigFormats.read("/p/config.json", { experimental: { modelContextProtocolServers: [] } }, "/")
     expect(Either.isLeft(continued) && continued.left.message).toMatch(/is Continue's config .* does not read/)
   })
 
-  it("reads effect-mcp's own retry key in any dialect; a bad one is that entry's problem", () => {
+  it("reads effect-mcp's own retry key in any format; a bad one is that entry's problem", () => {
     expect(only("/p/.mcp.json", { mcpServers: { srv: { command: "node", retry: 3 } } }).retry).toBe(3)
     expect(
       only("/home/me/.config/zed/settings.json", { context_servers: { srv: { command: "node", retry: 1 } } }).retry
@@ -159,7 +159,7 @@ describe("dialects", () => {
 
   it("reads Codex's [mcp_servers.NAME] tables", () => {
     const parsed = Either.getOrThrow(
-      Dialects.readCodex("/home/me/.codex/config.toml", {
+      ConfigFormats.readCodex("/home/me/.codex/config.toml", {
         model: "o3",
         mcp_servers: {
           docs: { command: "npx", args: ["-y", "docs-mcp"], env: { LOG: "1" }, startup_timeout_sec: 20 },
@@ -173,7 +173,7 @@ describe("dialects", () => {
         }
       })
     )
-    expect(parsed.entries.map((entry) => [entry.name, entry.dialect, entry.target])).toStrictEqual([
+    expect(parsed.entries.map((entry) => [entry.name, entry.format, entry.target])).toStrictEqual([
       ["docs", "codex", { _tag: "Stdio", command: "npx", args: ["-y", "docs-mcp"], env: { LOG: "1" } }],
       [
         "remote",
@@ -192,7 +192,7 @@ describe("dialects", () => {
     expect(parsed.problems.map((problem) => problem.message)).toStrictEqual([
       `/home/me/.codex/config.toml: server "broken", field "command": is required (or give a url)`
     ])
-    expect(Either.isLeft(Dialects.readCodex("/x/config.toml", { model: "o3" }))).toBe(true)
+    expect(Either.isLeft(ConfigFormats.readCodex("/x/config.toml", { model: "o3" }))).toBe(true)
   })
 
   it("warns about fields it ignores", () => {
@@ -205,7 +205,7 @@ describe("dialects", () => {
 
   it("reads Claude Code's ~/.claude.json with the current project's servers", () => {
     const parsed = Either.getOrThrow(
-      Dialects.read(
+      ConfigFormats.read(
         "/home/me/.claude.json",
         { mcpServers: { a: { command: "a" } }, projects: { "/work/project": { mcpServers: { b: { command: "b" } } } } },
         "/work/project"
@@ -258,7 +258,7 @@ describe("variable expansion", () => {
             oauth: { clientId: "registered", clientSecret: "s3cret", scope: "read write" }
           })
         )
-        const broken = Dialects.read(
+        const broken = ConfigFormats.read(
           "/p/.mcp.json",
           { mcpServers: { r: { url: "https://x/mcp", oauth: { clientId: 7 } } } },
           "/p"
@@ -354,11 +354,7 @@ describe("discovery", () => {
       )
       const loaded = yield* ConfigLoader.load({ cwd, home, platform: "linux" }).pipe(Effect.provide(NodeContext.layer))
       expect(
-        loaded.entries.map((entry) => [
-          entry.name,
-          entry.target._tag === "Stdio" && entry.target.command,
-          entry.dialect
-        ])
+        loaded.entries.map((entry) => [entry.name, entry.target._tag === "Stdio" && entry.target.command, entry.format])
       ).toStrictEqual([
         ["a", "from-mcp-json", "mcpServers"],
         ["b", "b", "cursor"],

@@ -14,7 +14,7 @@ import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import type { Client, Target } from "./Session.js"
+import type { Client, Target } from "./Client.js"
 
 const loadStdio = () => import("@effect-mcp/client/NodeStdioTransport")
 const loadHttp = () =>

@@ -4,7 +4,7 @@
  * 2025-11-25, the revision the SDK clients speak, as in `effect.ts`.
  */
 import type { McpSchema } from "@effect-mcp/protocol"
-import type { Client, Target } from "./Session.js"
+import type { Client, Target } from "./Client.js"
 
 const load = () => import("@effect-mcp/client/NodePromiseClient")
 

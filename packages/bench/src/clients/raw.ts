@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { Agent, request } from "node:http"
-import type { Client, Session, Target } from "./Session.js"
+import type { Client, Session, Target } from "./Client.js"
 
 interface Reply {
   readonly result?: {

@@ -3,7 +3,7 @@
  * each loaded when a session needs it (as effect-mcp's bench client does).
  */
 import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js"
-import { type Client, SDK_CALL_TIMEOUT_MS, sdkSession } from "./Session.js"
+import { type Client, SDK_CALL_TIMEOUT_MS, sdkSession } from "./Client.js"
 
 const loadStdio = () => import("@modelcontextprotocol/sdk/client/stdio.js")
 const loadHttp = () => import("@modelcontextprotocol/sdk/client/streamableHttp.js")

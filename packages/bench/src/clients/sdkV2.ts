@@ -1,7 +1,7 @@
 /** The official TypeScript SDK's client v2 (`@modelcontextprotocol/client`), over its own transports. */
 import { Client as SdkClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { type Client, SDK_CALL_TIMEOUT_MS, sdkSession } from "./Session.js"
+import { type Client, SDK_CALL_TIMEOUT_MS, sdkSession } from "./Client.js"
 
 /** The SDK v2 client. */
 export const client: Client = {

@@ -18,8 +18,8 @@ import * as Schema from "effect/Schema"
 import type { AuthSettings } from "../Authorization.js"
 import { UsageError } from "../CliError.js"
 import type { RunOptions, ServerOptions } from "../CommonOptions.js"
+import { withClient } from "../Connect.js"
 import { Output } from "../Output.js"
-import { withClient } from "../Session.js"
 import { runCommand } from "./shared.js"
 
 /** A sample value for a JSON Schema property: its default, first enum value, or one of its type. */

@@ -13,12 +13,11 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
-
+import { withClient } from "../Connect.js"
 import { sanitize } from "../internal/controls.js"
 import { parseStringArguments } from "../internal/words.js"
 import { dim, Output, styled } from "../Output.js"
 import { display } from "../ServerNames.js"
-import { withClient } from "../Session.js"
 import { runCommand } from "./shared.js"
 
 /** `complete`. */
@@ -143,7 +142,7 @@ export const servers = Command.make(
                 ? { command: entry.target.command, args: entry.target.args }
                 : { url: entry.target.url, httpTransport: entry.target.transport }),
               file: entry.file,
-              dialect: entry.dialect
+              format: entry.format
             })),
             problems: loaded.problems.map((problem) => ({
               file: problem.file,
@@ -162,7 +161,7 @@ export const servers = Command.make(
           sanitize(entry.name),
           ServerEntry.transportOf(entry.target),
           describeTarget(entry.target),
-          `${entry.file} (${entry.dialect})`
+          `${entry.file} (${entry.format})`
         ])
         const widths = [0, 1, 2].map((column) => Math.max(0, ...rows.map((row) => row[column]?.length ?? 0)))
         const pad = (text: string | undefined, column: number) => (text ?? "").padEnd(widths[column] ?? 0)

@@ -10,11 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type CliFailure, describe, Exit, exitCodeOf, serverOf, toJson } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
+import { withClient } from "../Connect.js"
 import * as Logging from "../Logging.js"
 import { jsonText, Output, table } from "../Output.js"
 import * as PausingTerminal from "../PausingTerminal.js"
 import { ServerNames } from "../ServerNames.js"
-import { withClient } from "../Session.js"
 
 /** Prints a failure on stderr and ends with its exit code. */
 export const report = (failure: CliFailure) =>

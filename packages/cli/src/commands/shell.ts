@@ -6,9 +6,9 @@
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as CommonOptions from "../CommonOptions.js"
-import { withClient } from "../Session.js"
+import { withClient } from "../Connect.js"
+import * as ShellSession from "../shell/Repl.js"
 import * as ServerShell from "../shell/ServerShell.js"
-import * as ShellSession from "../shell/Session.js"
 import { runCommand } from "./shared.js"
 
 /** `effect-mcp shell`. */

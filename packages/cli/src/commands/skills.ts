@@ -10,8 +10,8 @@ import * as Options from "@effect/cli/Options"
 import type { McpClient, Skills } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as CommonOptions from "../CommonOptions.js"
+import { withClient } from "../Connect.js"
 import { bold, dim, Output } from "../Output.js"
-import { withClient } from "../Session.js"
 import { printList, runCommand } from "./shared.js"
 
 /** The name each skill is shown by: its name, or its path where two skills share the name. */

@@ -20,8 +20,8 @@ import { closest } from "../internal/closest.js"
 import { Output, table } from "../Output.js"
 import type { ServerNames } from "../ServerNames.js"
 import type { Vocabulary } from "./Completion.js"
+import type { Target } from "./Repl.js"
 import { takeFlags } from "./ServerShell.js"
-import type { Target } from "./Session.js"
 
 const COMMANDS: { readonly [command: string]: ReadonlyArray<string> } = {
   tools: ["list", "show", "call"],

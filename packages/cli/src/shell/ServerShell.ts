@@ -23,7 +23,7 @@ import { closest } from "../internal/closest.js"
 import { Output, table } from "../Output.js"
 import type { ServerNames } from "../ServerNames.js"
 import type { Vocabulary } from "./Completion.js"
-import type { Target } from "./Session.js"
+import type { Target } from "./Repl.js"
 
 /** The commands and subcommands, for completion and help. */
 export const COMMANDS: { readonly [command: string]: ReadonlyArray<string> } = {

@@ -13,7 +13,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Toml from "smol-toml"
 import { ConfigError, UnknownServer } from "../HostError.js"
-import * as Dialects from "./Dialects.js"
+import * as ConfigFormats from "./ConfigFormats.js"
 import * as Expand from "./Expand.js"
 import { type ExpandContext, expandTarget } from "./Expand.js"
 import * as Jsonc from "./Jsonc.js"
@@ -87,7 +87,7 @@ export const loadFile = (file: string, cwd: string) =>
         catch: (cause) =>
           new ConfigError({ file, reason: `invalid TOML: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
-      return yield* Dialects.readCodex(file, toml)
+      return yield* ConfigFormats.readCodex(file, toml)
     }
     if (lower.endsWith(".yaml") || lower.endsWith(".yml"))
       return yield* new ConfigError({
@@ -96,7 +96,7 @@ export const loadFile = (file: string, cwd: string) =>
           "is YAML (Continue's or Goose's format), which effect-mcp does not read; it reads JSON (mcpServers, servers, context_servers) and Codex's config.toml"
       })
     const json = yield* Either.mapLeft(Jsonc.parse(text), (reason) => new ConfigError({ file, reason }))
-    return yield* Dialects.read(file, json, cwd)
+    return yield* ConfigFormats.read(file, json, cwd)
   })
 
 /** Loads the explicit file, or every candidate that exists. */

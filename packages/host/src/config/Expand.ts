@@ -1,5 +1,5 @@
 /**
- * Variable expansion the way each dialect does it, in values only (never in map keys):
+ * Variable expansion the way each format does it, in values only (never in map keys):
  * `${VAR}` and `${VAR:-default}` (Claude Code, Gemini CLI), `${env:VAR}`, `${userHome}`,
  * `${workspaceFolder}`, `${workspaceFolderBasename}`, `${pathSeparator}` (VS Code, Cursor,
  * Windsurf), `${input:id}` (VS Code). Claude Desktop and Zed expand nothing. A variable that
@@ -10,7 +10,7 @@ import * as Path from "@effect/platform/Path"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import { ConfigError } from "../HostError.js"
-import type { Dialect, Input, ServerEntry, Target } from "./ServerEntry.js"
+import type { ConfigFormat, Input, ServerEntry, Target } from "./ServerEntry.js"
 
 /** What expansion reads: the environment, the home and workspace folders, and how to ask for an input. */
 export interface ExpandContext {
@@ -49,7 +49,7 @@ export const processContext: Effect.Effect<ExpandContext, never, Path.Path> = Ef
 
 type Form = "posix" | "env" | "folders" | "input"
 
-const formsOf: Record<Dialect, ReadonlyArray<Form>> = {
+const formsOf: Record<ConfigFormat, ReadonlyArray<Form>> = {
   "claude-code": ["posix"],
   gemini: ["posix"],
   cursor: ["env", "folders"],
@@ -71,7 +71,7 @@ export const expandValue = (
   field: string,
   context: ExpandContext
 ): Effect.Effect<string, ConfigError> => {
-  const forms = formsOf[entry.dialect]
+  const forms = formsOf[entry.format]
   if (forms.length === 0 || !value.includes("${")) return Effect.succeed(value)
   const unset = (variable: string) =>
     new ConfigError({

@@ -1,12 +1,12 @@
 /**
- * A server as a config file describes it, whatever the dialect: a command to spawn or a URL
- * to connect to. An entry remembers its file and dialect; its strings are kept as written
+ * A server as a config file describes it, whatever the format: a command to spawn or a URL
+ * to connect to. An entry remembers its file and format; its strings are kept as written
  * until {@link ./Expand} resolves them for use.
  */
 import type { OAuth } from "@effect-mcp/client"
 
-/** The config dialects people already have. */
-export type Dialect =
+/** The config formats people already have. */
+export type ConfigFormat =
   | "mcpServers"
   | "claude-desktop"
   | "claude-code"
@@ -63,7 +63,7 @@ export interface ServerEntry {
   readonly name: string
   /** The file it came from (absolute). */
   readonly file: string
-  readonly dialect: Dialect
+  readonly format: ConfigFormat
   readonly target: Target
   /** The file's VS Code inputs, for `${input:id}`. */
   readonly inputs: ReadonlyArray<Input>

@@ -1,5 +1,5 @@
 /**
- * Reading the dialects of MCP config files into {@link ServerEntry} values:
+ * Reading the formats of MCP config files into {@link ServerEntry} values:
  * `mcpServers` (Claude Desktop, Claude Code, Cursor, Windsurf, Gemini CLI), VS Code's
  * `servers` with `inputs`, Zed's `context_servers` (both command forms) and Codex's
  * `[mcp_servers.NAME]` tables. Every entry goes through a Schema; a broken one is left out as
@@ -11,7 +11,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { ConfigError } from "../HostError.js"
-import type { Dialect, Input, OAuthSettings, ServerEntry, Target } from "./ServerEntry.js"
+import type { ConfigFormat, Input, OAuthSettings, ServerEntry, Target } from "./ServerEntry.js"
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
 
@@ -36,12 +36,12 @@ const oauthOf = (entry: typeof OAuthEntry.Type | undefined): { readonly oauth?: 
 }
 
 /**
- * effect-mcp's own key, in an entry of any dialect: `"retry": N` retries transient failures of
+ * effect-mcp's own key, in an entry of any format: `"retry": N` retries transient failures of
  * reads and of tools that say they may be repeated, up to N times (other clients ignore it).
  */
 const Retry = Schema.Int.pipe(Schema.between(0, 20))
 
-/** An `mcpServers` entry, as all its dialects together write it. */
+/** An `mcpServers` entry, as all its formats together write it. */
 const McpServersEntry = Schema.Struct({
   command: Schema.optional(Schema.String),
   args: Schema.optional(Schema.Array(Schema.String)),
@@ -99,7 +99,7 @@ const VsCodeInput = Schema.Struct({
   default: Schema.optional(Schema.String)
 })
 
-/** Fields each dialect knows but this client does not use: ignored, with a warning. */
+/** Fields each format knows but this client does not use: ignored, with a warning. */
 const knownButIgnored = new Set([
   "disabled",
   "autoApprove",
@@ -179,18 +179,18 @@ const stdio = (
   ...(envFile === undefined ? {} : { envFile })
 })
 
-const httpTransport = (type: string | undefined, dialect: Dialect): "auto" | "http" | "sse" =>
+const httpTransport = (type: string | undefined, format: ConfigFormat): "auto" | "http" | "sse" =>
   type === "sse"
     ? "sse"
     : type === "http" || type === "streamable-http" || type === "streamableHttp"
       ? "http"
-      : dialect === "gemini"
+      : format === "gemini"
         ? "sse"
         : "auto"
 
 const mcpServersTarget = (
   entry: typeof McpServersEntry.Type,
-  dialect: Dialect,
+  format: ConfigFormat,
   file: string,
   name: string
 ): Either.Either<Target, ConfigError> => {
@@ -204,7 +204,7 @@ const mcpServersTarget = (
   }
   if (url === undefined) return fail("url", "is required (or give a command to run)")
   const transport =
-    entry.httpUrl !== undefined || entry.serverUrl !== undefined ? "http" : httpTransport(entry.type, dialect)
+    entry.httpUrl !== undefined || entry.serverUrl !== undefined ? "http" : httpTransport(entry.type, format)
   return Either.right({ _tag: "Http", url, transport, headers: entry.headers ?? {}, ...oauthOf(entry.oauth) })
 }
 
@@ -269,7 +269,7 @@ const zedFields = Object.keys(ZedEntry.fields)
 
 /** Reads one entry of a server map into a {@link ServerEntry}, or the problem that leaves it out. */
 const readEntry = (
-  dialect: Dialect,
+  format: ConfigFormat,
   file: string,
   name: string,
   raw: unknown,
@@ -281,20 +281,20 @@ const readEntry = (
     retry: entry.retry
   })
   const read =
-    dialect === "zed"
+    format === "zed"
       ? Either.flatMap(decodeEntry(ZedEntry, file, name, raw), (entry) =>
           Either.map(zedTarget(entry, file, name), withRetry(entry))
         )
-      : dialect === "codex"
+      : format === "codex"
         ? Either.flatMap(decodeEntry(CodexEntry, file, name, raw), (entry) =>
             Either.map(codexTarget(entry, file, name), withRetry(entry))
           )
         : Either.flatMap(decodeEntry(McpServersEntry, file, name, raw), (entry) =>
-            Either.map(mcpServersTarget(entry, dialect, file, name), withRetry(entry))
+            Either.map(mcpServersTarget(entry, format, file, name), withRetry(entry))
           )
-  const fields = dialect === "zed" ? zedFields : dialect === "codex" ? codexFields : mcpServersFields
+  const fields = format === "zed" ? zedFields : format === "codex" ? codexFields : mcpServersFields
   return Either.map(read, ({ target, retry }) => ({
-    entry: { name, file, dialect, target, inputs, ...(retry === undefined ? {} : { retry }) },
+    entry: { name, file, format, target, inputs, ...(retry === undefined ? {} : { retry }) },
     warnings: unusedFields(raw, fields, file, name)
   }))
 }
@@ -302,11 +302,11 @@ const readEntry = (
 /** Reads every entry of a server map; broken entries become problems, the others entries. */
 const readEntries = (
   map: Record<string, unknown>,
-  dialect: Dialect,
+  format: ConfigFormat,
   file: string,
   inputs: ReadonlyArray<Input>
 ): Parsed => {
-  const results = Object.entries(map).map(([name, raw]) => readEntry(dialect, file, name, raw, inputs))
+  const results = Object.entries(map).map(([name, raw]) => readEntry(format, file, name, raw, inputs))
   const [problems, read] = Arr.partitionMap(results, (result) => result)
   return {
     entries: read.map(({ entry }) => entry),
@@ -315,8 +315,8 @@ const readEntries = (
   }
 }
 
-/** Which dialect a file speaks, from its path and its top-level keys. */
-export const detectDialect = (file: string, json: Record<string, unknown>): Dialect | undefined => {
+/** Which format a file speaks, from its path and its top-level keys. */
+export const detectFormat = (file: string, json: Record<string, unknown>): ConfigFormat | undefined => {
   const path = file.replaceAll("\\", "/")
   if ("context_servers" in json) return "zed"
   if ("servers" in json && !("mcpServers" in json)) return "vscode"
@@ -351,9 +351,9 @@ const readInputs = (json: Record<string, unknown>, file: string): Either.Either<
  * The server map of a parsed file: `mcpServers`, `servers` or `context_servers`; for Claude
  * Code's `~/.claude.json`, also the map of the project at `cwd`.
  */
-const serverMap = (json: Record<string, unknown>, dialect: Dialect, cwd: string): unknown => {
-  if (dialect === "zed") return json.context_servers
-  if (dialect === "vscode") return json.servers ?? json.mcpServers
+const serverMap = (json: Record<string, unknown>, format: ConfigFormat, cwd: string): unknown => {
+  if (format === "zed") return json.context_servers
+  if (format === "vscode") return json.servers ?? json.mcpServers
   const project = isRecord(json.projects) && isRecord(json.projects[cwd]) ? json.projects[cwd].mcpServers : undefined
   return isRecord(project) ? { ...(isRecord(json.mcpServers) ? json.mcpServers : {}), ...project } : json.mcpServers
 }
@@ -361,23 +361,23 @@ const serverMap = (json: Record<string, unknown>, dialect: Dialect, cwd: string)
 /** Reads the servers of one parsed config file. */
 export const read = (file: string, json: unknown, cwd: string): Either.Either<Parsed, ConfigError> => {
   if (!isRecord(json)) return Either.left(new ConfigError({ file, reason: "the file is not a JSON object" }))
-  const dialect = detectDialect(file, json)
-  if (dialect === undefined)
+  const format = detectFormat(file, json)
+  if (format === undefined)
     return Either.left(
       new ConfigError({
         file,
         reason:
           isRecord(json.experimental) && "modelContextProtocolServers" in json.experimental
-            ? "is Continue's config (experimental.modelContextProtocolServers), a dialect effect-mcp does not read"
+            ? "is Continue's config (experimental.modelContextProtocolServers), a format effect-mcp does not read"
             : 'no "mcpServers", "servers" or "context_servers" map found'
       })
     )
-  const map = serverMap(json, dialect, cwd) ?? {}
-  const mapField = dialect === "zed" ? "context_servers" : dialect === "vscode" ? "servers" : "mcpServers"
+  const map = serverMap(json, format, cwd) ?? {}
+  const mapField = format === "zed" ? "context_servers" : format === "vscode" ? "servers" : "mcpServers"
   if (!isRecord(map))
     return Either.left(new ConfigError({ file, field: mapField, reason: "must be an object of servers" }))
-  return Either.map(dialect === "vscode" ? readInputs(json, file) : Either.right([]), (inputs) =>
-    readEntries(map, dialect, file, inputs)
+  return Either.map(format === "vscode" ? readInputs(json, file) : Either.right([]), (inputs) =>
+    readEntries(map, format, file, inputs)
   )
 }
 
