@@ -117,7 +117,7 @@ export const fromSession = (
 
     // The features, each a module over the session.
     // Tools are built now (the hot path reads their cache); resources, prompts and skills at their
-    // first use (many programs never touch them: ~10 KB per client). A list never built has no
+    // first use (many programs never touch them, and a client should not hold what it never uses). A list never built has no
     // cache to drop on list_changed.
     const tools = yield* Tools.make(session)
     const scope = yield* Effect.scope
@@ -134,7 +134,7 @@ export const fromSession = (
       prompts: invalidate(prompts)
     })
     // The service's streams are described when first run: built now, every client would hold
-    // them, read or not (~10 KB).
+    // them, read or not.
     const taskStatuses = Notifications.notificationsOf(session, "notifications/tasks/status").pipe(
       Stream.map(({ _meta: _, ...task }) => task)
     )

@@ -1,7 +1,7 @@
 /**
  * A value built at its first use, not up front: from modules imported then (a JSON Schema engine,
- * a YAML parser: ~70 ms of import that a program which never needs them should not pay), or a
- * part of a client that many programs never touch (its resources, prompts, skills).
+ * a YAML parser: imports a program that never needs them should not pay for), or a part of a
+ * client that many programs never touch (its resources, prompts, skills).
  */
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
