@@ -31,23 +31,9 @@ export const MIN_TOKENS = 256
 /** A budget in tokens, or none. */
 export type MaxTokens = number | "unlimited"
 
-/** What a cut left out. */
-export interface Omitted {
-  /** Characters (code points) of text left out. */
-  readonly characters: number
-  /** About how many tokens were left out (text and structured content). */
-  readonly tokens: number
-  /** Content blocks left out whole. */
-  readonly blocks: number
-  /** The structured content: kept as it was, summarised, or left out. */
-  readonly structuredContent: "kept" | "summarised" | "dropped"
-}
+import type { Budgeted } from "./internal/budgeted.js"
 
-/** An output within its budget, and what was left out (`undefined` when nothing was). */
-export interface Budgeted {
-  readonly output: ToolOutput
-  readonly omitted: Omitted | undefined
-}
+export type { Budgeted, Omitted } from "./internal/budgeted.js"
 
 /** The budget of one result. */
 export interface Options {

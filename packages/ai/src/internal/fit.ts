@@ -11,8 +11,8 @@
  * is neither counted nor cut.
  */
 import * as Struct from "effect/Struct"
-import type { Budgeted, Omitted } from "../ResultBudget.js"
 import type { Block, ToolOutput } from "../ToolOutput.js"
+import type { Budgeted, Omitted } from "./budgeted.js"
 import { jsonSize, summarise } from "./summarise.js"
 import { codePoints, cutFor, jsonBytes } from "./textCut.js"
 

@@ -6,8 +6,8 @@
  */
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
-import type { ServerConfig } from "../McpHost.js"
 import type { Supervisor } from "./supervisor.js"
+import type { ServerConfig } from "./types.js"
 
 /** One server in the registry. */
 export interface Entry {

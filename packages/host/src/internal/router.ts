@@ -11,9 +11,9 @@ import type * as Ref from "effect/Ref"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Aggregate from "../Aggregate.js"
 import { NotFound, ServerUnavailable, ToolNotAllowed, UnknownServer } from "../HostError.js"
-import type { CallOptions, McpHostService } from "../McpHost.js"
 import * as Registry from "./registry.js"
 import type { Live } from "./supervisor.js"
+import type { CallOptions, McpHostService } from "./types.js"
 
 const DEFAULT_TIMEOUT = Duration.seconds(60)
 

@@ -20,9 +20,9 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Aggregate from "../Aggregate.js"
 import { ServerUnavailable } from "../HostError.js"
-import type { HostChange, Platform, ServerConfig, StatusEvent } from "../McpHost.js"
 import { ServerStatus } from "../ServerStatus.js"
 import { type Connected, connect } from "./connect.js"
+import type { HostChange, Platform, ServerConfig, StatusEvent } from "./types.js"
 
 /** Where status and list changes of every server are published. */
 export interface Events {

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type { TransportError } from "../../McpError.js"
-import type { Incoming, TransportService } from "../../Transport.js"
+import type { Incoming, TransportService } from "./types.js"
 
 /** Where a transport puts what it receives. */
 export interface Inbound {

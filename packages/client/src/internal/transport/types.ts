@@ -1,0 +1,73 @@
+/**
+ * The transport seam's types: an inbound item, the service, a probe's outcome. The public
+ * `Transport` module re-exports them.
+ */
+import type { JsonRpc } from "@effect-mcp/protocol"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as ParseResult from "effect/ParseResult"
+import type { AuthorizationError } from "../../auth/AuthError.js"
+import type { LegacyServer, SessionExpired, StreamBroken, TransportError } from "../../McpError.js"
+
+/**
+ * One inbound item: a decoded message; a value that is not a valid JSON-RPC message; or the
+ * failure of one request that the transport could not deliver or answer (HTTP transports
+ * post each message separately, so one request can fail while the connection lives on).
+ */
+export type Incoming =
+  | { readonly _tag: "Message"; readonly message: JsonRpc.JSONRPCMessage }
+  | { readonly _tag: "Malformed"; readonly raw: unknown; readonly error: ParseResult.ParseError }
+  | {
+      readonly _tag: "Failed"
+      readonly id: JsonRpc.RequestId
+      readonly error: TransportError | AuthorizationError | SessionExpired | LegacyServer | StreamBroken
+    }
+
+/** The transport service. */
+export interface TransportService {
+  /**
+   * Reads the connection: hands every inbound item, in order, to `deliver` as it arrives (a plain
+   * call from the transport's own read, with no queue or fiber per item; `deliver` must not
+   * throw or block). Succeeds when the connection ends cleanly, fails when it breaks. One reader
+   * at a time; items that arrive while nobody reads wait for the next reader.
+   */
+  readonly run: (deliver: (item: Incoming) => void) => Effect.Effect<void, TransportError>
+  /**
+   * Sends one message. Fails when the connection is gone. `headers`: transport headers this
+   * message needs (2026-07-28 `Mcp-Param-*` over HTTP); transports without headers ignore them.
+   */
+  readonly send: (
+    message: JsonRpc.JSONRPCMessage,
+    headers?: Readonly<Record<string, string>>
+  ) => Effect.Effect<void, TransportError>
+  /**
+   * Writes one message there and then, in the caller, when this transport can (a write to a
+   * pipe): `undefined` once written, else why it cannot be. With it a request can start from
+   * plain code with no effect run (`PromiseClient`'s calls); transports without it are sent to
+   * with `send`. It keeps `send`'s order and failures, and throws only where `send` would die (a
+   * value JSON cannot encode). A transport that wraps another and replaces `send` must replace or
+   * drop `sendNow` too, or requests begun from plain code go around it (to see every message, use
+   * `Middleware`: nothing is begun under it).
+   */
+  readonly sendNow?: (message: JsonRpc.JSONRPCMessage) => TransportError | undefined
+  /**
+   * Whether the server keeps a session for this connection that it may forget (Streamable HTTP),
+   * so that a `SessionExpired` item may come: the session then recovers (initializes again and
+   * resends). Transports without it never deliver `SessionExpired`.
+   */
+  readonly expiresSessions?: boolean
+  /** Told the negotiated revision once the handshake is done (HTTP sends it as a header). */
+  readonly setProtocolVersion: (version: string) => Effect.Effect<void>
+  /**
+   * Sends one request on a connection of its own that is thrown away after (stdio: a second
+   * process of the same command), for the protocol-era probe: some legacy servers exit on any
+   * request before `initialize`. Transports without it are probed in place.
+   */
+  readonly probe?: (request: JsonRpc.JSONRPCRequest, timeout: Duration.DurationInput) => Effect.Effect<ProbeOutcome>
+}
+
+/** What came back from a probe: the answer, the connection ending without one, or nothing in time. */
+export type ProbeOutcome =
+  | { readonly _tag: "Answered"; readonly message: JsonRpc.JSONRPCMessage }
+  | { readonly _tag: "Ended" }
+  | { readonly _tag: "Silent" }

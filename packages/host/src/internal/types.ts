@@ -1,0 +1,178 @@
+/**
+ * The host's types: its options, a server's configuration, status events, and the service. The
+ * public `McpHost` module re-exports them; the host's internal parts build on them.
+ */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type { McpClient, McpError, Retry, Skills } from "@effect-mcp/client"
+import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Schedule from "effect/Schedule"
+import type * as Stream from "effect/Stream"
+import type * as Aggregate from "../Aggregate.js"
+import type { Target } from "../config/ServerEntry.js"
+import type { DuplicateServer, NotFound, ServerUnavailable, ToolNotAllowed, UnknownServer } from "../HostError.js"
+import type { ServerStatus } from "../ServerStatus.js"
+
+/** Per-server options. */
+export interface ServerOptions {
+  /** The default timeout of this server's requests (also how long a call waits for it to recover). Default: 60 seconds. */
+  readonly requestTimeout?: Duration.DurationInput
+  /**
+   * At most this many requests in flight to this server at once (the client's `maxInFlight`;
+   * more wait their turn). Default: unlimited.
+   */
+  readonly concurrency?: number
+  /** Retries of this server's failed requests, by what is safe to repeat. Default: none. */
+  readonly retry?: Retry.RetrySettings
+  /** This server's lists answer from their last good value when a refresh fails. Default: false. */
+  readonly serveStaleLists?: boolean
+  /** Only these tools are shown and callable. */
+  readonly allowTools?: ReadonlyArray<string>
+  /** These tools are hidden and refused. */
+  readonly denyTools?: ReadonlyArray<string>
+  /** A disabled server is configured but not started. Default: true. */
+  readonly enabled?: boolean
+  /** Which of the host's environment variables a stdio server sees. Default: `"safe"`. */
+  readonly inheritEnv?: "safe" | "all"
+  /**
+   * The protocol revision: `auto` (default) probes the server once and remembers the era for
+   * its restarts; a revision pins it.
+   */
+  readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
+}
+
+/** One server the host runs. */
+export interface ServerConfig {
+  readonly name: string
+  readonly target: Target
+  readonly options?: ServerOptions
+}
+
+/** Options of a host. */
+export interface HostOptions {
+  readonly servers: ReadonlyArray<ServerConfig>
+  /** How names are made host-wide. Default: `<server>__<name>`. */
+  readonly namespace?: Aggregate.Namespace
+  /**
+   * Delays between restarts of a server whose session died; when the schedule ends the server
+   * is `Failed`. Default: exponential
+   * from 250 ms, at most 5 s apart, at most 5 restarts in a row.
+   */
+  readonly restart?: Schedule.Schedule<unknown, McpError.InitializeError>
+  /** A session that stayed up this long starts the restart schedule over. Default: 60 seconds. */
+  readonly restartResetAfter?: Duration.DurationInput
+  /** This client's name and version, sent to every server. */
+  readonly clientInfo?: McpSchema.Implementation
+}
+
+/** A server's status, as published on {@link McpHostService.statusChanges}. */
+export interface StatusEvent {
+  readonly server: string
+  readonly status: ServerStatus
+}
+
+/** Something in the aggregate changed: a server's status, or one of its lists. */
+export type HostChange =
+  | { readonly _tag: "Status"; readonly server: string; readonly status: ServerStatus }
+  | { readonly _tag: "List"; readonly server: string; readonly list: "tools" | "resources" | "prompts" }
+
+/** A server as the host has it. */
+export interface ServerInfo {
+  readonly name: string
+  readonly config: ServerConfig
+  readonly status: ServerStatus
+}
+
+/** What {@link McpHostService.reload} did. */
+export interface ReloadSummary {
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  readonly restarted: ReadonlyArray<string>
+  readonly unchanged: ReadonlyArray<string>
+}
+
+/** What a routed call can fail with. */
+export type HostCallError =
+  | McpError.RequestError
+  | McpError.TaskRequired
+  | NotFound
+  | ServerUnavailable
+  | ToolNotAllowed
+
+/** What loading a skill through the host can fail with. */
+export type HostSkillError = McpError.RequestError | McpError.SkillError | ServerUnavailable
+
+/** Per-call options of routed calls. */
+export type CallOptions = McpClient.CallOptions
+
+/** The host service. */
+export interface McpHostService {
+  /** Every server, in configuration order, with its status. */
+  readonly servers: Effect.Effect<ReadonlyArray<ServerInfo>>
+  /** One server's status. */
+  readonly status: (server: string) => Effect.Effect<ServerStatus, UnknownServer>
+  /** Every server's status, now and on every change. */
+  readonly statusChanges: Stream.Stream<StatusEvent>
+  /** Every change to the aggregate (statuses and lists), from the moment the stream runs. */
+  readonly changes: Stream.Stream<HostChange>
+  /** The aggregated view of every ready server (and of those restarting, whose calls wait for them). */
+  readonly aggregate: Effect.Effect<Aggregate.Aggregate>
+  /** Every ready server's tools (allow and deny lists applied), under host-wide names. */
+  readonly tools: Effect.Effect<ReadonlyArray<Aggregate.HostTool>>
+  /** Every ready server's resources. */
+  readonly resources: Effect.Effect<ReadonlyArray<Aggregate.HostResource>>
+  /** Every ready server's resource templates. */
+  readonly resourceTemplates: Effect.Effect<ReadonlyArray<Aggregate.HostResourceTemplate>>
+  /** Every ready server's prompts, under host-wide names. */
+  readonly prompts: Effect.Effect<ReadonlyArray<Aggregate.HostPrompt>>
+  /**
+   * Every ready server's skills (the skills extension), from the listings alone: no skill file is
+   * read. A server that does not declare the extension has none; one whose listing fails is
+   * logged and left out.
+   */
+  readonly skills: Effect.Effect<ReadonlyArray<Aggregate.HostSkill>>
+  /**
+   * Loads one of a server's skills (by name, path or `SKILL.md` URI) with that server's client,
+   * which verifies it first (`SkillVerificationFailed`; `SkillNotFound` for a name that matches
+   * no skill or several).
+   */
+  readonly loadSkill: (
+    server: string,
+    nameOrUri: string,
+    options?: CallOptions
+  ) => Effect.Effect<Skills.LoadedSkill, HostSkillError>
+  /** Calls a tool by its host-wide name on the server that offers it. */
+  readonly callTool: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: CallOptions
+  ) => Effect.Effect<McpSchema.CallToolResult, HostCallError | McpError.ToolOutputInvalid>
+  /** Reads a resource from the server that listed its URI (or whose template matches it). */
+  readonly readResource: (
+    uri: string,
+    options?: CallOptions
+  ) => Effect.Effect<typeof McpSchema.ReadResourceResult.Type, HostCallError>
+  /** Gets a prompt by its host-wide name. */
+  readonly getPrompt: (
+    name: string,
+    args?: { readonly [key: string]: string },
+    options?: CallOptions
+  ) => Effect.Effect<typeof McpSchema.GetPromptResult.Type, HostCallError>
+  /** One server's client, once it is ready (waiting up to its request timeout). */
+  readonly client: (server: string) => Effect.Effect<McpClient.McpClientService, UnknownServer | ServerUnavailable>
+  /** Adds and starts a server; succeeds once its first connection attempt has ended either way. */
+  readonly add: (config: ServerConfig) => Effect.Effect<void, DuplicateServer>
+  /** Stops and forgets a server. */
+  readonly remove: (server: string) => Effect.Effect<void, UnknownServer>
+  /** Starts a disabled (or failed) server again. */
+  readonly enable: (server: string) => Effect.Effect<void, UnknownServer>
+  /** Stops a server but keeps its configuration. */
+  readonly disable: (server: string) => Effect.Effect<void, UnknownServer>
+  /** Makes the running servers match these: only servers whose configuration changed are touched. */
+  readonly reload: (servers: ReadonlyArray<ServerConfig>) => Effect.Effect<ReloadSummary>
+}
+
+/** What the host needs from the platform: a process launcher and an HTTP client. */
+export type Platform = CommandExecutor.CommandExecutor | HttpClient.HttpClient
