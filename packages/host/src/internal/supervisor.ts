@@ -18,10 +18,11 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import * as Aggregate from "../Aggregate.js"
+import type * as Aggregate from "../Aggregate.js"
 import { ServerUnavailable } from "../HostError.js"
 import { ServerStatus } from "../ServerStatus.js"
 import { type Connected, connect } from "./connect.js"
+import * as ServerLists from "./serverLists.js"
 import type { HostChange, Platform, ServerConfig, StatusEvent } from "./types.js"
 
 /** Where status and list changes of every server are published. */
@@ -97,36 +98,9 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
         )
       )
 
-    const refresh = (
-      config: ServerConfig,
-      client: McpClient.McpClientService,
-      list: "tools" | "resources" | "prompts"
-    ) =>
+    const refresh = (config: ServerConfig, client: McpClient.McpClientService, list: ServerLists.ListName) =>
       Effect.gen(function* () {
-        const caps = client.serverCapabilities
-        const orEmpty = <A>(what: string, effect: Effect.Effect<ReadonlyArray<A>, McpError.RequestError>) =>
-          effect.pipe(
-            Effect.catchAll((error) =>
-              Effect.as(Effect.logWarning(`${name}: cannot list ${what}: ${error.message}`), [])
-            )
-          )
-        const policy = config.options ?? {}
-        const update: Partial<Aggregate.ServerLists> =
-          list === "tools"
-            ? {
-                tools:
-                  caps.tools === undefined
-                    ? []
-                    : (yield* orEmpty("tools", client.tools)).filter((tool) => Aggregate.allowed(tool.name, policy))
-              }
-            : list === "prompts"
-              ? { prompts: caps.prompts === undefined ? [] : yield* orEmpty("prompts", client.prompts) }
-              : caps.resources === undefined
-                ? { resources: [], resourceTemplates: [] }
-                : {
-                    resources: yield* orEmpty("resources", client.resources),
-                    resourceTemplates: yield* orEmpty("resource templates", client.resourceTemplates)
-                  }
+        const update = yield* ServerLists.fetch(name, config, client, list)
         yield* SubscriptionRef.update(live, (current) =>
           Option.isSome(current.connected) && current.connected.value.client === client
             ? { ...current, lists: { ...current.lists, ...update } }
@@ -139,25 +113,10 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
     const session = (config: ServerConfig) =>
       Effect.scoped(
         Effect.gen(function* () {
-          const pinned = config.options?.protocolVersion
           const remembered = verdict
           // A server that no longer speaks the remembered era is probed again next time.
           const connected = yield* Effect.tapError(
-            connect(name, config.target, {
-              name,
-              protocolVersion: pinned === undefined || pinned === "auto" ? (verdict ?? "auto") : pinned,
-              ...(settings.clientInfo === undefined ? {} : { clientInfo: settings.clientInfo }),
-              ...(config.options?.requestTimeout === undefined
-                ? {}
-                : { requestTimeout: config.options.requestTimeout }),
-              ...(config.options?.inheritEnv === undefined ? {} : { inheritEnv: config.options.inheritEnv }),
-              // The host's per-server limit is the client's own bound on requests in flight.
-              ...(config.options?.concurrency === undefined ? {} : { maxInFlight: config.options.concurrency }),
-              ...(config.options?.retry === undefined ? {} : { retry: config.options.retry }),
-              ...(config.options?.serveStaleLists === undefined
-                ? {}
-                : { serveStaleLists: config.options.serveStaleLists })
-            }),
+            connect(name, config.target, ServerLists.clientOptions(name, config, settings.clientInfo, verdict)),
             () =>
               Effect.sync(() => {
                 if (verdict === remembered) verdict = undefined
