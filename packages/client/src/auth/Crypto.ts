@@ -4,7 +4,6 @@
  * `private_key_jwt`) from a PKCS#8 PEM key, and DPoP proofs (RFC 9449) with a key pair made
  * for the session (its private half never leaves Web Crypto).
  */
-import type { webcrypto } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { AssertionError } from "./AuthError.js"
@@ -14,6 +13,15 @@ const base64url = (bytes: Uint8Array): string => {
   for (const byte of bytes) binary += String.fromCharCode(byte)
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
 }
+
+/**
+ * Web Crypto's types, read off the global `crypto` (Node's or a browser's declarations alike), so
+ * that no platform module is imported for them.
+ */
+type Subtle = typeof globalThis.crypto.subtle
+type CryptoKey = Awaited<ReturnType<Subtle["importKey"]>>
+type ImportAlgorithm = Parameters<Subtle["importKey"]>[2]
+type SignAlgorithm = Parameters<Subtle["sign"]>[0]
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 
@@ -29,12 +37,12 @@ export const challengeS256 = (verifier: string): Effect.Effect<string> =>
 /** The JWS algorithms a client assertion can be signed with. */
 export type SigningAlgorithm = "ES256" | "ES384" | "RS256" | "PS256"
 
-/** The Web Crypto parameters of each algorithm (the types only come from Node's declarations). */
+/** The Web Crypto parameters of each algorithm. */
 const importParams = (
   algorithm: SigningAlgorithm
 ): {
-  readonly import: webcrypto.EcKeyImportParams | webcrypto.RsaHashedImportParams
-  readonly sign: webcrypto.EcdsaParams | webcrypto.RsaPssParams | webcrypto.AlgorithmIdentifier
+  readonly import: ImportAlgorithm
+  readonly sign: SignAlgorithm
 } => {
   switch (algorithm) {
     case "ES256":
@@ -80,7 +88,7 @@ export const signJwt = (
 
 /** A DPoP key pair: the private key (not extractable) and the public key as a JWK. */
 export interface DpopKey {
-  readonly privateKey: webcrypto.CryptoKey
+  readonly privateKey: CryptoKey
   readonly publicJwk: { readonly kty: string; readonly crv: string; readonly x: string; readonly y: string }
 }
 
