@@ -6,6 +6,7 @@
 import { AnthropicClient, AnthropicLanguageModel } from "@effect/ai-anthropic"
 import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
 import { McpToolkit, ToolLoop } from "@effect-mcp/ai"
+import { Transports } from "@effect-mcp/client"
 import { McpHost } from "@effect-mcp/host"
 import { Config, Effect, Layer } from "effect"
 
@@ -15,7 +16,7 @@ const servers = McpHost.layer({
     { name: "everything", target: stdio("@modelcontextprotocol/server-everything") },
     { name: "files", target: stdio("@modelcontextprotocol/server-filesystem", ".") }
   ]
-})
+}).pipe(Layer.provide(Transports.layer))
 const claude = AnthropicLanguageModel.layer({ model: "claude-sonnet-4-5" }).pipe(
   Layer.provide(AnthropicClient.layerConfig({ apiKey: Config.redacted("ANTHROPIC_API_KEY") }))
 )

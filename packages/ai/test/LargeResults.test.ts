@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url"
 import type * as Prompt from "@effect/ai/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
+import { Transports } from "@effect-mcp/client"
 import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -23,6 +24,7 @@ const MARKER = "[… cut to fit"
 const TOOLS = ["report", "minified", "emoji", "rows", "linked", "paged"] as const
 
 const host = McpHost.layer({ servers: [{ name: "flood", target: stdio(floodServer) }] }).pipe(
+  Layer.provide(Transports.layer),
   Layer.provide(Layer.merge(NodeContext.layer, keepAliveHttpClient))
 )
 

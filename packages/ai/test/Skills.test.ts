@@ -12,6 +12,7 @@ import * as Prompt from "@effect/ai/Prompt"
 import * as Tool from "@effect/ai/Tool"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
+import { Transports } from "@effect-mcp/client"
 import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,7 +23,8 @@ import { McpToolkit, ToolLoop, ToolSelection } from "../src/index.js"
 import { lastToolResults, type Script, scriptedModel } from "./support/scriptedModel.js"
 
 const workshopServer = fileURLToPath(new URL("./fixtures/workshop-server.mjs", import.meta.url))
-const platform = Layer.merge(NodeContext.layer, keepAliveHttpClient)
+/** The generic transports over Node's platform. */
+const platform = Transports.layer.pipe(Layer.provideMerge(Layer.merge(NodeContext.layer, keepAliveHttpClient)))
 
 const http = (url: string) => ({ _tag: "Http" as const, url, transport: "http" as const, headers: {} })
 

@@ -9,7 +9,7 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Tool from "@effect/ai/Tool"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { Capabilities } from "@effect-mcp/client"
+import { Capabilities, Transports } from "@effect-mcp/client"
 import { McpHost } from "@effect-mcp/host"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
@@ -33,7 +33,8 @@ const servers = (): ReadonlyArray<McpHost.ServerConfig> => [
   { name: "workshop", target: stdio(workshopServer) }
 ]
 
-const platform = Layer.merge(NodeContext.layer, keepAliveHttpClient)
+/** The generic transports over Node's platform. */
+const platform = Transports.layer.pipe(Layer.provideMerge(Layer.merge(NodeContext.layer, keepAliveHttpClient)))
 
 /** The host of the three servers, its toolkit, and the scripted model; `handlers` are the host's handler services. */
 const setup = <ROut>(script: Script, handlers: Layer.Layer<ROut> = Layer.empty as Layer.Layer<ROut>) => {

@@ -9,6 +9,7 @@ import type * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
+import { Transports } from "@effect-mcp/client"
 import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
@@ -124,7 +125,8 @@ describe("the lexical rule", () => {
   )
 })
 
-const platform = Layer.merge(NodeContext.layer, keepAliveHttpClient)
+/** The generic transports over Node's platform. */
+const platform = Transports.layer.pipe(Layer.provideMerge(Layer.merge(NodeContext.layer, keepAliveHttpClient)))
 
 /** The prompts of the measure, and the one tool each is about. */
 const MEASURED: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [

@@ -12,6 +12,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Transports } from "@effect-mcp/client"
 import { McpHost, type ServerEntry } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -28,9 +29,11 @@ const heapUsed = () => {
   return process.memoryUsage()
 }
 
-const platform = Layer.mergeAll(
-  NodeContext.layer,
-  NodeHttpClient.layerWithoutAgent.pipe(Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true })))
+/** The client's generic transports (StdioTransport, HttpTransport) over Node's platform. */
+const platform = Transports.layer.pipe(
+  Layer.provide(NodeContext.layer),
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
 )
 
 /** Starts a host of these servers, checks every one is ready, and measures. */

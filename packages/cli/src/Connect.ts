@@ -8,9 +8,9 @@
 import { homedir } from "node:os"
 import { delimiter, sep } from "node:path"
 import * as Prompt from "@effect/cli/Prompt"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { McpClient, type Retry } from "@effect-mcp/client"
+import { McpClient, type Retry, type Transports } from "@effect-mcp/client"
 import { ConfigLoader, type Expand, type ServerEntry, ServerTransport } from "@effect-mcp/host"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -192,17 +192,12 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
     } satisfies Chosen
   })
 
-/** The chosen server's transport, by the host's one mapping, on Node's platform. */
+/** The chosen server's transport, by the host's one mapping, over the program's `Transports` (Node's). */
 const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings | undefined) =>
   ServerTransport.layer(chosen.name, chosen.target, {
     inheritEnv: inheritEnv ? "all" : "safe",
     ...(auth === undefined ? {} : { auth: auth.options })
-  }).pipe(
-    Layer.provide(auth === undefined ? Layer.empty : auth.services),
-    Layer.provide(NodeContext.layer),
-    Layer.provide(NodeHttpClient.layerWithoutAgent),
-    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
-  )
+  }).pipe(Layer.provide(auth === undefined ? Layer.empty : auth.services))
 
 /** Fails with {@link CommandNotFound} when a stdio server's command cannot be found. */
 const checkCommand = (chosen: Chosen) =>
@@ -234,7 +229,13 @@ export const withClient = <A, E, R>(
 ): Effect.Effect<
   A,
   E | CliFailure,
-  Exclude<R, McpClient.McpClient> | Output | ServerNames | TrailingCommand | NodeContext.NodeContext
+  | Exclude<R, McpClient.McpClient>
+  | Output
+  | ServerNames
+  | TrailingCommand
+  | NodeContext.NodeContext
+  | HttpClient.HttpClient
+  | Transports.Transports
 > =>
   Effect.gen(function* () {
     const interactive = isInteractive()

@@ -14,6 +14,7 @@ import * as Prompt from "@effect/ai/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import { McpToolkit, TokenEstimate, ToolSelection } from "@effect-mcp/ai"
+import { Transports } from "@effect-mcp/client"
 import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -86,7 +87,11 @@ const conversation = (
   ]
 ) => {
   const output = captured()
-  const host = McpHost.layer({ servers }).pipe(Layer.provide(NodeContext.layer), Layer.provide(keepAliveHttpClient))
+  const host = McpHost.layer({ servers }).pipe(
+    Layer.provide(Transports.layer),
+    Layer.provide(NodeContext.layer),
+    Layer.provide(keepAliveHttpClient)
+  )
   const layer = Layer.mergeAll(
     McpToolkit.layer().pipe(Layer.provide(host)),
     model.layer,

@@ -2,12 +2,15 @@
  * HTTP transports by URL: Streamable HTTP, legacy HTTP+SSE, or `auto`, which tries Streamable
  * HTTP and falls back to HTTP+SSE when the server answers the initialize POST with 400, 404
  * or 405, as the specification's backwards-compatibility section says.
+ *
+ * `make` and `layer` send every request through the context's `HttpClient`, whatever else the
+ * context holds. A platform module passes its faster route explicitly (`makeWithRoute`, as
+ * `NodeHttpTransport` does).
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
-import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope_ from "effect/Scope"
@@ -15,8 +18,9 @@ import * as AuthorizedClient from "./auth/AuthorizedClient.js"
 import * as OAuth from "./auth/OAuth.js"
 import type { OAuthSession } from "./auth/OAuthSession.js"
 import { TokenStore } from "./auth/TokenStore.js"
-import { FastRoute, gated, RouteInUse } from "./internal/transport/fastRoute.js"
 import { parseEndpoint } from "./internal/transport/httpBody.js"
+import type { HttpRoute } from "./internal/transport/route.js"
+import { gated } from "./internal/transport/route.js"
 import type { TransportError } from "./McpError.js"
 import * as SseTransport from "./SseTransport.js"
 import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
@@ -42,6 +46,12 @@ export interface HttpOptions extends StreamableHttpTransport.StreamableHttpOptio
  */
 export const makeAuto = (
   options: HttpOptions
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> => auto(options, undefined)
+
+/** {@link makeAuto}, its Streamable HTTP transport over `route` when there is one. */
+const auto = (
+  options: HttpOptions,
+  route: HttpRoute | undefined
 ): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> =>
   Effect.gen(function* () {
     const inbound = makeInbound()
@@ -49,7 +59,7 @@ export const makeAuto = (
     const runFork = yield* FiberSet.runtime(fibers)<never>()
     const scope = yield* Effect.scope
     const httpClient = yield* HttpClient.HttpClient
-    const streamable = yield* StreamableHttpTransport.make(options)
+    const streamable = yield* streamableOver(options, route)
     let current: TransportService = streamable
     // Requests sent over Streamable HTTP until its first answer: the ones to send again on a fallback.
     let unsettled: Map<JsonRpc.RequestId, JsonRpc.JSONRPCMessage> | undefined = new Map()
@@ -132,28 +142,48 @@ const lazily = (make: Effect.Effect<OAuthSession>, options: OAuth.OAuthOptions):
     })
   )
 
+/** The Streamable HTTP transport, over `route` when there is one. */
+const streamableOver = (options: StreamableHttpTransport.StreamableHttpOptions, route: HttpRoute | undefined) =>
+  route === undefined ? StreamableHttpTransport.make(options) : StreamableHttpTransport.makeWithRoute(options, route)
+
 /**
- * An HTTP transport for a URL, by the chosen (or detected) transport, over the context's
- * `HttpClient`, authorizing unless `auth` is `false` (with the context's optional `TokenStore`
- * and `Authorizer`). Fails with a `TransportError` when the URL is invalid or the connection
- * cannot be made (legacy SSE).
+ * An HTTP transport for a URL, by the chosen (or detected) transport, every request through the
+ * context's `HttpClient`, authorizing unless `auth` is `false` (with the context's optional
+ * `TokenStore` and `Authorizer`). Fails with a `TransportError` when the URL is invalid or the
+ * connection cannot be made (legacy SSE).
  */
 export const make = (
   options: HttpOptions
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> => build(options, undefined)
+
+/**
+ * As {@link make}, with the Streamable HTTP transport's POSTs and event streams over `route` (a
+ * platform's own HTTP client) while authorization has nothing to add: the
+ * route declines a request to a URL it holds credentials for, and a refusal (401, or 403 for
+ * more scope) met on the route hands that request and the ones after it to the authorizing
+ * `HttpClient`. `DELETE` and the legacy HTTP+SSE transport always use the `HttpClient`.
+ */
+export const makeWithRoute = (
+  options: HttpOptions,
+  route: HttpRoute
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> => build(options, route)
+
+const build = (
+  options: HttpOptions,
+  route: HttpRoute | undefined
 ): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> =>
   Effect.gen(function* () {
     const url = yield* parseEndpoint(options.url, options.name)
     const raw = yield* HttpClient.HttpClient
-    const route = yield* Effect.serviceOption(FastRoute)
     const transport = options.transport ?? "auto"
-    const made =
+    /** The transport, its Streamable HTTP requests over `over` when there is a route. */
+    const made = (over: HttpRoute | undefined) =>
       transport === "http"
-        ? StreamableHttpTransport.make(options)
+        ? streamableOver(options, over)
         : transport === "sse"
           ? SseTransport.make(options)
-          : makeAuto(options)
-    if (options.auth === false)
-      return yield* Option.isSome(route) ? Effect.provideService(made, RouteInUse, route.value) : made
+          : auto(options, over)
+    if (options.auth === false) return yield* made(route)
     const auth = options.auth ?? {}
     const makeSession = OAuth.make(options.name ?? url.host, options.url, raw, auth)
     // Without a `TokenStore` no token of an earlier run can be sent: nothing is added to a request
@@ -162,15 +192,15 @@ export const make = (
     const authorizing = stored
       ? AuthorizedClient.make(raw, yield* makeSession)
       : AuthorizedClient.make(raw, yield* lazily(makeSession, auth), { bare: true })
-    // A fast route for the requests goes around the authorizing client only while it has nothing to add.
-    return yield* made.pipe(
-      Effect.provideService(HttpClient.HttpClient, authorizing.client),
-      Option.isSome(route) ? Effect.provideService(RouteInUse, gated(route.value, authorizing)) : identity
+    // A route for the requests goes around the authorizing client only while it has nothing to add.
+    return yield* made(route === undefined ? undefined : gated(route, authorizing)).pipe(
+      Effect.provideService(HttpClient.HttpClient, authorizing.client)
     )
   })
 
 /**
- * An HTTP `Transport` layer for a URL, by the chosen (or detected) transport. The optional
+ * An HTTP `Transport` layer for a URL, by the chosen (or detected) transport, every request
+ * through the context's `HttpClient` (the layer of {@link make}). The optional
  * `TokenStore` and `Authorizer` services of the context serve its authorization. Fails with a
  * `TransportError` when the URL is invalid or the connection cannot be made (legacy SSE).
  */

@@ -12,9 +12,10 @@
  *
  * Measured (`npm run bench`, 100 calls in flight), a POST through the platform `HttpClient`
  * costs several times the client CPU of the same POST on `node:http`; that is why this module
- * exists. `layer` is the drop-in for `HttpTransport.layer`; `layerRoute` gives the fast route to
- * every Streamable HTTP transport built in its scope (the host's, the CLI's). Requests that must
- * go through your own `HttpClient` (a proxy, custom signing) need `HttpTransport` instead.
+ * exists. `layer` is the drop-in for `HttpTransport.layer`; `makeRoute` is the route alone, for
+ * `HttpTransport.makeWithRoute` (`NodeTransports` shares one among the servers of a program).
+ * Requests that must go through your own `HttpClient` (a proxy, custom signing) need
+ * `HttpTransport` instead.
  */
 import * as Http from "node:http"
 import * as Https from "node:https"
@@ -26,8 +27,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as HttpTransport from "./HttpTransport.js"
-import { type FastAnswer, FastRoute, type FastRouteService } from "./internal/transport/fastRoute.js"
 import { type Collected, closedMidBody, cutShort, decodeChunks } from "./internal/transport/httpBody.js"
+import type { HttpRoute, RouteAnswer } from "./internal/transport/route.js"
 import type { TransportError } from "./McpError.js"
 import { Transport, type TransportService } from "./Transport.js"
 
@@ -50,8 +51,8 @@ const headersOf = (message: Http.IncomingMessage): Record<string, string> => {
 const causeOf = (error: NodeJS.ErrnoException): unknown =>
   error.code === "ERR_STREAM_PREMATURE_CLOSE" ? undefined : error
 
-/** A Node response as a {@link FastAnswer}. */
-const answerOf = (request: Http.ClientRequest, response: Http.IncomingMessage): FastAnswer => {
+/** A Node response as a {@link RouteAnswer}. */
+const answerOf = (request: Http.ClientRequest, response: Http.IncomingMessage): RouteAnswer => {
   // Once taken, the body is read (or dropped) by exactly one reader.
   let taken = false
   /**
@@ -78,7 +79,7 @@ const answerOf = (request: Http.ClientRequest, response: Http.IncomingMessage): 
       onEnd({ stopped: false, error: error === undefined || error === null ? undefined : causeOf(error) })
     })
   }
-  const read: FastAnswer["read"] = (maxBytes, done) => {
+  const read: RouteAnswer["read"] = (maxBytes, done) => {
     const chunks: Array<Uint8Array> = []
     let size = 0
     consume(
@@ -155,7 +156,7 @@ const agents = (options: NodeHttpOptions) =>
  * The fast route on `node:http`/`node:https` over the agents: the request written at once, its
  * answer handed over as soon as the headers arrived.
  */
-const route = (agentFor: (protocol: string) => Http.Agent): FastRouteService => {
+const route = (agentFor: (protocol: string) => Http.Agent): HttpRoute => {
   // The request options of each URL, worked out once.
   const targets = new Map<string, Http.RequestOptions>()
   const targetOf = (url: string) => {
@@ -205,16 +206,12 @@ const route = (agentFor: (protocol: string) => Http.Agent): FastRouteService => 
   }
 }
 
-/** The fast route on its own agents, for the Streamable HTTP transports built with it in their context. */
-export const makeRoute = (options: NodeHttpOptions = {}): Effect.Effect<FastRouteService, never, Scope.Scope> =>
-  Effect.map(agents(options), route)
-
 /**
- * Node's `http` for the requests of every Streamable HTTP transport (`HttpTransport.layer`,
- * `StreamableHttpTransport.layer`) built where this layer is provided.
+ * The route on `node:http`/`node:https` over keep-alive agents of its own (destroyed with the
+ * scope), for `HttpTransport.makeWithRoute` and `StreamableHttpTransport.makeWithRoute`.
  */
-export const layerRoute = (options: NodeHttpOptions = {}): Layer.Layer<FastRoute> =>
-  Layer.scoped(FastRoute, makeRoute(options))
+export const makeRoute = (options: NodeHttpOptions = {}): Effect.Effect<HttpRoute, never, Scope.Scope> =>
+  Effect.map(agents(options), route)
 
 /**
  * An HTTP transport for a URL, as `HttpTransport.make` (the same options and failures), with its
@@ -223,7 +220,7 @@ export const layerRoute = (options: NodeHttpOptions = {}): Layer.Layer<FastRoute
 export const make = (
   options: HttpTransport.HttpOptions & NodeHttpOptions
 ): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope.Scope> =>
-  Effect.flatMap(makeRoute(options), (route) => Effect.provideService(HttpTransport.make(options), FastRoute, route))
+  Effect.flatMap(makeRoute(options), (route) => HttpTransport.makeWithRoute(options, route))
 
 /**
  * An HTTP `Transport` layer for a URL, as `HttpTransport.layer` (the same options and

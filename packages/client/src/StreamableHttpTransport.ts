@@ -3,8 +3,8 @@
  * the answer is a JSON body, an SSE stream (which may carry requests and notifications
  * before the response), or 202 for notifications and responses. Built on `HttpClient`, so it
  * runs on any platform layer (the Node `http` client is the measured choice). A platform module
- * may add a faster route for its requests (`NodeHttpTransport`): then a stateful POST runs in
- * the route's callbacks, its JSON answer read in one step, with no fiber of its own.
+ * may pass a faster route for its requests (`makeWithRoute`; `NodeHttpTransport`): then a stateful POST runs in the route's callbacks, its JSON answer read
+ * in one step, with no fiber of its own. `make` and `layer` never take a route.
  * The parts are in `internal/transport/streamable/`: the connection (session state, requests),
  * the answers, the event streams, and the fast sending.
  *
@@ -31,10 +31,9 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { RouteInUse } from "./internal/transport/fastRoute.js"
 import { parseEndpoint, tracedWhenTracing } from "./internal/transport/httpBody.js"
+import type { HttpRoute } from "./internal/transport/route.js"
 import * as Answers from "./internal/transport/streamable/answers.js"
 import * as Connection from "./internal/transport/streamable/connection.js"
 import * as Events from "./internal/transport/streamable/events.js"
@@ -66,15 +65,30 @@ export interface StreamableHttpOptions {
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 /**
- * Builds the transport; its streams and requests end with the scope (after `DELETE`). Fails
- * with a `TransportError` when the URL is invalid.
+ * Builds the transport, every request through the context's `HttpClient`; its streams and
+ * requests end with the scope (after `DELETE`). Fails with a `TransportError` when the URL is
+ * invalid.
  */
 export const make = (
   options: StreamableHttpOptions
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope.Scope> => build(options, undefined)
+
+/**
+ * Builds the transport with its POSTs and event streams over `route` (a platform's own HTTP
+ * client): the route bypasses the context's `HttpClient` for every request
+ * it takes, which then serves only `DELETE` and what the route declines. Otherwise as `make`.
+ */
+export const makeWithRoute = (
+  options: StreamableHttpOptions,
+  route: HttpRoute
+): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope.Scope> => build(options, route)
+
+const build = (
+  options: StreamableHttpOptions,
+  route: HttpRoute | undefined
 ): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope.Scope> =>
   Effect.gen(function* () {
     const url = yield* parseEndpoint(options.url, options.name)
-    const route = Option.getOrUndefined(yield* Effect.serviceOption(RouteInUse))
     const connection = Connection.make({
       url: options.url,
       server: options.name ?? url.host,
@@ -202,6 +216,6 @@ export const make = (
     } satisfies TransportService
   })
 
-/** A Streamable HTTP `Transport` layer. */
+/** A Streamable HTTP `Transport` layer, every request through the context's `HttpClient`. */
 export const layer = (options: StreamableHttpOptions): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> =>
   Layer.scoped(Transport, make(options))

@@ -46,3 +46,5 @@ export * as StdioTransport from "./StdioTransport.js"
 export * as StreamableHttpTransport from "./StreamableHttpTransport.js"
 /** The transport seam. */
 export * as Transport from "./Transport.js"
+/** A platform's transports as one service (`stdio`, `http`), chosen by the layer provided. */
+export * as Transports from "./Transports.js"

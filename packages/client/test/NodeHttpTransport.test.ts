@@ -9,8 +9,9 @@
 import type { ServerResponse } from "node:http"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Authorizer, type HttpTransport, McpClient, StreamableHttpTransport, TokenStore } from "@effect-mcp/client"
+import { Authorizer, HttpTransport, McpClient, StreamableHttpTransport, TokenStore } from "@effect-mcp/client"
 import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
+import * as NodeTransports from "@effect-mcp/client/NodeTransports"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -18,7 +19,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { FastAnswer } from "../src/internal/transport/fastRoute.js"
+import type { RouteAnswer } from "../src/internal/transport/route.js"
 import { authorizationServer, bearerRequests, resourceServer, TokenRegistry } from "./support/authServers.js"
 import { faultServer, type Handler, initialized, json, rpc } from "./support/faultServer.js"
 import { noFibersLeft } from "./support/fibers.js"
@@ -193,24 +194,32 @@ describe("NodeHttpTransport", () => {
     }).pipe(Effect.scoped, noFibersLeft)
   )
 
-  it.live("a FastRoute in the context is not taken by a Streamable HTTP transport built directly", () =>
-    Effect.gen(function* () {
-      const viaClient: Array<string> = []
-      const { url } = yield* faultServer(mcp((request, response) => json(response, text(request, "ok"))))
-      yield* Effect.scoped(
-        Effect.gen(function* () {
-          const context = yield* Layer.build(
-            McpClient.layer({ name: "direct", protocolVersion: "2025-11-25" }).pipe(
-              Layer.provide(StreamableHttpTransport.layer({ url, name: "direct" })),
-              Layer.provide(countingClient(viaClient))
-            )
+  it.live(
+    "the client's HTTP transports stay generic in a Node program: every request goes through their HttpClient",
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* faultServer(mcp((request, response) => json(response, text(request, "ok"))))
+        const generic = [
+          StreamableHttpTransport.layer({ url, name: "direct" }),
+          HttpTransport.layer({ url, name: "direct", transport: "http", auth: false })
+        ]
+        for (const transport of generic) {
+          const viaClient: Array<string> = []
+          yield* Effect.scoped(
+            Effect.gen(function* () {
+              const context = yield* Layer.build(
+                McpClient.layer({ name: "direct", protocolVersion: "2025-11-25" }).pipe(
+                  Layer.provide(transport),
+                  Layer.provide(countingClient(viaClient))
+                )
+              )
+              yield* Context.get(context, McpClient.McpClient).callTool("x")
+            }).pipe(Effect.provide(NodeTransports.layer.pipe(Layer.provide(keepAliveHttpClient))))
           )
-          yield* Context.get(context, McpClient.McpClient).callTool("x")
-        }).pipe(Effect.provide(NodeHttpTransport.layerRoute()))
-      )
-      // Its client (which may authorize, sign or proxy) saw every request.
-      expect(viaClient.filter((method) => method === "POST").length).toBeGreaterThanOrEqual(4)
-    }).pipe(Effect.scoped, noFibersLeft)
+          // Its client (which may authorize, sign or proxy) saw every request.
+          expect(viaClient.filter((method) => method === "POST").length).toBeGreaterThanOrEqual(4)
+        }
+      }).pipe(Effect.scoped, noFibersLeft)
   )
 
   it.live("an answer whose connection broke before its body was read fails the read, not hangs it", () =>
@@ -223,7 +232,7 @@ describe("NodeHttpTransport", () => {
         response.write("data: partial", () => response.socket?.destroy())
       })
       const route = yield* NodeHttpTransport.makeRoute()
-      const answer = yield* Effect.async<FastAnswer>((resume) => {
+      const answer = yield* Effect.async<RouteAnswer>((resume) => {
         route.request("POST", url, { accept: "text/event-stream" }, "{}", {
           onAnswer: (answer) => resume(Effect.succeed(answer)),
           onError: (cause) => resume(Effect.die(cause)),

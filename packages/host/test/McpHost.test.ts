@@ -11,9 +11,8 @@ import { join } from "node:path"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { Authorizer, Capabilities, McpError, type StdioTransport, TokenStore } from "@effect-mcp/client"
-import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
-import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
+import { Authorizer, Capabilities, McpError, TokenStore, Transports } from "@effect-mcp/client"
+import * as NodeTransports from "@effect-mcp/client/NodeTransports"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -24,12 +23,13 @@ import { authorizationServer, resourceServer, TokenRegistry } from "../../client
 import { noFibersLeft } from "../../client/test/support/fibers.js"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
 import { isAlive, miniServer } from "../../client/test/support/processes.js"
-import { Expand, McpHost, type ServerStatus, ServerTransport } from "../src/index.js"
+import { Expand, McpHost, type ServerStatus } from "../src/index.js"
 import { everything, everythingOverHttp, stdio } from "./support/targets.js"
 
 const http = everythingOverHttp()
 
-const platform = Layer.merge(NodeContext.layer, keepAliveHttpClient)
+/** The generic transports over Node's platform (which stays in the context, for config files). */
+const platform = Transports.layer.pipe(Layer.provideMerge(Layer.merge(NodeContext.layer, keepAliveHttpClient)))
 const hostLayer = (options: McpHost.HostOptions) => McpHost.layer(options).pipe(Layer.provide(platform))
 
 const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
@@ -152,13 +152,20 @@ describe("McpHost", () => {
     })
   )
 
-  it.live("a program's StdioLauncher (Node's stdio transport here) starts, serves and restarts the servers", () =>
+  it.live("a program's Transports (Node's here) start, serve and restart the servers", () =>
     Effect.gen(function* () {
       const launched: Array<string> = []
-      const launcher = Layer.succeed(ServerTransport.StdioLauncher, (options: StdioTransport.StdioOptions) => {
-        launched.push(options.name ?? options.command)
-        return NodeStdioTransport.layer(options)
-      })
+      // Node's transports, recording each stdio server they start.
+      const node = Layer.effect(
+        Transports.Transports,
+        Effect.map(Transports.Transports, (transports) => ({
+          ...transports,
+          stdio: (options) => {
+            launched.push(options.name ?? options.command)
+            return transports.stdio(options)
+          }
+        }))
+      ).pipe(Layer.provide(NodeTransports.layer), Layer.provide(keepAliveHttpClient))
       const pids: Array<number> = []
       yield* Effect.gen(function* () {
         const host = yield* McpHost.McpHost
@@ -178,21 +185,21 @@ describe("McpHost", () => {
         pids.push(after)
       }).pipe(
         Effect.provide(
-          hostLayer({
+          McpHost.layer({
             servers: [{ name: "alpha", target: everything }],
             restart: Schedule.spaced("50 millis").pipe(Schedule.intersect(Schedule.recurs(3)))
-          }).pipe(Layer.provide(launcher))
+          }).pipe(Layer.provide(node))
         )
       )
-      // Started twice through the launcher (once, then the restart); nothing of either is left.
+      // Started twice through Node's transports (once, then the restart); nothing of either is left.
       expect(launched).toStrictEqual(["alpha", "alpha"])
       expect(pids.filter(isAlive)).toStrictEqual([])
     })
   )
 
-  it.live("a program's Node HTTP route (NodeHttpTransport.layerRoute) carries an HTTP server's requests", () =>
+  it.live("Node's transports (NodeTransports.layer) carry an HTTP server's requests on node:http", () =>
     Effect.gen(function* () {
-      // The platform client counts what goes through it: with the route, only the sessions' closing DELETEs.
+      // The platform client counts what goes through it: with Node's route, only the sessions' closing DELETEs.
       const viaClient: Array<string> = []
       const counting = Layer.effect(
         HttpClient.HttpClient,
@@ -200,7 +207,9 @@ describe("McpHost", () => {
           HttpClient.tapRequest(client, (request) => Effect.sync(() => viaClient.push(request.method)))
         )
       ).pipe(Layer.provide(keepAliveHttpClient))
-      const serve = (route: boolean) =>
+      const serve = (
+        transports: Layer.Layer<Transports.Transports, never, HttpClient.HttpClient | NodeContext.NodeContext>
+      ) =>
         Effect.gen(function* () {
           const host = yield* McpHost.McpHost
           for (let call = 0; call < 5; call++)
@@ -208,16 +217,16 @@ describe("McpHost", () => {
         }).pipe(
           Effect.provide(
             McpHost.layer({ servers: [{ name: "web", target: http() }] }).pipe(
+              Layer.provide(transports),
               Layer.provide(Layer.merge(NodeContext.layer, counting))
             )
-          ),
-          route ? Effect.provide(NodeHttpTransport.layerRoute()) : (effect) => effect
+          )
         )
-      yield* serve(true)
+      yield* serve(NodeTransports.layer)
       expect(new Set(viaClient)).toStrictEqual(new Set(["DELETE"]))
       viaClient.length = 0
-      // Without it, every POST goes through the HttpClient.
-      yield* serve(false)
+      // With the generic transports, every POST goes through the HttpClient.
+      yield* serve(Transports.layer)
       expect(viaClient.filter((method) => method === "POST").length).toBeGreaterThanOrEqual(7)
     }).pipe(noFibersLeft)
   )

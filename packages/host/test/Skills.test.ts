@@ -7,6 +7,7 @@
 import { fileURLToPath } from "node:url"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
+import { Transports } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
@@ -23,7 +24,7 @@ const host = McpHost.layer({
     { name: "plain", target: stdio(miniServer, "normal") },
     { name: "tampered", target: stdio(skillsServer, "digest") }
   ]
-}).pipe(Layer.provide(Layer.merge(NodeContext.layer, keepAliveHttpClient)))
+}).pipe(Layer.provide(Transports.layer), Layer.provide(Layer.merge(NodeContext.layer, keepAliveHttpClient)))
 
 describe("McpHost skills", () => {
   it.live("lists every ready server's skills, and loads one through its server, verified", () =>

@@ -7,8 +7,6 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type { Capabilities } from "@effect-mcp/client"
 import { ConfigLoader, McpHost, ServerEntry, ServerStatus } from "@effect-mcp/host"
 import * as Duration from "effect/Duration"
@@ -87,10 +85,7 @@ export const withHost = <A, E, R, RH = never>(
           samplingCommand: Option.getOrUndefined(run.samplingCommand),
           roots: run.roots
         })
-      ),
-      Layer.provide(NodeContext.layer),
-      Layer.provide(NodeHttpClient.layerWithoutAgent),
-      Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+      )
     )
     return yield* Effect.flatMap(McpHost.McpHost, use).pipe(Effect.provide(host))
   })

@@ -5,13 +5,13 @@
  */
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
-import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
-import { ServerTransport } from "@effect-mcp/host"
+import * as NodeTransports from "@effect-mcp/client/NodeTransports"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { run } from "../Cli.js"
 import { ExitCode } from "../CliError.js"
@@ -48,10 +48,15 @@ export const main = (
   }
   run(argv).pipe(
     Effect.provideService(TrailingCommand, trailing),
-    // stdio servers run on Node's own stdio transport (no stream stages between pipe and peer).
-    Effect.provideService(ServerTransport.StdioLauncher, NodeStdioTransport.layer),
-    // Streamable HTTP POSTs on node:http directly (the platform HttpClient stays for OAuth, DELETE, legacy SSE).
-    Effect.provide(NodeHttpTransport.layerRoute()),
+    // Servers run on Node's own transports: stdio with no stream stages between pipe and peer,
+    // Streamable HTTP POSTs on node:http directly. The platform HttpClient (node:http with
+    // keep-alive) serves OAuth, DELETE and legacy SSE.
+    Effect.provide(
+      NodeTransports.layer.pipe(
+        Layer.provideMerge(NodeHttpClient.layerWithoutAgent),
+        Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+      )
+    ),
     Effect.provide(NodeContext.layer),
     NodeRuntime.runMain({
       disableErrorReporting: true,

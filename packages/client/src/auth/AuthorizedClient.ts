@@ -16,7 +16,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { Gate } from "../internal/transport/fastRoute.js"
+import type { Gate } from "../internal/transport/route.js"
 import type { Credentials, OAuthSession, Refusal } from "./OAuthSession.js"
 
 /** The authorizing client, and what it knows about requests that would go around it. */

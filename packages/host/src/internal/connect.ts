@@ -1,11 +1,9 @@
 /**
  * One server's client, from its target: the client's layer (`McpClient.layer`) over the server's
- * transport layer, built in the caller's scope. The platform (a `CommandExecutor`, an
- * `HttpClient`) and the handler services (`Sampling`, `Elicitation`, `Roots`) come from context.
+ * transport layer, built in the caller's scope. The transports (the `Transports` service) and the
+ * handler services (`Sampling`, `Elicitation`, `Roots`) come from context.
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as HttpClient from "@effect/platform/HttpClient"
-import { McpClient, type McpError, StdioTransport } from "@effect-mcp/client"
+import { McpClient, type McpError, StdioTransport, type Transports } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -25,11 +23,7 @@ export const connect = (
   name: string,
   target: Target,
   options: McpClient.McpClientOptions & { readonly inheritEnv?: "safe" | "all" }
-): Effect.Effect<
-  Connected,
-  McpError.InitializeError,
-  Scope.Scope | CommandExecutor.CommandExecutor | HttpClient.HttpClient
-> =>
+): Effect.Effect<Connected, McpError.InitializeError, Scope.Scope | Transports.Transports> =>
   Effect.gen(function* () {
     const { inheritEnv, ...clientOptions } = options
     const transport = ServerTransport.layer(name, target, inheritEnv === undefined ? {} : { inheritEnv })

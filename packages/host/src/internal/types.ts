@@ -2,9 +2,7 @@
  * The host's types: its options, a server's configuration, status events, and the service. The
  * public `McpHost` module re-exports them; the host's internal parts build on them.
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type * as HttpClient from "@effect/platform/HttpClient"
-import type { McpClient, McpError, Retry, Skills } from "@effect-mcp/client"
+import type { McpClient, McpError, Retry, Skills, Transports } from "@effect-mcp/client"
 import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
@@ -174,5 +172,8 @@ export interface McpHostService {
   readonly reload: (servers: ReadonlyArray<ServerConfig>) => Effect.Effect<ReloadSummary>
 }
 
-/** What the host needs from the platform: a process launcher and an HTTP client. */
-export type Platform = CommandExecutor.CommandExecutor | HttpClient.HttpClient
+/**
+ * What the host needs from the platform: its transports (`Transports.layer`, the generic ones
+ * over a `CommandExecutor` and an `HttpClient`, or a platform package's, such as Node's).
+ */
+export type Platform = Transports.Transports

@@ -13,10 +13,10 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { AuthorizationError } from "../../../auth/AuthError.js"
 import { TransportError } from "../../../McpError.js"
-import type { FastAnswer, FastRouteService } from "../fastRoute.js"
 import { type Answer, describeCause, fromResponse, requestFailure, withMethod } from "../httpBody.js"
 import type { Inbound } from "../inbound.js"
 import * as McpHeaders from "../mcpHeaders.js"
+import type { HttpRoute, RouteAnswer } from "../route.js"
 
 /** What a POST accepts. */
 export const ACCEPT = "application/json, text/event-stream"
@@ -86,7 +86,7 @@ export const make = (options: {
   readonly headers: { readonly [name: string]: string } | undefined
   readonly inbound: Inbound
   readonly client: ScopedClient
-  readonly route: FastRouteService | undefined
+  readonly route: HttpRoute | undefined
 }): Connection => {
   const { url, server, client, route } = options
 
@@ -99,9 +99,9 @@ export const make = (options: {
     method: "GET" | "POST",
     headers: Readonly<Record<string, string>>,
     body: string | undefined
-  ): Effect.Effect<FastAnswer | undefined, unknown, Scope.Scope> => {
+  ): Effect.Effect<RouteAnswer | undefined, unknown, Scope.Scope> => {
     if (route === undefined) return Effect.succeed(undefined)
-    const sent = Effect.async<FastAnswer | undefined, unknown>((resume) => {
+    const sent = Effect.async<RouteAnswer | undefined, unknown>((resume) => {
       const abort = route.request(method, url, headers, body, {
         onAnswer: (answer) => resume(Effect.succeed(answer)),
         onError: (cause) => resume(Effect.fail(cause)),

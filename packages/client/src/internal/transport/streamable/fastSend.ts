@@ -7,8 +7,8 @@
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import type { TransportError } from "../../../McpError.js"
-import type { FastRouteService } from "../fastRoute.js"
 import type { Answer } from "../httpBody.js"
+import type { HttpRoute } from "../route.js"
 import type { Answers } from "./answers.js"
 import { ACCEPT, type Connection, requestId } from "./connection.js"
 
@@ -28,7 +28,7 @@ export interface FastSend {
  */
 export const make = (options: {
   readonly connection: Connection
-  readonly route: FastRouteService
+  readonly route: HttpRoute
   readonly answers: Answers
   readonly runFork: (effect: Effect.Effect<void>) => void
   readonly post: (

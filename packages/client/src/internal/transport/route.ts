@@ -1,16 +1,16 @@
 /**
- * A faster route for the requests of the Streamable HTTP transport than the `HttpClient`
- * (Node's own `http` client: `NodeHttpTransport`). The transport takes it when it is in the
- * context: POSTs in plain callbacks (no fiber per request), GET streams read chunk by chunk. It
- * goes through its `HttpClient` whenever the route declines: while authorization is in charge.
+ * A faster route for the requests of the Streamable HTTP transport than the `HttpClient` (Node's
+ * own `http` client: `NodeHttpTransport`), given to the transport as an
+ * argument (`StreamableHttpTransport.makeWithRoute`, `HttpTransport.makeWithRoute`): POSTs in
+ * plain callbacks (no fiber per request), GET streams read chunk by chunk. The transport goes
+ * through its `HttpClient` whenever the route declines: while authorization is in charge.
  */
-import * as Context from "effect/Context"
 import type * as Either from "effect/Either"
 import type { Refusal } from "../../auth/OAuthSession.js"
 import type { Answer, Collected } from "./httpBody.js"
 
-/** An answer that came over the fast route: an {@link Answer} that can also be read with callbacks. */
-export interface FastAnswer extends Answer {
+/** An answer that came over a route: an {@link Answer} that can also be read with callbacks. */
+export interface RouteAnswer extends Answer {
   /**
    * Reads the body, at most `maxBytes` of it (`over` when there was more: the rest is not read),
    * and calls `done` once: with the text, or with why the body broke off.
@@ -23,16 +23,16 @@ export interface FastAnswer extends Answer {
 }
 
 /** What becomes of a request; each is called at most once, and never before `request` returned. */
-export interface FastHandlers {
-  readonly onAnswer: (answer: FastAnswer) => void
+export interface RouteHandlers {
+  readonly onAnswer: (answer: RouteAnswer) => void
   /** The request failed before any answer; `cause` is the platform's error. */
   readonly onError: (cause: unknown) => void
   /** The server refused the request (401 or 403) and authorization takes over: send it again through the `HttpClient` (the flow runs first). */
   readonly onRefused: () => void
 }
 
-/** The fast route. */
-export interface FastRouteService {
+/** A route for the Streamable HTTP transport's requests, around its `HttpClient`. */
+export interface HttpRoute {
   /**
    * Starts a request (a POST carries the JSON `body`); returns what aborts it, or `undefined`
    * when it must go through the `HttpClient` instead (nothing was sent).
@@ -42,20 +42,9 @@ export interface FastRouteService {
     url: string,
     headers: Readonly<Record<string, string>>,
     body: string | undefined,
-    handlers: FastHandlers
+    handlers: RouteHandlers
   ) => (() => void) | undefined
 }
-
-/** The fast route a platform module provides (`NodeHttpTransport.layerRoute`), for `HttpTransport` to take. */
-export class FastRoute extends Context.Tag("@effect-mcp/client/FastRoute")<FastRoute, FastRouteService>() {}
-
-/**
- * The route one Streamable HTTP transport is built with: handed over only by `HttpTransport.make`,
- * gated by its authorization. A transport built directly (`StreamableHttpTransport.layer`) never
- * sees a `FastRoute` of its context, so a client it is given (authorizing, signing, a proxy) sees
- * every request.
- */
-export class RouteInUse extends Context.Tag("@effect-mcp/client/RouteInUse")<RouteInUse, FastRouteService>() {}
 
 /** What authorization says about a request that would go around it. */
 export interface Gate {
@@ -72,12 +61,12 @@ export interface Gate {
  * Whether authorization takes over an answer: a 401, or a 403 asking for more scope (any other
  * 403 is the request's own answer, as the OAuth flow would leave it).
  */
-const isChallenge = (answer: FastAnswer): boolean =>
+const isChallenge = (answer: RouteAnswer): boolean =>
   answer.status === 401 ||
   (answer.status === 403 && /insufficient_scope/i.test(answer.headers["www-authenticate"] ?? ""))
 
 /** The route, declining requests that authorization must see, and handing refusals back to it. */
-export const gated = (route: FastRouteService, gate: Gate): FastRouteService => ({
+export const gated = (route: HttpRoute, gate: Gate): HttpRoute => ({
   request: (method, url, headers, body, handlers) =>
     gate.bare(url)
       ? route.request(method, url, headers, body, {
