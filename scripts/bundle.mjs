@@ -1,6 +1,6 @@
 /**
- * The esbuild settings both bundles share (the CLI's and the client's `NodePromiseClient`): ES
- * modules for Node 20, split into an entry and chunks loaded on demand, CommonJS dependencies
+ * The esbuild settings both bundles share (the CLI's and `@effect-mcp/node`'s `NodePromiseClient`):
+ * ES modules for Node 20, split into an entry and chunks loaded on demand, CommonJS dependencies
  * given `require`, `__filename` and `__dirname`. `bundle(root, entries, extra)` empties
  * `dist/bundle/` under `root` and builds into it.
  */

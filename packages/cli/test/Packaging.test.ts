@@ -34,13 +34,14 @@ const require = createRequire(import.meta.url)
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js")
 
 /** The published packages (the bench package is private), by directory under packages/. */
-const published = ["protocol", "client", "host", "ai", "cli"] as const
+const published = ["protocol", "client", "node", "host", "ai", "cli"] as const
 type Published = (typeof published)[number]
 
 /** What each package needs from the build, beyond dist/index.js: without it the test cannot start. */
 const built: Record<Published, ReadonlyArray<string>> = {
   protocol: ["dist/index.js"],
-  client: ["dist/index.js", "dist/bundle/NodePromiseClient.js"],
+  client: ["dist/index.js", "dist/Platform.js"],
+  node: ["dist/index.js", "dist/NodeTransports.js", "dist/bundle/NodePromiseClient.js"],
   host: ["dist/index.js"],
   ai: ["dist/index.js"],
   cli: ["dist/index.js", "dist/bin.js", "dist/bundle/effect-mcp.js"]
@@ -245,8 +246,10 @@ describe("the published packages, installed from their tarballs", () => {
     const listed = stdout.split("\n").map((line) => line.trim())
     for (const file of [
       "client/dist/index.d.ts",
-      "client/dist/NodePromiseClient.d.ts",
-      "client/dist/NodeStdioTransport.d.ts",
+      "client/dist/Platform.d.ts",
+      "node/dist/index.d.ts",
+      "node/dist/NodePromiseClient.d.ts",
+      "node/dist/NodeStdioTransport.d.ts",
       "host/dist/index.d.ts",
       "ai/dist/index.d.ts",
       "protocol/dist/index.d.ts",
@@ -263,7 +266,7 @@ describe("the published packages, installed from their tarballs", () => {
     expect(printed.content).toEqual([{ type: "text", text: "Echo: hi" }])
   })
 
-  it("the bundled Promise client (./NodePromiseClient) calls it too", async () => {
+  it("the bundled Promise client (@effect-mcp/node/NodePromiseClient) calls it too", async () => {
     const printed = await program("promise-client.mjs", everything)
     expect(printed.content).toEqual([{ type: "text", text: "Echo: hi from a Promise" }])
   })
@@ -272,7 +275,7 @@ describe("the published packages, installed from their tarballs", () => {
     expect(await program("protocol.mjs")).toEqual({ decoded: true, tool: "echo" })
   })
 
-  it("the host example routes a namespaced call to the server of ./.mcp.json", async () => {
+  it("the host example routes a namespaced call to the server of ./.mcp.json, on Node's transports", async () => {
     const printed = await program("host.mjs")
     expect(printed.tools).toContain("everything__echo")
     expect(printed.content).toEqual([{ type: "text", text: "Echo: hi from the host" }])

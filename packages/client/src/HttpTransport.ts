@@ -4,8 +4,8 @@
  * or 405, as the specification's backwards-compatibility section says.
  *
  * `make` and `layer` send every request through the context's `HttpClient`, whatever else the
- * context holds. A platform module passes its faster route explicitly (`makeWithRoute`, as
- * `NodeHttpTransport` does).
+ * context holds. A platform package passes its faster route explicitly (`makeWithRoute`, as
+ * `@effect-mcp/node`'s `NodeHttpTransport` does).
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import type { JsonRpc } from "@effect-mcp/protocol"
@@ -19,9 +19,9 @@ import * as OAuth from "./auth/OAuth.js"
 import type { OAuthSession } from "./auth/OAuthSession.js"
 import { TokenStore } from "./auth/TokenStore.js"
 import { parseEndpoint } from "./internal/transport/httpBody.js"
-import type { HttpRoute } from "./internal/transport/route.js"
 import { gated } from "./internal/transport/route.js"
 import type { TransportError } from "./McpError.js"
+import type { HttpRoute } from "./Platform.js"
 import * as SseTransport from "./SseTransport.js"
 import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
 import { type Incoming, makeInbound, Transport, type TransportService } from "./Transport.js"
@@ -158,7 +158,7 @@ export const make = (
 
 /**
  * As {@link make}, with the Streamable HTTP transport's POSTs and event streams over `route` (a
- * platform's own HTTP client) while authorization has nothing to add: the
+ * platform's own HTTP client, `Platform.HttpRoute`) while authorization has nothing to add: the
  * route declines a request to a URL it holds credentials for, and a refusal (401, or 403 for
  * more scope) met on the route hands that request and the ones after it to the authorizing
  * `HttpClient`. `DELETE` and the legacy HTTP+SSE transport always use the `HttpClient`.

@@ -2,8 +2,9 @@
  * The Streamable HTTP transport (2025-11-25). Every message is POSTed to the server's URL;
  * the answer is a JSON body, an SSE stream (which may carry requests and notifications
  * before the response), or 202 for notifications and responses. Built on `HttpClient`, so it
- * runs on any platform layer (the Node `http` client is the measured choice). A platform module
- * may pass a faster route for its requests (`makeWithRoute`; `NodeHttpTransport`): then a stateful POST runs in the route's callbacks, its JSON answer read
+ * runs on any platform layer (the Node `http` client is the measured choice). A platform package
+ * may pass a faster route for its requests (`makeWithRoute`; `@effect-mcp/node`'s
+ * `NodeHttpTransport`): then a stateful POST runs in the route's callbacks, its JSON answer read
  * in one step, with no fiber of its own. `make` and `layer` never take a route.
  * The parts are in `internal/transport/streamable/`: the connection (session state, requests),
  * the answers, the event streams, and the fast sending.
@@ -33,12 +34,12 @@ import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { parseEndpoint, tracedWhenTracing } from "./internal/transport/httpBody.js"
-import type { HttpRoute } from "./internal/transport/route.js"
 import * as Answers from "./internal/transport/streamable/answers.js"
 import * as Connection from "./internal/transport/streamable/connection.js"
 import * as Events from "./internal/transport/streamable/events.js"
 import * as FastSend from "./internal/transport/streamable/fastSend.js"
 import type { TransportError } from "./McpError.js"
+import type { HttpRoute } from "./Platform.js"
 import { makeInbound, Transport, type TransportService } from "./Transport.js"
 
 /** Where the server is and how to talk to it. */
@@ -75,7 +76,7 @@ export const make = (
 
 /**
  * Builds the transport with its POSTs and event streams over `route` (a platform's own HTTP
- * client): the route bypasses the context's `HttpClient` for every request
+ * client, `Platform.HttpRoute`): the route bypasses the context's `HttpClient` for every request
  * it takes, which then serves only `DELETE` and what the route declines. Otherwise as `make`.
  */
 export const makeWithRoute = (

@@ -4,7 +4,7 @@
  * layer. Which transports they are is chosen where the program is assembled, by the layer
  * provided, as with `@effect/platform`'s `HttpClient`: {@link layer} is the generic pair
  * (`StdioTransport` over a `CommandExecutor`, `HttpTransport` over an `HttpClient`);
- * `NodeTransports.layer` is Node's. The tag has no default: a program that
+ * `@effect-mcp/node`'s `NodeTransports.layer` is Node's. The tag has no default: a program that
  * needs it says which.
  */
 import * as CommandExecutor from "@effect/platform/CommandExecutor"

@@ -4,7 +4,7 @@
  * its `http` layer (Streamable HTTP, legacy SSE or auto, authorizing with the entry's OAuth
  * settings and the caller's). The host and the CLI both connect through it. Which transports
  * those are is the `Transports` layer the program provides (the client's generic
- * `Transports.layer`, or the client's `NodeTransports.layer`); the optional `TokenStore`
+ * `Transports.layer`, or `@effect-mcp/node`'s `NodeTransports.layer`); the optional `TokenStore`
  * and `Authorizer` come from the layer's context.
  */
 import { type McpError, type OAuth, type Transport, Transports } from "@effect-mcp/client"

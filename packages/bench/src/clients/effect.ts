@@ -16,9 +16,9 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Client, Target } from "./Client.js"
 
-const loadStdio = () => import("@effect-mcp/client/NodeStdioTransport")
+const loadStdio = () => import("@effect-mcp/node/NodeStdioTransport")
 const loadHttp = () =>
-  Promise.all([import("@effect-mcp/client/NodeHttpTransport"), import("@effect/platform/FetchHttpClient")])
+  Promise.all([import("@effect-mcp/node/NodeHttpTransport"), import("@effect/platform/FetchHttpClient")])
 
 const transportOf = async (target: Target) => {
   if (target.kind === "stdio") {

@@ -1,12 +1,12 @@
 /**
- * effect-mcp as a Promise program uses it: `@effect-mcp/client/NodePromiseClient`, the one-file
+ * effect-mcp as a Promise program uses it: `@effect-mcp/node/NodePromiseClient`, the one-file
  * bundle (its `PromiseClient` over `NodeStdioTransport` or `NodeHttpTransport`). Pinned to
  * 2025-11-25, the revision the SDK clients speak, as in `effect.ts`.
  */
 import type { McpSchema } from "@effect-mcp/protocol"
 import type { Client, Target } from "./Client.js"
 
-const load = () => import("@effect-mcp/client/NodePromiseClient")
+const load = () => import("@effect-mcp/node/NodePromiseClient")
 
 const textLength = (result: McpSchema.CallToolResult) =>
   result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)

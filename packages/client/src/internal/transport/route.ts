@@ -1,6 +1,6 @@
 /**
  * A faster route for the requests of the Streamable HTTP transport than the `HttpClient` (Node's
- * own `http` client: `NodeHttpTransport`), given to the transport as an
+ * own `http` client: `@effect-mcp/node`'s `NodeHttpTransport`), given to the transport as an
  * argument (`StreamableHttpTransport.makeWithRoute`, `HttpTransport.makeWithRoute`): POSTs in
  * plain callbacks (no fiber per request), GET streams read chunk by chunk. The transport goes
  * through its `HttpClient` whenever the route declines: while authorization is in charge.

@@ -1,5 +1,5 @@
 /**
- * The one-file client for Promise programs (`@effect-mcp/client/NodePromiseClient`), as a program
+ * The one-file client for Promise programs (`@effect-mcp/node/NodePromiseClient`), as a program
  * runs it: the built bundle, imported through the package's export in a fresh Node, against the
  * reference server over stdio and over Streamable HTTP on 127.0.0.1 (`npm test` builds first).
  */
@@ -7,8 +7,8 @@ import { spawnSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type RunningServer, startEverything } from "./support/httpServers.js"
-import { everythingServer } from "./support/processes.js"
+import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
+import { everythingServer } from "../../client/test/support/processes.js"
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const bundleDir = fileURLToPath(new URL("../dist/bundle/", import.meta.url))
@@ -16,7 +16,7 @@ const bundleDir = fileURLToPath(new URL("../dist/bundle/", import.meta.url))
 /** Runs `body` in a fresh Node (in this package, without the source condition) after importing the entry as `mcp`. */
 const inFreshNode = (body: string): unknown => {
   const script = `
-    const resolved = import.meta.resolve("@effect-mcp/client/NodePromiseClient")
+    const resolved = import.meta.resolve("@effect-mcp/node/NodePromiseClient")
     const mcp = await import(resolved)
     const failure = (promise) => promise.then(() => "resolved", (error) => ({ tag: error._tag, typed: error instanceof mcp.McpError[error._tag] }))
     ${body}

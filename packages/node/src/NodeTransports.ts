@@ -1,19 +1,19 @@
 /**
- * Node's transports as the `Transports` service: `stdio` is `NodeStdioTransport`,
+ * Node's transports as the client's `Transports` service: `stdio` is `NodeStdioTransport`,
  * `http` is `HttpTransport` with its Streamable HTTP requests on `node:http` (`NodeHttpTransport`'s
  * route). Provide {@link layer} where a Node program is assembled (the CLI does) instead of the
- * generic `Transports.layer`; hosts and everything else that connects through
+ * client's generic `Transports.layer`; hosts and everything else that connects through
  * `Transports` then start servers on Node's own child processes and HTTP client.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpTransport from "@effect-mcp/client/HttpTransport"
+import { Transport } from "@effect-mcp/client/Transport"
+import { Transports, type TransportsService } from "@effect-mcp/client/Transports"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import * as HttpTransport from "./HttpTransport.js"
 import * as NodeHttpTransport from "./NodeHttpTransport.js"
 import * as NodeStdioTransport from "./NodeStdioTransport.js"
-import { Transport } from "./Transport.js"
-import { Transports, type TransportsService } from "./Transports.js"
 
 /**
  * Node's transports, over the context's `HttpClient` (taken once, here: it serves `DELETE`, the

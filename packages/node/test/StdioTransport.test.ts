@@ -1,13 +1,14 @@
 /**
- * The stdio transport against real processes: fault-injecting servers (test/fixtures) and,
- * in Everything.test.ts, the reference server. After every test, the server process and its
- * whole process group are gone.
+ * Both stdio transports, the client's generic `StdioTransport` (over `CommandExecutor`) and
+ * `NodeStdioTransport`, under one suite against real processes: the client's fault-injecting
+ * mini server (its test/fixtures; the reference server is in the client's Everything.test.ts).
+ * After every test, the server process and its whole process group are gone.
  */
 
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import { McpClient, StdioTransport } from "@effect-mcp/client"
-import * as NodeStdioTransport from "@effect-mcp/client/NodeStdioTransport"
+import * as NodeStdioTransport from "@effect-mcp/node/NodeStdioTransport"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -15,8 +16,8 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { noFibersLeft } from "./support/fibers.js"
-import { groupMembers, isAlive, miniServer } from "./support/processes.js"
+import { noFibersLeft } from "../../client/test/support/fibers.js"
+import { groupMembers, isAlive, miniServer } from "../../client/test/support/processes.js"
 
 const mini = (mode: string, options: Partial<StdioTransport.StdioOptions> = {}): StdioTransport.StdioOptions => ({
   command: process.execPath,

@@ -10,8 +10,9 @@ import type { ServerResponse } from "node:http"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Authorizer, HttpTransport, McpClient, StreamableHttpTransport, TokenStore } from "@effect-mcp/client"
-import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
-import * as NodeTransports from "@effect-mcp/client/NodeTransports"
+import type { RouteAnswer } from "@effect-mcp/client/Platform"
+import * as NodeHttpTransport from "@effect-mcp/node/NodeHttpTransport"
+import * as NodeTransports from "@effect-mcp/node/NodeTransports"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -19,12 +20,16 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { RouteAnswer } from "../src/internal/transport/route.js"
-import { authorizationServer, bearerRequests, resourceServer, TokenRegistry } from "./support/authServers.js"
-import { faultServer, type Handler, initialized, json, rpc } from "./support/faultServer.js"
-import { noFibersLeft } from "./support/fibers.js"
-import { keepAliveHttpClient } from "./support/httpClient.js"
-import { connectionsTo, freePort } from "./support/httpServers.js"
+import {
+  authorizationServer,
+  bearerRequests,
+  resourceServer,
+  TokenRegistry
+} from "../../client/test/support/authServers.js"
+import { faultServer, type Handler, initialized, json, rpc } from "../../client/test/support/faultServer.js"
+import { noFibersLeft } from "../../client/test/support/fibers.js"
+import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
+import { connectionsTo, freePort } from "../../client/test/support/httpServers.js"
 
 /** Answers initialize (with a session id), notifications and ping; hands tools/call to `onCall`. */
 const mcp =

@@ -1,6 +1,6 @@
 /**
  * The stdio transport on Node's `child_process` directly, for Node programs: the same options,
- * behaviour and errors as the generic {@link StdioTransport} (which runs on any platform's
+ * behaviour and errors as the client's generic `StdioTransport` (which runs on any platform's
  * `CommandExecutor`), without a stream stage between the pipe and the peer. Bytes read from
  * the server's stdout are framed and parsed in the pipe's own callback and handed to the peer
  * there; messages are written straight to stdin, and those written in one turn of the event
@@ -11,6 +11,17 @@
  * `NodeStdioTransport.layer` where `StdioTransport.layer` would be used.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import { TransportError } from "@effect-mcp/client/McpError"
+import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, stdioEnvironment } from "@effect-mcp/client/Platform"
+import { type StdioOptions, StdioProcess, type StdioProcessService } from "@effect-mcp/client/StdioTransport"
+import {
+  type Incoming,
+  makeInbound,
+  type ProbeOutcome,
+  parseIncoming,
+  Transport,
+  type TransportService
+} from "@effect-mcp/client/Transport"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -21,18 +32,6 @@ import * as PubSub from "effect/PubSub"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { LineFramer } from "./internal/transport/framing.js"
-import { DEFAULT_MAX_MESSAGE_BYTES, environment, type StdioOptions } from "./internal/transport/stdio.js"
-import { TransportError } from "./McpError.js"
-import { StdioProcess, type StdioProcessService } from "./StdioTransport.js"
-import {
-  type Incoming,
-  makeInbound,
-  type ProbeOutcome,
-  parseIncoming,
-  Transport,
-  type TransportService
-} from "./Transport.js"
 
 /** How the process ended, as Node reports it. */
 interface Ended {
@@ -102,7 +101,7 @@ export const make = (
     const server = options.name ?? options.command
     const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
     const tailLines = options.stderrTailLines ?? 20
-    const { extend, env } = yield* environment(options)
+    const { extend, env } = yield* stdioEnvironment(options)
     const childEnv = extend ? { ...process.env, ...env } : env
     const runtime = yield* Effect.runtime<never>()
     const runFork = Runtime.runFork(runtime)

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * Bundles the built `dist/NodePromiseClient.js` (after `tsc -b`) into
- * `dist/bundle/NodePromiseClient.js` with esbuild, `effect` and `@effect/platform` inside it,
- * and the JSON Schema engines and the YAML parser in chunks loaded at their first use. The
- * package's `./NodePromiseClient` export is that file.
+ * `dist/bundle/NodePromiseClient.js` with esbuild, `effect`, `@effect/platform` and the built
+ * `@effect-mcp/client` and `@effect-mcp/protocol` inside it, and the JSON Schema engines and the
+ * YAML parser in chunks loaded at their first use. The package's `./NodePromiseClient` export is
+ * that file.
  *
  * Why: Node resolves, reads and links the ~630 ES modules that entry imports one by one (223 of
  * them `fast-check`, which `effect/Schema` imports); as a few files the same code loads three

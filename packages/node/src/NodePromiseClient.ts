@@ -10,20 +10,20 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpTransport from "@effect-mcp/client/HttpTransport"
+import type * as McpClient from "@effect-mcp/client/McpClient"
+import type { TransportError } from "@effect-mcp/client/McpError"
+import * as PromiseClient from "@effect-mcp/client/PromiseClient"
+import type { StdioOptions } from "@effect-mcp/client/StdioTransport"
+import type { TransportService } from "@effect-mcp/client/Transport"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type * as HttpTransport from "./HttpTransport.js"
-import type * as McpClient from "./McpClient.js"
-import type { TransportError } from "./McpError.js"
 import * as NodeHttpTransport from "./NodeHttpTransport.js"
 import * as NodeStdioTransport from "./NodeStdioTransport.js"
-import * as PromiseClient from "./PromiseClient.js"
-import type { StdioOptions } from "./StdioTransport.js"
-import type { TransportService } from "./Transport.js"
 
 /** The errors a call rejects with, for `instanceof` checks (or read their `_tag`). */
-export * as McpError from "./McpError.js"
-export type { PromiseCallOptions, PromiseClient } from "./PromiseClient.js"
+export * as McpError from "@effect-mcp/client/McpError"
+export type { PromiseCallOptions, PromiseClient } from "@effect-mcp/client/PromiseClient"
 
 /** A server run as a child process and spoken to over its stdin and stdout. */
 export type StdioServer = StdioOptions

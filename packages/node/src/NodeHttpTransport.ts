@@ -22,15 +22,21 @@ import * as Https from "node:https"
 import { finished } from "node:stream"
 import { urlToHttpOptions } from "node:url"
 import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpTransport from "@effect-mcp/client/HttpTransport"
+import type { TransportError } from "@effect-mcp/client/McpError"
+import {
+  type Collected,
+  closedMidBody,
+  cutShort,
+  decodeChunks,
+  type HttpRoute,
+  type RouteAnswer
+} from "@effect-mcp/client/Platform"
+import { Transport, type TransportService } from "@effect-mcp/client/Transport"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import * as HttpTransport from "./HttpTransport.js"
-import { type Collected, closedMidBody, cutShort, decodeChunks } from "./internal/transport/httpBody.js"
-import type { HttpRoute, RouteAnswer } from "./internal/transport/route.js"
-import type { TransportError } from "./McpError.js"
-import { Transport, type TransportService } from "./Transport.js"
 
 /** Options of Node's agents (`keepAlive` is on unless turned off). */
 export interface NodeHttpOptions {

@@ -6,18 +6,18 @@
 
 import { describe, expect, it } from "@effect/vitest"
 import { McpClient, StreamableHttpTransport, type Transport } from "@effect-mcp/client"
-import * as NodeHttpTransport from "@effect-mcp/client/NodeHttpTransport"
+import * as NodeHttpTransport from "@effect-mcp/node/NodeHttpTransport"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { closesWithAnswerUnanswered } from "./support/closing.js"
-import { faultServer, type Handler, initialized, json, rpc } from "./support/faultServer.js"
-import { noFibersLeft } from "./support/fibers.js"
-import { keepAliveHttpClient } from "./support/httpClient.js"
-import { connectionsTo } from "./support/httpServers.js"
+import { closesWithAnswerUnanswered } from "../../client/test/support/closing.js"
+import { faultServer, type Handler, initialized, json, rpc } from "../../client/test/support/faultServer.js"
+import { noFibersLeft } from "../../client/test/support/fibers.js"
+import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
+import { connectionsTo } from "../../client/test/support/httpServers.js"
 
 /** Answers initialize (with a session id), initialized and ping; hands tools/call to `onCall`. */
 const mcp =

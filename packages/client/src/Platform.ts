@@ -1,0 +1,38 @@
+/**
+ * For platform packages, not for programs: what a platform's own transports (`@effect-mcp/node`'s
+ * `NodeStdioTransport` and `NodeHttpTransport`) share with the client's generic ones, so that they
+ * behave alike (the same framing, limits, child environment and body reading) without reaching
+ * into the client's internals. A program picks transports (`StdioTransport`, `HttpTransport`, a
+ * platform package's, or a `Transports` layer); it never needs this module.
+ *
+ * - stdio: {@link LineFramer} and {@link lineText} (newline framing, linear in the input),
+ *   {@link DEFAULT_MAX_MESSAGE_BYTES}, {@link stdioEnvironment} (the child's environment from
+ *   `StdioOptions`). The options and the `StdioProcess` tag are `StdioTransport`'s.
+ * - HTTP: {@link HttpRoute}, the route a platform's HTTP client offers the Streamable HTTP
+ *   transport (`StreamableHttpTransport.makeWithRoute`, `HttpTransport.makeWithRoute`): a request
+ *   started with callbacks, its {@link RouteAnswer} read with callbacks; and the body helpers
+ *   ({@link decodeChunks}, {@link cutShort}, {@link closedMidBody}) that word a broken body as the
+ *   client's own transports do.
+ */
+
+/** Newline framing: {@link LineFramer} (one per connection; a line over the limit is an `Overflow`), `lineText`. */
+export { type Framed, LineFramer, lineText } from "./internal/transport/framing.js"
+
+/** The answers an {@link HttpRoute} gives, and how its bodies are read: {@link Answer}, {@link Collected}. */
+export {
+  type Answer,
+  type Collected,
+  closedMidBody,
+  cutShort,
+  decodeChunks
+} from "./internal/transport/httpBody.js"
+/** A route around the `HttpClient` for the Streamable HTTP transport's requests, with its handlers and answers. */
+export type { HttpRoute, RouteAnswer, RouteHandlers } from "./internal/transport/route.js"
+
+/**
+ * The longest message a stdio transport accepts unless its options say otherwise (64 MiB), and
+ * the child's environment from `StdioOptions`: `{ extend, env }`, where `extend` says whether
+ * `env` goes on top of the parent's whole environment (`inheritEnv: "all"`) or is all of it
+ * (the safe variables, read through `Config`, plus the options' `env`).
+ */
+export { DEFAULT_MAX_MESSAGE_BYTES, environment as stdioEnvironment } from "./internal/transport/stdio.js"
