@@ -1,9 +1,13 @@
 /**
  * What importing the client loads: the JSON Schema engine (Ajv) and the YAML parser are imported
  * by their first use (~70 ms of a program's start otherwise), on the built package as a program
- * runs it (`npm test` builds before it runs the tests).
+ * runs it (`npm test` builds before it runs the tests); and no Node module at all, types
+ * included: what is Node's lives in `@effect-mcp/node`.
  */
 import { spawnSync } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
+import { builtinModules } from "node:module"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 
@@ -33,5 +37,24 @@ describe("start-up", () => {
       console.log(JSON.stringify({ atStart, problem, valid: valid ?? null, after: loaded() > 0 }))
     `)
     expect(answer).toEqual({ atStart: 0, problem: "(root) must be string", valid: null, after: true })
+  })
+
+  it("no module of the client imports a Node built-in (node:…), not even for its types", () => {
+    const src = fileURLToPath(new URL("../src/", import.meta.url))
+    const builtins = new Set(builtinModules)
+    const sources = readdirSync(src, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"))
+    expect(sources).toContain("StdioTransport.ts")
+    const imports = sources.flatMap((file) =>
+      Array.from(
+        readFileSync(join(src, file), "utf8").matchAll(/\b(?:from|import)\s*\(?\s*"([^"]+)"/g),
+        (match) => `${file}: ${match[1]}`
+      )
+    )
+    expect(imports.length).toBeGreaterThan(100)
+    const fromNode = imports.filter((entry) => {
+      const specifier = entry.slice(entry.indexOf(": ") + 2)
+      return specifier.startsWith("node:") || builtins.has(specifier.split("/")[0] ?? "")
+    })
+    expect(fromNode).toStrictEqual([])
   })
 })
