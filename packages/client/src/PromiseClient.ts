@@ -120,7 +120,7 @@ export const connect = <E>(
 }
 
 /**
- * Connects over a transport made by a scoped effect (`NodeStdioTransport.make`): no layer is
+ * Connects over a transport made by a scoped effect (`@effect-mcp/node`'s `NodeStdioTransport.make`): no layer is
  * built, so a client holds less memory than one of `connect`. Its calls run in the default
  * runtime. Rejects with the transport's or the handshake's error; `close` closes the scope.
  */

@@ -3,10 +3,11 @@
  * call it with Promises (`PromiseClient`), over `NodeStdioTransport` or `NodeHttpTransport`.
  *
  * Published as one bundled module with `effect` inside it (`dist/bundle/NodePromiseClient.js`):
- * Node loads a few files where the modules of `effect` and this package are some 630, so a
- * program starts in about a third of the time. The price is a copy of `effect` of its own: use
- * this entry from code that does not use Effect, and `PromiseClient.connect(layer)` from code
- * that does (its values and errors are those of the program's `effect`).
+ * Node loads a few files instead of the hundreds of modules of `effect` and this package, so a
+ * program starts sooner. The price is a copy of `effect` of its own, so its errors are that
+ * copy's classes (exported here as `McpError`): use this entry from code that does not use
+ * Effect, and `PromiseClient.connect(transportLayer, options)` from code that does (its values and
+ * errors are those of the program's `effect`).
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
