@@ -120,7 +120,11 @@ const answersFirstCallOnly = () => {
  * transport refuses a request of a session the server forgot (a `SessionExpired` item, 404), and
  * says its sessions may expire. It records the methods it received.
  */
-const forgetfulServer = (options: { readonly holdSecondInitialize: boolean }) => {
+const forgetfulServer = (options: {
+  readonly holdSecondInitialize: boolean
+  /** Keep the in-memory `sendNow` and say nothing of expiring sessions: nothing recovers. */
+  readonly writesAtOnce?: boolean
+}) => {
   const sent: Array<string> = []
   let calls = 0
   let refused = false
@@ -170,6 +174,17 @@ const forgetfulServer = (options: { readonly holdSecondInitialize: boolean }) =>
       yield* serve(server)
       let deliver: ((item: Transport.Incoming) => void) | undefined
       const { sendNow: _writesAtOnce, ...written } = client
+      // The second tools/call (and, when it writes at once, every later one) meets a forgotten session.
+      const refuses = (message: JsonRpc.JSONRPCMessage): message is JsonRpc.JSONRPCRequest =>
+        JsonRpc.isRequest(message) &&
+        message.method === "tools/call" &&
+        (++calls === 2 || (options.writesAtOnce === true && calls > 2)) &&
+        deliver !== undefined
+      const refuse = (message: JsonRpc.JSONRPCRequest) => {
+        refused = true
+        deliver?.({ _tag: "Failed", id: message.id, error: new McpError.SessionExpired({ server: "forgetful" }) })
+        return undefined
+      }
       return {
         ...written,
         run: (to: (item: Transport.Incoming) => void) => {
@@ -177,24 +192,26 @@ const forgetfulServer = (options: { readonly holdSecondInitialize: boolean }) =>
           return client.run(to)
         },
         send: (message: JsonRpc.JSONRPCMessage) =>
-          Effect.suspend(() => {
-            if (!JsonRpc.isRequest(message) || message.method !== "tools/call") return client.send(message)
-            if (++calls === 2 && deliver !== undefined) {
-              refused = true
-              const to = deliver
-              return Effect.sync(() =>
-                to({ _tag: "Failed", id: message.id, error: new McpError.SessionExpired({ server: "forgetful" }) })
-              )
+          Effect.suspend(() => (refuses(message) ? Effect.sync(() => refuse(message)) : client.send(message))),
+        ...(options.writesAtOnce === true
+          ? {
+              sendNow: (message: JsonRpc.JSONRPCMessage) =>
+                refuses(message) ? refuse(message) : client.sendNow?.(message)
             }
-            return client.send(message)
-          }),
-        expiresSessions: true
+          : { expiresSessions: true })
       } satisfies Transport.TransportService
     })
   )
   const clientOptions: McpClient.McpClientOptions = { name: "forgetful", protocolVersion: "2025-11-25" }
   return { layer: transport, options: clientOptions, sent, refused: () => refused, reinitializing, release }
 }
+
+/** A promise's outcome, to compare a call started with no fiber with its effect. */
+const settled = <A>(promise: Promise<A>) =>
+  promise.then(
+    (value) => ({ ok: value }),
+    (error: unknown) => ({ error })
+  )
 
 describe("PromiseClient against scripted servers", () => {
   it("structured content that does not match the outputSchema rejects with ToolOutputInvalid, begun or not", async () => {
@@ -287,6 +304,23 @@ describe("PromiseClient against scripted servers", () => {
         "notifications/initialized",
         "tools/call"
       ])
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it("a call started with no fiber meets an expired session as its effect does: a TransportError (404)", async () => {
+    const forgetful = forgetfulServer({ holdSecondInitialize: false, writesAtOnce: true })
+    const starts = new Starts()
+    const mcp = await PromiseClient.connect(counted(forgetful.layer, starts), forgetful.options)
+    try {
+      await mcp.callTool("weather", { city: "Oslo" })
+      const before = starts.count
+      const direct = await settled(mcp.callTool("weather", { city: "Bergen" }))
+      expect(starts.count).toBe(before)
+      const effect = await settled(mcp.run((client) => client.callTool("weather", { city: "Bergen" })))
+      expect(direct).toMatchObject({ error: { _tag: "TransportError", status: 404 } })
+      expect(effect).toMatchObject({ error: { _tag: "TransportError", status: 404 } })
     } finally {
       await mcp.close()
     }

@@ -9,11 +9,12 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
+import * as Exit from "effect/Exit"
 import * as Random from "effect/Random"
 import type { RequestError } from "../../McpError.js"
 import * as Retry from "../../Retry.js"
 import type * as Peer from "../peer/peer.js"
+import { asRequestError } from "./dialect.js"
 import type { Limiter } from "./limiter.js"
 import type { Executor, Prepared, RequestOptions } from "./types.js"
 
@@ -94,20 +95,24 @@ export const unsafe =
   (peer: Peer.Peer, limiter: Limiter | undefined) =>
   (
     request: Prepared,
-    onDone: (outcome: Exit.Exit<Peer.WireObject, Peer.RequestFailure>) => void
+    onDone: (outcome: Exit.Exit<Peer.WireObject, RequestError>) => void
   ): (() => void) | undefined => {
     const release = limiter === undefined ? noRelease : limiter.tryAcquire()
     if (release === undefined) return undefined
+    // A transport's signal is the request's transport failure, as `execute` makes it.
     const giveUp = peer.unsafeRequest(request.method, request.wire, request.options, (outcome) => {
       release()
-      onDone(outcome)
+      onDone(Exit.mapError(outcome, asRequestError))
     })
     if (giveUp === undefined) {
       release()
       return undefined
     }
     return () => {
-      giveUp()
-      release()
+      try {
+        giveUp()
+      } finally {
+        release()
+      }
     }
   }

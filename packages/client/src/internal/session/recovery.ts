@@ -25,6 +25,8 @@ export interface RecoveryOptions {
   readonly restore: Effect.Effect<void>
   /** The request for the session as it now is (its params taken down to the revision it now speaks). */
   readonly refresh: (request: Prepared) => Either.Either<Prepared, RequestError>
+  /** Whether the session can still be established again (a failed or closed one cannot). */
+  readonly alive: () => boolean
   /** Where the re-initialization runs: the session's scope, so closing the session stops it. */
   readonly scope: Scope.Scope
   /** The session's runtime (its logger, tracer and services), which the re-initialization runs in. */
@@ -52,9 +54,11 @@ export const make = (options: RecoveryOptions) => {
           )
         )
         running = fiber
+        // The observer may run at once (a re-initialization that failed within the fork).
         fiber.addObserver(() => {
           if (running === fiber) running = undefined
         })
+        return Fiber.join(fiber)
       }
       return Fiber.join(running)
     })
@@ -66,7 +70,8 @@ export const make = (options: RecoveryOptions) => {
           const seen = generation
           return Effect.catchIf(
             executor(current),
-            (error) => error._tag === "SessionExpired" && retriesLeft > 0,
+            // A session that failed (a re-initialization did not succeed) is not initialized again.
+            (error) => error._tag === "SessionExpired" && retriesLeft > 0 && (running !== undefined || options.alive()),
             () =>
               Effect.zipRight(
                 reinitialize(seen),

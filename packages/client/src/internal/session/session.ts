@@ -14,7 +14,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { type RequestError, SessionUnavailable, TransportError } from "../../McpError.js"
-import { SessionState } from "../../SessionState.js"
+import { isTerminal, SessionState } from "../../SessionState.js"
 import { Transport } from "../../Transport.js"
 import * as Peer from "../peer/peer.js"
 import * as Dialect from "./dialect.js"
@@ -147,6 +147,7 @@ export const make = (options: SessionOptions): Effect.Effect<SessionService, nev
               request.version === established.protocolVersion
                 ? Either.right(request)
                 : preparedFor(request.method, request.encoded, request.options),
+            alive: () => !isTerminal(lifecycle.current()),
             scope,
             runtime: yield* Effect.runtime<never>()
           })

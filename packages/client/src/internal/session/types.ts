@@ -14,13 +14,7 @@ import type { RequestContext } from "../../Capabilities.js"
 import type { DecodeError, InitializeError, JsonRpcFailure, RequestError, TransportError } from "../../McpError.js"
 import type * as Retry from "../../Retry.js"
 import type { SessionState } from "../../SessionState.js"
-import type {
-  RequestOptions as PeerRequestOptions,
-  RequestFailure,
-  RequestHandler,
-  Violation,
-  WireObject
-} from "../peer/types.js"
+import type { RequestOptions as PeerRequestOptions, RequestHandler, Violation, WireObject } from "../peer/types.js"
 
 export type { RequestFailure, RequestHandler, Violation, WireObject } from "../peer/types.js"
 
@@ -187,7 +181,7 @@ export interface SessionService {
    */
   readonly unsafeExecute: (
     request: Prepared,
-    onDone: (outcome: Exit.Exit<WireObject, RequestFailure>) => void
+    onDone: (outcome: Exit.Exit<WireObject, RequestError>) => void
   ) => (() => void) | undefined
   /** Pings every `interval`; no answer within `timeout` fails the session. Runs in the scope. */
   readonly keepAlive: (
