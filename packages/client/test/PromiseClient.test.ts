@@ -19,31 +19,13 @@ import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import * as Tracer from "effect/Tracer"
+import { counted, Starts } from "./support/fiberStarts.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 import { connectionsTo, startEverything } from "./support/httpServers.js"
 import { type Reply, scriptedLayer } from "./support/scriptedServer.js"
-
-/** Counts the fibers started in the runtime it is installed in. */
-class Starts extends Supervisor.AbstractSupervisor<number> {
-  count = 0
-  get value() {
-    return Effect.sync(() => this.count)
-  }
-  override onStart() {
-    this.count++
-  }
-}
-
-/**
- * The layer with the supervisor installed before it is built, so that the fibers of runtimes the
- * client captures while building (the session's recovery) are counted too.
- */
-const counted = <A, E>(layer: Layer.Layer<A, E>, starts: Starts) =>
-  layer.pipe(Layer.provideMerge(Supervisor.addSupervisor(starts)))
 
 describe("PromiseClient against the reference server (Streamable HTTP)", () => {
   it("every call takes its effect (the transport does not write at once), with the same typed outcomes", async () => {

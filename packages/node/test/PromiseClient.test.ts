@@ -10,27 +10,8 @@ import { type McpClient, PromiseClient } from "@effect-mcp/client"
 import * as NodeStdioTransport from "@effect-mcp/node/NodeStdioTransport"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Supervisor from "effect/Supervisor"
+import { counted, Starts } from "../../client/test/support/fiberStarts.js"
 import { children, everythingServer } from "../../client/test/support/processes.js"
-
-/** Counts the fibers started in the runtime it is installed in. */
-class Starts extends Supervisor.AbstractSupervisor<number> {
-  count = 0
-  get value() {
-    return Effect.sync(() => this.count)
-  }
-  override onStart() {
-    this.count++
-  }
-}
-
-/**
- * The layer with the supervisor installed before it is built, so that the fibers of runtimes the
- * client captures while building (the session's recovery) are counted too.
- */
-const counted = <A, E>(layer: Layer.Layer<A, E>, starts: Starts) =>
-  layer.pipe(Layer.provideMerge(Supervisor.addSupervisor(starts)))
 
 const everything = () =>
   NodeStdioTransport.layer({
