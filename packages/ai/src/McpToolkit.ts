@@ -21,7 +21,6 @@ import type * as Toolkit from "@effect/ai/Toolkit"
 import type { McpClient } from "@effect-mcp/client"
 import type { Aggregate } from "@effect-mcp/host"
 import { McpHost } from "@effect-mcp/host"
-import type { McpSchema } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -42,7 +41,7 @@ export interface McpTool {
   /** The server that offers it. */
   readonly server: string
   /** The tool as its server lists it (for the skills tool, as the toolkit describes it). */
-  readonly tool: McpSchema.Tool
+  readonly tool: McpClient.Tool
   /** The `@effect/ai` tool. */
   readonly aiTool: AiTool
   /**
@@ -112,7 +111,7 @@ export interface McpToolkitService {
 export class McpToolkit extends Context.Tag("@effect-mcp/ai/McpToolkit")<McpToolkit, McpToolkitService>() {}
 
 /** What every MCP tool takes: a JSON object, described to the model by the tool's own JSON Schema. */
-const parametersFor = (tool: McpSchema.Tool) =>
+const parametersFor = (tool: McpClient.Tool) =>
   Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
     jsonSchema: tool.inputSchema
   })
@@ -132,7 +131,7 @@ export const modelNameFor = (hostName: string, taken: ReadonlySet<string>): stri
 }
 
 /** The `@effect/ai` tool for an MCP tool: its description, its input schema verbatim, its annotations, outputs and errors as {@link ToolOutput.ToolOutput}. */
-export const aiToolFor = (modelName: string, tool: McpSchema.Tool) => {
+export const aiToolFor = (modelName: string, tool: McpClient.Tool) => {
   let made = Tool.make(modelName, {
     description: tool.description ?? tool.title ?? tool.annotations?.title,
     success: ToolOutput.ToolOutput,
@@ -155,7 +154,7 @@ export type AiTool = ReturnType<typeof aiToolFor>
 export type AiToolkit = Toolkit.WithHandler<Record<string, AiTool>>
 
 /** Whether a tool says it may destroy something (MCP's `destructiveHint`, which defaults to true for tools that are not read-only). */
-export const isDestructive = (tool: McpSchema.Tool): boolean =>
+export const isDestructive = (tool: McpClient.Tool): boolean =>
   tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false
 
 /** Builds the toolkit over a host. */
@@ -164,8 +163,8 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
   const defaultTimeout = options.callTimeout ?? DEFAULT_TIMEOUT
   const defaultBudget = options.maxResultTokens ?? ResultBudget.DEFAULT_MAX_TOKENS
   // A tool object is replaced whenever its server's list is refreshed, so this cache never serves a stale tool.
-  const built = new WeakMap<McpSchema.Tool, Map<string, AiTool>>()
-  const aiTool = (modelName: string, tool: McpSchema.Tool): AiTool => {
+  const built = new WeakMap<McpClient.Tool, Map<string, AiTool>>()
+  const aiTool = (modelName: string, tool: McpClient.Tool): AiTool => {
     const byName = built.get(tool) ?? new Map<string, AiTool>()
     built.set(tool, byName)
     const made = byName.get(modelName) ?? aiToolFor(modelName, tool)
@@ -176,8 +175,8 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
   const offersSkills = options.skills ?? true
   const skills: Effect.Effect<ReadonlyArray<Aggregate.HostSkill>> = offersSkills ? host.skills : Effect.succeed([])
   // The skills tool of a server is described afresh only when its skills change, so its aiTool is reused.
-  const skillTools = new Map<string, { readonly key: string; readonly tool: McpSchema.Tool }>()
-  const skillToolOf = (server: string, listed: ReadonlyArray<SkillTool.Labelled>): McpSchema.Tool => {
+  const skillTools = new Map<string, { readonly key: string; readonly tool: McpClient.Tool }>()
+  const skillToolOf = (server: string, listed: ReadonlyArray<SkillTool.Labelled>): McpClient.Tool => {
     const tool = SkillTool.definition(server, listed)
     const key = JSON.stringify(tool)
     const previous = skillTools.get(server)
@@ -191,7 +190,7 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
     ([hostTools, hostSkills]) => {
       const taken = new Set<string>()
       const out: Array<McpTool> = []
-      const add = (hostName: string, server: string, tool: McpSchema.Tool, kind: McpTool["kind"]) => {
+      const add = (hostName: string, server: string, tool: McpClient.Tool, kind: McpTool["kind"]) => {
         const modelName = modelNameFor(hostName, taken)
         taken.add(modelName)
         out.push({ modelName, hostName, server, tool, aiTool: aiTool(modelName, tool), kind })
@@ -212,7 +211,7 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
     entry: McpTool,
     args: { readonly [key: string]: unknown },
     call: CallOptions
-  ): Effect.Effect<McpSchema.CallToolResult, { readonly message: string }> =>
+  ): Effect.Effect<McpClient.CallToolResult, { readonly message: string }> =>
     entry.tool.execution?.taskSupport === "required"
       ? Effect.flatMap(host.client(entry.server), (client) =>
           client.runToolAsTask(entry.tool.name, args, {

@@ -10,8 +10,9 @@
  * `@effect/ai` `Tokenizer` is in the context (`AnthropicTokenizer.layer`, `OpenAiTokenizer.layer`):
  * then the provider's own counts decide, and the cut is calibrated to them.
  */
+
 import * as Tokenizer from "@effect/ai/Tokenizer"
-import type { McpSchema } from "@effect-mcp/protocol"
+import type { McpClient } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { countedOutput, fit, measure } from "./internal/fit.js"
@@ -116,7 +117,7 @@ const PAGING = new Set([
 ])
 
 /** The tool's input parameters that look like paging (`offset`, `limit`, `cursor`, `page`, `head`, …). */
-export const pagingParameters = (tool: McpSchema.Tool): ReadonlyArray<string> =>
+export const pagingParameters = (tool: McpClient.Tool): ReadonlyArray<string> =>
   Object.keys(tool.inputSchema.properties ?? {}).filter((name) => PAGING.has(name.toLowerCase().replace(/[-_]/g, "")))
 
 const MAX_URI = 200
@@ -126,7 +127,7 @@ const MAX_URI = 200
  * embedded resource) when it has one, else call the tool again with its paging parameters when
  * it has some, else call it again with narrower arguments.
  */
-export const hintFor = (tool: McpSchema.Tool, modelName: string, output: ToolOutput): string => {
+export const hintFor = (tool: McpClient.Tool, modelName: string, output: ToolOutput): string => {
   const uris = output.content.flatMap((block) =>
     block.type === "resource_link" || block.type === "resource" ? [block.uri] : []
   )

@@ -11,8 +11,8 @@
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
-import { Capabilities, McpError } from "@effect-mcp/client"
-import type { McpSchema } from "@effect-mcp/protocol"
+import { Capabilities, type McpClient, McpError } from "@effect-mcp/client"
+import type { McpSchema, Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
@@ -22,22 +22,21 @@ import * as ToolOutput from "./ToolOutput.js"
 /** Options of the sampling handler. */
 export interface SamplingModelOptions {
   /** Asked before each request reaches the model; `false` declines it. Default: every request is served. */
-  readonly consent?: (
-    params: McpSchema.CreateMessageRequestParams,
-    context: Capabilities.RequestContext
-  ) => Effect.Effect<boolean>
+  readonly consent?: (params: Params, context: Capabilities.RequestContext) => Effect.Effect<boolean>
   /** The model name reported to the server. Default: `"effect-ai"`. */
   readonly modelName?: string
 }
 
 type MessageEncoded = Prompt.MessageEncoded
-type SamplingBlock = McpSchema.SamplingMessageContentBlock
+/** The params of a sampling request, in any revision. */
+type Params = Methods.RequestParamsOf<"sampling/createMessage">
+type SamplingBlock = McpSchema.SamplingMessageContentBlock | typeof McpSchema.StatelessToolResultContent.Type
 
-const blocksOf = (content: (typeof McpSchema.SamplingMessage.Type)["content"]): ReadonlyArray<SamplingBlock> =>
+const blocksOf = (content: Params["messages"][number]["content"]): ReadonlyArray<SamplingBlock> =>
   Array.isArray(content) ? content : [content as SamplingBlock]
 
 /** The server's messages as a prompt: text and media as they are, tool uses and results as tool calls and results. */
-export const toPrompt = (params: McpSchema.CreateMessageRequestParams): Prompt.Prompt => {
+export const toPrompt = (params: Params): Prompt.Prompt => {
   const messages: Array<MessageEncoded> = []
   if (params.systemPrompt !== undefined) messages.push({ role: "system", content: params.systemPrompt })
   const toolNames = new Map<string, string>()
@@ -95,7 +94,7 @@ export const toPrompt = (params: McpSchema.CreateMessageRequestParams): Prompt.P
 }
 
 /** The server's tools, offered to the model but never run here: the server runs them. */
-const offeredTools = (tools: ReadonlyArray<McpSchema.Tool>): AiToolkit => ({
+const offeredTools = (tools: ReadonlyArray<McpClient.Tool>): AiToolkit => ({
   tools: Object.fromEntries(tools.map((tool) => [tool.name, aiToolFor(tool.name, tool)])),
   handle: (name) => Effect.die(new Error(`sampling tool ${String(name)} is run by the server, not here`))
 })
@@ -118,7 +117,7 @@ export const toResult = (
   response: LanguageModel.GenerateTextResponse<Record<string, AiTool>>,
   modelName: string
 ): McpSchema.CreateMessageResult => {
-  const content: Array<SamplingBlock> = []
+  const content: Array<McpSchema.SamplingMessageContentBlock> = []
   const text = response.text
   if (text.length > 0 || response.toolCalls.length === 0) content.push({ type: "text", text })
   for (const call of response.toolCalls)

@@ -5,6 +5,7 @@
  * and binary data (images, audio, blobs) described by type and size unless the caller asks
  * for the base64 itself.
  */
+import type { McpClient } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Schema from "effect/Schema"
 
@@ -97,7 +98,7 @@ const fromBlock = (block: McpSchema.ContentBlock, binary: BinaryMode): Block => 
 
 /** Turns an MCP tool result into what the model receives; `isError` results become failures. */
 export const fromResult = (
-  result: McpSchema.CallToolResult,
+  result: McpClient.CallToolResult,
   binary: BinaryMode = "omit"
 ): { readonly output: ToolOutput; readonly isError: boolean } => ({
   output: {

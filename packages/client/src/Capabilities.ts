@@ -25,8 +25,9 @@ export interface RequestContext {
 export class Sampling extends Context.Tag("@effect-mcp/client/Sampling")<
   Sampling,
   {
+    /** From 2026-07-28 (an input request), tools may have any `outputSchema` and tool results any `structuredContent`. */
     readonly createMessage: (
-      params: McpSchema.CreateMessageRequestParams,
+      params: McpSchema.CreateMessageRequestParams | McpSchema.StatelessCreateMessageRequestParams,
       context: RequestContext
     ) => Effect.Effect<McpSchema.CreateMessageResult, JsonRpcFailure>
     /** The model may use tools the server offers (`sampling.tools`). */
@@ -44,8 +45,9 @@ export class Elicitation extends Context.Tag("@effect-mcp/client/Elicitation")<
       params: typeof McpSchema.ElicitRequestFormParams.Type,
       context: RequestContext
     ) => Effect.Effect<McpSchema.ElicitResult, JsonRpcFailure>
+    /** A URL-mode request; from 2026-07-28 (an input request) it carries no `elicitationId`. */
     readonly url?: (
-      params: typeof McpSchema.ElicitRequestURLParams.Type,
+      params: typeof McpSchema.ElicitRequestURLParams.Type | typeof McpSchema.StatelessElicitRequestURLParams.Type,
       context: RequestContext
     ) => Effect.Effect<McpSchema.ElicitResult, JsonRpcFailure>
   }

@@ -16,11 +16,13 @@ import type { Transport } from "./Transport.js"
 
 export type {
   CallOptions,
+  CallToolResult,
   ListKind,
   McpClientOptions,
   McpClientService,
   Progress,
   TaskRunEvent,
+  Tool,
   ToolCallEvent,
   ToolCallOptions
 } from "./internal/api.js"

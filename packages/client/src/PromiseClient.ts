@@ -10,7 +10,7 @@
  * is one entry in the peer's map and a Promise. Otherwise the call's effect runs, with the same
  * outcome.
  */
-import type { McpSchema, Methods } from "@effect-mcp/protocol"
+import type { Methods } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -18,7 +18,14 @@ import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
-import type { McpClientOptions, McpClientService, Progress, ToolCallOptions } from "./internal/api.js"
+import type {
+  CallToolResult,
+  McpClientOptions,
+  McpClientService,
+  Progress,
+  Tool,
+  ToolCallOptions
+} from "./internal/api.js"
 import * as Client from "./internal/client.js"
 import { toRequestOptions } from "./internal/features/callOptions.js"
 import type * as Peer from "./internal/peer/peer.js"
@@ -43,7 +50,7 @@ export interface PromiseClient {
     tool: string,
     args?: { readonly [key: string]: unknown },
     options?: PromiseCallOptions
-  ) => Promise<McpSchema.CallToolResult>
+  ) => Promise<CallToolResult>
   /** `McpClient.request`: any request of the method table. */
   readonly request: <M extends Methods.RequestMethodName>(
     method: M,
@@ -51,7 +58,7 @@ export interface PromiseClient {
     options?: PromiseCallOptions
   ) => Promise<Methods.ResultOf<M>>
   /** `McpClient.tools`: every tool (cached until the server says the list changed). */
-  readonly listTools: () => Promise<ReadonlyArray<McpSchema.Tool>>
+  readonly listTools: () => Promise<ReadonlyArray<Tool>>
   /** Runs any effect of the client (`(client) => client.readResource(uri)`). */
   readonly run: <A, E>(
     f: (client: McpClientService) => Effect.Effect<A, E>,
@@ -232,7 +239,7 @@ const start = async <E, R, ER>(
     client,
     callTool: (tool, args, options) => {
       const call = callOptions(options)
-      const requestOptions = toRequestOptions(call)
+      const requestOptions = toRequestOptions(call, session.established().protocolVersion)
       const validate = call?.validateInput ?? validateInput
       return adapt(
         traced || closed ? undefined : tools.prepareNow(tool, args, requestOptions, validate),
@@ -246,7 +253,10 @@ const start = async <E, R, ER>(
       return adapt(
         traced || closed
           ? undefined
-          : Either.map(session.prepare(method, params, toRequestOptions(call)), (request) => ({ request })),
+          : Either.map(
+              session.prepare(method, params, toRequestOptions(call, session.established().protocolVersion)),
+              (request) => ({ request })
+            ),
         (_, raw) => session.decode(method, raw),
         (client) => client.request(method, params, call),
         options?.signal

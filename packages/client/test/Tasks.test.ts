@@ -49,7 +49,7 @@ const client = McpClient.layer({ name: "everything" }).pipe(
   )
 )
 
-const textOf = (result: McpSchema.CallToolResult) =>
+const textOf = (result: McpClient.CallToolResult) =>
   result.content.map((block) => (block.type === "text" ? block.text : block.type)).join("\n")
 
 describe("tasks against the reference server", () => {

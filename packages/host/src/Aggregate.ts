@@ -7,7 +7,7 @@
  * servers) are resolved by server order: the first keeps the name; a later tool or prompt gets
  * `_2`, `_3`, … appended; a later resource with the same URI is left out. Each is reported.
  */
-import type { Skills } from "@effect-mcp/client"
+import type { McpClient, Skills } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 
 /** Maps a server's name and an entry's own name to the name the host shows. */
@@ -19,7 +19,7 @@ export const defaultNamespace: Namespace = (server, name) => `${server}__${name}
 /** What one ready server lists. */
 export interface ServerLists {
   readonly server: string
-  readonly tools: ReadonlyArray<McpSchema.Tool>
+  readonly tools: ReadonlyArray<McpClient.Tool>
   readonly resources: ReadonlyArray<McpSchema.Resource>
   readonly resourceTemplates: ReadonlyArray<McpSchema.ResourceTemplate>
   readonly prompts: ReadonlyArray<McpSchema.Prompt>
@@ -29,7 +29,7 @@ export interface ServerLists {
 export interface HostTool {
   readonly name: string
   readonly server: string
-  readonly tool: McpSchema.Tool
+  readonly tool: McpClient.Tool
 }
 
 /** A prompt of one server under its host-wide name. */

@@ -25,7 +25,7 @@ const call = async <M extends Methods.RequestMethodName>(method: M, params: Meth
     if (line.done === true) throw new Error(`the server closed its output while ${method} was pending`)
     const message = JsonRpc.decodeMessage(JSON.parse(line.value))
     if (Either.isLeft(message) || !JsonRpc.isResultResponse(message.right) || message.right.id !== id) continue
-    const result = Methods.decodeResult(method, message.right.result)
+    const result = Methods.decodeResult(method, message.right.result, "2025-11-25")
     if (Either.isLeft(result)) throw new Error(`${method}: ${result.left.message}`)
     return result.right
   }

@@ -6,7 +6,7 @@
 import type * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { ProtocolVersion } from "./ProtocolVersion.js"
+import { isStateless, type ProtocolVersion } from "./ProtocolVersion.js"
 import { EmptyResult, NotificationParams, PaginatedRequestParams, RequestParams } from "./schema/Base.js"
 import { CompleteRequestParams, CompleteResult } from "./schema/Completion.js"
 import { ElicitationCompleteNotification, ElicitRequestParams, ElicitResult } from "./schema/Elicitation.js"
@@ -24,7 +24,13 @@ import {
 } from "./schema/Resources.js"
 import { ListRootsResult } from "./schema/Roots.js"
 import { CreateMessageRequestParams, CreateMessageResult } from "./schema/Sampling.js"
-import { DiscoverResult } from "./schema/Stateless.js"
+import {
+  DiscoverResult,
+  StatelessCallToolResult,
+  StatelessCreateMessageRequestParams,
+  StatelessElicitRequestParams,
+  StatelessListToolsResult
+} from "./schema/Stateless.js"
 import {
   CancelTaskRequest,
   CancelTaskResult,
@@ -50,13 +56,18 @@ export interface Capability {
   readonly since?: ProtocolVersion
 }
 
-/** A request method. */
+/**
+ * A request method. `params` and `result` are the 2025-11-25 definitions, which decode every
+ * older revision (each is a subset); `stateless` holds the 2026-07-28 definitions where that
+ * revision differs (a 2025-11-25 schema would refuse what it allows).
+ */
 export interface RequestMethod<P extends Schema.Schema.Any, R extends Schema.Schema.Any> {
   readonly direction: Direction
   readonly params: P
   /** Whether `params` may be omitted. */
   readonly paramsOptional: boolean
   readonly result: R
+  readonly stateless?: { readonly params?: Schema.Schema.AnyNoContext; readonly result?: Schema.Schema.AnyNoContext }
   readonly capability?: Capability
   readonly since: ProtocolVersion
 }
@@ -155,6 +166,7 @@ export const requests = {
     params: PaginatedRequestParams,
     paramsOptional: true,
     result: ListToolsResult,
+    stateless: { result: StatelessListToolsResult },
     capability: server(["tools"]),
     since: "2024-11-05"
   },
@@ -163,6 +175,7 @@ export const requests = {
     params: CallToolRequestParams,
     paramsOptional: false,
     result: CallToolResult,
+    stateless: { result: StatelessCallToolResult },
     capability: server(["tools"]),
     since: "2024-11-05"
   },
@@ -215,6 +228,7 @@ export const requests = {
     params: CreateMessageRequestParams,
     paramsOptional: false,
     result: CreateMessageResult,
+    stateless: { params: StatelessCreateMessageRequestParams },
     capability: client(["sampling"]),
     since: "2024-11-05"
   },
@@ -231,6 +245,7 @@ export const requests = {
     params: ElicitRequestParams,
     paramsOptional: false,
     result: ElicitResult,
+    stateless: { params: StatelessElicitRequestParams },
     capability: client(["elicitation"]),
     since: "2025-06-18"
   }
@@ -239,11 +254,22 @@ export const requests = {
 /** The name of a request method. */
 export type RequestMethodName = keyof typeof requests
 
-/** The decoded params of a request method. */
-export type RequestParamsOf<M extends RequestMethodName> = Schema.Schema.Type<(typeof requests)[M]["params"]>
+/** The Type of a method's 2026-07-28 definition of `part`, or `never` when it has none. */
+type StatelessType<E, Part extends "params" | "result"> = E extends {
+  readonly stateless: { readonly [K in Part]: infer S extends Schema.Schema.Any }
+}
+  ? Schema.Schema.Type<S>
+  : never
 
-/** The decoded result of a request method. */
-export type ResultOf<M extends RequestMethodName> = Schema.Schema.Type<(typeof requests)[M]["result"]>
+/** The decoded params of a request method, in any revision. */
+export type RequestParamsOf<M extends RequestMethodName> =
+  | Schema.Schema.Type<(typeof requests)[M]["params"]>
+  | StatelessType<(typeof requests)[M], "params">
+
+/** The decoded result of a request method, in any revision. */
+export type ResultOf<M extends RequestMethodName> =
+  | Schema.Schema.Type<(typeof requests)[M]["result"]>
+  | StatelessType<(typeof requests)[M], "result">
 
 /**
  * `tasks/list` and `tasks/cancel` are gated by the receiver's `tasks.list` and
@@ -363,71 +389,89 @@ export const declares = (capabilities: unknown, capability: Capability, version:
 
 type Codec = (input: unknown) => Either.Either<unknown, ParseResult.ParseError>
 
-/** Compiles, once per method and on first use, the decoder or encoder of the Schema the table holds. */
+/** Which definition a codec is for: the table's (2025-11-25 and older) or 2026-07-28's. */
+type Era = "stateful" | "stateless"
+
+const eraOf = (version: ProtocolVersion): Era => (isStateless(version) ? "stateless" : "stateful")
+
+/** Compiles, once per method, era and direction, on first use, the codec of the Schema the table holds. */
 const compiled = <K extends string>(
-  schemaOf: (key: K) => Schema.Schema.AnyNoContext,
+  schemaOf: (key: K, era: Era) => Schema.Schema.AnyNoContext,
   direction: "decode" | "encode"
 ) => {
-  const cache = new Map<K, Codec>()
-  return (key: K): Codec => {
-    let codec = cache.get(key)
+  const cache = new Map<string, Codec>()
+  return (key: K, version: ProtocolVersion): Codec => {
+    const era = eraOf(version)
+    const cacheKey = `${era} ${key}`
+    let codec = cache.get(cacheKey)
     if (codec === undefined) {
-      const schema: Schema.Schema<unknown, unknown> = schemaOf(key)
+      const schema: Schema.Schema<unknown, unknown> = schemaOf(key, era)
       codec = direction === "decode" ? Schema.decodeUnknownEither(schema) : Schema.encodeUnknownEither(schema)
-      cache.set(key, codec)
+      cache.set(cacheKey, codec)
     }
     return codec
   }
 }
 
-const resultDecoder = compiled((method: RequestMethodName) => requests[method].result, "decode")
-const resultEncoder = compiled((method: RequestMethodName) => requests[method].result, "encode")
-const requestParamsDecoder = compiled((method: RequestMethodName) => requests[method].params, "decode")
-const requestParamsEncoder = compiled((method: RequestMethodName) => requests[method].params, "encode")
+const requestPart = (method: RequestMethodName, part: "params" | "result", era: Era): Schema.Schema.AnyNoContext => {
+  const entry: RequestMethod<Schema.Schema.AnyNoContext, Schema.Schema.AnyNoContext> = requests[method]
+  return (era === "stateless" ? entry.stateless?.[part] : undefined) ?? entry[part]
+}
+
+const resultDecoder = compiled((method: RequestMethodName, era) => requestPart(method, "result", era), "decode")
+const resultEncoder = compiled((method: RequestMethodName, era) => requestPart(method, "result", era), "encode")
+const requestParamsDecoder = compiled((method: RequestMethodName, era) => requestPart(method, "params", era), "decode")
+const requestParamsEncoder = compiled((method: RequestMethodName, era) => requestPart(method, "params", era), "encode")
 const notificationParamsDecoder = compiled((method: NotificationMethodName) => notifications[method].params, "decode")
 const notificationParamsEncoder = compiled((method: NotificationMethodName) => notifications[method].params, "encode")
 
 // The casts below restate what the table guarantees: the value was decoded (or encoded) by
-// the very Schema the table holds for that method. Decoders are compiled once per method.
+// the very Schema the table holds for that method and revision.
 
-/** Decodes the result of a request method with the table's Schema. */
+/** Decodes the result of a request method with the definition of the revision `version`. */
 export const decodeResult = <M extends RequestMethodName>(
   method: M,
-  input: unknown
+  input: unknown,
+  version: ProtocolVersion
 ): Either.Either<ResultOf<M>, ParseResult.ParseError> =>
-  resultDecoder(method)(input) as Either.Either<ResultOf<M>, ParseResult.ParseError>
+  resultDecoder(method, version)(input) as Either.Either<ResultOf<M>, ParseResult.ParseError>
 
-/** Encodes the result of a request method (what a client answers to a server request). */
+/** Encodes the result of a request method (what a client answers to a server request) for `version`. */
 export const encodeResult = <M extends RequestMethodName>(
   method: M,
-  value: ResultOf<M>
-): Either.Either<unknown, ParseResult.ParseError> => resultEncoder(method)(value)
+  value: ResultOf<M>,
+  version: ProtocolVersion
+): Either.Either<unknown, ParseResult.ParseError> => resultEncoder(method, version)(value)
 
-/** Decodes the params of a request method with the table's Schema. */
+/** Decodes the params of a request method with the definition of the revision `version`. */
 export const decodeRequestParams = <M extends RequestMethodName>(
   method: M,
-  input: unknown
+  input: unknown,
+  version: ProtocolVersion
 ): Either.Either<RequestParamsOf<M>, ParseResult.ParseError> =>
-  requestParamsDecoder(method)(input) as Either.Either<RequestParamsOf<M>, ParseResult.ParseError>
+  requestParamsDecoder(method, version)(input) as Either.Either<RequestParamsOf<M>, ParseResult.ParseError>
 
-/** Encodes the params of a request method. */
+/** Encodes the params of a request method for `version`. */
 export const encodeRequestParams = <M extends RequestMethodName>(
   method: M,
-  value: RequestParamsOf<M>
-): Either.Either<unknown, ParseResult.ParseError> => requestParamsEncoder(method)(value)
+  value: RequestParamsOf<M>,
+  version: ProtocolVersion
+): Either.Either<unknown, ParseResult.ParseError> => requestParamsEncoder(method, version)(value)
 
-/** Decodes the params of a notification method with the table's Schema. */
+/** Decodes the params of a notification method with the definition of the revision `version`. */
 export const decodeNotificationParams = <M extends NotificationMethodName>(
   method: M,
-  input: unknown
+  input: unknown,
+  version: ProtocolVersion
 ): Either.Either<NotificationParamsOf<M>, ParseResult.ParseError> =>
-  notificationParamsDecoder(method)(input) as Either.Either<NotificationParamsOf<M>, ParseResult.ParseError>
+  notificationParamsDecoder(method, version)(input) as Either.Either<NotificationParamsOf<M>, ParseResult.ParseError>
 
-/** Encodes the params of a notification method. */
+/** Encodes the params of a notification method for `version`. */
 export const encodeNotificationParams = <M extends NotificationMethodName>(
   method: M,
-  value: NotificationParamsOf<M>
-): Either.Either<unknown, ParseResult.ParseError> => notificationParamsEncoder(method)(value)
+  value: NotificationParamsOf<M>,
+  version: ProtocolVersion
+): Either.Either<unknown, ParseResult.ParseError> => notificationParamsEncoder(method, version)(value)
 
 /** The capability the receiver of a request method must have declared, if any. */
 export const requestCapability = (method: RequestMethodName): Capability | undefined => {

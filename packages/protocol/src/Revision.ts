@@ -5,8 +5,9 @@
  * members it does not know are dropped, shapes it cannot represent fail with
  * {@link UnrepresentableMessage} (they are never sent half-right).
  *
- * Decoding needs no counterpart: each revision's server messages are a subset of the
+ * Decoding needs no counterpart for older revisions: their server messages are a subset of the
  * 2025-11-25 schemas (the one exception, 2025-03-26 batches, is `JsonRpc.decodePayload`).
+ * 2026-07-28 is not a subset; the method table holds its own definitions where it differs.
  *
  * The complete list of client-sent differences, newest first:
  * - before 2025-11-25: no tasks (`tasks/*`, `notifications/tasks/status`, task-augmented

@@ -90,17 +90,19 @@ describe("Methods", () => {
 
   it("decodes and encodes with the table's compiled Schemas, failing with a path", () => {
     const wire = { tools: [{ name: "t", inputSchema: { type: "object" } }] }
-    const decoded = Methods.decodeResult("tools/list", wire)
+    const decoded = Methods.decodeResult("tools/list", wire, "2025-11-25")
     expect(decoded).toStrictEqual(Either.right(wire))
     if (Either.isRight(decoded))
-      expect(Methods.encodeResult("tools/list", decoded.right)).toStrictEqual(Either.right(wire))
-    const broken = Methods.decodeResult("tools/list", { tools: [{ inputSchema: { type: "object" } }] })
+      expect(Methods.encodeResult("tools/list", decoded.right, "2025-11-25")).toStrictEqual(Either.right(wire))
+    const broken = Methods.decodeResult("tools/list", { tools: [{ inputSchema: { type: "object" } }] }, "2025-11-25")
     if (Either.isRight(broken)) return expect.fail("a tool without a name was accepted")
     expect(broken.left.message).toContain('["name"]')
-    expect(Methods.decodeRequestParams("resources/read", { uri: "file:///a" })).toStrictEqual(
+    expect(Methods.decodeRequestParams("resources/read", { uri: "file:///a" }, "2025-11-25")).toStrictEqual(
       Either.right({ uri: "file:///a" })
     )
-    expect(Either.isLeft(Methods.decodeNotificationParams("notifications/progress", { progress: 1 }))).toBe(true)
+    expect(
+      Either.isLeft(Methods.decodeNotificationParams("notifications/progress", { progress: 1 }, "2025-11-25"))
+    ).toBe(true)
   })
 
   it("does not gate completion on a capability that 2024-11-05 did not have", () => {

@@ -5,9 +5,8 @@
  * files, and the result stays in the conversation like any tool result. Every failure, a
  * verification failure above all, is an error output the model reads, never a failed turn.
  */
-import type { McpError, Skills } from "@effect-mcp/client"
+import type { McpClient, McpError, Skills } from "@effect-mcp/client"
 import type { Aggregate, McpHost } from "@effect-mcp/host"
-import type { McpSchema } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -46,7 +45,7 @@ export const byServer = (
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 
 /** The tool as the model is offered it: what it does, and the server's skills. */
-export const definition = (server: string, skills: ReadonlyArray<Labelled>): McpSchema.Tool => ({
+export const definition = (server: string, skills: ReadonlyArray<Labelled>): McpClient.Tool => ({
   name: TOOL_NAME,
   title: `Skills of ${server}`,
   description: [

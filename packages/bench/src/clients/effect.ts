@@ -10,7 +10,6 @@
  */
 
 import { McpClient } from "@effect-mcp/client"
-import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -31,7 +30,7 @@ const transportOf = async (target: Target) => {
   )
 }
 
-const textLength = (result: McpSchema.CallToolResult) =>
+const textLength = (result: McpClient.CallToolResult) =>
   result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)
 
 const layerOf = async (target: Target) =>

@@ -3,12 +3,12 @@
  * bundle (its `PromiseClient` over `NodeStdioTransport` or `NodeHttpTransport`). Pinned to
  * 2025-11-25, the revision the SDK clients speak, as in `effect.ts`.
  */
-import type { McpSchema } from "@effect-mcp/protocol"
+import type { McpClient } from "@effect-mcp/client"
 import type { Client, Target } from "./Client.js"
 
 const load = () => import("@effect-mcp/node/NodePromiseClient")
 
-const textLength = (result: McpSchema.CallToolResult) =>
+const textLength = (result: McpClient.CallToolResult) =>
   result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)
 
 const serverOf = (target: Target) =>

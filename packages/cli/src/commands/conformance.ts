@@ -10,7 +10,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import { Authorizer, type McpClient, type OAuth, TokenStore } from "@effect-mcp/client"
-import { type McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
+import { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -48,7 +48,7 @@ const sample = (schema: unknown): unknown => {
 }
 
 /** Arguments for every property of a tool's input schema. */
-export const sampleArguments = (tool: McpSchema.Tool): { readonly [key: string]: unknown } =>
+export const sampleArguments = (tool: McpClient.Tool): { readonly [key: string]: unknown } =>
   Object.fromEntries(Object.entries(tool.inputSchema.properties ?? {}).map(([name, schema]) => [name, sample(schema)]))
 
 /** A tool call the runner asks for by name (`MCP_CONFORMANCE_CONTEXT.toolCalls`). */
@@ -58,7 +58,7 @@ interface PlannedCall {
 }
 
 /** Uses every feature the server offers: each tool, resource and prompt once (the standard-headers scenario). */
-const exerciseAll = (client: McpClient.McpClientService, tools: ReadonlyArray<McpSchema.Tool>) =>
+const exerciseAll = (client: McpClient.McpClientService, tools: ReadonlyArray<McpClient.Tool>) =>
   Effect.gen(function* () {
     for (const tool of tools) yield* Effect.ignore(client.callTool(tool.name, sampleArguments(tool)))
     if (client.serverCapabilities.resources !== undefined) {

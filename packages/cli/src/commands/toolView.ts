@@ -3,7 +3,7 @@
  * title, behaviour hints (read-only, destructive, idempotent, open-world), and its input and
  * output schemas as an indented tree.
  */
-import type { McpSchema } from "@effect-mcp/protocol"
+import type { McpClient } from "@effect-mcp/client"
 import { sanitize } from "../internal/controls.js"
 
 type JsonObject = { readonly [keyword: string]: unknown }
@@ -36,7 +36,7 @@ const requiredOf = (schema: JsonObject): ReadonlyArray<unknown> =>
   Array.isArray(schema.required) ? schema.required : []
 
 /** `name a:number b:number [c:string]`: required arguments first as declared, optional ones in brackets. */
-export const signature = (tool: McpSchema.Tool): string => {
+export const signature = (tool: McpClient.Tool): string => {
   const required = requiredOf(tool.inputSchema)
   const args = propertiesOf(tool.inputSchema).map(([name, schema]) =>
     required.includes(name) ? `${name}:${typeOf(schema)}` : `[${name}:${typeOf(schema)}]`
@@ -45,7 +45,7 @@ export const signature = (tool: McpSchema.Tool): string => {
 }
 
 /** The behaviour hints a tool declares, in words. */
-export const hints = (tool: McpSchema.Tool): ReadonlyArray<string> => {
+export const hints = (tool: McpClient.Tool): ReadonlyArray<string> => {
   const annotations = tool.annotations
   if (annotations === undefined) return []
   return [
@@ -57,10 +57,10 @@ export const hints = (tool: McpSchema.Tool): ReadonlyArray<string> => {
 }
 
 /** The tool's title, from `title` or its annotations. */
-export const titleOf = (tool: McpSchema.Tool): string | undefined => tool.title ?? tool.annotations?.title
+export const titleOf = (tool: McpClient.Tool): string | undefined => tool.title ?? tool.annotations?.title
 
 /** The description column of `tools list`: title, description and hints. */
-export const summary = (tool: McpSchema.Tool): string => {
+export const summary = (tool: McpClient.Tool): string => {
   const title = titleOf(tool)
   const marks = hints(tool)
   return [

@@ -8,7 +8,6 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { JsonSchema, type McpClient, type McpError } from "@effect-mcp/client"
-import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -136,7 +135,7 @@ export const callAndPrint = (
     const call = (
       line: ProgressLine.ProgressLine
     ): Effect.Effect<
-      McpSchema.CallToolResult,
+      McpClient.CallToolResult,
       McpError.RequestError | McpError.ToolOutputInvalid | McpError.TaskRequired | McpError.TaskNotAllowed
     > =>
       asTask

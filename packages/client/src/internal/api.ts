@@ -15,9 +15,11 @@ import type { LoadedSkill, Skill } from "../Skills.js"
 import type { CallOptions, Progress } from "./features/callOptions.js"
 import type * as ClientTasks from "./features/clientTasks.js"
 import type * as Tasks from "./features/tasks.js"
+import type { CallToolResult, Tool } from "./features/tools.js"
 import type { Stats } from "./session/types.js"
 
 export type { CallOptions, Progress } from "./features/callOptions.js"
+export type { CallToolResult, Tool } from "./features/tools.js"
 
 /** Options of a client. */
 export interface McpClientOptions {
@@ -84,12 +86,12 @@ export interface ToolCallOptions extends CallOptions {
 /** An event of {@link McpClientService.callToolStream}: progress, then the result. */
 export type ToolCallEvent =
   | ({ readonly _tag: "Progress" } & Progress)
-  | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
+  | { readonly _tag: "Result"; readonly result: CallToolResult }
 
 /** An event of {@link McpClientService.runToolAsTaskStream}: the task's status changes, then the result. */
 export type TaskRunEvent =
   | { readonly _tag: "Status"; readonly task: McpSchema.Task }
-  | { readonly _tag: "Result"; readonly result: McpSchema.CallToolResult }
+  | { readonly _tag: "Result"; readonly result: CallToolResult }
 
 /** Which cached list a list-changed notification invalidated. */
 export type ListKind = "tools" | "resources" | "prompts"
@@ -116,9 +118,9 @@ export interface McpClientService {
   /** Sends `ping`; succeeds when the server answers. */
   readonly ping: (options?: CallOptions) => Effect.Effect<void, RequestError>
   /** Every tool, all pages; cached until the server says the list changed. */
-  readonly tools: Effect.Effect<ReadonlyArray<McpSchema.Tool>, RequestError>
+  readonly tools: Effect.Effect<ReadonlyArray<Tool>, RequestError>
   /** Every tool, page by page, as the server lists them (not cached). */
-  readonly toolsStream: Stream.Stream<McpSchema.Tool, RequestError>
+  readonly toolsStream: Stream.Stream<Tool, RequestError>
   /**
    * Calls a tool. The arguments are checked against its `inputSchema` first (`InvalidInput`,
    * nothing sent; see `validateToolInput`); with an `outputSchema`, `structuredContent` is
@@ -128,7 +130,7 @@ export interface McpClientService {
     name: string,
     args?: { readonly [key: string]: unknown },
     options?: ToolCallOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskRequired>
+  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid | TaskRequired>
   /** Calls a tool as a task (2025-11-25): the task as created; fetch its result with {@link McpClientService.taskResult}. */
   readonly callToolAsTask: (
     name: string,
@@ -140,7 +142,7 @@ export interface McpClientService {
     name: string,
     args?: { readonly [key: string]: unknown },
     options?: Tasks.RunOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
+  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
   /** {@link McpClientService.runToolAsTask} as a `Stream`: each status change, then the result. Ending it early cancels the task. */
   readonly runToolAsTaskStream: (
     name: string,
@@ -154,7 +156,7 @@ export interface McpClientService {
     tool: string,
     taskId: string,
     options?: Tasks.TaskOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
+  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid>
   /** Every task the server keeps for this client, all pages (`tasks/list`). */
   readonly tasks: Effect.Effect<ReadonlyArray<McpSchema.Task>, RequestError>
   /** Every task, page by page. */

@@ -113,7 +113,7 @@ export const fromSession = (
       params: Methods.RequestParamsOf<M> | undefined,
       call?: CallOptions
     ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
-      sessionRequest(session, method, params, toRequestOptions(call))
+      sessionRequest(session, method, params, toRequestOptions(call, session.established().protocolVersion))
 
     // The features, each a module over the session.
     // Tools are built now (the hot path reads their cache); resources, prompts and skills at their
@@ -144,7 +144,12 @@ export const fromSession = (
     // Everything is decided when the effect runs (a kept effect run again after list_changed checks
     // against the new definitions).
     const callTool: McpClientService["callTool"] = (tool, args, call) =>
-      tools.call(tool, args, toRequestOptions(call), call?.validateInput ?? validateInput)
+      tools.call(
+        tool,
+        args,
+        toRequestOptions(call, session.established().protocolVersion),
+        call?.validateInput ?? validateInput
+      )
 
     const service = {
       get name() {

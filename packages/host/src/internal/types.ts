@@ -146,7 +146,7 @@ export interface McpHostService {
     name: string,
     args?: { readonly [key: string]: unknown },
     options?: CallOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, HostCallError | McpError.ToolOutputInvalid>
+  ) => Effect.Effect<McpClient.CallToolResult, HostCallError | McpError.ToolOutputInvalid>
   /** Reads a resource from the server that listed its URI (or whose template matches it). */
   readonly readResource: (
     uri: string,

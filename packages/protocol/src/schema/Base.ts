@@ -6,17 +6,7 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as Schema from "effect/Schema"
 import { optional } from "../internal/fields.js"
 import { JsonRpcVersion, RequestId } from "../JsonRpc.js"
-import {
-  Integer,
-  JsonObject,
-  JsonValue,
-  jsonValueArbitrary,
-  Meta,
-  NonNegativeInteger,
-  recordOf,
-  UnitInterval,
-  Uri
-} from "./Json.js"
+import { Integer, JsonObject, JsonValue, jsonValueArbitrary, Meta, recordOf, UnitInterval, Uri } from "./Json.js"
 
 /** A token that associates progress notifications with the request that asked for them. */
 export const ProgressToken = Schema.Union(Schema.String, Integer).annotations({ identifier: "ProgressToken" })
@@ -129,7 +119,7 @@ export const PaginatedResult = Schema.Struct({
 }).annotations({ identifier: "PaginatedResult" })
 
 /** A request for a task: the requested lifetime of the task, in milliseconds. */
-export const TaskMetadata = Schema.Struct({ ttl: optional(NonNegativeInteger) }).annotations({
+export const TaskMetadata = Schema.Struct({ ttl: optional(Integer) }).annotations({
   identifier: "TaskMetadata"
 })
 

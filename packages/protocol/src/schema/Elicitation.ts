@@ -8,7 +8,7 @@ import { optional } from "../internal/fields.js"
 import { notification, request } from "../internal/messages.js"
 import { JsonRpcVersion, RequestId } from "../JsonRpc.js"
 import { TaskAugmentedRequestParams } from "./Base.js"
-import { JsonNumber, JsonValue, Meta, NonNegativeInteger, recordOf, Uri } from "./Json.js"
+import { Integer, JsonNumber, JsonValue, Meta, recordOf, Uri } from "./Json.js"
 
 const describable = {
   title: optional(Schema.String),
@@ -19,8 +19,8 @@ const describable = {
 export const StringSchema = Schema.Struct({
   type: Schema.Literal("string"),
   ...describable,
-  minLength: optional(NonNegativeInteger),
-  maxLength: optional(NonNegativeInteger),
+  minLength: optional(Integer),
+  maxLength: optional(Integer),
   format: optional(Schema.Literal("email", "uri", "date", "date-time")),
   default: optional(Schema.String)
 }).annotations({ identifier: "StringSchema" })
@@ -69,8 +69,8 @@ export const SingleSelectEnumSchema = Schema.Union(
 const multiSelect = {
   type: Schema.Literal("array"),
   ...describable,
-  minItems: optional(NonNegativeInteger),
-  maxItems: optional(NonNegativeInteger),
+  minItems: optional(Integer),
+  maxItems: optional(Integer),
   default: optional(Schema.Array(Schema.String))
 }
 

@@ -1,14 +1,20 @@
 /**
  * What the stateless revision (2026-07-28) adds to the wire: `server/discover`, the `_meta`
  * keys every request carries, results that ask for input (multi round-trip requests), and the
- * error data that steers version selection. Everything else of that revision decodes with the
- * 2025-11-25 schemas (unknown members are dropped).
+ * error data that steers version selection, and the definitions whose 2026-07-28 form a
+ * 2025-11-25 schema would refuse (`Stateless…`; the method table picks them for that revision).
+ * Everything else of that revision decodes with the 2025-11-25 schemas (unknown members are
+ * dropped).
  */
 import * as Schema from "effect/Schema"
 import { optional } from "../internal/fields.js"
 import { Implementation } from "./Base.js"
-import { JsonObject, Meta } from "./Json.js"
+import { AudioContent, ImageContent, TextContent, ToolResultContent, ToolUseContent } from "./Content.js"
+import { ElicitRequestFormParams } from "./Elicitation.js"
+import { JsonObject, JsonValue, Meta, Uri } from "./Json.js"
 import { ServerCapabilities } from "./Lifecycle.js"
+import { CreateMessageRequestParams, SamplingMessage } from "./Sampling.js"
+import { CallToolResult, JsonSchemaObject, ListToolsResult, Tool } from "./Tools.js"
 
 /** The `_meta` keys of a 2026-07-28 request and result. */
 export const MetaKey = {
@@ -65,3 +71,74 @@ export const UnsupportedProtocolVersionData = Schema.Struct({
 
 /** The type of {@link UnsupportedProtocolVersionData}. */
 export type UnsupportedProtocolVersionData = typeof UnsupportedProtocolVersionData.Type
+
+/** A 2026-07-28 tool: its `outputSchema` may be any JSON Schema object, not only `type: "object"`. */
+export const StatelessTool = Schema.Struct({
+  ...Tool.fields,
+  outputSchema: optional(JsonSchemaObject)
+}).annotations({ identifier: "StatelessTool" })
+
+/** The type of {@link StatelessTool}. */
+export type StatelessTool = typeof StatelessTool.Type
+
+/** The 2026-07-28 result of `tools/list`: its tools are {@link StatelessTool}s. */
+export const StatelessListToolsResult = Schema.Struct({
+  ...ListToolsResult.fields,
+  tools: Schema.Array(StatelessTool)
+}).annotations({ identifier: "StatelessListToolsResult" })
+
+/** The 2026-07-28 result of `tools/call`: `structuredContent` may be any JSON value. */
+export const StatelessCallToolResult = Schema.Struct({
+  ...CallToolResult.fields,
+  structuredContent: optional(JsonValue)
+}).annotations({ identifier: "StatelessCallToolResult" })
+
+/** The type of {@link StatelessCallToolResult}. */
+export type StatelessCallToolResult = typeof StatelessCallToolResult.Type
+
+/**
+ * The 2026-07-28 params of a URL-mode `elicitation/create` (an input request): that revision
+ * has no `elicitationId` (nor `notifications/elicitation/complete`); one sent anyway is kept.
+ */
+export const StatelessElicitRequestURLParams = Schema.Struct({
+  mode: Schema.Literal("url"),
+  message: Schema.String,
+  url: Uri,
+  elicitationId: optional(Schema.String)
+}).annotations({ identifier: "StatelessElicitRequestURLParams" })
+
+/** The 2026-07-28 params of `elicitation/create`, either mode. */
+export const StatelessElicitRequestParams = Schema.Union(
+  StatelessElicitRequestURLParams,
+  ElicitRequestFormParams
+).annotations({ identifier: "StatelessElicitRequestParams" })
+
+/** A 2026-07-28 tool result inside a sampling message: `structuredContent` may be any JSON value. */
+export const StatelessToolResultContent = Schema.Struct({
+  ...ToolResultContent.fields,
+  structuredContent: optional(JsonValue)
+}).annotations({ identifier: "StatelessToolResultContent" })
+
+const StatelessSamplingBlock = Schema.Union(
+  TextContent,
+  ImageContent,
+  AudioContent,
+  ToolUseContent,
+  StatelessToolResultContent
+)
+
+/** A 2026-07-28 sampling message (its tool results as {@link StatelessToolResultContent}). */
+export const StatelessSamplingMessage = Schema.Struct({
+  ...SamplingMessage.fields,
+  content: Schema.Union(StatelessSamplingBlock, Schema.Array(StatelessSamplingBlock))
+}).annotations({ identifier: "StatelessSamplingMessage" })
+
+/** The 2026-07-28 params of `sampling/createMessage` (an input request): its tools are {@link StatelessTool}s. */
+export const StatelessCreateMessageRequestParams = Schema.Struct({
+  ...CreateMessageRequestParams.fields,
+  messages: Schema.Array(StatelessSamplingMessage),
+  tools: optional(Schema.Array(StatelessTool))
+}).annotations({ identifier: "StatelessCreateMessageRequestParams" })
+
+/** The type of {@link StatelessCreateMessageRequestParams}. */
+export type StatelessCreateMessageRequestParams = typeof StatelessCreateMessageRequestParams.Type

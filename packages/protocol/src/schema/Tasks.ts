@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import { optional } from "../internal/fields.js"
 import { notification, request, requestOptionalParams } from "../internal/messages.js"
 import { PaginatedRequestParams, PaginatedResult, Result } from "./Base.js"
-import { Meta, NonNegativeInteger } from "./Json.js"
+import { Integer, Meta } from "./Json.js"
 
 /** The status of a task. `completed`, `failed` and `cancelled` are terminal. */
 export const TaskStatus = Schema.Literal("working", "input_required", "completed", "failed", "cancelled").annotations({
@@ -20,8 +20,8 @@ export const Task = Schema.Struct({
   statusMessage: optional(Schema.String),
   createdAt: Schema.String,
   lastUpdatedAt: Schema.String,
-  ttl: Schema.NullOr(NonNegativeInteger),
-  pollInterval: optional(NonNegativeInteger)
+  ttl: Schema.NullOr(Integer),
+  pollInterval: optional(Integer)
 }).annotations({ identifier: "Task" })
 
 /** The type of {@link Task}. */

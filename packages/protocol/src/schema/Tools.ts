@@ -115,6 +115,45 @@ export const ToolJsonSchema: Schema.Schema<ToolJsonSchemaType> = Schema.declare(
 /** The type of {@link ToolJsonSchema}. */
 export type ToolJsonSchema = ToolJsonSchemaType
 
+/** The decoded type of a JSON Schema that is any object (2026-07-28's `outputSchema`). */
+export interface JsonSchemaObjectType {
+  readonly $schema?: string
+  readonly [keyword: string]: unknown
+}
+
+const checkJsonSchemaObject = (
+  input: unknown,
+  _options: SchemaAST.ParseOptions,
+  ast: SchemaAST.Declaration
+): Effect.Effect<JsonSchemaObjectType, ParseResult.ParseIssue> => {
+  if (!isJsonObject(input)) return ParseResult.fail(new ParseResult.Type(ast, input, "Expected a JSON Schema object"))
+  const { $schema } = input
+  return $schema !== undefined && typeof $schema !== "string"
+    ? ParseResult.fail(new ParseResult.Pointer("$schema", input, new ParseResult.Type(StringAst, $schema)))
+    : ParseResult.succeed(input)
+}
+
+/**
+ * A JSON Schema 2020-12 object of any shape (`{ "type": "string" }`, `{ "$ref": … }`): what
+ * 2026-07-28 allows as a tool's `outputSchema`. Kept verbatim; only `$schema` is checked.
+ */
+export const JsonSchemaObject: Schema.Schema<JsonSchemaObjectType> = Schema.declare([], {
+  decode: () => checkJsonSchemaObject,
+  encode: () => checkJsonSchemaObject
+}).annotations({
+  identifier: "JsonSchemaObject",
+  description: "a JSON Schema object",
+  arbitrary: () => (fc) =>
+    fc.oneof(
+      fc.constantFrom({ type: "string" }, { type: "array", items: { type: "number" } }, { $ref: "#/$defs/x" }),
+      fc.record({ type: fc.constant("object"), additionalProperties: fc.boolean() })
+    ),
+  equivalence: () => (a, b) => JSON.stringify(a) === JSON.stringify(b)
+})
+
+/** The type of {@link JsonSchemaObject}. */
+export type JsonSchemaObject = JsonSchemaObjectType
+
 /** Hints about a tool's behaviour. Untrusted unless the server is trusted. */
 export const ToolAnnotations = Schema.Struct({
   title: optional(Schema.String),

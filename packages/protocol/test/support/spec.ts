@@ -27,7 +27,16 @@ const findSpecRoot = (): string => {
 export const specRoot = findSpecRoot()
 
 /** The revisions with a `schema.json` the tests use as an oracle. */
-export type SpecRevision = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25"
+export type SpecRevision = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25" | "2026-07-28"
+
+/** Every revision, oldest first. */
+export const specRevisions: ReadonlyArray<SpecRevision> = [
+  "2024-11-05",
+  "2025-03-26",
+  "2025-06-18",
+  "2025-11-25",
+  "2026-07-28"
+]
 
 interface SpecDocument {
   readonly definitions?: Record<string, unknown>
@@ -41,6 +50,8 @@ const isSpecDocument = (value: unknown): value is SpecDocument => typeof value =
 /** A revision's schema.json and a validator for each of its definitions. */
 export interface Oracle {
   readonly names: ReadonlyArray<string>
+  /** The revision's definitions, as published (or closed). */
+  readonly definitions: { readonly [name: string]: unknown }
   readonly validator: (name: string) => ValidateFunction
 }
 
@@ -57,7 +68,8 @@ const closeObjects = (node: unknown): unknown => {
   if (typeof node !== "object" || node === null) return node
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node)) {
-    out[key] = key === "_meta" ? value : closeObjects(value)
+    // `_meta` values and 2026-07-28's `*MetaObject` definitions stay open, as the spec says.
+    out[key] = key === "_meta" || key.endsWith("MetaObject") ? value : closeObjects(value)
   }
   const properties = out.properties
   if (typeof properties === "object" && properties !== null && !("additionalProperties" in out)) {
@@ -79,7 +91,7 @@ export const oracle = (revision: SpecRevision, options?: { readonly closed?: boo
   const raw = readJson(join(specRoot, revision, "schema.json"))
   const document = closed ? closeObjects(raw) : raw
   if (!isSpecDocument(document)) throw new Error(`${revision}/schema.json is not an object`)
-  const modern = revision === "2025-11-25"
+  const modern = revision >= "2025-11-25"
   const ajv = modern ? new Ajv2020({ strict: false }) : new Ajv({ strict: false })
   addFormatsModule.default(ajv)
   ajv.addSchema(document as object, revision)
@@ -88,6 +100,7 @@ export const oracle = (revision: SpecRevision, options?: { readonly closed?: boo
   const validators = new Map<string, ValidateFunction>()
   const result: Oracle = {
     names: Object.keys(definitions).sort(),
+    definitions,
     validator: (name) => {
       let validate = validators.get(name)
       if (!validate) {

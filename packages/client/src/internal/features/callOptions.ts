@@ -1,5 +1,5 @@
 /** Per-call options of the client's API, and those options as the session takes them. */
-import { Methods } from "@effect-mcp/protocol"
+import { Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -30,7 +30,8 @@ export interface CallOptions {
 
 /** The session's options for one call: timeouts and retry as given, progress decoded before it reaches the caller. */
 export const toRequestOptions = (
-  call: (CallOptions & { readonly idempotent?: boolean }) | undefined
+  call: (CallOptions & { readonly idempotent?: boolean }) | undefined,
+  version: ProtocolVersion.ProtocolVersion
 ): Session.RequestOptions => {
   if (call === undefined) return {}
   const onProgress = call.onProgress
@@ -44,7 +45,7 @@ export const toRequestOptions = (
       ? {}
       : {
           onProgress: (raw: Peer.WireObject) => {
-            const decoded = Methods.decodeNotificationParams("notifications/progress", raw)
+            const decoded = Methods.decodeNotificationParams("notifications/progress", raw, version)
             if (Either.isLeft(decoded)) return Effect.void
             const { progress, total, message } = decoded.right
             return onProgress({

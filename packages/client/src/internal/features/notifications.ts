@@ -19,7 +19,7 @@ export type Accepts = (notification: JsonRpc.JSONRPCNotification) => boolean
  * skipped). Described when first run: a client holds its streams whether or not anyone reads them.
  */
 export const notificationsOf = <M extends Methods.NotificationMethodName>(
-  session: Pick<SessionService, "notifications">,
+  session: Pick<SessionService, "notifications" | "established">,
   method: M,
   accepts: Accepts = () => true
 ) =>
@@ -27,7 +27,9 @@ export const notificationsOf = <M extends Methods.NotificationMethodName>(
     session.notifications.pipe(
       Stream.filter((notification) => notification.method === method && accepts(notification)),
       Stream.filterMap((notification) =>
-        Either.getRight(Methods.decodeNotificationParams(method, notification.params ?? {}))
+        Either.getRight(
+          Methods.decodeNotificationParams(method, notification.params ?? {}, session.established().protocolVersion)
+        )
       )
     )
   )

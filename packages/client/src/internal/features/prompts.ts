@@ -36,7 +36,7 @@ export const make = (session: Session): Effect.Effect<Prompts, never, Scope.Scop
           session,
           "prompts/get",
           args === undefined ? { name } : { name, arguments: args },
-          toRequestOptions(options)
+          toRequestOptions(options, session.established().protocolVersion)
         ),
       complete: (params) => Effect.map(request(session, "completion/complete", params), (result) => result.completion)
     }

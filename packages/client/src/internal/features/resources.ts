@@ -47,6 +47,7 @@ export const make = (session: Session): Effect.Effect<Resources, never, Scope.Sc
       list,
       stream,
       templates: Effect.map(Stream.runCollect(templates), Chunk.toReadonlyArray),
-      read: (uri, options) => request(session, "resources/read", { uri }, toRequestOptions(options))
+      read: (uri, options) =>
+        request(session, "resources/read", { uri }, toRequestOptions(options, session.established().protocolVersion))
     }
   })

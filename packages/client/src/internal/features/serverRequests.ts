@@ -91,7 +91,7 @@ const run = <M extends ServedMethod>(
   version: ProtocolVersion.ProtocolVersion
 ): Effect.Effect<Peer.WireObject, JsonRpcFailure> =>
   Effect.gen(function* () {
-    const params = Methods.decodeRequestParams(method, raw ?? {})
+    const params = Methods.decodeRequestParams(method, raw ?? {}, version)
     if (Either.isLeft(params)) {
       return yield* Peer.failWith(
         JsonRpc.ErrorCode.InvalidParams,
@@ -99,7 +99,7 @@ const run = <M extends ServedMethod>(
       )
     }
     const result = yield* runner(params.right, context)
-    const encoded = Methods.encodeResult(method, result)
+    const encoded = Methods.encodeResult(method, result, version)
     if (Either.isLeft(encoded) || !McpSchema.isJsonObject(encoded.right)) {
       return yield* Peer.failWith(JsonRpc.ErrorCode.InternalError, `The client produced an invalid ${method} result`)
     }
@@ -150,7 +150,9 @@ export const register = (context: ServeContext, handlers: Handlers): Effect.Effe
         const asTask =
           McpSchema.isJsonObject(task) &&
           tasks !== undefined &&
-          Either.isRight(Methods.decodeRequestParams(method, inbound.params ?? {}))
+          Either.isRight(
+            Methods.decodeRequestParams(method, inbound.params ?? {}, session.established().protocolVersion)
+          )
         return asTask ? tasks.create(typeof task.ttl === "number" ? task.ttl : undefined, served) : served
       })
     }

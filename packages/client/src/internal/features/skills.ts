@@ -143,7 +143,7 @@ export const make = (session: Session, request: ExtensionRequest): Effect.Effect
     const get = (uri: string, options?: CallOptions) =>
       Effect.zipRight(
         declared(Wire.GET),
-        request(Wire.GET, { uri }, decodeGet, toRequestOptions(options)).pipe(
+        request(Wire.GET, { uri }, decodeGet, toRequestOptions(options, session.established().protocolVersion)).pipe(
           Effect.map((result) => toSkill(result.skill))
         )
       )
@@ -206,7 +206,12 @@ export const make = (session: Session, request: ExtensionRequest): Effect.Effect
     ): Effect.Effect<SkillFile, RequestError | SkillVerificationFailed> =>
       Effect.gen(function* () {
         const { uri } = listed
-        const result = yield* sessionRequest(session, "resources/read", { uri }, toRequestOptions(options))
+        const result = yield* sessionRequest(
+          session,
+          "resources/read",
+          { uri },
+          toRequestOptions(options, session.established().protocolVersion)
+        )
         const matching = result.contents.filter((contents) => contents.uri === uri)
         const candidates = matching.length > 0 ? matching : result.contents
         const [contents] = candidates

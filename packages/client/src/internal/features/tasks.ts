@@ -28,7 +28,7 @@ import type * as Peer from "../peer/peer.js"
 import { request } from "../session/request.js"
 import type { SessionService as Session } from "../session/types.js"
 import * as Lists from "./lists.js"
-import type { Tools } from "./tools.js"
+import type { CallToolResult, Tool, Tools } from "./tools.js"
 
 /** A task's status is final: nothing more will happen to it. */
 export const isTerminal = (status: McpSchema.TaskStatus): boolean =>
@@ -62,7 +62,7 @@ export interface Tasks {
     tool: string,
     taskId: string,
     options?: TaskOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid>
+  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid>
   readonly tasksStream: Stream.Stream<McpSchema.Task, RequestError>
   readonly cancelTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
   readonly taskStatus: (taskId: string) => Stream.Stream<McpSchema.Task>
@@ -70,7 +70,7 @@ export interface Tasks {
     name: string,
     args: { readonly [key: string]: unknown } | undefined,
     options?: RunOptions
-  ) => Effect.Effect<McpSchema.CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
+  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
 }
 
 const decodeCreateTask = Schema.decodeUnknownEither(McpSchema.CreateTaskResult)
@@ -86,7 +86,7 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
   const requestOptions = (options: TaskOptions | undefined): Peer.RequestOptions =>
     options?.timeout === undefined ? {} : { timeout: options.timeout }
 
-  const supportOf = (tool: Option.Option<McpSchema.Tool>) =>
+  const supportOf = (tool: Option.Option<Tool>) =>
     Option.getOrUndefined(Option.flatMap(tool, (found) => Option.fromNullable(found.execution?.taskSupport)))
   const taskSupportOf = (name: string) => Effect.map(tools.definition(name), supportOf)
 

@@ -3,7 +3,7 @@
  * the definition of a tool by name, arguments checked against the tool's `inputSchema` before a
  * call is sent, and `structuredContent` checked against its `outputSchema` after.
  */
-import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
+import { JsonRpc, type Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -17,6 +17,12 @@ import * as McpHeaders from "../transport/mcpHeaders.js"
 import { type Check, checkNow, withCheck } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
 
+/** A tool as a server lists it, in any revision (from 2026-07-28 `outputSchema` may be any JSON Schema). */
+export type Tool = Methods.ResultOf<"tools/list">["tools"][number]
+
+/** A `tools/call` result, in any revision (from 2026-07-28 `structuredContent` may be any JSON value). */
+export type CallToolResult = Methods.ResultOf<"tools/call">
+
 /** Tool arguments, as a caller gives them. */
 export type Arguments = { readonly [key: string]: unknown }
 
@@ -28,7 +34,7 @@ export interface PreparedCall {
   readonly tool: string
   readonly request: Prepared
   /** The `outputSchema` of the definition the call was checked against, if it has one. */
-  readonly outputSchema: McpSchema.Tool["inputSchema"] | undefined
+  readonly outputSchema: Tool["outputSchema"] | undefined
   /** The JSON Schema check, loaded when a schema needs it. */
   readonly check: Check | undefined
   /** Why the arguments were not checked, when the tool's `inputSchema` does not compile. */
@@ -43,13 +49,13 @@ export interface PreparedCall {
 /** The tools part of a client. */
 export interface Tools {
   /** Every tool, cached. */
-  readonly list: Lists.CachedList<McpSchema.Tool>
+  readonly list: Lists.CachedList<Tool>
   /** Every tool, page by page (not cached). */
-  readonly stream: Stream.Stream<McpSchema.Tool, RequestError>
+  readonly stream: Stream.Stream<Tool, RequestError>
   /** The tool's definition when the list is cached (none: not in it), read without an effect; else `undefined`. */
-  readonly known: (tool: string) => Option.Option<McpSchema.Tool> | undefined
+  readonly known: (tool: string) => Option.Option<Tool> | undefined
   /** The tool's definition from the cached list (listed once if needed; a failure to list is logged, not fatal). */
-  readonly definition: (tool: string) => Effect.Effect<Option.Option<McpSchema.Tool>>
+  readonly definition: (tool: string) => Effect.Effect<Option.Option<Tool>>
   /**
    * The first steps of a call, plain: a tool that requires a task is refused (`TaskRequired`), the
    * arguments are checked against its `inputSchema` (`InvalidInput` naming the JSON pointer; unless
@@ -71,26 +77,23 @@ export interface Tools {
     validateInput: boolean
   ) => Effect.Effect<PreparedCall, CallError>
   /** The last step: the result decoded, and `structuredContent` checked against the `outputSchema` (`ToolOutputInvalid`). */
-  readonly decode: (call: PreparedCall, raw: Peer.WireObject) => Either.Either<McpSchema.CallToolResult, CallError>
+  readonly decode: (call: PreparedCall, raw: Peer.WireObject) => Either.Either<CallToolResult, CallError>
   /** A result got another way (a task's) checked as `decode` checks one. */
-  readonly checkOutput: (
-    tool: string,
-    result: McpSchema.CallToolResult
-  ) => Effect.Effect<McpSchema.CallToolResult, ToolOutputInvalid>
+  readonly checkOutput: (tool: string, result: CallToolResult) => Effect.Effect<CallToolResult, ToolOutputInvalid>
   /** `tools/call`: `prepare`, the session's executor, `decode`. */
   readonly call: (
     tool: string,
     args: Arguments | undefined,
     options: SessionRequestOptions,
     validateInput: boolean
-  ) => Effect.Effect<McpSchema.CallToolResult, CallError>
+  ) => Effect.Effect<CallToolResult, CallError>
 }
 
 /**
  * 2026-07-28: a tool whose `x-mcp-header` annotations are invalid cannot be called (its headers
  * cannot be sent), so it is left out of the list, with a warning naming it and why.
  */
-const callableIn = (session: Session) => (tool: McpSchema.Tool) => {
+const callableIn = (session: Session) => (tool: Tool) => {
   if (session.era() !== "stateless") return Effect.succeed(true)
   const headers = McpHeaders.paramHeaders(tool.inputSchema)
   return headers._tag === "Valid"
@@ -99,7 +102,7 @@ const callableIn = (session: Session) => (tool: McpSchema.Tool) => {
 }
 
 /** The `Mcp-Param-*` headers of a call of this tool (2026-07-28), from its `x-mcp-header` annotations. */
-const paramHeadersOf = (tool: McpSchema.Tool, args: Arguments | undefined) => {
+const paramHeadersOf = (tool: Tool, args: Arguments | undefined) => {
   const headers = McpHeaders.paramHeaders(tool.inputSchema)
   return headers._tag === "Valid" && headers.headers.length > 0
     ? McpHeaders.paramHeaderValues(headers.headers, args)
@@ -107,7 +110,7 @@ const paramHeadersOf = (tool: McpSchema.Tool, args: Arguments | undefined) => {
 }
 
 /** Whether a check of `definition` needs the JSON Schema engine. */
-const needsCheck = (definition: McpSchema.Tool | undefined, validateInput: boolean) =>
+const needsCheck = (definition: Tool | undefined, validateInput: boolean) =>
   definition !== undefined && (validateInput || definition.outputSchema !== undefined)
 
 const loadCheck: Effect.Effect<Check> = withCheck(Effect.succeed)
@@ -167,7 +170,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       args: Arguments | undefined,
       options: SessionRequestOptions,
       validateInput: boolean,
-      definition: McpSchema.Tool | undefined,
+      definition: Tool | undefined,
       check: Check | undefined,
       resolved = true
     ): Either.Either<PreparedCall, CallError> => {
@@ -247,8 +250,8 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
     /** A successful result against the tool's `outputSchema`. */
     const verified = (
       call: Pick<PreparedCall, "tool" | "outputSchema" | "check">,
-      result: McpSchema.CallToolResult
-    ): Either.Either<McpSchema.CallToolResult, ToolOutputInvalid> => {
+      result: CallToolResult
+    ): Either.Either<CallToolResult, ToolOutputInvalid> => {
       if (call.outputSchema === undefined || call.check === undefined || result.isError === true) {
         return Either.right(result)
       }

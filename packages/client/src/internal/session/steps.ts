@@ -99,7 +99,7 @@ export const make = (options: StepsOptions): Steps => {
     params: Methods.RequestParamsOf<M> | undefined
   ): Either.Either<Peer.WireObject | undefined, InvalidInput> => {
     if (params === undefined) return Either.right(undefined)
-    const encoded = Methods.encodeRequestParams(method, params)
+    const encoded = Methods.encodeRequestParams(method, params, options.established().protocolVersion)
     if (Either.isLeft(encoded)) {
       return Either.left(invalid(method, ParseResult.TreeFormatter.formatErrorSync(encoded.left)))
     }
@@ -126,7 +126,7 @@ export const make = (options: StepsOptions): Steps => {
 
   const decode: Steps["decode"] = (method, raw) =>
     Either.mapLeft(
-      Methods.decodeResult(method, raw),
+      Methods.decodeResult(method, raw, options.established().protocolVersion),
       (error) =>
         new DecodeError({ server: options.server(), method, issue: ParseResult.TreeFormatter.formatErrorSync(error) })
     )
@@ -134,7 +134,10 @@ export const make = (options: StepsOptions): Steps => {
   const prepareNotification: Steps["prepareNotification"] = (method, params) => {
     const refused = unavailable()
     if (refused !== undefined) return Either.left(refused)
-    const encoded = params === undefined ? Either.right(undefined) : Methods.encodeNotificationParams(method, params)
+    const encoded =
+      params === undefined
+        ? Either.right(undefined)
+        : Methods.encodeNotificationParams(method, params, options.established().protocolVersion)
     if (Either.isLeft(encoded))
       return Either.left(invalid(method, ParseResult.TreeFormatter.formatErrorSync(encoded.left)))
     return Revision.notificationParams(
