@@ -83,6 +83,7 @@ const transportLayer = (target: Target): Layer.Layer<Transport.Transport, McpErr
 /** What the host's handlers saw. */
 interface Seen {
   readonly elicitations: Array<string>
+  readonly urls: Array<string>
 }
 
 /**
@@ -91,6 +92,10 @@ interface Seen {
  */
 const elicitation = (seen: Seen, entered?: Deferred.Deferred<void>) =>
   Layer.succeed(Capabilities.Elicitation, {
+    url: (params) =>
+      Effect.sync(() => seen.urls.push(`${params.message} ${params.url}`)).pipe(
+        Effect.as({ action: "accept" as const })
+      ),
     form: (params) =>
       Effect.sync(() => {
         seen.elicitations.push(params.message)
@@ -110,7 +115,7 @@ const connect = (
   entered?: Deferred.Deferred<void>
 ) =>
   Effect.gen(function* () {
-    const seen: Seen = { elicitations: [] }
+    const seen: Seen = { elicitations: [], urls: [] }
     const layer = McpClient.layer({ requestTimeout: "30 seconds", maxInputRounds: 3, ...options }).pipe(
       Layer.provide(transport),
       Layer.provide(elicitation(seen, entered))
@@ -180,7 +185,7 @@ for (const target of TARGETS) {
         Effect.gen(function* () {
           const { client } = yield* connect(target)
           const names = (yield* client.tools).map((tool) => tool.name)
-          const valid = ["echo", "add", "greet", "forever", "region"]
+          const valid = ["echo", "add", "greet", "login", "forever", "region"]
           // The spec lets clients on other transports than HTTP ignore the annotations; this
           // client leaves the tool out in the whole 2026-07-28 era (internal/tools.ts, callableIn).
           expect([...names].sort()).toStrictEqual((stateless ? valid : [...valid, "bad-header"]).sort())
@@ -197,6 +202,14 @@ for (const target of TARGETS) {
         // The arguments are checked against the inputSchema before anything is sent.
         const wrong = yield* Effect.either(client.callTool("add", { a: "two", b: 3 }))
         expect(wrong._tag === "Left" && wrong.left._tag).toBe("InvalidInput")
+      })
+    )
+
+    scenario("a URL-mode elicitation inside a tool call reaches the url handler, and its answer the tool", target, () =>
+      Effect.gen(function* () {
+        const { client, seen } = yield* connect(target)
+        expect(textOf(yield* client.callTool("login", {}))).toBe("login accept")
+        expect(seen.urls).toStrictEqual(["Sign in to continue https://example.com/login"])
       })
     )
 
