@@ -1,4 +1,7 @@
-/** Starting the official SDK v2 fixture server (`fixtures/sdk-v2-server.mjs`) for tests. */
+/**
+ * Starting fixture servers that print `listening <url>` for tests: the official SDK v2 one
+ * (`fixtures/sdk-v2-server.mjs`) and the tmcp one (`fixtures/tmcp-server.mjs`).
+ */
 import { type ChildProcess, spawn } from "node:child_process"
 import { closeSync, openSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -8,6 +11,9 @@ import { fileURLToPath } from "node:url"
 
 /** The fixture's entry point. */
 export const sdkV2Server = fileURLToPath(new URL("../fixtures/sdk-v2-server.mjs", import.meta.url))
+
+/** The tmcp fixture's entry point (an independent implementation of 2026-07-28). */
+export const tmcpServer = fileURLToPath(new URL("../fixtures/tmcp-server.mjs", import.meta.url))
 
 /** The misbehaving legacy server that exits on any request before `initialize`. */
 export const exitsBeforeInitialize = fileURLToPath(new URL("../fixtures/exits-before-initialize.mjs", import.meta.url))
@@ -25,13 +31,13 @@ export interface RunningSdkV2 {
 }
 
 /**
- * Starts the fixture over HTTP on 127.0.0.1 (port 0) and learns its URL from the line it prints
+ * Starts a fixture over HTTP on 127.0.0.1 (port 0) and learns its URL from the line it prints
  * on stdout; waits at most 15 seconds. Runs through the guard, so it never outlives the worker.
  */
-export const startSdkV2Http = (mode: SdkV2Mode): Promise<RunningSdkV2> =>
+export const startHttpFixture = (entry: string, args: ReadonlyArray<string>, label: string): Promise<RunningSdkV2> =>
   new Promise((resolve, reject) => {
-    const log = openSync(join(tmpdir(), `effect-mcp-sdk-v2-http-${mode}-${process.pid}.log`), "w")
-    const child: ChildProcess = spawn(process.execPath, [guard, process.execPath, sdkV2Server, "http", mode], {
+    const log = openSync(join(tmpdir(), `effect-mcp-${label.replace(/\W+/g, "-")}-${process.pid}.log`), "w")
+    const child: ChildProcess = spawn(process.execPath, [guard, process.execPath, entry, ...args], {
       env: { PATH: process.env.PATH ?? "" },
       stdio: ["pipe", "pipe", log]
     })
@@ -40,10 +46,10 @@ export const startSdkV2Http = (mode: SdkV2Mode): Promise<RunningSdkV2> =>
     const timer = setTimeout(() => {
       stopping = true
       child.kill("SIGKILL")
-      reject(new Error(`the SDK v2 server (http ${mode}) printed no URL in time`))
+      reject(new Error(`${label} printed no URL in time`))
     }, 15_000)
     child.once("exit", (code, signal) => {
-      if (!stopping) console.error(`the SDK v2 server (http ${mode}) exited on its own: ${code ?? signal}`)
+      if (!stopping) console.error(`${label} exited on its own: ${code ?? signal}`)
     })
     const stop = () =>
       new Promise<void>((done) => {
@@ -66,3 +72,7 @@ export const startSdkV2Http = (mode: SdkV2Mode): Promise<RunningSdkV2> =>
       resolve({ url: match[1], port: Number(match[2]), stop })
     })
   })
+
+/** Starts the SDK v2 fixture over HTTP in a mode. */
+export const startSdkV2Http = (mode: SdkV2Mode): Promise<RunningSdkV2> =>
+  startHttpFixture(sdkV2Server, ["http", mode], `the SDK v2 server (http ${mode})`)
