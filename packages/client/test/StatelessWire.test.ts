@@ -13,6 +13,7 @@ import { type JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import { connectScripted, methods, type Reply } from "./support/scriptedServer.js"
 import { problems2026 } from "./support/spec2026.js"
 
@@ -185,6 +186,44 @@ describe("2026-07-28 wire", () => {
       expect(methods(sent.slice(before))).toStrictEqual(["tools/call", "prompts/get"])
       checkWire(sent.slice(before), "warning")
     })
+  )
+
+  it.scoped(
+    "with every handler (sampling with tools and context, both elicitation modes, roots that change, client tasks) the envelope's capabilities validate, closed",
+    () =>
+      Effect.gen(function* () {
+        const handlers = Layer.mergeAll(
+          Layer.succeed(Capabilities.Sampling, {
+            tools: true,
+            context: true,
+            createMessage: () =>
+              Effect.succeed({ role: "assistant" as const, content: { type: "text" as const, text: "" }, model: "m" })
+          }),
+          Layer.succeed(Capabilities.Elicitation, {
+            form: () => Effect.succeed({ action: "decline" as const }),
+            url: () => Effect.succeed({ action: "decline" as const })
+          }),
+          Layer.succeed(Capabilities.Roots, { list: Effect.succeed([]), changes: Stream.never })
+        )
+        const { sent } = yield* connectScripted(
+          stateless,
+          { protocolVersion: VERSION, clientInfo, clientTasks: {} },
+          handlers
+        )
+        const discover = sent[0]
+        if (discover === undefined) return expect.fail("nothing was sent")
+        for (const name of ["JSONRPCRequest", "ClientRequest", "DiscoverRequest"]) {
+          const problem = problems2026(name, discover)
+          if (problem !== undefined) expect.fail(problem)
+        }
+        expect(paramsOf(discover)._meta).toMatchObject({
+          [McpSchema.MetaKey.clientCapabilities]: {
+            sampling: { tools: {}, context: {} },
+            elicitation: { form: {}, url: {} },
+            roots: {}
+          }
+        })
+      })
   )
 
   it.effect.prop(

@@ -10,6 +10,7 @@
  * 2026-07-28 is not a subset; the method table holds its own definitions where it differs.
  *
  * The complete list of client-sent differences, newest first:
+ * - 2026-07-28 (capabilities in each request's `_meta`): no `tasks` capability, no `roots.listChanged`.
  * - before 2025-11-25: no tasks (`tasks/*`, `notifications/tasks/status`, task-augmented
  *   params and results); no `extensions` capability; `Implementation` without `description`,
  *   `icons`, `websiteUrl`;
@@ -74,7 +75,16 @@ const implementation = (version: ProtocolVersion, info: WireObject): WireObject 
   return out
 }
 
-const clientCapabilities = (version: ProtocolVersion, capabilities: WireObject): WireObject => {
+/**
+ * The client's capabilities as a revision can say them. 2026-07-28 has no `tasks` capability (tasks
+ * are an extension there) and no `roots.listChanged` (no roots notification); before 2025-11-25, see
+ * the list above.
+ */
+export const clientCapabilities = (version: ProtocolVersion, capabilities: WireObject): WireObject => {
+  if (version === "2026-07-28") {
+    const out = omit(capabilities, ["tasks"])
+    return isJsonObject(out.roots) && Object.hasOwn(out.roots, "listChanged") ? { ...out, roots: {} } : out
+  }
   if (!before(version, "2025-11-25")) return capabilities
   const out: Record<string, unknown> = { ...omit(capabilities, ["tasks", "extensions", "sampling", "elicitation"]) }
   if (capabilities.sampling !== undefined) out.sampling = {}

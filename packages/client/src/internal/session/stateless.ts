@@ -6,7 +6,7 @@
  * `requestState`, a bounded number of rounds within one deadline. `ping` is a `server/discover`;
  * `logging/setLevel` is local (the level travels with each request).
  */
-import { McpSchema, type ProtocolVersion } from "@effect-mcp/protocol"
+import { McpSchema, type ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -61,7 +61,7 @@ export const envelope = (
   // The tasks extension is always supported (a task answer is followed to its result), beside
   // the extensions the client declares (skills).
   [McpSchema.MetaKey.clientCapabilities]: {
-    ...capabilities,
+    ...Revision.clientCapabilities(version, capabilities),
     extensions: { ...capabilities.extensions, [TaskExtension.EXTENSION]: {} }
   },
   [McpSchema.MetaKey.clientInfo]: clientInfo,
