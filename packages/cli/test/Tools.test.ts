@@ -60,6 +60,27 @@ describe("tools", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ tool: { name: "get-sum", annotations: { readOnlyHint: true } } })
   })
 
+  it("key=value is read by the input schema: a string stays as typed, a number is read as one", async () => {
+    for (const [value, echoed] of [
+      ["123", "Echo: 123"],
+      ["true", "Echo: true"],
+      ["null", "Echo: null"]
+    ] as const) {
+      const called = await run(["tools", "call", "echo", `message=${value}`, ...everythingStdio])
+      expect(called.code, called.stderr).toBe(0)
+      expect(called.stdout.trim()).toBe(echoed)
+    }
+    const sum = await run(["tools", "call", "get-sum", "a=2", "b=3.5", ...everythingStdio])
+    expect(sum.code, sum.stderr).toBe(0)
+    expect(sum.stdout).toContain("5.5")
+    const wrong = await run(["tools", "call", "get-sum", "a=two", "b=3", ...everythingStdio])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain('a=two: "a" takes a number (write a:=<json> to give any JSON value)')
+    const forced = await run(["tools", "call", "echo", "message:=123", ...everythingStdio])
+    expect(forced.code).toBe(2)
+    expect(forced.stderr).toMatch(/message must be string.*key:=<json> gives any JSON value/)
+  })
+
   it("a mistyped tool names the closest ones, not every tool", async () => {
     const shown = await run(["tools", "call", "get-sun", "a:=1", "b:=2", ...everythingStdio])
     expect(shown.code).toBe(2)

@@ -27,6 +27,40 @@ describe("splitCommandLine", () => {
 })
 
 describe("parseArguments", () => {
+  const properties = {
+    text: { type: "string" },
+    count: { type: "integer" },
+    ratio: { type: "number" },
+    flag: { type: "boolean" },
+    either: { type: ["number", "string"] },
+    choice: { enum: ["1", "2"] },
+    list: { type: "array" }
+  }
+
+  it("reads key=value by the property's type in the input schema", () => {
+    expect(
+      parseArguments(
+        ["text=123", "count=3", "ratio=0.5", "flag=true", "either=7", "choice=1", "list=[1]", "free=4"],
+        properties
+      )
+    ).toStrictEqual(
+      Either.right({ text: "123", count: 3, ratio: 0.5, flag: true, either: 7, choice: "1", list: [1], free: 4 })
+    )
+    expect(parseArguments(["either=seven", "text=null", "text:=null"], properties)).toStrictEqual(
+      Either.right({ either: "seven", text: null })
+    )
+    expect(parseArguments(["count=three"], properties)).toStrictEqual(
+      Either.left('count=three: "count" takes an integer (write count:=<json> to give any JSON value)')
+    )
+    expect(parseArguments(["flag=yes"], properties)).toStrictEqual(
+      Either.left('flag=yes: "flag" takes a boolean (write flag:=<json> to give any JSON value)')
+    )
+  })
+
+  it.prop("a string property keeps any text as typed", [FastCheck.string()], ([text]) => {
+    expect(parseArguments([`text=${text}`], properties)).toStrictEqual(Either.right({ text }))
+  })
+
   it("reads key=value as JSON when it parses, else as a string; key:=json always as JSON", () => {
     expect(parseArguments(["a=2", "b=two", "c:=[1,2]", 'd={"x":1}', "e=", "f=a=b", 'g:="s"'])).toStrictEqual(
       Either.right({ a: 2, b: "two", c: [1, 2], d: { x: 1 }, e: "", f: "a=b", g: "s" })

@@ -172,9 +172,9 @@ export const call = Command.make(
       run,
       withHost(config, run, (host) =>
         Effect.gen(function* () {
-          const input = yield* callArguments(args, pairs)
           const found = (yield* host.tools).find((entry) => entry.name === name)
           if (found === undefined) return yield* whyNot(host, name)
+          const input = yield* callArguments(args, pairs, found.tool)
           const client = yield* host.client(found.server)
           return yield* callAndPrint(client, found.tool.name, input, false, out)
         })

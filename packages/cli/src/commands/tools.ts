@@ -91,8 +91,11 @@ export const findTool = (client: McpClient.McpClientService, name: string) =>
     })
   })
 
-/** The arguments of a call from `--args` and the words after the tool's name. */
-export const callArguments = (json: Option.Option<string>, words: ReadonlyArray<string>) =>
+/**
+ * The arguments of a call from `--args` and the words after the tool's name; `key=value` words are
+ * read by the types of `tool`'s input schema.
+ */
+export const callArguments = (json: Option.Option<string>, words: ReadonlyArray<string>, tool?: McpClient.Tool) =>
   Effect.gen(function* () {
     const base = Option.isNone(json)
       ? {}
@@ -106,7 +109,7 @@ export const callArguments = (json: Option.Option<string>, words: ReadonlyArray<
                 : Effect.fail(new UsageError({ reason: "--args must be a JSON object" }))
           }
         )
-    const pairs = yield* Either.match(parseArguments(words), {
+    const pairs = yield* Either.match(parseArguments(words, tool?.inputSchema.properties), {
       onLeft: (reason) => Effect.fail(new UsageError({ reason })),
       onRight: Effect.succeed
     })
@@ -130,7 +133,7 @@ export const callAndPrint = (
       return yield* new UsageError({
         server: client.name,
         method: "tools/call",
-        reason: `the arguments do not match the input schema of ${name}: ${problem}`
+        reason: `the arguments do not match the input schema of ${name}: ${problem} (key=value is read as the schema's type; key:=<json> gives any JSON value)`
       })
     const call = (
       line: ProgressLine.ProgressLine
@@ -177,7 +180,9 @@ export const callAndPrint = (
 export const argumentOptions = {
   args: Options.text("args").pipe(Options.withDescription("The arguments as one JSON object"), Options.optional),
   pairs: Args.text({ name: "key=value | key:=json" }).pipe(
-    Args.withDescription("Arguments: key=value (JSON when it parses, else a string) or key:=json (always JSON)"),
+    Args.withDescription(
+      "Arguments: key=value (read as the input schema's type: a string stays as typed, a number is read as one) or key:=json (always JSON)"
+    ),
     Args.repeated
   )
 }
@@ -198,7 +203,10 @@ export const call = Command.make(
     runCommand(
       run,
       withClient(server, run, (client) =>
-        Effect.flatMap(callArguments(args, pairs), (input) => callAndPrint(client, name, input, task, out))
+        Effect.gen(function* () {
+          const input = yield* callArguments(args, pairs, yield* findTool(client, name))
+          return yield* callAndPrint(client, name, input, task, out)
+        })
       )
     )
 ).pipe(

@@ -1,7 +1,7 @@
 /**
  * Small parsers for what people type: a command line split like a POSIX shell would (quotes
  * and backslashes, no expansion), `Name: value` headers, `KEY=VALUE` pairs, and tool or
- * prompt arguments as `key=value` (JSON when it parses, else a string) or `key:=json`.
+ * prompt arguments as `key=value` (read by the input schema's type) or `key:=json`.
  */
 import * as Either from "effect/Either"
 
@@ -60,12 +60,63 @@ export const parseAssignment = (text: string): Either.Either<readonly [string, s
 const parseJson = (text: string): Either.Either<unknown, string> =>
   Either.try({ try: () => JSON.parse(text) as unknown, catch: (cause) => String(cause) })
 
+/** What a tool's input schema says of one property, as far as reading `key=value` goes. */
+type PropertySchema = { readonly [keyword: string]: unknown }
+
+const JSON_TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"] as const
+
+/** The JSON types a property admits, from its `type`, `enum` or `const`; empty when it does not say. */
+const typesOf = (schema: PropertySchema | undefined): ReadonlyArray<string> => {
+  if (schema === undefined) return []
+  const type = schema.type
+  if (typeof type === "string") return [type]
+  if (Array.isArray(type)) return type.filter((one): one is string => typeof one === "string")
+  const values = Array.isArray(schema.enum) ? schema.enum : "const" in schema ? [schema.const] : []
+  if (values.length === 0) return []
+  return [...new Set(values.map((value) => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)))]
+}
+
+const jsonTypeOf = (value: unknown): string =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "array"
+      : typeof value === "number" && Number.isInteger(value)
+        ? "integer"
+        : typeof value
+
+const admits = (types: ReadonlyArray<string>, value: unknown): boolean => {
+  const type = jsonTypeOf(value)
+  return types.includes(type) || (type === "integer" && types.includes("number"))
+}
+
 /**
- * Arguments from `key=value` (the value as JSON when it parses, else as a string) and
- * `key:=json` (always JSON) words.
+ * One `key=value` value, read by what the property's schema says: verbatim for a string, JSON
+ * for other types, JSON when it parses else a string when the schema does not say.
+ */
+const readValue = (key: string, raw: string, schema: PropertySchema | undefined): Either.Either<unknown, string> => {
+  const types = typesOf(schema).filter((type) => (JSON_TYPES as ReadonlyArray<string>).includes(type))
+  if (types.length === 0) return Either.right(Either.getOrElse(parseJson(raw), () => raw))
+  const parsed = Either.getRight(parseJson(raw))
+  if (parsed._tag === "Some" && admits(types, parsed.value) && !(types.includes("string") && types.length === 1))
+    return Either.right(parsed.value)
+  if (types.includes("string")) return Either.right(raw)
+  const wanted = types.join(" or ")
+  return Either.left(
+    `${key}=${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}: "${key}" takes ${/^[aeiou]/.test(wanted) ? "an" : "a"} ${wanted}` +
+      ` (write ${key}:=<json> to give any JSON value)`
+  )
+}
+
+/**
+ * Arguments from `key=value` and `key:=json` words. `key=value` is read by the property's type
+ * in the tool's input schema (`properties`): a string property keeps the text as it is (`123`
+ * stays `"123"`), other types read it as JSON; with no schema, JSON when it parses, else a
+ * string. `key:=json` is always JSON.
  */
 export const parseArguments = (
-  words: ReadonlyArray<string>
+  words: ReadonlyArray<string>,
+  properties: { readonly [name: string]: PropertySchema } = {}
 ): Either.Either<{ readonly [key: string]: unknown }, string> => {
   const result: Record<string, unknown> = {}
   for (const word of words) {
@@ -77,8 +128,10 @@ export const parseArguments = (
       if (Either.isLeft(value)) return Either.left(`${key}:= needs JSON: ${value.left}`)
       result[key] = value.right
     } else if (plain > 0) {
-      const raw = word.slice(plain + 1)
-      result[word.slice(0, plain)] = Either.getOrElse(parseJson(raw), () => raw)
+      const key = word.slice(0, plain)
+      const value = readValue(key, word.slice(plain + 1), Object.hasOwn(properties, key) ? properties[key] : undefined)
+      if (Either.isLeft(value)) return Either.left(value.left)
+      result[key] = value.right
     } else {
       return Either.left(`expected key=value or key:=json, got "${word.slice(0, 40)}"`)
     }

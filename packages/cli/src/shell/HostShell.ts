@@ -116,7 +116,7 @@ export const target = (
             if (sub === "call" && name !== undefined) {
               const found = yield* findTool(name)
               const flags = yield* takeFlags(rest.slice(1), ["out", "args"], ["task"])
-              const input = yield* callArguments(Option.fromNullable(flags.values.get("args")), flags.rest)
+              const input = yield* callArguments(Option.fromNullable(flags.values.get("args")), flags.rest, found.tool)
               return yield* callAndPrint(
                 yield* host.client(found.server),
                 found.tool.name,

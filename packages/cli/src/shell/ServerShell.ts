@@ -17,7 +17,7 @@ import { printPrompt } from "../commands/prompts.js"
 import { printRead } from "../commands/resources.js"
 import { printInfo, printInspect } from "../commands/server.js"
 import { printList } from "../commands/shared.js"
-import { callAndPrint, callArguments, showTool } from "../commands/tools.js"
+import { callAndPrint, callArguments, findTool, showTool } from "../commands/tools.js"
 import { signature, summary } from "../commands/toolView.js"
 import { closest } from "../internal/closest.js"
 import { Output, table } from "../Output.js"
@@ -162,7 +162,11 @@ export const target = (
             if (sub === "call" && rest[0] !== undefined) {
               const [name, ...more] = rest
               const flags = yield* takeFlags(more, ["out", "args"], ["task"])
-              const input = yield* callArguments(Option.fromNullable(flags.values.get("args")), flags.rest)
+              const input = yield* callArguments(
+                Option.fromNullable(flags.values.get("args")),
+                flags.rest,
+                yield* findTool(client, name)
+              )
               return yield* callAndPrint(
                 client,
                 name,
