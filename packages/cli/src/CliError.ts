@@ -1,7 +1,8 @@
 /**
  * The CLI's own failures and how every failure becomes an exit code and one or two
- * readable lines: 0 success, 1 the tool reported `isError`, 2 usage or config error,
- * 3 connection or protocol failure, 4 authorization failed, 130 interrupted.
+ * readable lines: 0 success, 1 the server reported an error (a tool's `isError`, or a request it
+ * refused with a JSON-RPC error), 2 usage or config error, 3 connection or protocol failure,
+ * 4 authorization failed, 130 interrupted.
  */
 import type { AuthError, McpError } from "@effect-mcp/client"
 import { ConfigError, type HostError } from "@effect-mcp/host"
@@ -109,6 +110,7 @@ export const exitCodeOf = (failure: CliFailure): number => {
     case "UnrepresentableMessage":
       return ExitCode.usage
     case "ToolReportedError":
+    case "RpcError":
       return ExitCode.toolError
     case "AuthorizationError":
       return ExitCode.authorization

@@ -66,7 +66,7 @@ describe.concurrent("against the reference server over stdio", () => {
   })
 
   it("checks arguments against the input schema before sending (exit 2)", async () => {
-    const result = await run(["tools", "call", "get-sum", "a=two", ...everythingStdio])
+    const result = await run(["tools", "call", "get-sum", "a=2", ...everythingStdio])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(
       /^error: the arguments do not match the input schema of get-sum: .*required property 'b'/
@@ -156,6 +156,35 @@ describe.concurrent("against the reference server over stdio", () => {
     expect(complete.stdout.split("\n")).toContain("Engineering")
     const ping = await run(["ping", ...everythingStdio])
     expect(ping.stdout).toMatch(/^pong from .* in [\d.]+ ms$/m)
+  })
+
+  it("prompts and resources are checked like tools: the user's mistakes exit 2 with did-you-mean", async () => {
+    const typo = await run(["prompts", "get", "args-promt", "city=Paris", ...everythingStdio])
+    expect([typo.code, typo.stderr]).toStrictEqual([
+      2,
+      expect.stringMatching(/has no prompt named "args-promt" \(did you mean args-prompt\?\)/)
+    ])
+    const missing = await run(["prompts", "get", "args-prompt", ...everythingStdio])
+    expect([missing.code, missing.stderr]).toStrictEqual([
+      2,
+      expect.stringMatching(/prompt args-prompt needs city=… \(required\)/)
+    ])
+    const unknown = await run(["prompts", "get", "args-prompt", "city=Paris", "stat=CA", ...everythingStdio])
+    expect([unknown.code, unknown.stderr]).toStrictEqual([
+      2,
+      expect.stringMatching(/prompt args-prompt takes no argument "stat" \(did you mean state\?\)/)
+    ])
+    const uri = await run(["resources", "read", "demo://resource/static/document/architecture.mdx", ...everythingStdio])
+    expect([uri.code, uri.stderr]).toStrictEqual([
+      2,
+      expect.stringMatching(
+        /lists no resource demo:\/\/resource\/static\/document\/architecture\.mdx \(did you mean demo:\/\/resource\/static\/document\/architecture\.md/
+      )
+    ])
+    const json = await run(["prompts", "get", "args-promt", "--json", ...everythingStdio])
+    expect(JSON.parse(json.stderr.trim().split("\n").at(-1) ?? "{}")).toMatchObject({
+      error: { kind: "UsageError", exitCode: 2 }
+    })
   })
 
   it("offers --root directories as roots, and --timeout bounds a request (exit 3)", async () => {

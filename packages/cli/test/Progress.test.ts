@@ -112,7 +112,8 @@ describe("on a terminal", () => {
     await run.type("n")
     const { code, screen } = await run.finished
     expect(screen).toMatch(/when you are done there, run the same command again/)
-    expect(code).toBe(3)
+    // The server refused the call until the user has been there: the server's error, exit 1.
+    expect(code).toBe(1)
   })
 
   it("asks a form field again with the reason when the answer does not fit", async () => {

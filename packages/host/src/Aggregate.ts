@@ -10,6 +10,15 @@
 import type { McpClient, Skills } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 
+/** Matches a URI against an RFC 6570 template's literal parts (each expression matches one or more characters). */
+export const templateMatches = (template: string, uri: string): boolean => {
+  const pattern = template
+    .split(/\{[^}]*\}/)
+    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".+")
+  return new RegExp(`^${pattern}$`).test(uri)
+}
+
 /** Maps a server's name and an entry's own name to the name the host shows. */
 export type Namespace = (server: string, name: string) => string
 

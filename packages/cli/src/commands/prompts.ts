@@ -2,14 +2,17 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import type { McpClient } from "@effect-mcp/client"
+import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Option from "effect/Option"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { withClient } from "../Connect.js"
+import { closest } from "../internal/closest.js"
 import { parseStringArguments } from "../internal/words.js"
 import { bold, Output } from "../Output.js"
+import { display } from "../ServerNames.js"
 import { outOption, printContent } from "./binary.js"
 import { promptSignature } from "./render.js"
 import { listCommand, runCommand } from "./shared.js"
@@ -22,6 +25,37 @@ export const list = listCommand(
   (client) => client.prompts,
   (prompt) => [promptSignature(prompt), prompt.description]
 )
+
+/**
+ * What is wrong with asking for prompt `name` with `args`, checked against the listed prompts
+ * before anything is sent: an unknown prompt (with the closest names), a missing required
+ * argument, an argument the prompt does not take (with the closest). `undefined` when nothing is.
+ */
+export const promptProblem = (
+  prompts: ReadonlyArray<McpSchema.Prompt>,
+  name: string,
+  args: { readonly [key: string]: string }
+): string | undefined => {
+  const prompt = prompts.find((candidate) => candidate.name === name)
+  if (prompt === undefined) {
+    const close = closest(
+      name,
+      prompts.map((candidate) => candidate.name)
+    )
+    return `has no prompt named "${name}"${close.length === 0 ? (prompts.length === 0 ? " (it has no prompts)" : " (see effect-mcp prompts list)") : ` (did you mean ${close.join(", ")}?)`}`
+  }
+  const declared = prompt.arguments ?? []
+  const names = declared.map((argument) => argument.name)
+  for (const key of Object.keys(args)) {
+    if (names.includes(key)) continue
+    const close = closest(key, names)
+    return `: prompt ${name} takes no argument "${key}"${close.length === 0 ? (names.length === 0 ? " (it takes none)" : ` (it takes ${names.join(", ")})`) : ` (did you mean ${close.join(", ")}?)`}`
+  }
+  const missing = declared.filter((argument) => argument.required === true && !Object.hasOwn(args, argument.name))
+  if (missing.length > 0)
+    return `: prompt ${name} needs ${missing.map((argument) => `${argument.name}=…`).join(" ")} (required)`
+  return undefined
+}
 
 /** Gets a prompt with `key=value` arguments and prints its messages. */
 export const printPrompt = (
@@ -36,6 +70,13 @@ export const printPrompt = (
       onLeft: (reason) => Effect.fail(new UsageError({ reason, server: client.name, method: "prompts/get" })),
       onRight: Effect.succeed
     })
+    const problem = promptProblem(yield* client.prompts, name, args)
+    if (problem !== undefined)
+      return yield* new UsageError({
+        server: client.name,
+        method: "prompts/get",
+        reason: `${yield* display(client.name)} ${problem}`
+      })
     const result = yield* client.getPrompt(name, args)
     if (output.json) return yield* output.printJson(result)
     if (result.description !== undefined) yield* output.line(result.description)

@@ -4,12 +4,17 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import type { McpClient } from "@effect-mcp/client"
+import { Aggregate } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { withClient } from "../Connect.js"
+import { closest } from "../internal/closest.js"
 import { dim, Output, styled } from "../Output.js"
+import { display } from "../ServerNames.js"
 import { outOption, payloadOf, save } from "./binary.js"
 import { resourceContents } from "./render.js"
 import { listCommand, runCommand } from "./shared.js"
@@ -34,15 +39,39 @@ export const templates = listCommand(
 
 const uriArg = Args.text({ name: "uri" }).pipe(Args.withDescription("The resource's URI"))
 
+/**
+ * After a server refused to read `uri`: a usage error naming the closest listed URIs when the
+ * URI is neither listed nor matched by a template (the user's mistake), else nothing (the
+ * server's refusal stands).
+ */
+const unknownUri = (client: McpClient.McpClientService, uri: string) =>
+  Effect.gen(function* () {
+    const listed = yield* Effect.orElseSucceed(client.resources, () => [])
+    const templates = yield* Effect.orElseSucceed(client.resourceTemplates, () => [])
+    const known =
+      listed.some((resource) => resource.uri === uri) ||
+      templates.some((template) => Aggregate.templateMatches(template.uriTemplate, uri))
+    if (known || (listed.length === 0 && templates.length === 0)) return
+    const close = closest(
+      uri,
+      listed.map((resource) => resource.uri)
+    )
+    return yield* new UsageError({
+      server: client.name,
+      method: "resources/read",
+      reason: `${yield* display(client.name)} lists no resource ${uri}${close.length === 0 ? " (see effect-mcp resources list and resources templates)" : ` (did you mean ${close.join(", ")}?)`}`
+    })
+  })
+
 /** Reads a resource and prints its contents (saved into `out` when given). */
-export const printRead = (
-  client: Parameters<Parameters<typeof withClient>[2]>[0],
-  uri: string,
-  out: Option.Option<string>
-) =>
+export const printRead = (client: McpClient.McpClientService, uri: string, out: Option.Option<string>) =>
   Effect.gen(function* () {
     const output = yield* Output
-    const result = yield* client.readResource(uri)
+    const result = yield* client
+      .readResource(uri)
+      .pipe(
+        Effect.catchTag("RpcError", (refused) => Effect.flatMap(unknownUri(client, uri), () => Effect.fail(refused)))
+      )
     if (output.json) return yield* output.printJson(result)
     for (const contents of result.contents) {
       if (result.contents.length > 1) yield* output.line(dim(output.color, `— ${contents.uri}`))

@@ -17,15 +17,6 @@ import type { CallOptions, McpHostService } from "./types.js"
 
 const DEFAULT_TIMEOUT = Duration.seconds(60)
 
-/** Matches a URI against an RFC 6570 template's literal parts (each expression matches one or more characters). */
-export const templateMatches = (template: string, uri: string): boolean => {
-  const pattern = template
-    .split(/\{[^}]*\}/)
-    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".+")
-  return new RegExp(`^${pattern}$`).test(uri)
-}
-
 /** The router's part of the host service. */
 export type Router = Pick<
   McpHostService,
@@ -135,7 +126,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
         const view = yield* snapshot
         const server =
           view.resources.find((entry) => entry.resource.uri === uri)?.server ??
-          view.resourceTemplates.find((entry) => templateMatches(entry.template.uriTemplate, uri))?.server
+          view.resourceTemplates.find((entry) => Aggregate.templateMatches(entry.template.uriTemplate, uri))?.server
         if (server === undefined) return yield* new NotFound({ kind: "resource", name: uri })
         return yield* routed(server, "resources/read", call, (client) => client.readResource(uri, call))
       }),
