@@ -157,6 +157,13 @@ const headline = (failure: CliFailure, server = serverOf(failure)): string => {
   }
 }
 
+/** What to do when no server is configured at all: a minimal `.mcp.json`, or a server on the command line. */
+const firstConfig = (server: string): ReadonlyArray<string> => [
+  `  to configure it, write a .mcp.json here, for example:`,
+  `    {"mcpServers": {${JSON.stringify(server)}: {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}`,
+  `  or name a server on the command line: --stdio "COMMAND ARGS", --http URL, or -- COMMAND ARGS`
+]
+
 /**
  * One or two lines for a person; with `verbose`, the stderr tail and the cause too. `server`
  * is the name to print for the failure's server (default: the name it carries).
@@ -167,6 +174,7 @@ export const describe = (failure: CliFailure, verbose: boolean, server = serverO
     const tail = failure.stderr.trimEnd().split("\n")
     lines.push(...(verbose ? tail : tail.slice(-3)).map((line) => `  stderr: ${line}`))
   }
+  if (failure._tag === "UnknownServer" && failure.known.length === 0) lines.push(...firstConfig(failure.server))
   if (verbose && "cause" in failure && failure.cause !== undefined) lines.push(`  cause: ${String(failure.cause)}`)
   return lines.join("\n")
 }

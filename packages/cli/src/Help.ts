@@ -108,8 +108,8 @@ export const rootHelp = (tree: Entry, version: string, width: number): string =>
     "",
     "Examples:",
     '  effect-mcp inspect --stdio "npx -y @modelcontextprotocol/server-everything"',
-    "  effect-mcp tools call get-sum a=2 b:=3 --server everything",
-    "  effect-mcp shell --server everything"
+    "  effect-mcp tools call get-sum a=2 b:=3 -- npx -y @modelcontextprotocol/server-everything",
+    "  effect-mcp shell -- npx -y @modelcontextprotocol/server-everything"
   ].join("\n")
 
 /** The help of one command or group, with its full path. */

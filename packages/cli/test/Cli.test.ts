@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
 import { isAlive } from "../../client/test/support/processes.js"
+import { splitCommandLine } from "../src/internal/words.js"
 import { eventually, everything, everythingStdio, run, start } from "./support/cli.js"
 
 const testServer = fileURLToPath(new URL("fixtures/test-server.mjs", import.meta.url))
@@ -268,6 +269,41 @@ describe.concurrent("help", () => {
     ["servers"],
     ["conformance"]
   ]
+  it("every --help example runs as written (not the long-running ones, one that reads the user's file, or those needing an HTTP server), with no config file", async () => {
+    // HOME is empty (no user config); the working directory is this package's, whose npx finds the
+    // reference server in the workspace.
+    const empty = mkdtempSync(join(tmpdir(), "effect-mcp-examples-"))
+    const examples = (await Promise.all(commands.map((command) => run([...command, "--help"]))))
+      .flatMap((help) => help.stdout.split("\n"))
+      .map((line) => /^(?:Example: | {2})effect-mcp (.*)$/.exec(line)?.[1])
+      .filter(
+        (line): line is string =>
+          line !== undefined && !/^(shell|logs|resources subscribe|chat|servers --config)\b|--url /.test(line)
+      )
+    expect(examples.length).toBeGreaterThanOrEqual(10)
+    const runExample = async (example: string) => {
+      const words = splitCommandLine(example)
+      if (words._tag === "Left") return [example, words.left]
+      const result = await run([...words.right], { env: { HOME: empty }, timeoutMs: 120_000 })
+      return [example, result.code, result.code === 0 ? "" : result.stderr]
+    }
+    // Three at a time: the other tests of this file run beside these.
+    const results: Array<ReadonlyArray<unknown>> = []
+    for (let start = 0; start < examples.length; start += 3)
+      results.push(...(await Promise.all(examples.slice(start, start + 3).map(runExample))))
+    expect(results).toStrictEqual(examples.map((example) => [example, 0, ""]))
+  }, 180_000)
+
+  it("--server with no config file shows a minimal .mcp.json (exit 2)", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "effect-mcp-noconfig-"))
+    const result = await run(["ping", "--server", "everything"], { cwd: empty, env: { HOME: empty } })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('no server named "everything" (no config file was found)')
+    expect(result.stderr).toContain(
+      '{"mcpServers": {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}}}'
+    )
+  })
+
   it("every command has --help with an example, without colours off a terminal", async () => {
     const helps = await Promise.all(commands.map((command) => run([...command, "--help"])))
     helps.forEach((help, index) => {

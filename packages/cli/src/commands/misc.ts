@@ -72,7 +72,7 @@ export const complete = Command.make(
 ).pipe(
   Command.withDescription(
     "Ask the server to complete a prompt's argument or a resource template's variable.\n" +
-      "Example: effect-mcp complete --prompt completable-prompt --argument department --value E --server everything"
+      "Example: effect-mcp complete --prompt completable-prompt --argument department --value E -- npx -y @modelcontextprotocol/server-everything"
   )
 )
 
@@ -116,7 +116,7 @@ export const logs = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Stream the server's log messages until interrupted.\nExample: effect-mcp logs --level info --server everything"
+    "Stream the server's log messages until interrupted.\nExample: effect-mcp logs --level info -- npx -y @modelcontextprotocol/server-everything"
   )
 )
 

@@ -20,7 +20,7 @@ import { listCommand, runCommand } from "./shared.js"
 /** `prompts list`. */
 export const list = listCommand(
   "list",
-  "List the server's prompts and their arguments.\nExample: effect-mcp prompts list --server everything",
+  "List the server's prompts and their arguments.\nExample: effect-mcp prompts list -- npx -y @modelcontextprotocol/server-everything",
   "prompts",
   (client) => client.prompts,
   (prompt) => [promptSignature(prompt), prompt.description]
@@ -102,7 +102,7 @@ export const get = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Get a prompt with its arguments filled in.\nExample: effect-mcp prompts get args-prompt city=Paris --server everything"
+    "Get a prompt with its arguments filled in.\nExample: effect-mcp prompts get args-prompt city=Paris -- npx -y @modelcontextprotocol/server-everything"
   )
 )
 

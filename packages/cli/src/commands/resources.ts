@@ -22,7 +22,7 @@ import { listCommand, runCommand } from "./shared.js"
 /** `resources list`. */
 export const list = listCommand(
   "list",
-  "List the server's resources.\nExample: effect-mcp resources list --server everything",
+  "List the server's resources.\nExample: effect-mcp resources list -- npx -y @modelcontextprotocol/server-everything",
   "resources",
   (client) => client.resources,
   (resource) => [resource.uri, `${resource.name}${resource.mimeType === undefined ? "" : ` (${resource.mimeType})`}`]
@@ -31,7 +31,7 @@ export const list = listCommand(
 /** `resources templates`. */
 export const templates = listCommand(
   "templates",
-  "List the server's resource templates.\nExample: effect-mcp resources templates --server everything",
+  "List the server's resource templates.\nExample: effect-mcp resources templates -- npx -y @modelcontextprotocol/server-everything",
   "resourceTemplates",
   (client) => client.resourceTemplates,
   (template) => [template.uriTemplate, template.description ?? template.name]
@@ -93,7 +93,7 @@ export const read = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Read a resource and print its contents.\nExample: effect-mcp resources read demo://resource/static/document/architecture.md --server everything"
+    "Read a resource and print its contents.\nExample: effect-mcp resources read demo://resource/static/document/architecture.md -- npx -y @modelcontextprotocol/server-everything"
   )
 )
 
@@ -123,7 +123,7 @@ export const subscribe = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Subscribe to a resource and print each update until interrupted.\nExample: effect-mcp resources subscribe demo://resource/static/document/architecture.md --server everything"
+    "Subscribe to a resource and print each update until interrupted.\nExample: effect-mcp resources subscribe demo://resource/static/document/architecture.md -- npx -y @modelcontextprotocol/server-everything"
   )
 )
 

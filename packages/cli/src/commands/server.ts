@@ -144,6 +144,6 @@ export const inspect = Command.make("inspect", CommonOptions.connection, ({ serv
 ).pipe(
   Command.withDescription(
     "One readable overview of everything the server offers: info, tools, resources, templates and prompts.\n" +
-      "Example: effect-mcp inspect --server everything"
+      "Example: effect-mcp inspect -- npx -y @modelcontextprotocol/server-everything"
   )
 )

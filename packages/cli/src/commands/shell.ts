@@ -22,6 +22,6 @@ export const shell = Command.make("shell", CommonOptions.connection, ({ server, 
 ).pipe(
   Command.withDescription(
     "An interactive session on one connection: tools, resources, prompts and logs with line editing, history, Tab completion; notifications shown as they come; Ctrl-C cancels a running command, Ctrl-D leaves.\n" +
-      "Example: effect-mcp shell --server everything"
+      "Example: effect-mcp shell -- npx -y @modelcontextprotocol/server-everything"
   )
 )

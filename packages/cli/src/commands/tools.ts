@@ -27,7 +27,7 @@ import { hints, schemaTree, signature, summary, titleOf } from "./toolView.js"
 /** `tools list`. */
 export const list = listCommand(
   "list",
-  'List the server\'s tools.\nExample: effect-mcp tools list --stdio "node server.js"',
+  'List the server\'s tools.\nExample: effect-mcp tools list --stdio "npx -y @modelcontextprotocol/server-everything"',
   "tools",
   (client) => client.tools,
   (tool) => [signature(tool), summary(tool)]
@@ -70,7 +70,7 @@ export const show = Command.make(
 ).pipe(
   Command.withDescription(
     "Show one tool: description, arguments and output as a tree, behaviour hints and task support.\n" +
-      "Example: effect-mcp tools show get-sum --server everything"
+      "Example: effect-mcp tools show get-sum -- npx -y @modelcontextprotocol/server-everything"
   )
 )
 
