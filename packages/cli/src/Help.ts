@@ -183,6 +183,7 @@ export const intercept = (
   const rest = asked ? words.slice(1) : words
   if (rest.length === 0) return asked || words.length === 0 ? help(rootHelp(tree, version, width)) : undefined
   if (asked && rest[0] === "connect") return help(connectHelp(catalogue, width))
+  if (asked && rest[0] === "help") return help(rootHelp(tree, version, width))
   let node = tree
   for (const word of rest) {
     if (word.startsWith("-")) break
@@ -195,13 +196,13 @@ export const intercept = (
     const names = node.children.map((candidate) => candidate.path.at(-1) ?? "")
     const close = closest(word, names)
     const where = ["effect-mcp", ...node.path].join(" ")
+    const message = `${where} has no command "${word}"${close.length === 0 ? "" : `; did you mean ${close.map((name) => `"${[...node.path, name].join(" ")}"`).join(" or ")}?`}`
     return {
       toStderr: true,
       code: 2,
-      text: [
-        `error: ${where} has no command "${word}"${close.length === 0 ? "" : `; did you mean ${close.map((name) => `"${[...node.path, name].join(" ")}"`).join(" or ")}?`}`,
-        `Commands: ${names.join(", ")}. See ${where} --help.`
-      ].join("\n")
+      text: words.includes("--json")
+        ? JSON.stringify({ error: { kind: "UsageError", message, exitCode: 2 } })
+        : [`error: ${message}`, `Commands: ${names.join(", ")}. See ${where} --help.`].join("\n")
     }
   }
   if (asked || rest.some(isHelpFlag) || (node.children.length > 0 && node !== tree))

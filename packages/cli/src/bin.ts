@@ -13,6 +13,7 @@
 
 import type * as Help from "./Help.js"
 import { intercept } from "./Help.js"
+import { check } from "./internal/argvCheck.js"
 import { embedded } from "./internal/helpData.js"
 import * as Signals from "./internal/signals.js"
 import { version } from "./internal/version.js"
@@ -48,8 +49,16 @@ const width =
   process.stdout.isTTY === true
     ? Math.max(40, (process.stdout.columns ?? 0) > 0 ? process.stdout.columns : 80)
     : Number.POSITIVE_INFINITY
-const intercepted = intercept(await catalogue(), argv.slice(2), version, width)
+const known = await catalogue()
+// Options are checked against the command's (unknown ones, missing and mistyped values), and
+// options given before the command are moved after it, before @effect/cli parses (argvCheck.ts).
+const checked = check(known, argv.slice(2))
+const intercepted: Help.Intercepted | undefined =
+  checked._tag === "Refused"
+    ? { text: checked.text, toStderr: true, code: 2 }
+    : intercept(known, checked.words, version, width)
 if (intercepted !== undefined) {
   ;(intercepted.toStderr ? process.stderr : process.stdout).write(`${intercepted.text}\n`)
   process.exitCode = intercepted.code
-} else (await import("./internal/main.js")).main(argv, trailing, signal)
+} else if (checked._tag === "Run")
+  (await import("./internal/main.js")).main([...argv.slice(0, 2), ...checked.words], trailing, signal)

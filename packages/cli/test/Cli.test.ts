@@ -66,6 +66,19 @@ describe.concurrent("against the reference server over stdio", () => {
     expect(args.stdout).toBe("The sum of 1 and 1 is 2.\n")
   })
 
+  it("server and run options may come before the command", async () => {
+    const result = await run([
+      "--stdio",
+      `${process.execPath} ${everything} stdio`,
+      "--json",
+      "--timeout",
+      "60",
+      "info"
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ serverInfo: { name: expect.any(String) } })
+  })
+
   it("checks arguments against the input schema before sending (exit 2)", async () => {
     const result = await run(["tools", "call", "get-sum", "a=2", ...everythingStdio])
     expect(result.code).toBe(2)

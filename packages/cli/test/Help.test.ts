@@ -83,4 +83,50 @@ describe.concurrent("help", () => {
     const words = (text: string) => new Set(text.split(/\s+/).filter((word) => word !== ""))
     expect(words(screen)).toStrictEqual(words(piped.stdout))
   })
+
+  it("option mistakes name the option: unknown ones with did-you-mean, missing and mistyped values (exit 2)", async () => {
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+      [
+        ["ping", "--jsn"],
+        "error: effect-mcp ping has no option --jsn (did you mean --json?)\nSee effect-mcp ping --help."
+      ],
+      [["tools", "call", "echo", "--tsk"], "error: effect-mcp tools call has no option --tsk (did you mean --task?)"],
+      [["ping", "--timeout", "abc"], 'error: --timeout takes a number, not "abc"'],
+      [["ping", "--timeout=abc"], 'error: --timeout takes a number, not "abc"'],
+      [["ping", "--retry", "2.5"], 'error: --retry takes a whole number, not "2.5"'],
+      [["ping", "--server"], "error: --server needs a value"],
+      [["ping", "--server", "--verbose"], "error: --server needs a value"],
+      [
+        ["ping", "--transport", "htp"],
+        'error: --transport takes one of auto, http, sse, not "htp" (did you mean http?)'
+      ],
+      [["--jsn", "ping"], "error: effect-mcp ping has no option --jsn (did you mean --json?)"]
+    ]
+    const results = await Promise.all(cases.map(([words]) => run([...words, "--", "never-started"])))
+    results.forEach((result, index) => {
+      const [words, expected] = cases[index] ?? [[], ""]
+      expect([words, result.code, result.stderr]).toStrictEqual([words, 2, expect.stringContaining(expected)])
+      expect(result.stdout).toBe("")
+    })
+  })
+
+  it("under --json every usage error is one JSON object, options and commands alike", async () => {
+    for (const words of [
+      ["ping", "--json", "--jsn"],
+      ["--json", "ping", "--timeout", "x"],
+      ["tools", "cal", "--json"]
+    ]) {
+      const result = await run([...words, "--", "never-started"])
+      expect(result.code).toBe(2)
+      expect(JSON.parse(result.stderr)).toMatchObject({ error: { kind: "UsageError", exitCode: 2 } })
+    }
+  })
+
+  it("help help is the root help, not a did-you-mean", async () => {
+    const result = await run(["help", "help"])
+    expect([result.code, result.stdout]).toStrictEqual([
+      0,
+      expect.stringMatching(/^effect-mcp .*\n\nUsage: effect-mcp <command>/)
+    ])
+  })
 })
