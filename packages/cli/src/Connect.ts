@@ -12,12 +12,15 @@ import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpClient, type Retry, type Transports } from "@effect-mcp/client"
 import { ConfigLoader, type Expand, type ServerEntry, ServerTransport } from "@effect-mcp/host"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { AuthSettings } from "./Authorization.js"
 import * as Authorization from "./Authorization.js"
@@ -28,6 +31,7 @@ import { version } from "./internal/version.js"
 import { which } from "./internal/which.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "./internal/words.js"
 import { Output } from "./Output.js"
+import * as ProgressLine from "./ProgressLine.js"
 import { ServerNames } from "./ServerNames.js"
 
 /** The type lives with the CLI's authorization; re-exported for the commands that build their own settings. */
@@ -199,6 +203,27 @@ const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings 
     ...(auth === undefined ? {} : { auth: auth.options })
   }).pipe(Layer.provide(auth === undefined ? Layer.empty : auth.services))
 
+/**
+ * Runs `connecting` (the server's start and the handshake) under a live line on a terminal,
+ * `starting <command>…` for a process and `connecting to <url>…` over HTTP, from the first
+ * moment (a server fetched by `npx -y` can take many seconds); the line goes when it ends.
+ */
+const startingLine = <A, E, R>(
+  chosen: Chosen,
+  connecting: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | Output | Scope.Scope> =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    if (!output.interactive || output.json) return yield* connecting
+    const label =
+      chosen.target._tag === "Stdio"
+        ? `starting ${[chosen.target.command, ...chosen.target.args].join(" ")}`
+        : `connecting to ${chosen.target.url}`
+    const line = yield* Scope.make()
+    yield* Scope.extend(ProgressLine.start(label), line)
+    return yield* connecting.pipe(Effect.ensuring(Scope.close(line, Exit.void)))
+  })
+
 /** Fails with {@link CommandNotFound} when a stdio server's command cannot be found. */
 const checkCommand = (chosen: Chosen) =>
   Effect.gen(function* () {
@@ -267,7 +292,8 @@ export const withClient = <A, E, R>(
     const output = yield* Output
     const names = yield* ServerNames
     return yield* Effect.gen(function* () {
-      const mcp = yield* McpClient.McpClient
+      const context = yield* startingLine(chosen, Layer.build(client))
+      const mcp = Context.get(context, McpClient.McpClient)
       // From here on, a server the user did not name is called by the name it reports.
       if (chosen.inline) yield* names.learn(chosen.name, mcp.serverInfo.name)
       if (settings.showServerLogs !== false)
@@ -279,6 +305,6 @@ export const withClient = <A, E, R>(
           ),
           Effect.forkScoped
         )
-      return yield* use(mcp)
-    }).pipe(Effect.provide(client), Effect.scoped)
+      return yield* Effect.provide(use(mcp), context)
+    }).pipe(Effect.scoped)
   })

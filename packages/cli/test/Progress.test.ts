@@ -4,11 +4,15 @@
  * and the time; a URL elicitation's question shows before any key is pressed; the -32042
  * error path shows the URL; a form field is checked as it is entered.
  */
+
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import { checkText } from "../src/internal/formField.js"
 import { bar, elapsedText, plain, render } from "../src/ProgressLine.js"
-import { everythingStdio } from "./support/cli.js"
+import { everything, everythingStdio, run as runPiped } from "./support/cli.js"
 import { startOnTerminal } from "./support/pty.js"
 
 const ESC = String.fromCharCode(27)
@@ -153,4 +157,36 @@ describe("on a terminal", () => {
     expect(screen).toMatch(/Email: ada@example.com/)
     expect(code).toBe(0)
   }, 40_000)
+})
+
+describe("while a server starts", () => {
+  /** A stdio server that starts only once `gate` exists (the test opens it when it has seen what it waits for). */
+  const gated = () => {
+    const dir = mkdtempSync(join(tmpdir(), "effect-mcp-gate-"))
+    const gate = join(dir, "open")
+    const script = `while [ ! -e '${gate}' ]; do sleep 0.05; done; exec '${process.execPath}' '${everything}' stdio`
+    return { gate, server: ["--", "sh", "-c", script] }
+  }
+
+  it("a terminal shows `starting <command>` from the first moment, and the line goes once connected", async () => {
+    const { gate, server } = gated()
+    const run = startOnTerminal(["ping", ...server], { env: { NO_COLOR: "1" } })
+    const shown = await run.waitFor("starting sh -c while")
+    expect(existsSync(gate)).toBe(false)
+    writeFileSync(gate, "")
+    const { code, screen } = await run.finished
+    expect(code).toBe(0)
+    const after = screen.slice(shown).replace(ANSI, "")
+    expect(after).toMatch(/pong from .* in [\d.]+ ms/)
+    // The last frame of the line is erased: nothing of it follows the answer.
+    expect(after.slice(after.search(/pong from/))).not.toContain("starting")
+  })
+
+  it("off a terminal nothing is printed for it", async () => {
+    const { gate, server } = gated()
+    writeFileSync(gate, "")
+    const piped = await runPiped(["ping", ...server])
+    expect(piped.code).toBe(0)
+    expect(piped.stderr).not.toContain("starting")
+  })
 })
