@@ -13,11 +13,13 @@ import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import { withCheck } from "../src/internal/features/jsonSchema.js"
 import { connectScripted, initializeResult, methods, type Reply } from "./support/scriptedServer.js"
 
 const tool = (name: string, extra: object = {}) => ({ name, inputSchema: { type: "object" }, ...extra })
@@ -303,6 +305,53 @@ describe("McpClient session", () => {
       expect(results.map((tools) => tools.map((entry) => entry.name))).toStrictEqual(Array(4).fill(["only"]))
       expect((yield* client.tools).map((entry) => entry.name)).toStrictEqual(["only"])
       expect(listings()).toHaveLength(1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("maxInFlight/maxQueued is first come, first served on a cold tool cache", () =>
+    Effect.gen(function* () {
+      const { client, sent, server } = yield* connectScripted(
+        (request) => (request.method === "initialize" ? initializeResult({ tools: {} }) : "silent"),
+        { maxInFlight: 1, maxQueued: 2 }
+      )
+      const sentOf = (method: string) =>
+        sent.filter(
+          (message): message is JsonRpc.JSONRPCRequest => JsonRpc.isRequest(message) && message.method === method
+        )
+      // Six callers, in order, while the tool list is not cached yet: all wait for the one tools/list.
+      const callers = yield* Effect.forEach(
+        Array.from({ length: 6 }, (_, n) => n),
+        (n) => Effect.fork(Effect.either(client.callTool("t", { n }))),
+        { concurrency: 1 }
+      )
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      const [listing] = sentOf("tools/list")
+      if (listing === undefined) return expect.unreachable()
+      yield* server.send({ jsonrpc: "2.0", id: listing.id, result: { tools: [tool("t")] } })
+      // The callers then wait for the JSON Schema engine (loaded at first use): so does the test.
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      yield* withCheck(Effect.succeed)
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      // The first caller runs, the next two wait in the queue, the last three are refused.
+      const outcomes = yield* Effect.forEach(callers, Fiber.poll)
+      expect(outcomes.map(Option.isSome)).toStrictEqual([false, false, false, true, true, true])
+      for (const outcome of outcomes.slice(3))
+        expect(Option.getOrUndefined(outcome)).toMatchObject({
+          _tag: "Success",
+          value: { _tag: "Left", left: { _tag: "Overloaded", limit: 1, queued: 2 } }
+        })
+      expect(sentOf("tools/call").map((call) => call.params?.arguments)).toStrictEqual([{ n: 0 }])
+      // Each answer hands the slot to the next in the queue, in order.
+      for (const n of [0, 1, 2]) {
+        const call = sentOf("tools/call")[n]
+        const caller = callers[n]
+        if (call === undefined || caller === undefined) return expect.unreachable()
+        expect(call.params?.arguments).toStrictEqual({ n })
+        yield* server.send({ jsonrpc: "2.0", id: call.id, result: { content: [] } })
+        const outcome = yield* Fiber.join(caller)
+        expect(outcome._tag).toBe("Right")
+        for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      }
     }).pipe(Effect.scoped)
   )
 
