@@ -13,6 +13,7 @@ import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
@@ -504,6 +505,42 @@ describe("McpClient session", () => {
         expect(error).toMatchObject({ _tag: "ToolOutputInvalid", tool: name })
       }
     })
+  )
+
+  it.effect(
+    "a schema that cannot be compiled, input or output, is not checked against, with one warning per tool; the result is kept",
+    () => {
+      const warnings: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+      })
+      const wat = { type: "object", properties: { a: { type: "wat" } } }
+      return Effect.gen(function* () {
+        const { client, sent } = yield* connectScripted((request) => {
+          if (request.method === "initialize") return initializeResult({ tools: {} })
+          if (request.method === "tools/list")
+            return {
+              result: { tools: [{ name: "bad-in", inputSchema: wat }, tool("bad-out", { outputSchema: wat })] }
+            }
+          return { result: { content: [{ type: "text", text: "ran" }], structuredContent: { a: 1 } } }
+        })
+        for (let round = 0; round < 2; round++) {
+          // The arguments are sent as given (nothing to check them against), the result comes back whole.
+          for (const name of ["bad-in", "bad-out"]) {
+            const result = yield* client.callTool(name, { a: "anything" })
+            expect(result).toStrictEqual({ content: [{ type: "text", text: "ran" }], structuredContent: { a: 1 } })
+          }
+        }
+        expect(sent.filter((message) => "method" in message && message.method === "tools/call")).toHaveLength(4)
+        expect(warnings).toHaveLength(2)
+        expect(warnings[0]).toMatch(
+          /^scripted: the inputSchema of tool bad-in cannot be compiled, so its arguments are not checked against it: the schema cannot be compiled: .*wat/
+        )
+        expect(warnings[1]).toMatch(
+          /^scripted: the outputSchema of tool bad-out cannot be compiled, so its results are not checked against it: the schema cannot be compiled: .*wat/
+        )
+      }).pipe(Effect.scoped, Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    }
   )
 
   it.effect("keepalive: a missed ping marks the session Failed with a clear cause", () =>
