@@ -85,6 +85,7 @@ export type CliFailure =
   | McpError.CapabilityNotSupported
   | McpError.DecodeError
   | McpError.InvalidInput
+  | McpError.InputNotGiven
   | McpError.ToolOutputInvalid
   | McpError.SessionUnavailable
   | McpError.TaskRequired

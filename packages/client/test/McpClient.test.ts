@@ -14,6 +14,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
@@ -21,7 +22,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { withCheck } from "../src/internal/features/jsonSchema.js"
-import { connectScripted, initializeResult, methods, type Reply } from "./support/scriptedServer.js"
+import { connectScripted, initializeResult, methods, type Reply, scriptedLayer } from "./support/scriptedServer.js"
 
 const tool = (name: string, extra: object = {}) => ({ name, inputSchema: { type: "object" }, ...extra })
 
@@ -954,6 +955,128 @@ describe("McpClient at 2026-07-28", () => {
       expect(Array.from(yield* Fiber.join(next))).toStrictEqual(["tools"])
     })
   )
+  describe("error tags and words", () => {
+    const always = (answer: Reply) => (request: JsonRpc.JSONRPCRequest) =>
+      request.method === "server/discover" ? discover({ tools: {} }) : answer
+
+    it.effect("a server that asks for input beyond maxInputRounds fails the call with InputNotGiven", () =>
+      Effect.gen(function* () {
+        const { client, sent } = yield* connectScripted(
+          always({ result: { resultType: "input_required", inputRequests: {}, requestState: "again" } }),
+          { protocolVersion: "2026-07-28", maxInputRounds: 3 }
+        )
+        const error = yield* Effect.flip(client.request("tools/call", { name: "t" }))
+        expect(error).toMatchObject({ _tag: "InputNotGiven", server: "scripted", method: "tools/call", rounds: 3 })
+        expect(error.message).toBe(
+          "scripted: tools/call: the server asked for input 3 times; the limit is 3 rounds (maxInputRounds)"
+        )
+        expect(methods(sent).filter((method) => method === "tools/call")).toHaveLength(3)
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("an input request the client cannot answer (roots, never declared) fails with InputNotGiven", () =>
+      Effect.gen(function* () {
+        const { client } = yield* connectScripted(
+          always({
+            result: { resultType: "input_required", inputRequests: { where: { method: "roots/list", params: {} } } }
+          }),
+          { protocolVersion: "2026-07-28" }
+        )
+        const error = yield* Effect.flip(client.request("tools/call", { name: "t" }))
+        expect(error).toMatchObject({ _tag: "InputNotGiven", method: "tools/call", request: "roots/list" })
+        expect(error.message).toBe(
+          "scripted: tools/call: the server asked for roots/list (where), which this client could not give: Method not found: roots/list"
+        )
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("pinning 2026-07-28 against a 2025 server says so plainly, and which revision it offers", () =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(
+          connectScripted(
+            (request) =>
+              request.method === "server/discover"
+                ? { error: { code: -32601, message: "Method not found" } }
+                : initializeResult({ tools: {} }),
+            { protocolVersion: "2026-07-28" }
+          ).pipe(Effect.scoped)
+        )
+        if (!(error instanceof McpError.UnsupportedProtocolVersion)) return expect.unreachable(String(error))
+        expect(error).toMatchObject({ requested: "2026-07-28", received: "2025-11-25" })
+        expect(error.message).toBe(
+          "The server does not speak protocol version 2026-07-28 (server/discover failed with -32601); it offers 2025-11-25"
+        )
+      })
+    )
+
+    it.effect("a timeout at 2026-07-28 reads as the request timeout the caller set, whatever rounds took of it", () =>
+      Effect.gen(function* () {
+        const { client, sent, server } = yield* connectScripted(always("silent"), {
+          protocolVersion: "2026-07-28",
+          requestTimeout: "400 millis"
+        })
+        const calls = () =>
+          sent.filter(
+            (message): message is JsonRpc.JSONRPCRequest =>
+              JsonRpc.isRequest(message) && message.method === "tools/call"
+          )
+        const idle = yield* Effect.fork(Effect.flip(client.request("tools/call", { name: "t" })))
+        // The first round is answered after 100 ms with a request for input; the second is never answered.
+        yield* TestClock.adjust("100 millis")
+        const first = calls()[0]
+        if (first === undefined) return expect.unreachable()
+        yield* server.send({
+          jsonrpc: "2.0",
+          id: first.id,
+          result: { resultType: "input_required", inputRequests: {} }
+        })
+        for (let i = 0; i < 10 && calls().length < 2; i++) yield* Effect.yieldNow()
+        expect(calls()).toHaveLength(2)
+        yield* TestClock.adjust("300 millis")
+        const error = yield* Fiber.join(idle)
+        expect(error).toMatchObject({ _tag: "RequestTimeout", kind: "idle", timeout: Duration.millis(400) })
+        expect(error.message).toBe("scripted: tools/call got no answer within its timeout of 400ms")
+        const total = yield* Effect.fork(
+          Effect.flip(
+            client.request("tools/call", { name: "t" }, { timeout: "5 seconds", maxTotalTimeout: "2 seconds" })
+          )
+        )
+        yield* TestClock.adjust("2 seconds")
+        expect((yield* Fiber.join(total)).message).toBe(
+          "scripted: tools/call got no answer within its maximum total time of 2s"
+        )
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("a transport whose scope ends before the client's closes quietly (no warning)", () => {
+      const lines: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        lines.push(`${logLevel.label} ${String(Array.isArray(message) ? message[0] : message)}`)
+      })
+      return Effect.gen(function* () {
+        const { transport, options } = scriptedLayer(
+          (request) =>
+            request.method === "server/discover"
+              ? discover({ tools: { listChanged: true } })
+              : request.method === "subscriptions/listen"
+                ? "silent"
+                : { result: {} },
+          { protocolVersion: "2026-07-28" }
+        )
+        const transportScope = yield* Scope.make()
+        const clientScope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(transport, transportScope)
+        yield* Layer.buildWithScope(
+          McpClient.layer(options).pipe(Layer.provide(Layer.succeedContext(context))),
+          clientScope
+        )
+        yield* Scope.close(transportScope, Exit.void)
+        yield* Scope.close(clientScope, Exit.void)
+        expect(lines.filter((line) => line.startsWith("WARN") || line.startsWith("ERROR"))).toStrictEqual([])
+        expect(lines).toContain("DEBUG scripted: change notifications ended with the connection")
+      }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)), Logger.withMinimumLogLevel(LogLevel.All))
+    })
+  })
 })
 
 describe("McpError", () => {

@@ -272,8 +272,10 @@ for (const target of TARGETS) {
           if (stateless) {
             expect(outcome._tag).toBe("Left")
             if (outcome._tag === "Left") {
-              expect(outcome.left._tag).toBe("DecodeError")
-              expect(outcome.left.message).toContain("the limit is 3 rounds")
+              expect(outcome.left).toMatchObject({ _tag: "InputNotGiven", method: "tools/call", rounds: 3 })
+              expect(outcome.left.message).toContain(
+                "tools/call: the server asked for input 3 times; the limit is 3 rounds (maxInputRounds)"
+              )
             }
             // Rounds 1 and 2 were answered; the third asked again and hit the bound.
             expect(seen.elicitations).toStrictEqual(["round 1", "round 2"])
