@@ -4,7 +4,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Capabilities, InMemoryTransport, McpClient, McpError, SessionState, Transport } from "@effect-mcp/client"
 import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Arbitrary from "effect/Arbitrary"
-import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -22,6 +21,8 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { withCheck } from "../src/internal/features/jsonSchema.js"
+import * as ServerRequests from "../src/internal/features/serverRequests.js"
+import * as SessionInternal from "../src/internal/session/session.js"
 import { connectScripted, initializeResult, methods, type Reply, scriptedLayer } from "./support/scriptedServer.js"
 
 const tool = (name: string, extra: object = {}) => ({ name, inputSchema: { type: "object" }, ...extra })
@@ -64,13 +65,38 @@ describe("McpClient session", () => {
 
   it.effect("an unsupported version fails the layer with both versions named, and the session ends Failed", () =>
     Effect.gen(function* () {
-      const exit = yield* Effect.exit(Effect.scoped(connectScripted(() => initializeResult({}, "2099-01-01"))))
-      expect(Exit.isFailure(exit)).toBe(true)
-      if (Exit.isFailure(exit)) {
-        const message = Cause.pretty(exit.cause)
-        expect(message).toContain("2099-01-01")
-        expect(message).toContain("2025-11-25")
-      }
+      const unsupported = () => initializeResult({}, "2099-01-01")
+      const error = yield* Effect.flip(Effect.scoped(connectScripted(unsupported)))
+      if (!(error instanceof McpError.UnsupportedProtocolVersion)) return expect.unreachable(String(error))
+      expect(error).toMatchObject({ requested: "2025-11-25", received: "2099-01-01" })
+      expect(error.message).toContain("it requested 2025-11-25")
+      // The session under the layer: its start fails the same way, and it is Failed with that cause.
+      const { transport, options } = scriptedLayer(unsupported)
+      yield* Effect.gen(function* () {
+        const session = yield* SessionInternal.make({
+          server: "scripted",
+          clientInfo: { name: "c", version: "1" },
+          protocolVersion: options.protocolVersion ?? "auto",
+          requestTimeout: "10 seconds",
+          sessionRetries: 1,
+          probeTimeout: "10 seconds",
+          maxInputRounds: 10,
+          serve: ServerRequests.serveWith({
+            sampling: Option.none(),
+            elicitation: Option.none(),
+            roots: Option.none()
+          }),
+          retry: undefined,
+          maxInFlight: undefined,
+          maxQueued: undefined,
+          serveStale: undefined
+        })
+        const failure = yield* Effect.flip(session.start({}))
+        expect(failure._tag).toBe("UnsupportedProtocolVersion")
+        const state = yield* session.state
+        expect(state._tag).toBe("Failed")
+        expect(state._tag === "Failed" && state.cause).toBe(failure)
+      }).pipe(Effect.provide(transport), Effect.scoped)
     })
   )
 
@@ -1085,13 +1111,18 @@ describe("McpError", () => {
       schema: Schema.Schema<A, I>,
       error: A
     ) => {
-      const back = Schema.decodeUnknownSync(schema)(JSON.parse(JSON.stringify(Schema.encodeSync(schema)(error))))
+      const wire = JSON.parse(JSON.stringify(Schema.encodeSync(schema)(error)))
+      const back = Schema.decodeUnknownSync(schema)(wire)
       expect([back._tag, back.message]).toStrictEqual([error._tag, error.message])
+      // Every field survives (status, code, data, timeout, tool, pointer…), not just the words.
+      expect(JSON.parse(JSON.stringify(Schema.encodeSync(schema)(back)))).toStrictEqual(wire)
+      return back
     }
-    roundTrip(
+    const transport = roundTrip(
       McpError.TransportError,
       new McpError.TransportError({ server: "s", reason: "gone", status: 502, cause: new Error("socket hang up") })
     )
+    expect(transport).toMatchObject({ server: "s", reason: "gone", status: 502 })
     roundTrip(
       McpError.RpcError,
       new McpError.RpcError({ server: "s", method: "tools/call", code: -32602, errorMessage: "bad", data: { at: 1 } })
@@ -1111,6 +1142,11 @@ describe("McpError", () => {
     )
     roundTrip(McpError.ToolOutputInvalid, new McpError.ToolOutputInvalid({ server: "s", tool: "t", reason: "r" }))
     roundTrip(McpError.SessionUnavailable, new McpError.SessionUnavailable({ server: "s", reason: "closed" }))
+    roundTrip(McpError.Overloaded, new McpError.Overloaded({ server: "s", method: "tools/call", limit: 2, queued: 3 }))
+    roundTrip(
+      McpError.InputNotGiven,
+      new McpError.InputNotGiven({ server: "s", method: "tools/call", reason: "r", request: "roots/list", rounds: 2 })
+    )
   })
 })
 

@@ -538,6 +538,16 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
     })
   )
 
+  /** The errors logged while `effect` runs: message and the cause's pretty form. */
+  const errorsLogged = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+    const errors: Array<string> = []
+    const logger = Logger.make(({ logLevel, message, cause }) => {
+      if (logLevel._tag === "Error")
+        errors.push(`${String(Array.isArray(message) ? message[0] : message)}: ${Cause.pretty(cause)}`)
+    })
+    return Effect.map(Effect.provide(effect, Logger.replace(Logger.defaultLogger, logger)), () => errors)
+  }
+
   it.scoped("a progress callback that dies is logged; the reader, the request and the connection live on", () =>
     Effect.gen(function* () {
       const { peer, server, next } = yield* scriptedPeer()
@@ -550,7 +560,13 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
       const later = yield* Effect.fork(peer.request("later", undefined))
       yield* server.send({ jsonrpc: "2.0", id: requestOf(yield* next).id, result: {} })
       expect(yield* Fiber.join(later)).toStrictEqual({})
-    }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
+    }).pipe(
+      errorsLogged,
+      Effect.tap((errors) => {
+        expect(errors).toHaveLength(1)
+        expect(errors[0]).toMatch(/^a progress callback failed: .*a broken progress callback/s)
+      })
+    )
   )
 
   it.scoped("a progress callback that throws instead of returning an effect is logged too", () =>
@@ -569,7 +585,13 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
       })
       yield* server.send({ jsonrpc: "2.0", id: sent.id, result: { ok: true } })
       expect(yield* call.outcome).toStrictEqual(Exit.succeed({ ok: true }))
-    }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
+    }).pipe(
+      errorsLogged,
+      Effect.tap((errors) => {
+        expect(errors).toHaveLength(1)
+        expect(errors[0]).toMatch(/^a progress callback failed: .*a progress callback that throws/s)
+      })
+    )
   )
 
   it.scoped("is not offered when middleware stands between the peer and the transport", () =>
