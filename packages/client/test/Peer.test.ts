@@ -235,8 +235,12 @@ describe("Peer", () => {
     })
   )
 
-  it.scoped("unknown ids, duplicates and malformed messages are logged and counted, never fatal", () =>
-    Effect.gen(function* () {
+  it.scoped("unknown ids, duplicates and malformed messages are logged and counted, never fatal", () => {
+    const warnings: Array<string> = []
+    const logger = Logger.make(({ logLevel, message }) => {
+      if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+    })
+    return Effect.gen(function* () {
       const { peer, server, next } = yield* scriptedPeer()
       const call = yield* Effect.fork(peer.request("x", undefined))
       const sent = requestOf(yield* next)
@@ -251,12 +255,19 @@ describe("Peer", () => {
       expect(yield* next).toMatchObject({ id: "barrier" })
       const stats = yield* peer.stats
       expect(stats.violations).toStrictEqual({ "unknown-id": 2, malformed: 2, "malformed-response": 0 })
+      // Each one is a warning naming what it was.
+      expect(warnings).toStrictEqual([
+        "mcp protocol violation (unknown-id) from scripted",
+        "mcp protocol violation (malformed) from scripted",
+        "mcp protocol violation (unknown-id) from scripted",
+        "mcp protocol violation (malformed) from scripted"
+      ])
       const still = yield* Effect.fork(peer.request("still-works", undefined))
       const after = requestOf(yield* next)
       yield* server.send({ jsonrpc: "2.0", id: after.id, result: { ok: true } })
       expect(yield* Fiber.join(still)).toStrictEqual({ ok: true })
-    })
-  )
+    }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+  })
 
   it.scoped(
     "observers see notifications in order until unregistered; one that dies stops neither the others nor the reader",
