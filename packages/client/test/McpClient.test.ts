@@ -1037,6 +1037,24 @@ describe("McpClient at 2026-07-28", () => {
         expect(error.message).toBe(
           "The server does not speak protocol version 2026-07-28 (server/discover failed with -32601); it offers 2025-11-25"
         )
+        // One that does not answer initialize either: said after the probe's time limit, not the request timeout.
+        const silent = yield* Effect.fork(
+          Effect.flip(
+            connectScripted(
+              (request) =>
+                request.method === "server/discover"
+                  ? { error: { code: -32601, message: "Method not found" } }
+                  : "silent",
+              { protocolVersion: "2026-07-28", probeTimeout: "2 seconds", requestTimeout: "1 minute" }
+            ).pipe(Effect.scoped)
+          )
+        )
+        yield* TestClock.adjust("2 seconds")
+        const unanswered = yield* Fiber.join(silent)
+        if (!(unanswered instanceof McpError.UnsupportedProtocolVersion)) return expect.unreachable(String(unanswered))
+        expect(unanswered.message).toBe(
+          "The server does not speak protocol version 2026-07-28 (server/discover failed with -32601); it did not say which it speaks"
+        )
       })
     )
 

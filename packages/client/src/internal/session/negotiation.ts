@@ -104,8 +104,10 @@ export const make = (options: NegotiationOptions): Negotiation => {
             Effect.logDebug(`${server()}: a stateful server (${why}); initializing`),
             handshake(capabilities)
           )
-        : // Which revision it offers, asked plainly (an initialize with no initialized after it).
+        : // Which revision it offers, asked plainly (an initialize with no initialized after it),
+          // bounded as the probe is: a server that did not answer that need not hold the error up.
           options.initialize({ protocolVersion: offered, capabilities, clientInfo: options.clientInfo }).pipe(
+            Effect.timeout(options.probeTimeout),
             Effect.option,
             Effect.flatMap((result) =>
               Effect.fail(Dialect.noModern(pinned, why, Option.getOrUndefined(result)?.protocolVersion))
