@@ -86,6 +86,7 @@ export type CliFailure =
   | McpError.CapabilityNotSupported
   | McpError.DecodeError
   | McpError.InvalidInput
+  | McpError.InputNotGiven
   | McpError.ToolOutputInvalid
   | McpError.SessionUnavailable
   | McpError.TaskRequired

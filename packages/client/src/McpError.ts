@@ -155,6 +155,26 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   }
 }
 
+/**
+ * The server's request needed input (a 2026-07-28 `input_required` answer) that this client did
+ * not give: the server asked for something the client cannot answer (`request`: what it asked
+ * for; no handler for it, or the handler failed), or kept asking beyond `maxInputRounds`
+ * (`rounds`). The caller's own input was fine.
+ */
+export class InputNotGiven extends Schema.TaggedError<InputNotGiven>()("InputNotGiven", {
+  server: Schema.String,
+  method: Schema.String,
+  reason: Schema.String,
+  /** The input request the client could not answer (`roots/list`, `elicitation/create`, `sampling/createMessage`). */
+  request: Schema.optional(Schema.String),
+  /** The rounds the server asked for input, when it asked more often than the client allows. */
+  rounds: Schema.optional(Schema.Number)
+}) {
+  override get message(): string {
+    return `${this.server}: ${this.method}: ${this.reason}`
+  }
+}
+
 /** A tool's `structuredContent` is missing or does not match its `outputSchema`. */
 export class ToolOutputInvalid extends Schema.TaggedError<ToolOutputInvalid>()("ToolOutputInvalid", {
   server: Schema.String,
@@ -274,6 +294,7 @@ export type RequestError =
   | CapabilityNotSupported
   | DecodeError
   | InvalidInput
+  | InputNotGiven
   | SessionUnavailable
   | UnrepresentableMessage
 

@@ -4,7 +4,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Capabilities, InMemoryTransport, McpClient, McpError, SessionState, Transport } from "@effect-mcp/client"
 import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Arbitrary from "effect/Arbitrary"
-import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -13,12 +12,18 @@ import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { connectScripted, initializeResult, methods, type Reply } from "./support/scriptedServer.js"
+import { withCheck } from "../src/internal/features/jsonSchema.js"
+import * as ServerRequests from "../src/internal/features/serverRequests.js"
+import * as SessionInternal from "../src/internal/session/session.js"
+import { connectScripted, initializeResult, methods, type Reply, scriptedLayer } from "./support/scriptedServer.js"
 
 const tool = (name: string, extra: object = {}) => ({ name, inputSchema: { type: "object" }, ...extra })
 
@@ -60,13 +65,38 @@ describe("McpClient session", () => {
 
   it.effect("an unsupported version fails the layer with both versions named, and the session ends Failed", () =>
     Effect.gen(function* () {
-      const exit = yield* Effect.exit(Effect.scoped(connectScripted(() => initializeResult({}, "2099-01-01"))))
-      expect(Exit.isFailure(exit)).toBe(true)
-      if (Exit.isFailure(exit)) {
-        const message = Cause.pretty(exit.cause)
-        expect(message).toContain("2099-01-01")
-        expect(message).toContain("2025-11-25")
-      }
+      const unsupported = () => initializeResult({}, "2099-01-01")
+      const error = yield* Effect.flip(Effect.scoped(connectScripted(unsupported)))
+      if (!(error instanceof McpError.UnsupportedProtocolVersion)) return expect.unreachable(String(error))
+      expect(error).toMatchObject({ requested: "2025-11-25", received: "2099-01-01" })
+      expect(error.message).toContain("it requested 2025-11-25")
+      // The session under the layer: its start fails the same way, and it is Failed with that cause.
+      const { transport, options } = scriptedLayer(unsupported)
+      yield* Effect.gen(function* () {
+        const session = yield* SessionInternal.make({
+          server: "scripted",
+          clientInfo: { name: "c", version: "1" },
+          protocolVersion: options.protocolVersion ?? "auto",
+          requestTimeout: "10 seconds",
+          sessionRetries: 1,
+          probeTimeout: "10 seconds",
+          maxInputRounds: 10,
+          serve: ServerRequests.serveWith({
+            sampling: Option.none(),
+            elicitation: Option.none(),
+            roots: Option.none()
+          }),
+          retry: undefined,
+          maxInFlight: undefined,
+          maxQueued: undefined,
+          serveStale: undefined
+        })
+        const failure = yield* Effect.flip(session.start({}))
+        expect(failure._tag).toBe("UnsupportedProtocolVersion")
+        const state = yield* session.state
+        expect(state._tag).toBe("Failed")
+        expect(state._tag === "Failed" && state.cause).toBe(failure)
+      }).pipe(Effect.provide(transport), Effect.scoped)
     })
   )
 
@@ -306,6 +336,53 @@ describe("McpClient session", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("maxInFlight/maxQueued is first come, first served on a cold tool cache", () =>
+    Effect.gen(function* () {
+      const { client, sent, server } = yield* connectScripted(
+        (request) => (request.method === "initialize" ? initializeResult({ tools: {} }) : "silent"),
+        { maxInFlight: 1, maxQueued: 2 }
+      )
+      const sentOf = (method: string) =>
+        sent.filter(
+          (message): message is JsonRpc.JSONRPCRequest => JsonRpc.isRequest(message) && message.method === method
+        )
+      // Six callers, in order, while the tool list is not cached yet: all wait for the one tools/list.
+      const callers = yield* Effect.forEach(
+        Array.from({ length: 6 }, (_, n) => n),
+        (n) => Effect.fork(Effect.either(client.callTool("t", { n }))),
+        { concurrency: 1 }
+      )
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      const [listing] = sentOf("tools/list")
+      if (listing === undefined) return expect.unreachable()
+      yield* server.send({ jsonrpc: "2.0", id: listing.id, result: { tools: [tool("t")] } })
+      // The callers then wait for the JSON Schema engine (loaded at first use): so does the test.
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      yield* withCheck(Effect.succeed)
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      // The first caller runs, the next two wait in the queue, the last three are refused.
+      const outcomes = yield* Effect.forEach(callers, Fiber.poll)
+      expect(outcomes.map(Option.isSome)).toStrictEqual([false, false, false, true, true, true])
+      for (const outcome of outcomes.slice(3))
+        expect(Option.getOrUndefined(outcome)).toMatchObject({
+          _tag: "Success",
+          value: { _tag: "Left", left: { _tag: "Overloaded", limit: 1, queued: 2 } }
+        })
+      expect(sentOf("tools/call").map((call) => call.params?.arguments)).toStrictEqual([{ n: 0 }])
+      // Each answer hands the slot to the next in the queue, in order.
+      for (const n of [0, 1, 2]) {
+        const call = sentOf("tools/call")[n]
+        const caller = callers[n]
+        if (call === undefined || caller === undefined) return expect.unreachable()
+        expect(call.params?.arguments).toStrictEqual({ n })
+        yield* server.send({ jsonrpc: "2.0", id: call.id, result: { content: [] } })
+        const outcome = yield* Fiber.join(caller)
+        expect(outcome._tag).toBe("Right")
+        for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      }
+    }).pipe(Effect.scoped)
+  )
+
   it.scoped("tasks/list and tasks/cancel need the server's tasks.list and tasks.cancel capabilities", () =>
     Effect.gen(function* () {
       const { client, sent } = yield* connectScripted((request) =>
@@ -457,6 +534,42 @@ describe("McpClient session", () => {
     })
   )
 
+  it.effect(
+    "a schema that cannot be compiled, input or output, is not checked against, with one warning per tool; the result is kept",
+    () => {
+      const warnings: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+      })
+      const wat = { type: "object", properties: { a: { type: "wat" } } }
+      return Effect.gen(function* () {
+        const { client, sent } = yield* connectScripted((request) => {
+          if (request.method === "initialize") return initializeResult({ tools: {} })
+          if (request.method === "tools/list")
+            return {
+              result: { tools: [{ name: "bad-in", inputSchema: wat }, tool("bad-out", { outputSchema: wat })] }
+            }
+          return { result: { content: [{ type: "text", text: "ran" }], structuredContent: { a: 1 } } }
+        })
+        for (let round = 0; round < 2; round++) {
+          // The arguments are sent as given (nothing to check them against), the result comes back whole.
+          for (const name of ["bad-in", "bad-out"]) {
+            const result = yield* client.callTool(name, { a: "anything" })
+            expect(result).toStrictEqual({ content: [{ type: "text", text: "ran" }], structuredContent: { a: 1 } })
+          }
+        }
+        expect(sent.filter((message) => "method" in message && message.method === "tools/call")).toHaveLength(4)
+        expect(warnings).toHaveLength(2)
+        expect(warnings[0]).toMatch(
+          /^scripted: the inputSchema of tool bad-in cannot be compiled, so its arguments are not checked against it: the schema cannot be compiled: .*wat/
+        )
+        expect(warnings[1]).toMatch(
+          /^scripted: the outputSchema of tool bad-out cannot be compiled, so its results are not checked against it: the schema cannot be compiled: .*wat/
+        )
+      }).pipe(Effect.scoped, Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    }
+  )
+
   it.effect("keepalive: a missed ping marks the session Failed with a clear cause", () =>
     Effect.scoped(
       Effect.gen(function* () {
@@ -501,7 +614,7 @@ describe("McpClient session", () => {
   )
 
   it.effect.prop(
-    "the session only takes legal transitions and ends Closed or Failed, wherever the connection dies",
+    "the session only takes legal transitions, and ends Failed where the connection died, Closed where it did not",
     // 0: before initialize is answered, 1: after the handshake, 2: during a request, 3: never
     [FastCheck.integer({ min: 0, max: 3 })],
     ([where]) =>
@@ -541,6 +654,12 @@ describe("McpClient session", () => {
           yield* Effect.yieldNow()
           if (where === 1) yield* serverEnd.close
           yield* Effect.ignore(client.ping())
+          // A connection that died: the session says so (Failed) before the client is closed.
+          if (where !== 3)
+            yield* client.stateChanges.pipe(
+              Stream.takeUntil((state) => state._tag === "Failed"),
+              Stream.runDrain
+            )
           yield* Effect.yieldNow()
           yield* Scope.close(clientScope, Exit.void)
           yield* Effect.yieldNow()
@@ -552,9 +671,8 @@ describe("McpClient session", () => {
             if (from !== undefined && to !== undefined)
               expect([from._tag, to._tag, SessionState.canMove(from, to)]).toStrictEqual([from._tag, to._tag, true])
           }
-          expect(["Closed", "Failed"]).toContain(seen.at(-1)?._tag)
-          // A connection that never died ends Closed, never Failed.
-          if (where === 3) expect(seen.at(-1)?._tag).toBe("Closed")
+          // A connection that died ends Failed; one that never died ends Closed.
+          expect(seen.at(-1)?._tag).toBe(where === 3 ? "Closed" : "Failed")
         })
       )
   )
@@ -868,6 +986,146 @@ describe("McpClient at 2026-07-28", () => {
       expect(Array.from(yield* Fiber.join(next))).toStrictEqual(["tools"])
     })
   )
+  describe("error tags and words", () => {
+    const always = (answer: Reply) => (request: JsonRpc.JSONRPCRequest) =>
+      request.method === "server/discover" ? discover({ tools: {} }) : answer
+
+    it.effect("a server that asks for input beyond maxInputRounds fails the call with InputNotGiven", () =>
+      Effect.gen(function* () {
+        const { client, sent } = yield* connectScripted(
+          always({ result: { resultType: "input_required", inputRequests: {}, requestState: "again" } }),
+          { protocolVersion: "2026-07-28", maxInputRounds: 3 }
+        )
+        const error = yield* Effect.flip(client.request("tools/call", { name: "t" }))
+        expect(error).toMatchObject({ _tag: "InputNotGiven", server: "scripted", method: "tools/call", rounds: 3 })
+        expect(error.message).toBe(
+          "scripted: tools/call: the server asked for input 3 times; the limit is 3 rounds (maxInputRounds)"
+        )
+        expect(methods(sent).filter((method) => method === "tools/call")).toHaveLength(3)
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("an input request the client cannot answer (roots, never declared) fails with InputNotGiven", () =>
+      Effect.gen(function* () {
+        const { client } = yield* connectScripted(
+          always({
+            result: { resultType: "input_required", inputRequests: { where: { method: "roots/list", params: {} } } }
+          }),
+          { protocolVersion: "2026-07-28" }
+        )
+        const error = yield* Effect.flip(client.request("tools/call", { name: "t" }))
+        expect(error).toMatchObject({ _tag: "InputNotGiven", method: "tools/call", request: "roots/list" })
+        expect(error.message).toBe(
+          "scripted: tools/call: the server asked for roots/list (where), which this client could not give: Method not found: roots/list"
+        )
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("pinning 2026-07-28 against a 2025 server says so plainly, and which revision it offers", () =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(
+          connectScripted(
+            (request) =>
+              request.method === "server/discover"
+                ? { error: { code: -32601, message: "Method not found" } }
+                : initializeResult({ tools: {} }),
+            { protocolVersion: "2026-07-28" }
+          ).pipe(Effect.scoped)
+        )
+        if (!(error instanceof McpError.UnsupportedProtocolVersion)) return expect.unreachable(String(error))
+        expect(error).toMatchObject({ requested: "2026-07-28", received: "2025-11-25" })
+        expect(error.message).toBe(
+          "The server does not speak protocol version 2026-07-28 (server/discover failed with -32601); it offers 2025-11-25"
+        )
+        // One that does not answer initialize either: said after the probe's time limit, not the request timeout.
+        const silent = yield* Effect.fork(
+          Effect.flip(
+            connectScripted(
+              (request) =>
+                request.method === "server/discover"
+                  ? { error: { code: -32601, message: "Method not found" } }
+                  : "silent",
+              { protocolVersion: "2026-07-28", probeTimeout: "2 seconds", requestTimeout: "1 minute" }
+            ).pipe(Effect.scoped)
+          )
+        )
+        yield* TestClock.adjust("2 seconds")
+        const unanswered = yield* Fiber.join(silent)
+        if (!(unanswered instanceof McpError.UnsupportedProtocolVersion)) return expect.unreachable(String(unanswered))
+        expect(unanswered.message).toBe(
+          "The server does not speak protocol version 2026-07-28 (server/discover failed with -32601); it did not say which it speaks"
+        )
+      })
+    )
+
+    it.effect("a timeout at 2026-07-28 reads as the request timeout the caller set, whatever rounds took of it", () =>
+      Effect.gen(function* () {
+        const { client, sent, server } = yield* connectScripted(always("silent"), {
+          protocolVersion: "2026-07-28",
+          requestTimeout: "400 millis"
+        })
+        const calls = () =>
+          sent.filter(
+            (message): message is JsonRpc.JSONRPCRequest =>
+              JsonRpc.isRequest(message) && message.method === "tools/call"
+          )
+        const idle = yield* Effect.fork(Effect.flip(client.request("tools/call", { name: "t" })))
+        // The first round is answered after 100 ms with a request for input; the second is never answered.
+        yield* TestClock.adjust("100 millis")
+        const first = calls()[0]
+        if (first === undefined) return expect.unreachable()
+        yield* server.send({
+          jsonrpc: "2.0",
+          id: first.id,
+          result: { resultType: "input_required", inputRequests: {} }
+        })
+        for (let i = 0; i < 10 && calls().length < 2; i++) yield* Effect.yieldNow()
+        expect(calls()).toHaveLength(2)
+        yield* TestClock.adjust("300 millis")
+        const error = yield* Fiber.join(idle)
+        expect(error).toMatchObject({ _tag: "RequestTimeout", kind: "idle", timeout: Duration.millis(400) })
+        expect(error.message).toBe("scripted: tools/call got no answer within its timeout of 400ms")
+        const total = yield* Effect.fork(
+          Effect.flip(
+            client.request("tools/call", { name: "t" }, { timeout: "5 seconds", maxTotalTimeout: "2 seconds" })
+          )
+        )
+        yield* TestClock.adjust("2 seconds")
+        expect((yield* Fiber.join(total)).message).toBe(
+          "scripted: tools/call got no answer within its maximum total time of 2s"
+        )
+      }).pipe(Effect.scoped)
+    )
+
+    it.effect("a transport whose scope ends before the client's closes quietly (no warning)", () => {
+      const lines: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        lines.push(`${logLevel.label} ${String(Array.isArray(message) ? message[0] : message)}`)
+      })
+      return Effect.gen(function* () {
+        const { transport, options } = scriptedLayer(
+          (request) =>
+            request.method === "server/discover"
+              ? discover({ tools: { listChanged: true } })
+              : request.method === "subscriptions/listen"
+                ? "silent"
+                : { result: {} },
+          { protocolVersion: "2026-07-28" }
+        )
+        const transportScope = yield* Scope.make()
+        const clientScope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(transport, transportScope)
+        yield* Layer.buildWithScope(
+          McpClient.layer(options).pipe(Layer.provide(Layer.succeedContext(context))),
+          clientScope
+        )
+        yield* Scope.close(transportScope, Exit.void)
+        yield* Scope.close(clientScope, Exit.void)
+        expect(lines.filter((line) => line.startsWith("WARN") || line.startsWith("ERROR"))).toStrictEqual([])
+        expect(lines).toContain("DEBUG scripted: change notifications ended with the connection")
+      }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)), Logger.withMinimumLogLevel(LogLevel.All))
+    })
+  })
 })
 
 describe("McpError", () => {
@@ -876,13 +1134,18 @@ describe("McpError", () => {
       schema: Schema.Schema<A, I>,
       error: A
     ) => {
-      const back = Schema.decodeUnknownSync(schema)(JSON.parse(JSON.stringify(Schema.encodeSync(schema)(error))))
+      const wire = JSON.parse(JSON.stringify(Schema.encodeSync(schema)(error)))
+      const back = Schema.decodeUnknownSync(schema)(wire)
       expect([back._tag, back.message]).toStrictEqual([error._tag, error.message])
+      // Every field survives (status, code, data, timeout, tool, pointer…), not just the words.
+      expect(JSON.parse(JSON.stringify(Schema.encodeSync(schema)(back)))).toStrictEqual(wire)
+      return back
     }
-    roundTrip(
+    const transport = roundTrip(
       McpError.TransportError,
       new McpError.TransportError({ server: "s", reason: "gone", status: 502, cause: new Error("socket hang up") })
     )
+    expect(transport).toMatchObject({ server: "s", reason: "gone", status: 502 })
     roundTrip(
       McpError.RpcError,
       new McpError.RpcError({ server: "s", method: "tools/call", code: -32602, errorMessage: "bad", data: { at: 1 } })
@@ -902,6 +1165,11 @@ describe("McpError", () => {
     )
     roundTrip(McpError.ToolOutputInvalid, new McpError.ToolOutputInvalid({ server: "s", tool: "t", reason: "r" }))
     roundTrip(McpError.SessionUnavailable, new McpError.SessionUnavailable({ server: "s", reason: "closed" }))
+    roundTrip(McpError.Overloaded, new McpError.Overloaded({ server: "s", method: "tools/call", limit: 2, queued: 3 }))
+    roundTrip(
+      McpError.InputNotGiven,
+      new McpError.InputNotGiven({ server: "s", method: "tools/call", reason: "r", request: "roots/list", rounds: 2 })
+    )
   })
 })
 

@@ -131,11 +131,11 @@ describe("encodeValue", () => {
     runs
   )
 
-  // BUG: "=?base64?=" starts with `=?base64?` and ends with `?=` (the two markers share its
-  // "?"), so it matches the spec's sentinel pattern and MUST be encoded; the client's sentinel
-  // regex wants both markers apart and sends it plain, which a server decodes as "".
+  // "=?base64?=" starts with `=?base64?` and ends with `?=` (the two markers share its "?"), so
+  // it matches the spec's sentinel pattern and must be encoded: sent plain, a server decodes it as "".
   it("encodes a value whose sentinel markers overlap (=?base64?=)", () => {
     const value = "=?base64?="
+    expect(encodeValue(value)).toBe("=?base64?PT9iYXNlNjQ/PQ==?=")
     expect(decodeHeader(encodeValue(value))).toBe(value)
   })
 })
@@ -295,32 +295,44 @@ describe("paramHeaders", () => {
     )
   }
 
-  // BUG: the spec (streamable-http.mdx, Schema Extension) says an annotation "anywhere else"
-  // than a chain of `properties` keys makes the tool definition invalid; `paramHeaders` walks
-  // only `properties`, the composition keywords, `items`/`prefixItems` and `$defs`, so an
-  // annotation under additionalProperties, patternProperties, contains, dependentSchemas or on
-  // the root object itself is silently ignored and the tool is accepted.
-  for (const [kind, schema] of [
-    ["additionalProperties", { type: "object", additionalProperties: { type: "string", "x-mcp-header": "Bad" } }],
-    ["patternProperties", { type: "object", patternProperties: { "^a": { type: "string", "x-mcp-header": "Bad" } } }],
+  // The spec (streamable-http.mdx, Schema Extension): an annotation "anywhere else" than a chain
+  // of `properties` keys makes the tool definition invalid, wherever the walk finds it
+  // (additionalProperties, patternProperties, contains, dependentSchemas, the root object).
+  for (const [kind, schema, where] of [
+    [
+      "additionalProperties",
+      { type: "object", additionalProperties: { type: "string", "x-mcp-header": "Bad" } },
+      "additionalProperties"
+    ],
+    [
+      "patternProperties",
+      { type: "object", patternProperties: { "^a": { type: "string", "x-mcp-header": "Bad" } } },
+      "patternProperties.^a"
+    ],
     [
       "contains",
       {
         type: "object",
         properties: { list: { type: "array", contains: { type: "string", "x-mcp-header": "Bad" } } }
-      }
+      },
+      "list.contains"
     ],
     [
       "dependentSchemas",
       {
         type: "object",
         dependentSchemas: { a: { properties: { b: { type: "string", "x-mcp-header": "Bad" } } } }
-      }
+      },
+      "dependentSchemas.a.b"
     ],
-    ["the root", { type: "object", "x-mcp-header": "Root", properties: {} }]
+    ["the root", { type: "object", "x-mcp-header": "Root", properties: {} }, "the schema itself"]
   ] as const) {
-    it(`rejects an annotation under ${kind}`, () => {
-      expect(paramHeaders(schema)._tag).toBe("Invalid")
+    it(`rejects an annotation under ${kind}, naming where it is`, () => {
+      const verdict = paramHeaders(schema)
+      expect(verdict._tag).toBe("Invalid")
+      expect(verdict._tag === "Invalid" && verdict.reason.split("; ")[0]).toBe(
+        `x-mcp-header on ${where} is not reached through properties alone`
+      )
     })
   }
 })

@@ -235,8 +235,12 @@ describe("Peer", () => {
     })
   )
 
-  it.scoped("unknown ids, duplicates and malformed messages are logged and counted, never fatal", () =>
-    Effect.gen(function* () {
+  it.scoped("unknown ids, duplicates and malformed messages are logged and counted, never fatal", () => {
+    const warnings: Array<string> = []
+    const logger = Logger.make(({ logLevel, message }) => {
+      if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+    })
+    return Effect.gen(function* () {
       const { peer, server, next } = yield* scriptedPeer()
       const call = yield* Effect.fork(peer.request("x", undefined))
       const sent = requestOf(yield* next)
@@ -251,12 +255,19 @@ describe("Peer", () => {
       expect(yield* next).toMatchObject({ id: "barrier" })
       const stats = yield* peer.stats
       expect(stats.violations).toStrictEqual({ "unknown-id": 2, malformed: 2, "malformed-response": 0 })
+      // Each one is a warning naming what it was.
+      expect(warnings).toStrictEqual([
+        "mcp protocol violation (unknown-id) from scripted",
+        "mcp protocol violation (malformed) from scripted",
+        "mcp protocol violation (unknown-id) from scripted",
+        "mcp protocol violation (malformed) from scripted"
+      ])
       const still = yield* Effect.fork(peer.request("still-works", undefined))
       const after = requestOf(yield* next)
       yield* server.send({ jsonrpc: "2.0", id: after.id, result: { ok: true } })
       expect(yield* Fiber.join(still)).toStrictEqual({ ok: true })
-    })
-  )
+    }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+  })
 
   it.scoped(
     "observers see notifications in order until unregistered; one that dies stops neither the others nor the reader",
@@ -538,6 +549,16 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
     })
   )
 
+  /** The errors logged while `effect` runs: message and the cause's pretty form. */
+  const errorsLogged = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+    const errors: Array<string> = []
+    const logger = Logger.make(({ logLevel, message, cause }) => {
+      if (logLevel._tag === "Error")
+        errors.push(`${String(Array.isArray(message) ? message[0] : message)}: ${Cause.pretty(cause)}`)
+    })
+    return Effect.map(Effect.provide(effect, Logger.replace(Logger.defaultLogger, logger)), () => errors)
+  }
+
   it.scoped("a progress callback that dies is logged; the reader, the request and the connection live on", () =>
     Effect.gen(function* () {
       const { peer, server, next } = yield* scriptedPeer()
@@ -550,7 +571,13 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
       const later = yield* Effect.fork(peer.request("later", undefined))
       yield* server.send({ jsonrpc: "2.0", id: requestOf(yield* next).id, result: {} })
       expect(yield* Fiber.join(later)).toStrictEqual({})
-    }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
+    }).pipe(
+      errorsLogged,
+      Effect.tap((errors) => {
+        expect(errors).toHaveLength(1)
+        expect(errors[0]).toMatch(/^a progress callback failed: .*a broken progress callback/s)
+      })
+    )
   )
 
   it.scoped("a progress callback that throws instead of returning an effect is logged too", () =>
@@ -569,7 +596,13 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
       })
       yield* server.send({ jsonrpc: "2.0", id: sent.id, result: { ok: true } })
       expect(yield* call.outcome).toStrictEqual(Exit.succeed({ ok: true }))
-    }).pipe(Logger.withMinimumLogLevel(LogLevel.None))
+    }).pipe(
+      errorsLogged,
+      Effect.tap((errors) => {
+        expect(errors).toHaveLength(1)
+        expect(errors[0]).toMatch(/^a progress callback failed: .*a progress callback that throws/s)
+      })
+    )
   )
 
   it.scoped("is not offered when middleware stands between the peer and the transport", () =>

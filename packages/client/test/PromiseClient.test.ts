@@ -343,7 +343,8 @@ describe("PromiseClient against scripted servers", () => {
       () => undefined,
       (reason: unknown) => reason
     )
-    expect(["SessionUnavailable", "TransportError"]).toContain((error as { readonly _tag?: unknown })._tag)
+    expect(error).toBeInstanceOf(McpError.SessionUnavailable)
+    expect(error).toMatchObject({ server: "forgetful", reason: "the client was closed" })
   })
 
   it("arguments JSON cannot carry reject with the defect and hold nothing; a closed client refuses with its own error", async () => {

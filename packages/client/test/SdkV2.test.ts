@@ -23,9 +23,12 @@ import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import type * as Scope from "effect/Scope"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
@@ -285,8 +288,10 @@ for (const target of TARGETS) {
           if (stateless) {
             expect(outcome._tag).toBe("Left")
             if (outcome._tag === "Left") {
-              expect(outcome.left._tag).toBe("DecodeError")
-              expect(outcome.left.message).toContain("the limit is 3 rounds")
+              expect(outcome.left).toMatchObject({ _tag: "InputNotGiven", method: "tools/call", rounds: 3 })
+              expect(outcome.left.message).toContain(
+                "tools/call: the server asked for input 3 times; the limit is 3 rounds (maxInputRounds)"
+              )
             }
             // Rounds 1 and 2 were answered; the third asked again and hit the bound.
             expect(seen.elicitations).toStrictEqual(["round 1", "round 2"])
@@ -481,4 +486,44 @@ describe("connect time, auto vs pinned (measured and logged, not asserted)", () 
   measure("the reference server (server-everything, stdio)", [everythingServer, "stdio"])
   measure("the SDK v2 legacy fixture (stdio)", [sdkV2Server, "stdio", "legacy"])
   measure("the server that exits before initialize (stdio)", [exitsBeforeInitialize])
+})
+
+describe("closing over HTTP at 2026-07-28", () => {
+  it.live("a transport whose scope ends before the client's ends the subscription quietly (no warning)", () => {
+    const lines: Array<string> = []
+    const logger = Logger.make(({ logLevel, message }) => {
+      lines.push(`${logLevel.label} ${String(Array.isArray(message) ? message[0] : message)}`)
+    })
+    return Effect.gen(function* () {
+      const transportScope = yield* Scope.make()
+      const clientScope = yield* Scope.make()
+      const transport = yield* Layer.buildWithScope(
+        transportLayer({ transport: "http", mode: "modern" }),
+        transportScope
+      )
+      const built = yield* Layer.buildWithScope(
+        McpClient.layer({ protocolVersion: "2026-07-28" }).pipe(Layer.provide(Layer.succeedContext(transport))),
+        clientScope
+      )
+      const client = Context.get(built, McpClient.McpClient)
+      expect(client.era).toBe("stateless")
+      // The subscription (subscriptions/listen) is outstanding before the transport goes.
+      const pending = yield* client.stats.pipe(
+        Effect.delay("10 millis"),
+        Effect.repeat({ until: (stats) => stats.pending >= 1 }),
+        Effect.timeout("10 seconds")
+      )
+      expect(pending.pending).toBe(1)
+      yield* Scope.close(transportScope, Exit.void)
+      // The session has seen the connection end (and the subscription's failure with it) before the client closes.
+      yield* client.stateChanges.pipe(
+        Stream.takeUntil((state) => state._tag === "Failed"),
+        Stream.runDrain
+      )
+      yield* Effect.sleep("100 millis")
+      yield* Scope.close(clientScope, Exit.void)
+      expect(lines.filter((line) => line.startsWith("WARN") || line.startsWith("ERROR"))).toStrictEqual([])
+      expect(lines).toContain("DEBUG sdk-v2-fixture: change notifications ended with the connection")
+    }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)), Logger.withMinimumLogLevel(LogLevel.All))
+  })
 })

@@ -348,11 +348,9 @@ describe("2026-07-28 multi round-trip requests", () => {
     })
   )
 
-  // BUG: an input request keyed "__proto__" (keys are any server-assigned strings) is lost:
-  // the client decodes the interim result with McpSchema.InputRequiredResult, whose
-  // Schema.Record rebuilds the map by assignment, so `out["__proto__"] = …` sets a prototype
-  // instead of a key. The request is never answered and the retry lacks that input response
-  // (mrtr.mdx: the client MUST construct the requested inputs before retrying).
+  // Keys are any server-assigned strings, "__proto__" too: decoding the map by assignment would
+  // set a prototype instead of a key, and the retry would lack that input response (mrtr.mdx:
+  // the client MUST construct the requested inputs before retrying).
   it.scoped("an input request keyed __proto__ is answered under that key", () =>
     Effect.gen(function* () {
       const { client, sent } = yield* twoRounds(
@@ -363,6 +361,10 @@ describe("2026-07-28 multi round-trip requests", () => {
       const retry = requestsOf(sent, "tools/call")[1]
       const responses = retry?.params?.inputResponses
       expect(McpSchema.isJsonObject(responses) ? Object.keys(responses).sort() : []).toStrictEqual(["__proto__", "k"])
+      const answered = McpSchema.isJsonObject(responses)
+        ? Object.getOwnPropertyDescriptor(responses, "__proto__")
+        : undefined
+      expect(answered?.value).toStrictEqual({ action: "accept", content: { answer: formMessage(0, 0, "__proto__") } })
     })
   )
 

@@ -91,24 +91,26 @@ export const make = (options: HostOptions): Effect.Effect<McpHostService, never,
 
     const entryFor = (config: ServerConfig): Effect.Effect<Registry.Entry> =>
       Effect.map(Supervisor.make(settings, config).pipe(Scope.extend(scope)), (supervisor) => ({ config, supervisor }))
-    const enabled = (entry: Registry.Entry) => entry.config.options?.enabled !== false
     const startAll = (started: ReadonlyArray<Registry.Entry>) =>
-      Effect.forEach(started.filter(enabled), (entry) => entry.supervisor.start(entry.config), {
+      Effect.forEach(started.filter(Registry.isEnabled), (entry) => entry.supervisor.start(entry.config), {
         concurrency: "unbounded",
         discard: true
       })
     const stopAll = (stopped: ReadonlyArray<Registry.Entry>) =>
       Effect.forEach(stopped, (entry) => entry.supervisor.stop, { concurrency: "unbounded", discard: true })
 
-    /** Records the server as enabled or not; stops it, and starts it again when enabled. */
+    /**
+     * Records the server as switched on or off beside its configuration (which stays as given, so
+     * a reload of an unchanged entry neither restarts it nor undoes this); stops it, and starts it
+     * again when switched on.
+     */
     const setEnabled = (server: string, on: boolean) =>
       writer.withPermits(1)(
         Effect.gen(function* () {
           const entry = yield* router.lookup(server)
-          const updated = { ...entry, config: { ...entry.config, options: { ...entry.config.options, enabled: on } } }
-          yield* SubscriptionRef.update(registry, (current) => Registry.put(current, updated))
+          yield* SubscriptionRef.update(registry, (current) => Registry.put(current, { ...entry, switchedOn: on }))
           yield* entry.supervisor.stop
-          if (on) yield* entry.supervisor.start(updated.config)
+          if (on) yield* entry.supervisor.start(entry.config)
         })
       )
 
@@ -139,6 +141,7 @@ export const make = (options: HostOptions): Effect.Effect<McpHostService, never,
         Effect.map(SubscriptionRef.get(entry.supervisor.live), (live) => ({
           name: entry.config.name,
           config: entry.config,
+          enabled: Registry.isEnabled(entry),
           status: live.status
         }))
       )

@@ -17,6 +17,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { authorizationServer, resourceServer, TokenRegistry } from "../../client/test/support/authServers.js"
@@ -231,47 +232,53 @@ describe("McpHost", () => {
     }).pipe(noFibersLeft)
   )
 
-  it.live("gives up on a server that keeps crashing once the restart schedule ends", () =>
-    Effect.gen(function* () {
-      const host = yield* McpHost.McpHost
-      const seen: Array<string> = []
-      const watcher = yield* host.statusChanges.pipe(
-        Stream.filter((event) => event.server === "crashy"),
-        Stream.map((event) =>
-          event.status._tag === "Reconnecting" ? `Reconnecting ${event.status.attempt}` : event.status._tag
+  it.live(
+    "gives up on a server that keeps crashing once the restart schedule ends, announcing only the restarts made",
+    () => {
+      const warnings: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(String(Array.isArray(message) ? message[0] : message))
+      })
+      return Effect.gen(function* () {
+        const host = yield* McpHost.McpHost
+        const seen: Array<string> = []
+        const watcher = yield* host.statusChanges.pipe(
+          Stream.filter((event) => event.server === "crashy"),
+          Stream.map((event) =>
+            event.status._tag === "Reconnecting" ? `Reconnecting ${event.status.attempt}` : event.status._tag
+          ),
+          Stream.tap((tag) => Effect.sync(() => seen.push(tag))),
+          Stream.takeUntil((tag) => tag === "Failed"),
+          Stream.runDrain,
+          Effect.fork
+        )
+        // Each call makes the server exit; the call fails with the process's exit.
+        for (let crash = 0; crash < 3; crash++) {
+          const error = yield* host.callTool("crashy__echo", {}).pipe(Effect.flip)
+          expect(error._tag).toBe("TransportError")
+        }
+        yield* Fiber.join(watcher)
+        // The schedule allows two restarts: two are announced, then Failed (no third that never happens).
+        expect(seen).toStrictEqual(["Ready", "Reconnecting 1", "Ready", "Reconnecting 2", "Ready", "Failed"])
+        expect(warnings.map((line) => line.replace(/ended \(.*\); /s, "ended (…); "))).toStrictEqual([
+          "crashy: the session ended (…); restarting (attempt 1)",
+          "crashy: the session ended (…); restarting (attempt 2)",
+          "crashy: the session ended (…); not restarting (2 restarts in a row, the schedule is over)"
+        ])
+        const status = yield* host.status("crashy")
+        expect(status._tag === "Failed" && status.cause._tag === "TransportError" && status.cause.exitCode).toBe(3)
+        const refused = yield* host.client("crashy").pipe(Effect.flip)
+        expect(refused._tag).toBe("ServerUnavailable")
+      }).pipe(
+        Effect.provide(
+          hostLayer({
+            servers: [{ name: "crashy", target: stdio(miniServer, "crash") }],
+            restart: Schedule.spaced("20 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
+          })
         ),
-        Stream.tap((tag) => Effect.sync(() => seen.push(tag))),
-        Stream.takeUntil((tag) => tag === "Failed"),
-        Stream.runDrain,
-        Effect.fork
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
       )
-      // Each call makes the server exit; the call fails with the process's exit.
-      for (let crash = 0; crash < 3; crash++) {
-        const error = yield* host.callTool("crashy__echo", {}).pipe(Effect.flip)
-        expect(error._tag).toBe("TransportError")
-      }
-      yield* Fiber.join(watcher)
-      expect(seen).toStrictEqual([
-        "Ready",
-        "Reconnecting 1",
-        "Ready",
-        "Reconnecting 2",
-        "Ready",
-        "Reconnecting 3",
-        "Failed"
-      ])
-      const status = yield* host.status("crashy")
-      expect(status._tag === "Failed" && status.cause._tag === "TransportError" && status.cause.exitCode).toBe(3)
-      const refused = yield* host.client("crashy").pipe(Effect.flip)
-      expect(refused._tag).toBe("ServerUnavailable")
-    }).pipe(
-      Effect.provide(
-        hostLayer({
-          servers: [{ name: "crashy", target: stdio(miniServer, "crash") }],
-          restart: Schedule.spaced("20 millis").pipe(Schedule.intersect(Schedule.recurs(2)))
-        })
-      )
-    )
+    }
   )
 
   it.live("adds, disables, enables, removes and reloads servers at run time, touching only what changed", () =>
@@ -398,6 +405,52 @@ describe("McpHost", () => {
         Effect.provide(NodeContext.layer)
       )
     })
+  )
+
+  it.live(
+    "enable and disable outlive reloads of an unchanged config file, which restart nothing; a changed entry starts as it says",
+    () =>
+      Effect.gen(function* () {
+        const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-host-switch-"))
+        const file = join(cwd, ".mcp.json")
+        const write = (version: string) =>
+          writeFileSync(
+            file,
+            JSON.stringify({
+              mcpServers: {
+                on: { command: process.execPath, args: [miniServer, "normal"] },
+                off: { command: process.execPath, args: [miniServer, "normal"], env: { VERSION: version } }
+              }
+            })
+          )
+        write("1")
+        const location = { cwd, home: cwd, platform: "linux" as const }
+        const context = yield* Expand.processContext
+        yield* Effect.gen(function* () {
+          const host = yield* McpHost.McpHost
+          const reload = McpHost.reloadConfig(host, location, context)
+          const states = Effect.map(host.servers, (servers) =>
+            servers.map((info) => `${info.name} ${info.enabled ? "enabled" : "disabled"} ${info.status._tag}`)
+          )
+          const unchanged = { added: [], removed: [], restarted: [], unchanged: ["on", "off"] }
+          // Enabled through the API: an unchanged file neither restarts it nor undoes it.
+          yield* host.disable("on")
+          yield* host.enable("on")
+          const onPid = pidOf(yield* host.status("on"))
+          expect(onPid).toBeDefined()
+          expect(yield* reload).toStrictEqual(unchanged)
+          expect(pidOf(yield* host.status("on"))).toBe(onPid)
+          // Disabled through the API: it stays stopped across a reload of the unchanged file.
+          yield* host.disable("off")
+          expect(yield* reload).toStrictEqual(unchanged)
+          expect(yield* states).toStrictEqual(["on enabled Ready", "off disabled Stopped"])
+          // Its entry changed: it starts as the new configuration says.
+          write("2")
+          expect(yield* reload).toStrictEqual({ added: [], removed: [], restarted: ["off"], unchanged: ["on"] })
+          expect(yield* states).toStrictEqual(["on enabled Ready", "off enabled Ready"])
+          expect(pidOf(yield* host.status("on"))).toBe(onPid)
+        }).pipe(Effect.provide(McpHost.layerFromConfig(location, context).pipe(Layer.provide(platform))))
+      }).pipe(Effect.provide(NodeContext.layer))
   )
 
   it.live("applies allow and deny lists and shares one set of handlers, which learn the asking server", () =>

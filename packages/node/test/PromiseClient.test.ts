@@ -142,7 +142,7 @@ describe("PromiseClient against the reference server (stdio)", () => {
     })
     await expect(
       PromiseClient.connect(silent, { name: "silent", protocolVersion: "2025-11-25", requestTimeout: "300 millis" })
-    ).rejects.toMatchObject({ server: "silent" })
+    ).rejects.toMatchObject({ _tag: "RequestTimeout", server: "silent", method: "initialize" })
     expect(children().filter((line) => line.includes("process.stdin.resume()"))).toStrictEqual([])
   })
 
@@ -166,7 +166,9 @@ describe("PromiseClient against the reference server (stdio)", () => {
     await expect(mcp.callTool("get-sum", { a: 1, b: 1 })).rejects.toMatchObject({ _tag: "SessionUnavailable" })
     // A server that lives on and never answers: only the closed scope ends it.
     await expect(made("silent", ["-e", "process.stdin.resume()"], "300 millis")).rejects.toMatchObject({
-      server: "silent"
+      _tag: "RequestTimeout",
+      server: "silent",
+      method: "initialize"
     })
     expect(children().filter((line) => line.includes("process.stdin.resume()"))).toStrictEqual([])
   })

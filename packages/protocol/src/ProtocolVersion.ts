@@ -48,12 +48,22 @@ export const isStateless = (version: string): version is StatelessVersion =>
 /** Is `version` the same as or newer than `minimum`? (Revisions are ISO dates, so they order as strings.) */
 export const isAtLeast = (version: ProtocolVersion, minimum: ProtocolVersion): boolean => version >= minimum
 
-/** The server answered `initialize` with a revision this client does not speak. */
+/**
+ * The server answered `initialize` with a revision this client does not speak; or (`why` set) the
+ * client insisted on a revision the server does not speak, and `received` is what the server
+ * offers instead (empty when it did not say).
+ */
 export class UnsupportedProtocolVersion extends Data.TaggedError("UnsupportedProtocolVersion")<{
   readonly requested: ProtocolVersion
   readonly received: string
+  /** How it showed that the server does not speak the revision the client insisted on. */
+  readonly why?: string
 }> {
   override get message(): string {
+    if (this.why !== undefined) {
+      const offers = this.received === "" ? "it did not say which it speaks" : `it offers ${this.received}`
+      return `The server does not speak protocol version ${this.requested} (${this.why}); ${offers}`
+    }
     return `The server answered with protocol version ${this.received}, which this client does not support (it requested ${this.requested}; it supports ${SUPPORTED.join(", ")})`
   }
 }

@@ -11,9 +11,18 @@ import type { ServerConfig } from "./types.js"
 
 /** One server in the registry. */
 export interface Entry {
+  /** The server's configuration, as given (never changed by `enable` or `disable`). */
   readonly config: ServerConfig
   readonly supervisor: Supervisor
+  /**
+   * What `enable` or `disable` last said (absent: neither was called): it overrides the config's
+   * `enabled`, and outlives reloads that leave the server's configuration unchanged.
+   */
+  readonly switchedOn?: boolean
 }
+
+/** Whether the server runs: as `enable`/`disable` last said, else as its configuration says (default: yes). */
+export const isEnabled = (entry: Entry): boolean => entry.switchedOn ?? entry.config.options?.enabled !== false
 
 /** The servers, by name and in configuration order. */
 export interface Registry {

@@ -164,7 +164,11 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
      */
     const supervise = (config: ServerConfig) =>
       Effect.gen(function* () {
-        const driver = yield* Schedule.driver(settings.restart)
+        // The schedule's delays as its output, taken at once: whether there is a next restart is
+        // known before it is announced (and the wait is ours, under the Reconnecting status).
+        const driver = yield* Schedule.driver(
+          Schedule.modifyDelay(Schedule.delays(settings.restart), () => Duration.zero)
+        )
         let attempt = 0
         while (true) {
           const started = yield* Clock.currentTimeMillis
@@ -187,11 +191,17 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
             yield* driver.reset
             attempt = 0
           }
+          const next = yield* Effect.either(driver.next(cause))
+          if (next._tag === "Left") {
+            yield* Effect.logWarning(
+              `${name}: the session ended (${cause.message}); not restarting (${attempt} restarts in a row, the schedule is over)`
+            )
+            return yield* setStatus(ServerStatus.Failed({ cause }), Option.none())
+          }
           attempt++
           yield* Effect.logWarning(`${name}: the session ended (${cause.message}); restarting (attempt ${attempt})`)
           yield* setStatus(ServerStatus.Reconnecting({ attempt, cause }), Option.none())
-          const next = yield* Effect.either(driver.next(cause))
-          if (next._tag === "Left") return yield* setStatus(ServerStatus.Failed({ cause }), Option.none())
+          yield* Effect.sleep(next.right)
         }
       })
 

@@ -79,7 +79,10 @@ export type HostChange =
 /** A server as the host has it. */
 export interface ServerInfo {
   readonly name: string
+  /** Its configuration, as given. */
   readonly config: ServerConfig
+  /** Whether it is meant to run: as `enable`/`disable` last said, else as its configuration's `enabled`. */
+  readonly enabled: boolean
   readonly status: ServerStatus
 }
 
@@ -164,11 +167,20 @@ export interface McpHostService {
   readonly add: (config: ServerConfig) => Effect.Effect<void, DuplicateServer>
   /** Stops and forgets a server. */
   readonly remove: (server: string) => Effect.Effect<void, UnknownServer>
-  /** Starts a disabled (or failed) server again. */
+  /**
+   * Starts a disabled (or failed) server again. Like `disable`, this overrides the configuration's
+   * `enabled` until a reload changes the server's configuration (a reload that leaves it unchanged keeps it).
+   */
   readonly enable: (server: string) => Effect.Effect<void, UnknownServer>
-  /** Stops a server but keeps its configuration. */
+  /**
+   * Stops a server but keeps its configuration. It stays stopped across reloads that leave its
+   * configuration unchanged; a reload that changes it starts it as the new configuration says.
+   */
   readonly disable: (server: string) => Effect.Effect<void, UnknownServer>
-  /** Makes the running servers match these: only servers whose configuration changed are touched. */
+  /**
+   * Makes the running servers match these: only servers whose configuration changed are touched
+   * (restarted, as their new configuration says); the others keep running or stay stopped.
+   */
   readonly reload: (servers: ReadonlyArray<ServerConfig>) => Effect.Effect<ReloadSummary>
 }
 

@@ -50,25 +50,38 @@ const pointerOf = (error: { readonly instancePath: string; readonly params: obje
 }
 
 /** Checks values with the engines loaded (see {@link withCheck}). */
-export type Check = (schema: { readonly [keyword: string]: unknown }, value: unknown) => Outcome
+export interface Check {
+  (schema: { readonly [keyword: string]: unknown }, value: unknown): Outcome
+  /** Why `schema` cannot be compiled (then no value can be checked against it), or `undefined` when it can. */
+  readonly uncompilable: (schema: { readonly [keyword: string]: unknown }) => string | undefined
+}
 
-const checkWith =
-  (loaded: typeof Engines): Check =>
-  (schema, value) => {
-    const validator = compile(loaded, schema)
-    if (typeof validator === "string") return { _tag: "Uncompilable", reason: validator }
-    if (validator(value)) return { _tag: "Valid" }
-    const errors = validator.errors ?? []
-    const first = errors[0]
-    return {
-      _tag: "Invalid",
-      pointer: first === undefined ? "" : pointerOf(first),
-      reason: errors
-        .slice(0, 5)
-        .map((error) => `${error.instancePath === "" ? "(root)" : error.instancePath} ${error.message ?? "is invalid"}`)
-        .join("; ")
+const checkWith = (loaded: typeof Engines): Check =>
+  Object.assign(
+    (schema: { readonly [keyword: string]: unknown }, value: unknown): Outcome => {
+      const validator = compile(loaded, schema)
+      if (typeof validator === "string") return { _tag: "Uncompilable", reason: validator }
+      if (validator(value)) return { _tag: "Valid" }
+      const errors = validator.errors ?? []
+      const first = errors[0]
+      return {
+        _tag: "Invalid",
+        pointer: first === undefined ? "" : pointerOf(first),
+        reason: errors
+          .slice(0, 5)
+          .map(
+            (error) => `${error.instancePath === "" ? "(root)" : error.instancePath} ${error.message ?? "is invalid"}`
+          )
+          .join("; ")
+      }
+    },
+    {
+      uncompilable: (schema: { readonly [keyword: string]: unknown }) => {
+        const validator = compile(loaded, schema)
+        return typeof validator === "string" ? validator : undefined
+      }
     }
-  }
+  )
 
 const checks = OnFirstUse.make(async () => checkWith(await import("./jsonSchemaEngines.js")))
 

@@ -4,9 +4,10 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -77,8 +78,12 @@ interface Cache<A> {
   readonly value: Option.Option<ReadonlyArray<A>>
   /** When the value stops being fresh (the server's `ttlMs`, 2026-07-28); none: until invalidated. */
   readonly expiresAt: Option.Option<number>
-  /** The fetch under way for this generation, which every reader joins. */
-  readonly fetching: Option.Option<Fiber.Fiber<ReadonlyArray<A>, RequestError>>
+  /**
+   * The outcome of the fetch under way for this generation, which every reader awaits. A `Deferred`
+   * rather than the fetch's fiber: a fiber wakes those who join it last first, a `Deferred` wakes
+   * them in the order they came, so the readers go on (to a request limiter, say) first come, first served.
+   */
+  readonly fetching: Option.Option<Deferred.Deferred<ReadonlyArray<A>, RequestError>>
 }
 
 /**
@@ -131,8 +136,9 @@ export const cachedList = <A>(
           if (Option.isSome(current.value) && isFresh(current, now))
             return Effect.succeed([Effect.succeed(current.value.value), current] as const)
           if (Option.isSome(current.fetching))
-            return Effect.succeed([Fiber.join(current.fetching.value), current] as const)
+            return Effect.succeed([Deferred.await(current.fetching.value), current] as const)
           const { generation } = current
+          const outcome = Deferred.unsafeMake<ReadonlyArray<A>, RequestError>(FiberId.none)
           return Stream.runCollect(stream).pipe(
             Effect.map(Chunk.toReadonlyArray),
             Effect.tap((items) =>
@@ -141,8 +147,9 @@ export const cachedList = <A>(
               })
             ),
             Effect.onExit((exit) => settle(generation, exit)),
+            Effect.intoDeferred(outcome),
             Effect.forkIn(scope),
-            Effect.map((fiber) => [Fiber.join(fiber), { ...current, fetching: Option.some(fiber) }] as const)
+            Effect.as([Deferred.await(outcome), { ...current, fetching: Option.some(outcome) }] as const)
           )
         })
       )

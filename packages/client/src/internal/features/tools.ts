@@ -2,6 +2,10 @@
  * Tools over the session: the listing (paged, and cached until the server says it changed),
  * the definition of a tool by name, arguments checked against the tool's `inputSchema` before a
  * call is sent, and `structuredContent` checked against its `outputSchema` after.
+ *
+ * One rule for a schema that cannot be compiled (input or output): nothing is checked against
+ * it, and a warning says so, once per tool and schema. A call is never refused, nor a result the
+ * server produced lost, because the client cannot read the tool's schema.
  */
 import { JsonRpc, type Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
@@ -23,6 +27,12 @@ export type Tool = Methods.ResultOf<"tools/list">["tools"][number]
 /** A `tools/call` result, in any revision (from 2026-07-28 `structuredContent` may be any JSON value). */
 export type CallToolResult = Methods.ResultOf<"tools/call">
 
+/** A schema of a tool that cannot be compiled: the key it is warned about once under, and the warning. */
+export interface Unchecked {
+  readonly key: string
+  readonly warning: string
+}
+
 /** Tool arguments, as a caller gives them. */
 export type Arguments = { readonly [key: string]: unknown }
 
@@ -33,12 +43,12 @@ export type CallError = RequestError | ToolOutputInvalid | TaskRequired
 export interface PreparedCall {
   readonly tool: string
   readonly request: Prepared
-  /** The `outputSchema` of the definition the call was checked against, if it has one. */
+  /** The `outputSchema` of the definition the call was checked against, if it has one that compiles. */
   readonly outputSchema: Tool["outputSchema"] | undefined
   /** The JSON Schema check, loaded when a schema needs it. */
   readonly check: Check | undefined
-  /** Why the arguments were not checked, when the tool's `inputSchema` does not compile. */
-  readonly unchecked: string | undefined
+  /** The warnings about the tool's schemas that cannot be compiled (so are not checked against), by key. */
+  readonly unchecked: ReadonlyArray<Unchecked>
   /**
    * Whether the tool's definition was read to prepare the call. When nothing before sending needs
    * it, it is read only for a successful result, to check it (a call that fails never lists the tools).
@@ -120,6 +130,29 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
   Effect.gen(function* () {
     const { server } = session
     const callable = callableIn(session)
+    // The schemas already warned about (`Unchecked.key`): each warning is logged once per client.
+    const warned = new Set<string>()
+    const uncheckedOf = (
+      tool: string,
+      which: "inputSchema" | "outputSchema",
+      schema: NonNullable<Tool["outputSchema"]>,
+      check: Check
+    ): Unchecked | undefined => {
+      const reason = check.uncompilable(schema)
+      return reason === undefined
+        ? undefined
+        : {
+            key: `${which} ${tool}`,
+            warning: `${server}: the ${which} of tool ${tool} cannot be compiled, so ${which === "inputSchema" ? "its arguments are" : "its results are"} not checked against it: ${reason}`
+          }
+    }
+    /** Logs each warning not logged before. */
+    const warnOnce = (unchecked: ReadonlyArray<Unchecked>) =>
+      Effect.suspend(() => {
+        const fresh = unchecked.filter((entry) => !warned.has(entry.key))
+        for (const entry of fresh) warned.add(entry.key)
+        return Effect.forEach(fresh, (entry) => Effect.logWarning(entry.warning), { discard: true })
+      })
     const stream = Lists.paginate(
       server,
       "tools/list",
@@ -177,8 +210,18 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       if (definition?.execution?.taskSupport === "required" && toolTasks()) {
         return Either.left(new TaskRequired({ server, tool }))
       }
-      let unchecked: string | undefined
-      if (validateInput && definition !== undefined && check !== undefined) {
+      const unchecked: Array<Unchecked> = []
+      const inputUnchecked =
+        validateInput && definition !== undefined && check !== undefined
+          ? uncheckedOf(tool, "inputSchema", definition.inputSchema, check)
+          : undefined
+      const outputUnchecked =
+        definition?.outputSchema !== undefined && check !== undefined
+          ? uncheckedOf(tool, "outputSchema", definition.outputSchema, check)
+          : undefined
+      if (inputUnchecked !== undefined) unchecked.push(inputUnchecked)
+      if (outputUnchecked !== undefined) unchecked.push(outputUnchecked)
+      if (validateInput && definition !== undefined && check !== undefined && inputUnchecked === undefined) {
         const outcome = check(definition.inputSchema, args ?? {})
         if (outcome._tag === "Invalid") {
           return Either.left(
@@ -191,7 +234,6 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
             })
           )
         }
-        if (outcome._tag === "Uncompilable") unchecked = outcome.reason
       }
       const headers =
         definition !== undefined && session.era() === "stateless" ? paramHeadersOf(definition, args) : undefined
@@ -210,7 +252,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       return Either.map(session.prepare("tools/call", params, requestOptions), (request) => ({
         tool,
         request,
-        outputSchema: definition?.outputSchema,
+        outputSchema: outputUnchecked === undefined ? definition?.outputSchema : undefined,
         check,
         unchecked,
         resolved
@@ -223,7 +265,11 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       const definition = Option.getOrUndefined(found)
       const check = needsCheck(definition, validateInput) ? checkNow() : undefined
       if (check === undefined && needsCheck(definition, validateInput)) return undefined
-      return prepareWith(tool, args, options, validateInput, definition, check)
+      const prepared = prepareWith(tool, args, options, validateInput, definition, check)
+      // A warning not yet logged needs an effect: `prepare` logs it.
+      return Either.isRight(prepared) && prepared.right.unchecked.some((entry) => !warned.has(entry.key))
+        ? undefined
+        : prepared
     }
 
     const prepare: Tools["prepare"] = (tool, args, options, validateInput) =>
@@ -240,11 +286,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
               ? Effect.flatMap(loadCheck, (check) => prepareWith(tool, args, options, validateInput, known, check))
               : prepareWith(tool, args, options, validateInput, known, undefined)
           })
-        return Effect.tap(prepared, (call) =>
-          call.unchecked === undefined
-            ? Effect.void
-            : Effect.logDebug(`${server}: the inputSchema of ${tool} is not checked: ${call.unchecked}`)
-        )
+        return Effect.tap(prepared, (call) => warnOnce(call.unchecked))
       })
 
     /** A successful result against the tool's `outputSchema`. */
@@ -259,21 +301,27 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
         return Either.left(new ToolOutputInvalid({ server, tool: call.tool, reason: "structuredContent is missing" }))
       }
       const outcome = call.check(call.outputSchema, result.structuredContent)
-      return outcome._tag === "Valid"
-        ? Either.right(result)
-        : Either.left(new ToolOutputInvalid({ server, tool: call.tool, reason: outcome.reason }))
+      // Uncompilable cannot happen here (such a schema is not checked against, see `uncheckedOf`).
+      return outcome._tag === "Invalid"
+        ? Either.left(new ToolOutputInvalid({ server, tool: call.tool, reason: outcome.reason }))
+        : Either.right(result)
     }
 
     const decode: Tools["decode"] = (call, raw) =>
       Either.flatMap(session.decode("tools/call", raw), (result) => verified(call, result))
 
-    // A server that cannot list its tools does not make a successful result fail (the check is skipped).
+    // A server that cannot list its tools does not make a successful result fail (the check is skipped),
+    // nor does an outputSchema that cannot be compiled (with a warning).
     const checkOutput: Tools["checkOutput"] = (tool, result) =>
       Effect.flatMap(definition(tool), (found) => {
         const outputSchema = Option.getOrUndefined(found)?.outputSchema
-        return outputSchema === undefined || result.isError === true
-          ? Effect.succeed(result)
-          : Effect.flatMap(loadCheck, (check) => verified({ tool, outputSchema, check }, result))
+        if (outputSchema === undefined || result.isError === true) return Effect.succeed(result)
+        return Effect.flatMap(loadCheck, (check) => {
+          const unchecked = uncheckedOf(tool, "outputSchema", outputSchema, check)
+          return unchecked === undefined
+            ? verified({ tool, outputSchema, check }, result)
+            : Effect.as(warnOnce([unchecked]), result)
+        })
       })
 
     const run = (call: PreparedCall) =>

@@ -287,6 +287,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       notifications: Stream.fromPubSub(inbound.hub),
       observe: (f) => registered(observers, f),
       closed: Deferred.await(closed),
+      hasEnded: () => ended !== undefined,
       whenClosed: (f) => Effect.suspend(() => (ended === undefined ? registered(closers, f) : f(ended))),
       stats: Effect.map(inbound.running, (running) => ({
         pending: pending.size(),

@@ -120,6 +120,8 @@ export interface Peer {
   ) => Effect.Effect<void, never, Scope.Scope>
   /** Completes when the connection has ended: with the transport's error, or none for a clean end. */
   readonly closed: Effect.Effect<Option.Option<TransportError>>
+  /** Whether the connection has ended, read now (true before any request it failed resumes its caller). */
+  readonly hasEnded: () => boolean
   /**
    * Runs `f` when the connection ends (as `closed` completes; at once if it has), unless the scope
    * closed first: a client closing its own connection does not see it. No fiber is kept for it.

@@ -185,6 +185,9 @@ export const fromDiscover = (
   }
 }
 
-/** The server does not speak the stateless revision the caller insisted on. */
-export const noModern = (requested: ProtocolVersion.ProtocolVersion, why: string) =>
-  new ProtocolVersion.UnsupportedProtocolVersion({ requested, received: `none stateless (${why})` })
+/**
+ * The server does not speak the stateless revision the caller insisted on (`why`: how that
+ * showed); `offered`: the revision it offers instead, when known.
+ */
+export const noModern = (requested: ProtocolVersion.ProtocolVersion, why: string, offered: string | undefined) =>
+  new ProtocolVersion.UnsupportedProtocolVersion({ requested, received: offered ?? "", why })

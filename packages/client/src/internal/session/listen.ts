@@ -94,6 +94,12 @@ export const make = (options: ListenOptions): Effect.Effect<Listening, never, Sc
           )
           .pipe(
             Effect.tap(() => Effect.logDebug(`${options.server()}: the server ended the subscription`)),
+            // The connection ended (closed with the client, or before it): nothing to listen on, nothing to warn about.
+            Effect.catchAll((error) =>
+              peer.hasEnded()
+                ? Effect.logDebug(`${options.server()}: change notifications ended with the connection`)
+                : Effect.fail(error)
+            ),
             // A subscription that broke (not one the server ended) is opened again, a few times.
             Effect.tapError((error) =>
               Effect.logWarning(`${options.server()}: change notifications broke (${error.message}); listening again`)

@@ -104,7 +104,15 @@ export const make = (options: NegotiationOptions): Negotiation => {
             Effect.logDebug(`${server()}: a stateful server (${why}); initializing`),
             handshake(capabilities)
           )
-        : Effect.fail(Dialect.noModern(pinned, why))
+        : // Which revision it offers, asked plainly (an initialize with no initialized after it),
+          // bounded as the probe is: a server that did not answer that need not hold the error up.
+          options.initialize({ protocolVersion: offered, capabilities, clientInfo: options.clientInfo }).pipe(
+            Effect.timeout(options.probeTimeout),
+            Effect.option,
+            Effect.flatMap((result) =>
+              Effect.fail(Dialect.noModern(pinned, why, Option.getOrUndefined(result)?.protocolVersion))
+            )
+          )
     return Effect.flatMap(offer(pinned === "auto" ? ProtocolVersion.STATELESS[0] : pinned), (first) => {
       if (first._tag === "Modern") return becomeStateless(first.version, first.discover, capabilities)
       if (first._tag === "Legacy") return legacy(first.why)

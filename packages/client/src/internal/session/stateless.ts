@@ -17,7 +17,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { DecodeError, InvalidInput, RequestTimeout } from "../../McpError.js"
+import { DecodeError, InputNotGiven, RequestTimeout } from "../../McpError.js"
 import type * as Peer from "../peer/peer.js"
 import type { Dialect, WireError } from "./dialect.js"
 import * as Listen from "./listen.js"
@@ -131,9 +131,10 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
               Effect.map((response) => [key, response] as const),
               Effect.mapError(
                 (failure) =>
-                  new InvalidInput({
+                  new InputNotGiven({
                     server: options.server(),
                     method,
+                    request: request.method,
                     reason: `the server asked for ${request.method} (${key}), which this client could not give: ${failure.errorMessage}`
                   })
               )
@@ -159,23 +160,37 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
       retry: Peer.WireObject
     ): Effect.Effect<Peer.WireObject, WireError> =>
       Effect.gen(function* () {
+        // The one deadline is the caller's: a timeout reads as the one the caller set (the
+        // request timeout, or the maximum total time), not as what was left of it for a round.
+        const timedOut = () =>
+          new RequestTimeout({
+            server: options.server(),
+            method,
+            timeout,
+            kind: requestOptions.maxTotalTimeout === undefined ? "idle" : "total"
+          })
         const now = yield* Clock.currentTimeMillis
-        if (now >= deadline) {
-          return yield* new RequestTimeout({ server: options.server(), method, timeout, kind: "total" })
-        }
+        if (now >= deadline) return yield* timedOut()
         // Each attempt gets what is left of the deadline.
         const send = Effect.flatMap(Clock.currentTimeMillis, (at) =>
           at >= deadline
-            ? Effect.fail(new RequestTimeout({ server: options.server(), method, timeout, kind: "total" }))
-            : peer.request(
-                method,
-                { ...wire, ...retry },
-                {
-                  ...requestOptions,
-                  maxTotalTimeout: Duration.millis(deadline - at),
-                  meta: { ...requestOptions.meta, ...meta() }
-                }
-              )
+            ? Effect.fail(timedOut())
+            : peer
+                .request(
+                  method,
+                  { ...wire, ...retry },
+                  {
+                    ...requestOptions,
+                    maxTotalTimeout: Duration.millis(deadline - at),
+                    meta: { ...requestOptions.meta, ...meta() }
+                  }
+                )
+                .pipe(
+                  Effect.catchIf(
+                    (error): error is RequestTimeout => error._tag === "RequestTimeout" && error.kind === "total",
+                    () => Effect.fail(timedOut())
+                  )
+                )
         )
         // A response stream that broke lost the request: send it again under a new id (the spec's
         // rule; the request may have run, so this may repeat its effects), at most twice.
@@ -198,7 +213,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
             ? followed
             : Effect.timeoutFail(followed, {
                 duration: Duration.millis(Math.max(0, deadline - (yield* Clock.currentTimeMillis))),
-                onTimeout: () => new RequestTimeout({ server: options.server(), method, timeout, kind: "total" })
+                onTimeout: timedOut
               })
         }
         if (resultType !== "input_required" || !MULTI_ROUND.has(method)) {
@@ -217,10 +232,11 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
           })
         }
         if (round >= options.maxRounds) {
-          return yield* new DecodeError({
+          return yield* new InputNotGiven({
             server: options.server(),
             method,
-            issue: `the server asked for input ${round} times; the limit is ${options.maxRounds} rounds`
+            rounds: round,
+            reason: `the server asked for input ${round} times; the limit is ${options.maxRounds} rounds (maxInputRounds)`
           })
         }
         const { requestState } = interim.right

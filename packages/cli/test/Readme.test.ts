@@ -1,0 +1,202 @@
+/**
+ * The README's TypeScript: every `ts` block is type-checked (with the TypeScript compiler API,
+ * under the repository's compiler options), and the client, host and model examples run as they
+ * are written, as processes (`tsx`), against the reference server (the model example against a
+ * loopback Anthropic Messages API). A fragment that continues an earlier block gets only the
+ * declarations of what a reader supplies, listed below.
+ */
+import { spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import ts from "typescript"
+import { everythingServer } from "../../client/test/support/processes.js"
+import { fakeAnthropic } from "./support/fakeAnthropic.js"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+
+interface Block {
+  readonly heading: string
+  readonly line: number
+  readonly code: string
+}
+
+/** The `ts` blocks of the README, each with the section it is in and the line it starts on. */
+const blocks = (): ReadonlyArray<Block> => {
+  const found: Array<Block> = []
+  let heading = ""
+  let open: { line: number; lines: Array<string> } | undefined
+  for (const [index, line] of readFileSync(join(root, "README.md"), "utf8").split("\n").entries()) {
+    if (open !== undefined) {
+      if (line.startsWith("```")) {
+        found.push({ heading, line: open.line, code: open.lines.join("\n") })
+        open = undefined
+      } else open.lines.push(line)
+    } else if (line === "```ts") open = { line: index + 1, lines: [] }
+    else if (line.startsWith("## ")) heading = line.slice(3)
+  }
+  return found
+}
+
+/**
+ * What a fragment takes as given (a name a reader defines, or the client of the block before),
+ * keyed by a line the fragment contains: declarations before it, and what encloses it.
+ */
+const fragments: ReadonlyArray<{ readonly contains: string; readonly before: string; readonly after?: string }> = [
+  {
+    contains: "JsonRpc.decodeMessage(JSON.parse(line))",
+    before: `declare const line: string
+declare const raw: unknown
+declare const serverCapabilities: import("@effect-mcp/protocol").McpSchema.ServerCapabilities
+declare const encodedParams: { readonly [key: string]: unknown }
+`
+  },
+  {
+    contains: "const skills = yield* client.skills",
+    before: `import { Effect as Effect_ } from "effect"
+import { McpClient as McpClient_ } from "@effect-mcp/client"
+export const fragment = Effect_.gen(function* () {
+const client = yield* McpClient_.McpClient
+`,
+    after: "\n})\n"
+  },
+  {
+    contains: "Layer.provide(myAuthorizer)",
+    before: `declare const myAuthorizer: import("effect").Layer.Layer<import("@effect-mcp/client").Authorizer.Authorizer>
+`
+  },
+  {
+    contains: "KeyValueStore.makeStringOnly({ get, set, remove, clear, size })",
+    before: `import { Layer } from "effect"
+import { TokenStore } from "@effect-mcp/client"
+declare const { get, set, remove, clear, size }: Parameters<
+  typeof import("@effect/platform/KeyValueStore").makeStringOnly
+>[0]
+`
+  }
+]
+
+/** A directory inside the repository (so the workspace's packages resolve), removed after the tests. */
+const workspace = (() => {
+  const cache = join(root, "packages", "cli", "node_modules", ".cache")
+  mkdirSync(cache, { recursive: true })
+  const directory = mkdtempSync(join(cache, "readme-"))
+  writeFileSync(join(directory, "package.json"), JSON.stringify({ type: "module", private: true }))
+  return directory
+})()
+afterAll(() => rmSync(workspace, { recursive: true, force: true }))
+
+/** Each block as a module file of its own. */
+const files = blocks().map((block, index) => {
+  const fragment = fragments.find((entry) => block.code.includes(entry.contains))
+  const file = join(workspace, `block-${index}.ts`)
+  writeFileSync(file, `${fragment?.before ?? ""}${block.code}${fragment?.after ?? ""}\n`)
+  return { ...block, file, prelude: (fragment?.before ?? "").split("\n").length - 1 }
+})
+
+describe("README", () => {
+  it("has TypeScript blocks, and every fragment listed here is still in it", () => {
+    expect(files.length).toBeGreaterThanOrEqual(8)
+    for (const fragment of fragments) expect(files.some((file) => file.code.includes(fragment.contains))).toBe(true)
+  })
+
+  it("every TypeScript block type-checks", { timeout: 240_000 }, () => {
+    const base = ts.readConfigFile(join(root, "tsconfig.base.json"), ts.sys.readFile)
+    const { options } = ts.convertCompilerOptionsFromJson(base.config.compilerOptions, root)
+    const program = ts.createProgram(
+      files.map((file) => file.file),
+      {
+        ...options,
+        // A block shows how to use an API: names it leaves for the reader to use are fine.
+        noUnusedLocals: false,
+        noUnusedParameters: false,
+        noEmit: true,
+        composite: false,
+        incremental: false,
+        declaration: false,
+        declarationMap: false
+      }
+    )
+    const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+      const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")
+      const file = files.find((entry) => entry.file === diagnostic.file?.fileName)
+      if (file === undefined || diagnostic.start === undefined) return text
+      const { line } = ts.getLineAndCharacterOfPosition(diagnostic.file as ts.SourceFile, diagnostic.start)
+      return `README.md:${file.line + 1 + line - file.prelude} (${file.heading}): ${text}`
+    })
+    expect(problems).toStrictEqual([])
+  })
+
+  /** Runs a block as a program (`tsx`, the workspace's sources) in `cwd`; its exit code and output. */
+  const runBlock = (heading: string, cwd: string, env: Record<string, string> = {}) =>
+    new Promise<{ readonly code: number | null; readonly output: string }>((resolve, reject) => {
+      const block = files.find((file) => file.heading === heading)
+      if (block === undefined) return reject(new Error(`no TypeScript block under ${heading}`))
+      const child = spawn(join(root, "node_modules", ".bin", "tsx"), ["--conditions=@effect-mcp/source", block.file], {
+        cwd,
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString()
+      })
+      child.stderr.on("data", (chunk: Buffer) => {
+        output += chunk.toString()
+      })
+      child.on("error", reject)
+      child.on("close", (code) => resolve({ code, output }))
+    })
+
+  it("the client example runs against the reference server", { timeout: 120_000 }, async () => {
+    const { code, output } = await runBlock("Using the client", workspace)
+    expect(output).toMatch(/\d+ tools; echo answered \[\{"type":"text","text":"Echo: hi"\}\]/)
+    expect(code).toBe(0)
+  })
+
+  it("the host example runs against the reference server, from a config file", { timeout: 120_000 }, async () => {
+    const cwd = mkdtempSync(join(workspace, "host-"))
+    writeFileSync(
+      join(cwd, ".mcp.json"),
+      JSON.stringify({
+        // The reference server, started as npx would (npx in a home without its cache would fetch it).
+        mcpServers: { everything: { command: process.execPath, args: [everythingServer, "stdio"] } }
+      })
+    )
+    // The user's own config files are not read: home is the test's directory.
+    const { code, output } = await runBlock("Using the host", cwd, { HOME: cwd, APPDATA: cwd })
+    expect(output).toMatch(/INFO .*: everything\n\s+Ready/)
+    expect(output).toMatch(/\d+ tools; echo answered \[\{"type":"text","text":"Echo: hi"\}\]/)
+    expect(code).toBe(0)
+  })
+
+  it("the model example runs against the reference server and a loopback Messages API", {
+    timeout: 120_000
+  }, async () => {
+    const fake = await fakeAnthropic([
+      (request) => {
+        if (request.body.tools?.some((tool) => tool.name === "everything__get-sum") !== true)
+          throw new Error("everything__get-sum was not offered")
+        return { calls: [{ name: "everything__get-sum", input: { a: 2, b: 40 } }] }
+      },
+      (request) => {
+        const last = JSON.stringify(request.body.messages.at(-1))
+        if (!last.includes("tool_result") || !last.includes("42")) throw new Error(`no tool result: ${last}`)
+        return { text: "It is 42." }
+      }
+    ])
+    try {
+      const { code, output } = await runBlock("Letting a model use the servers", workspace, {
+        ANTHROPIC_API_KEY: "sk-test",
+        ANTHROPIC_API_URL: fake.url
+      })
+      expect(fake.problems).toStrictEqual([])
+      expect(fake.requests).toHaveLength(2)
+      expect(output).toContain("It is 42.")
+      expect(code).toBe(0)
+    } finally {
+      await fake.stop()
+    }
+  })
+})
