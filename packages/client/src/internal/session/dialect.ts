@@ -30,7 +30,9 @@ export const asRequestError = (error: WireError): RequestError =>
     ? new TransportError({
         server: error.server,
         reason: error.reason,
-        ...(error._tag === "StreamBroken" ? {} : { status: error._tag === "LegacyServer" ? error.status : 404 })
+        ...(error._tag === "StreamBroken"
+          ? {}
+          : { status: error._tag === "LegacyServer" ? error.status : (error.status ?? 404) })
       })
     : error
 
