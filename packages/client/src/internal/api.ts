@@ -36,7 +36,11 @@ export interface McpClientOptions {
    * revision (and negotiates down). A stateful revision skips the probe; `2026-07-28` insists.
    */
   readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
-  /** How long the era probe waits for an answer (stdio silence means a legacy server). Default: 10 seconds. */
+  /**
+   * How long the era probe waits for an answer. Default: over stdio (a throwaway process, where
+   * silence means a legacy server) 10 seconds; over HTTP the request timeout (silence there is an
+   * outage, not an era, so a slow server's first answer must not be cut short).
+   */
   readonly probeTimeout?: Duration.DurationInput
   /** The most rounds of a 2026-07-28 request whose results keep asking for input. Default: 10. */
   readonly maxInputRounds?: number

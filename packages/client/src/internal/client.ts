@@ -73,7 +73,7 @@ export const startSession = (
       protocolVersion: options.protocolVersion ?? "auto",
       requestTimeout: options.requestTimeout ?? "60 seconds",
       sessionRetries: options.sessionRetries ?? 1,
-      probeTimeout: options.probeTimeout ?? "10 seconds",
+      probeTimeout: options.probeTimeout,
       maxInputRounds: options.maxInputRounds ?? 10,
       serve: ServerRequests.serveWith(handlers),
       retry: options.retry,

@@ -25,7 +25,8 @@ export interface NegotiationOptions {
   readonly scope: Scope.Scope
   readonly clientInfo: McpSchema.Implementation
   readonly protocolVersion: ProtocolVersion.ProtocolVersion | "auto"
-  readonly probeTimeout: Duration.DurationInput
+  /** How long the probe waits; by default a short wait on a throwaway process, the request timeout in place. */
+  readonly probeTimeout: Duration.DurationInput | undefined
   readonly requestTimeout: Duration.DurationInput
   readonly maxInputRounds: number
   readonly serve: ServerRequestHandler
@@ -44,6 +45,20 @@ export interface Negotiation {
   /** The `initialize` handshake at the revision chosen, then `notifications/initialized`. */
   readonly handshake: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
 }
+
+/** How long a probe on a throwaway process (stdio) waits: silence there means a legacy server. */
+export const THROWAWAY_PROBE_TIMEOUT: Duration.DurationInput = "10 seconds"
+
+/**
+ * How long the era probe waits: as asked; else on a throwaway process (stdio) a short while,
+ * since a legacy server may stay silent; in place (HTTP) as long as any request, since silence
+ * there is an outage and a slow first answer is still an answer.
+ */
+export const probeTimeoutOf = (
+  transport: TransportService,
+  probeTimeout: Duration.DurationInput | undefined,
+  requestTimeout: Duration.DurationInput
+): Duration.DurationInput => probeTimeout ?? (transport.probe !== undefined ? THROWAWAY_PROBE_TIMEOUT : requestTimeout)
 
 /** A transport's signal that nothing handled is the request's transport failure. */
 const settled = <A>(effect: Effect.Effect<A, Dialect.WireError>): Effect.Effect<A, RequestError> =>
@@ -95,7 +110,8 @@ export const make = (options: NegotiationOptions): Negotiation => {
 
   const select: Negotiation["select"] = (capabilities) => {
     if (pinned !== "auto" && ProtocolVersion.isStateful(pinned)) return handshake(capabilities)
-    const target = { server, transport: options.transport, peer, timeout: options.probeTimeout }
+    const timeout = probeTimeoutOf(options.transport, options.probeTimeout, options.requestTimeout)
+    const target = { server, transport: options.transport, peer, timeout }
     const offer = (version: ProtocolVersion.StatelessVersion) =>
       settled(Dialect.probe(target, Stateless.envelope(version, capabilities, options.clientInfo, undefined)))
     const legacy = (why: string) =>

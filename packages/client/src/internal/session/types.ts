@@ -79,8 +79,11 @@ export interface SessionOptions {
   readonly requestTimeout: Duration.DurationInput
   /** How many times a request is retried after re-initializing an expired session. */
   readonly sessionRetries: number
-  /** How long the era probe waits (silence on stdio means a legacy server). */
-  readonly probeTimeout: Duration.DurationInput
+  /**
+   * How long the era probe waits. Default: 10 seconds for a probe on a throwaway process (stdio,
+   * where silence means a legacy server); the request timeout for one in place (HTTP).
+   */
+  readonly probeTimeout: Duration.DurationInput | undefined
   /** The most rounds of a multi round-trip request (2026-07-28). */
   readonly maxInputRounds: number
   /** Serves what the server asks of the client (its requests, a 2026-07-28 result's input requests). */
