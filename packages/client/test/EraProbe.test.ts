@@ -131,3 +131,43 @@ describe("the era probe on a throwaway process (stdio)", () => {
     })
   )
 })
+
+describe("a server/discover result that lists only revisions this client does not speak", () => {
+  it.scoped("fails with UnsupportedProtocolVersion naming both sides' revisions; initialize is never sent", () =>
+    Effect.gen(function* () {
+      const asked: Array<string> = []
+      const transport = InMemoryTransport.layer(
+        serve({ firstAnswerAfter: "0 millis", supportedVersions: ["2027-01-01", "2027-06-30"] }, asked)
+      )
+      const error = yield* Effect.flip(clientOver(transport, {}))
+      if (error._tag !== "UnsupportedProtocolVersion") return expect.fail(`got ${error._tag}: ${error.message}`)
+      expect(error.serverSupports).toStrictEqual(["2027-01-01", "2027-06-30"])
+      expect(error.message).toBe(
+        "The server supports protocol versions 2027-01-01, 2027-06-30 (server/discover), none of which this client speaks (it supports 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)"
+      )
+      expect(asked).toStrictEqual(["server/discover"])
+    })
+  )
+
+  it.scoped("an empty list says so", () =>
+    Effect.gen(function* () {
+      const asked: Array<string> = []
+      const transport = InMemoryTransport.layer(serve({ firstAnswerAfter: "0 millis", supportedVersions: [] }, asked))
+      const error = yield* Effect.flip(clientOver(transport, { protocolVersion: "2026-07-28" }))
+      expect(error._tag).toBe("UnsupportedProtocolVersion")
+      expect(error.message).toContain("The server supports protocol versions none (server/discover)")
+    })
+  )
+
+  it.scoped("a dual-era server that also lists a stateful revision this client speaks is initialized", () =>
+    Effect.gen(function* () {
+      const asked: Array<string> = []
+      const transport = InMemoryTransport.layer(
+        serve({ firstAnswerAfter: "0 millis", supportedVersions: ["2027-01-01", "2025-11-25"] }, asked)
+      )
+      const client = yield* clientOver(transport, {})
+      expect(client.era).toBe("stateful")
+      expect(asked).toStrictEqual(["server/discover", "initialize"])
+    })
+  )
+})

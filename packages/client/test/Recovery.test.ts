@@ -407,3 +407,42 @@ describe("Recovery after the server forgot the session", () => {
     }).pipe(Effect.scoped, noFibersLeft)
   )
 })
+
+describe("a modern-only HTTP server listing only revisions this client does not speak", () => {
+  it.live("the user is told both sides' revisions, not the server's raw 400 to initialize", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer((request, response) => {
+        const message = rpc(request)
+        if (request.method !== "POST") return response.writeHead(405).end()
+        if (message.method === "server/discover") {
+          return json(response, {
+            jsonrpc: "2.0",
+            id: message.id,
+            result: {
+              resultType: "complete",
+              supportedVersions: ["2027-03-01"],
+              capabilities: {},
+              ttlMs: 0,
+              cacheScope: "private"
+            }
+          })
+        }
+        // What such a server answers a legacy request: missing headers, 400.
+        response.writeHead(400, { "content-type": "text/plain" })
+        response.end("Bad Request: missing MCP-Protocol-Version")
+      })
+      const error = yield* Effect.flip(
+        Layer.build(
+          McpClient.layer({ name: "future" }).pipe(
+            Layer.provide(StreamableHttpTransport.layer({ url, name: "future" })),
+            Layer.provide(keepAliveHttpClient)
+          )
+        )
+      )
+      expect(error._tag).toBe("UnsupportedProtocolVersion")
+      expect(error.message).toContain("2027-03-01")
+      expect(error.message).toContain("2025-11-25")
+      expect(received.map((request) => rpc(request).method)).toStrictEqual(["server/discover"])
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+})

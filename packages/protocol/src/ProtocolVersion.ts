@@ -48,12 +48,21 @@ export const isStateless = (version: string): version is StatelessVersion =>
 /** Is `version` the same as or newer than `minimum`? (Revisions are ISO dates, so they order as strings.) */
 export const isAtLeast = (version: ProtocolVersion, minimum: ProtocolVersion): boolean => version >= minimum
 
-/** The server answered `initialize` with a revision this client does not speak. */
+/**
+ * The server answered `initialize` with a revision this client does not speak, or listed in
+ * `server/discover` only such revisions (`serverSupports`: then both sides' lists are said).
+ */
 export class UnsupportedProtocolVersion extends Data.TaggedError("UnsupportedProtocolVersion")<{
   readonly requested: ProtocolVersion
   readonly received: string
+  /** The revisions the server says it supports (its `server/discover` result), when it said. */
+  readonly serverSupports?: ReadonlyArray<string>
 }> {
   override get message(): string {
+    if (this.serverSupports !== undefined) {
+      const listed = this.serverSupports.length === 0 ? "none" : this.serverSupports.join(", ")
+      return `The server supports protocol versions ${listed} (server/discover), none of which this client speaks (it supports ${SUPPORTED.join(", ")})`
+    }
     return `The server answered with protocol version ${this.received}, which this client does not support (it requested ${this.requested}; it supports ${SUPPORTED.join(", ")})`
   }
 }

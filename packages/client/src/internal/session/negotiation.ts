@@ -121,15 +121,17 @@ export const make = (options: NegotiationOptions): Negotiation => {
             handshake(capabilities)
           )
         : Effect.fail(Dialect.noModern(pinned, why))
-    return Effect.flatMap(offer(pinned === "auto" ? ProtocolVersion.STATELESS[0] : pinned), (first) => {
+    const requested = pinned === "auto" ? ProtocolVersion.STATELESS[0] : pinned
+    return Effect.flatMap(offer(requested), (first) => {
       if (first._tag === "Modern") return becomeStateless(first.version, first.discover, capabilities)
       if (first._tag === "Legacy") return legacy(first.why)
+      if (first._tag === "Unsupported") return Effect.fail(Dialect.noneInCommon(requested, first.supported))
       // -32022 naming a revision both speak: ask once more with it, never loop.
-      return Effect.flatMap(offer(first.version), (second) =>
-        second._tag === "Modern"
-          ? becomeStateless(second.version, second.discover, capabilities)
-          : legacy(second._tag === "Legacy" ? second.why : "it rejected the revision it named")
-      )
+      return Effect.flatMap(offer(first.version), (second) => {
+        if (second._tag === "Modern") return becomeStateless(second.version, second.discover, capabilities)
+        if (second._tag === "Unsupported") return Effect.fail(Dialect.noneInCommon(requested, second.supported))
+        return legacy(second._tag === "Legacy" ? second.why : "it rejected the revision it named")
+      })
     })
   }
 
