@@ -16,6 +16,7 @@ import type { Transport } from "./Transport.js"
 
 export type {
   CallOptions,
+  KeepAliveOptions,
   ListKind,
   McpClientOptions,
   McpClientService,

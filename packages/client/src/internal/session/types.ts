@@ -8,6 +8,7 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
+import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { RequestContext } from "../../Capabilities.js"
@@ -186,9 +187,9 @@ export interface SessionService {
     request: Prepared,
     onDone: (outcome: Exit.Exit<WireObject, RequestError>) => void
   ) => (() => void) | undefined
-  /** Pings every `interval`; no answer within `timeout` fails the session. Runs in the scope. */
+  /** Pings after each delay of `schedule`; a ping that fails (none answered within `timeout`) fails the session. Runs in the scope. */
   readonly keepAlive: (
-    interval: Duration.DurationInput,
+    schedule: Schedule.Schedule<unknown>,
     timeout: Duration.DurationInput
   ) => Effect.Effect<void, never, Scope.Scope>
 }
