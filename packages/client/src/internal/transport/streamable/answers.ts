@@ -1,9 +1,10 @@
 /**
  * What the server's answer to a POST means, by status and content type: 202/204 (done), a
  * refusal before any session (a legacy HTTP+SSE server, unless the body is the request's JSON-RPC
- * answer), a 404 or 400 for the session (`SessionExpired`: the server restarted), a 2026-07-28 4xx carrying the request's
- * JSON-RPC answer, an error status (with a body excerpt and `Retry-After`), an event stream, or
- * JSON (bounded, and it must contain the response when one is awaited).
+ * answer), a 404 or 400 for the session (`SessionExpired`: the server restarted), a 2026-07-28
+ * 4xx carrying the request's JSON-RPC answer, an error status (with a body excerpt and
+ * `Retry-After`), an event stream, or JSON (bounded, and it must contain the response when one is
+ * awaited).
  */
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
