@@ -59,7 +59,7 @@ export const run: Options.Options<RunOptions> = Options.all({
   ),
   retry: Options.integer("retry").pipe(
     Options.withDescription(
-      "Retry transient failures (429, 502-504, refused connections, -32603, time-outs) up to N times: reads always, tool calls only of tools marked read-only or idempotent"
+      "Retry transient failures (429, 502-504, refused or reset connections, -32603, time-outs) up to N times: reads always, tool calls only of tools marked read-only or idempotent"
     ),
     Options.optional
   ),

@@ -8,7 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import type { McpClientOptions, McpClientService } from "./internal/api.js"
+import type { KeepAliveOptions as KeepAlive, McpClientOptions, McpClientService } from "./internal/api.js"
 import * as Client from "./internal/client.js"
 import type { InitializeError } from "./McpError.js"
 import * as Session from "./Session.js"
@@ -26,6 +26,9 @@ export type {
   ToolCallEvent,
   ToolCallOptions
 } from "./internal/api.js"
+
+/** When a client pings its server, and how long each ping may take (`McpClientOptions.keepAlive`). */
+export type KeepAliveOptions = KeepAlive
 
 /** The W3C `tracestate` a request sends beside its `traceparent` (a `Context.Reference`; default none). */
 export { TraceState } from "./internal/peer/peer.js"

@@ -33,14 +33,19 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
 
 /**
  * A transport's signal (not a request error): the HTTP server no longer knows the session (404
- * on a request that carried its id). The session initializes again and retries the request.
+ * or 400 on a request that carried its id, or a JSON-RPC -32000 saying so: a restarted server).
+ * The session initializes again and retries the request.
  */
 export class SessionExpired extends Schema.TaggedError<SessionExpired>()("SessionExpired", {
-  server: Schema.String
+  server: Schema.String,
+  /** The HTTP status the server refused the session with (404, or 400 from the official SDKs' servers). Default: 404. */
+  status: Schema.optional(Schema.Number),
+  /** What the server said, when it said something (its JSON-RPC error message). */
+  detail: Schema.optional(Schema.String)
 }) {
   /** What happened, in words (the transport failure it becomes when nothing recovers). */
   get reason(): string {
-    return "the server no longer knows the session (404)"
+    return `the server no longer knows the session (${this.status ?? 404}${this.detail === undefined ? "" : `: ${this.detail}`})`
   }
   override get message(): string {
     return `${this.server}: transport failed: ${this.reason}`

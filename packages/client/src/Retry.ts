@@ -1,7 +1,7 @@
 /**
  * Retries by what is safe to repeat. A failed request is retried only when its failure is
- * transient (a 429, 502, 503 or 504, a connection that could not be made, the server's internal
- * error `-32603`, a time-out) and repeating the request is safe: reads (the list methods,
+ * transient (a 429, 502, 503 or 504, a connection that could not be made or was reset, the
+ * server's internal error `-32603`, a time-out) and repeating the request is safe: reads (the list methods,
  * `resources/read`, `prompts/get`, `completion/complete`, `ping`) always are; a `tools/call`
  * only when the tool says `readOnlyHint` or `idempotentHint`, or the caller says it is
  * idempotent, unless the failure shows the server never took the request (429, 503, a refused
@@ -42,6 +42,9 @@ export interface Transient {
 const NOT_TAKEN_STATUS = new Set([429, 503])
 const TRANSIENT_STATUS = new Set([429, 502, 503, 504])
 const REFUSED = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/
+// A connection reset under the request: often a keep-alive race (the server closed an idle
+// socket as the request went out), but the server may have read the request first.
+const RESET = /ECONNRESET|socket hang up|EPIPE|other side closed/
 
 /** Whether a failure is transient, and whether the request may have reached the server. */
 export const transient = (error: RequestError): Transient | undefined => {
@@ -57,7 +60,9 @@ export const transient = (error: RequestError): Transient | undefined => {
       }
       // A connection that could not be made: nothing was sent.
       const refused = REFUSED.exec(error.reason)
-      return refused === null ? undefined : { reason: refused[0], taken: false }
+      if (refused !== null) return { reason: refused[0], taken: false }
+      const reset = RESET.exec(error.reason)
+      return reset === null ? undefined : { reason: `connection reset (${reset[0]})`, taken: true }
     }
     case "RpcError":
       return error.code === -32603 ? { reason: "internal error (-32603)", taken: true } : undefined

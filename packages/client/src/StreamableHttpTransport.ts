@@ -20,8 +20,9 @@
  *   deliver nothing give up. The GET listener resumes the same way (a plain GET when the server
  *   gave its events no ids).
  * - An invalid URL fails the layer with a `TransportError` naming it.
- * - 404 on a request that carried a session id means the session is gone
- *   (a `SessionExpired` item); the client re-initializes.
+ * - 404 on a request that carried a session id means the session is gone (a `SessionExpired`
+ *   item); so does 400 (what the official SDKs' servers answer after a restart), unless its
+ *   JSON-RPC error is about the request itself. The client re-initializes.
  * - Close sends `DELETE` with the session id (405 tolerated).
  */
 import * as HttpClient from "@effect/platform/HttpClient"

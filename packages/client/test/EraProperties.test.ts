@@ -138,9 +138,14 @@ describe("classify (the era verdict of a server/discover probe)", () => {
   )
 
   it.prop(
-    "a DiscoverResult listing only other revisions is Legacy",
+    "a DiscoverResult listing only other revisions is Legacy when one is a stateful revision we speak, else Unsupported with its list",
     [discover, FastCheck.array(otherVersion, { maxLength: 5 })],
-    ([value, versions]) => isLegacy(result(wire({ ...encodeDiscover(value), supportedVersions: versions }))),
+    ([value, versions]) => {
+      const verdict = result(wire({ ...encodeDiscover(value), supportedVersions: versions }))
+      const older: ReadonlyArray<string> = OLDER
+      if (versions.some((version) => older.includes(version))) return isLegacy(verdict)
+      expect(verdict).toStrictEqual({ _tag: "Unsupported", supported: versions })
+    },
     runs
   )
 

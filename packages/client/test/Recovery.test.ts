@@ -11,7 +11,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { faultServer, json, rpc } from "./support/faultServer.js"
+import { faultServer, initialized, json, rpc } from "./support/faultServer.js"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 
@@ -58,6 +58,132 @@ const forgetfulServer = () => {
     return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
   })
 }
+
+/**
+ * A server that "restarts" when the test says so (as the official SDK's servers do): the old
+ * session id is then refused with `refuse`; a new `initialize` opens session s2.
+ */
+const restartingServer = (refuse: (response: ServerResponse) => void) => {
+  let sessions = 0
+  let restarted = false
+  const restart = () => {
+    restarted = true
+  }
+  const server = faultServer((request, response) => {
+    const message = rpc(request)
+    if (request.method === "DELETE") return response.writeHead(200).end()
+    if (request.method === "GET") return response.writeHead(405).end()
+    if (message.method === "initialize") {
+      sessions++
+      return json(
+        response,
+        {
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            protocolVersion: "2025-11-25",
+            capabilities: { tools: {} },
+            serverInfo: { name: "server", version: String(sessions) }
+          }
+        },
+        { "mcp-session-id": `s${sessions}` }
+      )
+    }
+    if (request.headers["mcp-session-id"] === "s1" && restarted) return refuse(response)
+    if (message.id === undefined) return response.writeHead(202).end()
+    return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+  })
+  return Effect.map(server, (running) => ({ ...running, restart }))
+}
+
+/** A JSON-RPC error body with `status`. */
+const refusal = (status: number, code: number, message: string) => (response: ServerResponse) => {
+  response.writeHead(status, { "content-type": "application/json" })
+  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
+}
+
+const connectTo = (url: string) =>
+  Effect.map(
+    Layer.build(
+      McpClient.layer({ name: "restarting", protocolVersion: "2025-11-25" }).pipe(
+        Layer.provide(StreamableHttpTransport.layer({ url, name: "restarting" })),
+        Layer.provide(keepAliveHttpClient)
+      )
+    ),
+    (context) => Context.get(context, McpClient.McpClient)
+  )
+
+describe("Recovery after the server restarted (HTTP 400 for a session it does not know)", () => {
+  for (const [name, refuse] of [
+    ["400 with -32000 'Server not initialized'", refusal(400, -32000, "Bad Request: Server not initialized")],
+    [
+      "400 with -32000 'No valid session ID provided'",
+      refusal(400, -32000, "Bad Request: No valid session ID provided")
+    ],
+    ["400 with a plain-text body", (response: ServerResponse) => response.writeHead(400).end("Bad Request")]
+  ] as const) {
+    it.live(`${name}: the session is initialized again and the request retried`, () =>
+      Effect.gen(function* () {
+        const { url, received, restart } = yield* restartingServer(refuse)
+        const client = yield* connectTo(url)
+        yield* client.ping()
+        expect(client.serverInfo.version).toBe("1")
+        restart()
+        yield* client.ping()
+        expect(client.serverInfo.version).toBe("2")
+        const pings = received.filter((request) => rpc(request).method === "ping")
+        expect(pings.map((request) => request.headers["mcp-session-id"])).toStrictEqual(["s1", "s1", "s2"])
+        // The new session's initialize carried no session id.
+        const initializes = received.filter((request) => rpc(request).method === "initialize")
+        expect(initializes.map((request) => request.headers["mcp-session-id"])).toStrictEqual([undefined, undefined])
+        expect((yield* client.state)._tag).toBe("Ready")
+      }).pipe(Effect.scoped, noFibersLeft)
+    )
+  }
+
+  it.live("a 400 whose JSON-RPC error is about the request itself is that request's failure: no new session", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer((request, response) => {
+        const message = rpc(request)
+        if (request.method === "DELETE") return response.writeHead(200).end()
+        if (request.method === "GET") return response.writeHead(405).end()
+        if (message.method === "initialize") return json(response, initialized(message.id), { "mcp-session-id": "s1" })
+        if (message.id === undefined) return response.writeHead(202).end()
+        if (message.method === "ping") return refusal(400, -32602, "Invalid params: unexpected field")(response)
+        return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+      })
+      const client = yield* connectTo(url)
+      const error = yield* Effect.flip(client.ping())
+      expect(error).toMatchObject({ _tag: "TransportError", status: 400 })
+      expect(error.message).toContain("Invalid params: unexpected field")
+      expect(received.filter((request) => rpc(request).method === "initialize")).toHaveLength(1)
+      expect((yield* client.state)._tag).toBe("Ready")
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("a restarted server that refuses the new session too: the request fails once, the session is Failed", () =>
+    Effect.gen(function* () {
+      let sessions = 0
+      const { url, received } = yield* faultServer((request, response) => {
+        const message = rpc(request)
+        if (request.method === "DELETE") return response.writeHead(200).end()
+        if (request.method === "GET") return response.writeHead(405).end()
+        if (message.method === "initialize") {
+          sessions++
+          if (sessions > 1) return response.writeHead(503).end()
+          return json(response, initialized(message.id), { "mcp-session-id": "s1" })
+        }
+        if (message.id === undefined) return response.writeHead(202).end()
+        return refusal(400, -32000, "Bad Request: No valid session ID provided")(response)
+      })
+      const client = yield* connectTo(url)
+      const error = yield* Effect.flip(client.ping())
+      expect(error).toMatchObject({ _tag: "TransportError", status: 503 })
+      expect((yield* client.state)._tag).toBe("Failed")
+      expect(received.filter((request) => rpc(request).method === "ping")).toHaveLength(1)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+})
 
 describe("Recovery after the server forgot the session", () => {
   it.live("refreshes server info, capabilities and version, restores subscriptions, and says Ready again", () =>
@@ -278,6 +404,45 @@ describe("Recovery after the server forgot the session", () => {
       expect(error).toMatchObject({ _tag: "TransportError", status: 503 })
       expect((yield* client.state)._tag).toBe("Failed")
       expect((yield* Effect.flip(client.ping()))._tag).toBe("SessionUnavailable")
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+})
+
+describe("a modern-only HTTP server listing only revisions this client does not speak", () => {
+  it.live("the user is told both sides' revisions, not the server's raw 400 to initialize", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* faultServer((request, response) => {
+        const message = rpc(request)
+        if (request.method !== "POST") return response.writeHead(405).end()
+        if (message.method === "server/discover") {
+          return json(response, {
+            jsonrpc: "2.0",
+            id: message.id,
+            result: {
+              resultType: "complete",
+              supportedVersions: ["2027-03-01"],
+              capabilities: {},
+              ttlMs: 0,
+              cacheScope: "private"
+            }
+          })
+        }
+        // What such a server answers a legacy request: missing headers, 400.
+        response.writeHead(400, { "content-type": "text/plain" })
+        response.end("Bad Request: missing MCP-Protocol-Version")
+      })
+      const error = yield* Effect.flip(
+        Layer.build(
+          McpClient.layer({ name: "future" }).pipe(
+            Layer.provide(StreamableHttpTransport.layer({ url, name: "future" })),
+            Layer.provide(keepAliveHttpClient)
+          )
+        )
+      )
+      expect(error._tag).toBe("UnsupportedProtocolVersion")
+      expect(error.message).toContain("2027-03-01")
+      expect(error.message).toContain("2025-11-25")
+      expect(received.map((request) => rpc(request).method)).toStrictEqual(["server/discover"])
     }).pipe(Effect.scoped, noFibersLeft)
   )
 })

@@ -81,6 +81,7 @@ export const make = (options: HostOptions): Effect.Effect<McpHostService, never,
       restart: options.restart ?? defaultRestart,
       resetAfter: Duration.decode(options.restartResetAfter ?? "60 seconds"),
       clientInfo: options.clientInfo,
+      keepAlive: options.keepAlive,
       platform: yield* Effect.context<Platform>(),
       events
     }

@@ -51,15 +51,22 @@ export const isAtLeast = (version: ProtocolVersion, minimum: ProtocolVersion): b
 /**
  * The server answered `initialize` with a revision this client does not speak; or (`why` set) the
  * client insisted on a revision the server does not speak, and `received` is what the server
- * offers instead (empty when it did not say).
+ * offers instead (empty when it did not say); or it listed in `server/discover` only revisions
+ * this client does not speak (`serverSupports`: then both sides' lists are said).
  */
 export class UnsupportedProtocolVersion extends Data.TaggedError("UnsupportedProtocolVersion")<{
   readonly requested: ProtocolVersion
   readonly received: string
   /** How it showed that the server does not speak the revision the client insisted on. */
   readonly why?: string
+  /** The revisions the server says it supports (its `server/discover` result), when it said. */
+  readonly serverSupports?: ReadonlyArray<string>
 }> {
   override get message(): string {
+    if (this.serverSupports !== undefined) {
+      const listed = this.serverSupports.length === 0 ? "none" : this.serverSupports.join(", ")
+      return `The server supports protocol versions ${listed} (server/discover), none of which this client speaks (it supports ${SUPPORTED.join(", ")})`
+    }
     if (this.why !== undefined) {
       const offers = this.received === "" ? "it did not say which it speaks" : `it offers ${this.received}`
       return `The server does not speak protocol version ${this.requested} (${this.why}); ${offers}`

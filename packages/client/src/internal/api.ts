@@ -7,6 +7,7 @@ import type { JsonRpc, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/p
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type * as Schedule from "effect/Schedule"
 import type * as Stream from "effect/Stream"
 import type { RequestError, SkillError, TaskNotAllowed, TaskRequired, ToolOutputInvalid } from "../McpError.js"
 import type * as Retry from "../Retry.js"
@@ -38,14 +39,22 @@ export interface McpClientOptions {
    * revision (and negotiates down). A stateful revision skips the probe; `2026-07-28` insists.
    */
   readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
-  /** How long the era probe waits for an answer (stdio silence means a legacy server). Default: 10 seconds. */
+  /**
+   * How long the era probe waits for an answer. Default: over stdio (a throwaway process, where
+   * silence means a legacy server) 10 seconds; over HTTP the request timeout (silence there is an
+   * outage, not an era, so a slow server's first answer must not be cut short).
+   */
   readonly probeTimeout?: Duration.DurationInput
   /** The most rounds of a 2026-07-28 request whose results keep asking for input. Default: 10. */
   readonly maxInputRounds?: number
   /** How many times a request is retried after re-initializing an expired HTTP session. Default: 1. */
   readonly sessionRetries?: number
-  /** Ping the server every `interval`; no answer within `timeout` marks the session `Failed`. */
-  readonly keepAlive?: { readonly interval: Duration.DurationInput; readonly timeout?: Duration.DurationInput }
+  /**
+   * Ping the server periodically; a ping that fails (no answer within `timeout`, the connection
+   * gone) marks the session `Failed`. Over HTTP a ping that finds the session forgotten (a
+   * restarted server) initializes a new one first, as any request does.
+   */
+  readonly keepAlive?: KeepAliveOptions
   /**
    * Serve task-augmented sampling and elicitation requests (2025-11-25): declared as the `tasks`
    * capability; the handler runs as a task the server polls. Off by default.
@@ -73,6 +82,14 @@ export interface McpClientOptions {
    * refresh fails (a warning says so), so a host keeps its toolset through a blip. Default: false.
    */
   readonly serveStaleLists?: boolean
+}
+
+/** When the client pings its server, and how long each ping may take. */
+export interface KeepAliveOptions {
+  /** The wait before each ping: a fixed interval, or a `Schedule` (its delays; the pings stop when it ends). */
+  readonly interval: Duration.DurationInput | Schedule.Schedule<unknown>
+  /** How long one ping may wait for its answer. Default: the interval when it is a duration, else the request timeout. */
+  readonly timeout?: Duration.DurationInput
 }
 
 /** Options of one tool call. */

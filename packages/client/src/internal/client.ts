@@ -5,6 +5,7 @@
 import type { McpSchema, Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { clientCapabilities, Elicitation, Roots, Sampling } from "../Capabilities.js"
@@ -36,6 +37,7 @@ export interface Client {
 }
 
 const DEFAULT_CLIENT_INFO: McpSchema.Implementation = { name: "effect-mcp", version: "0.1.0" }
+const DEFAULT_REQUEST_TIMEOUT = "60 seconds"
 
 /** Runs `run` (which emits events) as a Stream of its events, then its result; ending the stream early interrupts it. */
 const eventStream = <Event, A, E>(
@@ -71,9 +73,9 @@ export const startSession = (
       server: options.name,
       clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
       protocolVersion: options.protocolVersion ?? "auto",
-      requestTimeout: options.requestTimeout ?? "60 seconds",
+      requestTimeout: options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT,
       sessionRetries: options.sessionRetries ?? 1,
-      probeTimeout: options.probeTimeout ?? "10 seconds",
+      probeTimeout: options.probeTimeout,
       maxInputRounds: options.maxInputRounds ?? 10,
       serve: ServerRequests.serveWith(handlers),
       retry: options.retry,
@@ -93,7 +95,9 @@ export const startSession = (
     })
     if (options.keepAlive !== undefined) {
       const { interval, timeout } = options.keepAlive
-      yield* session.keepAlive(interval, timeout ?? interval)
+      yield* Schedule.isSchedule(interval)
+        ? session.keepAlive(interval, timeout ?? options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
+        : session.keepAlive(Schedule.spaced(interval), timeout ?? interval)
     }
     return session
   })

@@ -38,9 +38,12 @@ export interface RunningServer {
   readonly stop: () => Promise<void>
 }
 
-/** Starts the reference server in `streamableHttp` or `sse` mode; waits (bounded) until it listens. */
-export const startEverything = async (mode: "streamableHttp" | "sse"): Promise<RunningServer> => {
-  const port = await freePort()
+/**
+ * Starts the reference server in `streamableHttp` or `sse` mode, on `port` (a free one by
+ * default; a server's own port again, to restart it); waits (bounded) until it listens.
+ */
+export const startEverything = async (mode: "streamableHttp" | "sse", onPort?: number): Promise<RunningServer> => {
+  const port = onPort ?? (await freePort())
   // Its output goes to a log file, kept for post-mortems when a test run goes wrong.
   const log = openSync(join(tmpdir(), `effect-mcp-everything-${mode}-${port}.log`), "w")
   // Through a guard that kills the server when this worker's end of its stdin pipe closes, so the

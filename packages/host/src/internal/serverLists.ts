@@ -11,14 +11,29 @@ import type { ServerConfig } from "./types.js"
 /** A list a server may say changed. */
 export type ListName = "tools" | "resources" | "prompts"
 
-/** The client's options for a server: `verdict` is the era it spoke last time (a restart speaks it again without probing). */
+/** A server's keepalive: its own, else the host's for a server reached over HTTP; none when turned off. */
+export const keepAliveOf = (
+  config: ServerConfig,
+  hostWide: McpClient.KeepAliveOptions | undefined
+): McpClient.KeepAliveOptions | undefined => {
+  const own = config.options?.keepAlive
+  if (own === false) return undefined
+  return own ?? (config.target._tag === "Http" ? hostWide : undefined)
+}
+
+/**
+ * The client's options for a server: `verdict` is the era it spoke last time (a restart speaks it
+ * again without probing); `keepAlive` the host-wide keepalive.
+ */
 export const clientOptions = (
   name: string,
   config: ServerConfig,
   clientInfo: McpSchema.Implementation | undefined,
-  verdict: ProtocolVersion.ProtocolVersion | undefined
+  verdict: ProtocolVersion.ProtocolVersion | undefined,
+  keepAlive?: McpClient.KeepAliveOptions
 ): McpClient.McpClientOptions & { readonly inheritEnv?: "safe" | "all" } => {
   const pinned = config.options?.protocolVersion
+  const keeping = keepAliveOf(config, keepAlive)
   return {
     name,
     protocolVersion: pinned === undefined || pinned === "auto" ? (verdict ?? "auto") : pinned,
@@ -28,7 +43,8 @@ export const clientOptions = (
     // The host's per-server limit is the client's own bound on requests in flight.
     ...(config.options?.concurrency === undefined ? {} : { maxInFlight: config.options.concurrency }),
     ...(config.options?.retry === undefined ? {} : { retry: config.options.retry }),
-    ...(config.options?.serveStaleLists === undefined ? {} : { serveStaleLists: config.options.serveStaleLists })
+    ...(config.options?.serveStaleLists === undefined ? {} : { serveStaleLists: config.options.serveStaleLists }),
+    ...(keeping === undefined ? {} : { keepAlive: keeping })
   }
 }
 

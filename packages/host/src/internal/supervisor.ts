@@ -36,6 +36,8 @@ export interface Settings {
   readonly restart: Schedule.Schedule<unknown, McpError.InitializeError>
   readonly resetAfter: Duration.Duration
   readonly clientInfo: McpSchema.Implementation | undefined
+  /** The host-wide keepalive (servers reached over HTTP). */
+  readonly keepAlive: McpClient.KeepAliveOptions | undefined
   readonly platform: Context.Context<Platform>
   readonly events: Events
 }
@@ -116,7 +118,11 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
           const remembered = verdict
           // A server that no longer speaks the remembered era is probed again next time.
           const connected = yield* Effect.tapError(
-            connect(name, config.target, ServerLists.clientOptions(name, config, settings.clientInfo, verdict)),
+            connect(
+              name,
+              config.target,
+              ServerLists.clientOptions(name, config, settings.clientInfo, verdict, settings.keepAlive)
+            ),
             () =>
               Effect.sync(() => {
                 if (verdict === remembered) verdict = undefined

@@ -39,6 +39,12 @@ export interface ServerOptions {
    * its restarts; a revision pins it.
    */
   readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
+  /**
+   * Ping this server's session on a schedule: a ping that fails marks the session dead, so the
+   * host restarts it; over HTTP a ping that finds the session forgotten (the server restarted)
+   * re-initializes it first. Overrides the host's `keepAlive`; `false` turns it off. Default: the host's.
+   */
+  readonly keepAlive?: McpClient.KeepAliveOptions | false
 }
 
 /** One server the host runs. */
@@ -63,6 +69,11 @@ export interface HostOptions {
   readonly restartResetAfter?: Duration.DurationInput
   /** This client's name and version, sent to every server. */
   readonly clientInfo?: McpSchema.Implementation
+  /**
+   * Keepalive for every server reached over HTTP (a stdio server's death is seen without one):
+   * pings on the schedule, and a dead session is restarted. A server's own `keepAlive` wins. Default: none.
+   */
+  readonly keepAlive?: McpClient.KeepAliveOptions
 }
 
 /** A server's status, as published on {@link McpHostService.statusChanges}. */

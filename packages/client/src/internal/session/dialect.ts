@@ -30,7 +30,9 @@ export const asRequestError = (error: WireError): RequestError =>
     ? new TransportError({
         server: error.server,
         reason: error.reason,
-        ...(error._tag === "StreamBroken" ? {} : { status: error._tag === "LegacyServer" ? error.status : 404 })
+        ...(error._tag === "StreamBroken"
+          ? {}
+          : { status: error._tag === "LegacyServer" ? error.status : (error.status ?? 404) })
       })
     : error
 
@@ -76,6 +78,8 @@ export type Verdict =
   /** The server rejected the offered revision but names one both sides speak: ask again with it (once). */
   | { readonly _tag: "Retry"; readonly version: ProtocolVersion.StatelessVersion }
   | { readonly _tag: "Legacy"; readonly why: string }
+  /** A modern server (it answered `server/discover`) that lists no revision this client speaks, in either era. */
+  | { readonly _tag: "Unsupported"; readonly supported: ReadonlyArray<string> }
 
 const decodeDiscover = Schema.decodeUnknownEither(McpSchema.DiscoverResult)
 const decodeVersionData = Schema.decodeUnknownEither(McpSchema.UnsupportedProtocolVersionData)
@@ -85,8 +89,10 @@ const mutual = (versions: ReadonlyArray<string>): ProtocolVersion.StatelessVersi
 
 /**
  * Classifies what a `server/discover` probe got back. A discover result naming a stateless
- * revision both sides speak is modern; `-32022` naming one is modern, asked again; any other
- * answer, an error, or a connection that ended is legacy.
+ * revision both sides speak is modern; one naming only a stateful revision we speak is legacy (a
+ * dual-era server); one naming no revision we speak is unsupported (initializing would only meet
+ * a refusal). `-32022` naming a revision both speak is modern, asked again; any other answer, an
+ * error, or a connection that ended is legacy.
  */
 export const classify = (
   answer: Either.Either<Peer.WireObject, { readonly code: number; readonly data?: unknown }>
@@ -94,10 +100,12 @@ export const classify = (
   if (Either.isRight(answer)) {
     const discover = decodeDiscover(answer.right)
     if (Either.isLeft(discover)) return { _tag: "Legacy", why: "server/discover answered something else" }
-    const version = mutual(discover.right.supportedVersions)
-    return version === undefined
-      ? { _tag: "Legacy", why: `the server supports ${discover.right.supportedVersions.join(", ")}` }
-      : { _tag: "Modern", version, discover: discover.right }
+    const supported = discover.right.supportedVersions
+    const version = mutual(supported)
+    if (version !== undefined) return { _tag: "Modern", version, discover: discover.right }
+    return supported.some(ProtocolVersion.isStateful)
+      ? { _tag: "Legacy", why: `the server supports ${supported.join(", ")}` }
+      : { _tag: "Unsupported", supported }
   }
   const { code, data } = answer.left
   if (code === JsonRpc.ErrorCode.UnsupportedProtocolVersion) {
@@ -184,6 +192,14 @@ export const fromDiscover = (
     instructions: Option.fromNullable(discover.instructions)
   }
 }
+
+/** The server's `server/discover` lists no revision this client speaks: both lists are said. */
+export const noneInCommon = (requested: ProtocolVersion.ProtocolVersion, supported: ReadonlyArray<string>) =>
+  new ProtocolVersion.UnsupportedProtocolVersion({
+    requested,
+    received: supported.length === 0 ? "none" : supported.join(", "),
+    serverSupports: supported
+  })
 
 /**
  * The server does not speak the stateless revision the caller insisted on (`why`: how that

@@ -2,9 +2,12 @@
  * Change notifications at 2026-07-28: one long `subscriptions/listen` request for the lists the
  * server says can change and the resources subscribed to, opened again (the old one cancelled)
  * whenever the resource subscriptions change. Its notifications are tagged with its id; those of an
- * earlier subscription are not accepted. A subscription that broke is opened again, a few times.
+ * earlier subscription are not accepted. A subscription that broke is opened again, a few times,
+ * after a growing wait. A server that answers -32601 (it does not serve the method, though it
+ * declares list changes) is asked again the same few times, quietly, then never again for the
+ * session, with one warning: lists still refresh when used (their `ttlMs`).
  */
-import { type JsonRpc, McpSchema } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberHandle from "effect/FiberHandle"
@@ -13,6 +16,15 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Peer from "../peer/peer.js"
+
+/** When a subscription that failed is opened again: after 1, 2, 4 and 8 seconds, then no more. */
+export const RELISTEN: Schedule.Schedule<unknown> = Schedule.exponential("1 second").pipe(
+  Schedule.intersect(Schedule.recurs(4))
+)
+
+/** The server does not serve `subscriptions/listen`. */
+const notServed = (error: Peer.RequestFailure): boolean =>
+  error._tag === "RpcError" && error.code === JsonRpc.ErrorCode.MethodNotFound
 
 /** What listening needs. */
 export interface ListenOptions {
@@ -67,8 +79,11 @@ export const make = (options: ListenOptions): Effect.Effect<Listening, never, Sc
       Effect.forkScoped
     )
     let resources = HashSet.empty<string>()
+    // Set once the server has refused the method (-32601) through every retry: never asked again.
+    let unserved = false
     const caps = options.capabilities
     const listen = Effect.suspend(() => {
+      if (unserved) return Effect.void
       const notifications = {
         ...(caps.tools?.listChanged === true ? { toolsListChanged: true } : {}),
         ...(caps.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
@@ -102,11 +117,26 @@ export const make = (options: ListenOptions): Effect.Effect<Listening, never, Sc
             ),
             // A subscription that broke (not one the server ended) is opened again, a few times.
             Effect.tapError((error) =>
-              Effect.logWarning(`${options.server()}: change notifications broke (${error.message}); listening again`)
+              notServed(error)
+                ? Effect.logDebug(
+                    `${options.server()}: subscriptions/listen is not served (-32601); asking again later`
+                  )
+                : Effect.logWarning(
+                    `${options.server()}: change notifications broke (${error.message}); listening again`
+                  )
             ),
-            Effect.retry(Schedule.exponential("1 second").pipe(Schedule.intersect(Schedule.recurs(4)))),
+            Effect.retry(RELISTEN),
             Effect.catchAll((error) =>
-              Effect.logWarning(`${options.server()}: change notifications stopped: ${error.message}`)
+              notServed(error)
+                ? Effect.zipRight(
+                    Effect.sync(() => {
+                      unserved = true
+                    }),
+                    Effect.logWarning(
+                      `${options.server()}: the server declares list changes but does not serve subscriptions/listen (-32601); no longer asking: lists refresh when used`
+                    )
+                  )
+                : Effect.logWarning(`${options.server()}: change notifications stopped: ${error.message}`)
             ),
             Effect.asVoid
           )

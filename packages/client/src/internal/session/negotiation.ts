@@ -25,7 +25,8 @@ export interface NegotiationOptions {
   readonly scope: Scope.Scope
   readonly clientInfo: McpSchema.Implementation
   readonly protocolVersion: ProtocolVersion.ProtocolVersion | "auto"
-  readonly probeTimeout: Duration.DurationInput
+  /** How long the probe waits; by default a short wait on a throwaway process, the request timeout in place. */
+  readonly probeTimeout: Duration.DurationInput | undefined
   readonly requestTimeout: Duration.DurationInput
   readonly maxInputRounds: number
   readonly serve: ServerRequestHandler
@@ -44,6 +45,20 @@ export interface Negotiation {
   /** The `initialize` handshake at the revision chosen, then `notifications/initialized`. */
   readonly handshake: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
 }
+
+/** How long a probe on a throwaway process (stdio) waits: silence there means a legacy server. */
+export const THROWAWAY_PROBE_TIMEOUT: Duration.DurationInput = "10 seconds"
+
+/**
+ * How long the era probe waits: as asked; else on a throwaway process (stdio) a short while,
+ * since a legacy server may stay silent; in place (HTTP) as long as any request, since silence
+ * there is an outage and a slow first answer is still an answer.
+ */
+export const probeTimeoutOf = (
+  transport: TransportService,
+  probeTimeout: Duration.DurationInput | undefined,
+  requestTimeout: Duration.DurationInput
+): Duration.DurationInput => probeTimeout ?? (transport.probe !== undefined ? THROWAWAY_PROBE_TIMEOUT : requestTimeout)
 
 /** A transport's signal that nothing handled is the request's transport failure. */
 const settled = <A>(effect: Effect.Effect<A, Dialect.WireError>): Effect.Effect<A, RequestError> =>
@@ -95,7 +110,8 @@ export const make = (options: NegotiationOptions): Negotiation => {
 
   const select: Negotiation["select"] = (capabilities) => {
     if (pinned !== "auto" && ProtocolVersion.isStateful(pinned)) return handshake(capabilities)
-    const target = { server, transport: options.transport, peer, timeout: options.probeTimeout }
+    const timeout = probeTimeoutOf(options.transport, options.probeTimeout, options.requestTimeout)
+    const target = { server, transport: options.transport, peer, timeout }
     const offer = (version: ProtocolVersion.StatelessVersion) =>
       settled(Dialect.probe(target, Stateless.envelope(version, capabilities, options.clientInfo, undefined)))
     const legacy = (why: string) =>
@@ -107,21 +123,23 @@ export const make = (options: NegotiationOptions): Negotiation => {
         : // Which revision it offers, asked plainly (an initialize with no initialized after it),
           // bounded as the probe is: a server that did not answer that need not hold the error up.
           options.initialize({ protocolVersion: offered, capabilities, clientInfo: options.clientInfo }).pipe(
-            Effect.timeout(options.probeTimeout),
+            Effect.timeout(timeout),
             Effect.option,
             Effect.flatMap((result) =>
               Effect.fail(Dialect.noModern(pinned, why, Option.getOrUndefined(result)?.protocolVersion))
             )
           )
-    return Effect.flatMap(offer(pinned === "auto" ? ProtocolVersion.STATELESS[0] : pinned), (first) => {
+    const requested = pinned === "auto" ? ProtocolVersion.STATELESS[0] : pinned
+    return Effect.flatMap(offer(requested), (first) => {
       if (first._tag === "Modern") return becomeStateless(first.version, first.discover, capabilities)
       if (first._tag === "Legacy") return legacy(first.why)
+      if (first._tag === "Unsupported") return Effect.fail(Dialect.noneInCommon(requested, first.supported))
       // -32022 naming a revision both speak: ask once more with it, never loop.
-      return Effect.flatMap(offer(first.version), (second) =>
-        second._tag === "Modern"
-          ? becomeStateless(second.version, second.discover, capabilities)
-          : legacy(second._tag === "Legacy" ? second.why : "it rejected the revision it named")
-      )
+      return Effect.flatMap(offer(first.version), (second) => {
+        if (second._tag === "Modern") return becomeStateless(second.version, second.discover, capabilities)
+        if (second._tag === "Unsupported") return Effect.fail(Dialect.noneInCommon(requested, second.supported))
+        return legacy(second._tag === "Legacy" ? second.why : "it rejected the revision it named")
+      })
     })
   }
 

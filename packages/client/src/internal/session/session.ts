@@ -10,9 +10,9 @@ import { McpSchema, type Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { type RequestError, SessionUnavailable, TransportError } from "../../McpError.js"
 import { isTerminal, SessionState } from "../../SessionState.js"
 import { Transport } from "../../Transport.js"
@@ -179,11 +179,11 @@ export const make = (options: SessionOptions): Effect.Effect<SessionService, nev
         })
       )
 
-    const keepAlive: SessionService["keepAlive"] = (interval, timeout) =>
-      request("ping", undefined, { timeout }).pipe(
-        Effect.repeat(Schedule.spaced(interval)),
+    // Each ping after the schedule's next delay (the first one too); the first failure fails the session.
+    const keepAlive: SessionService["keepAlive"] = (schedule, timeout) =>
+      Stream.fromSchedule(schedule).pipe(
+        Stream.runForEach(() => request("ping", undefined, { timeout })),
         Effect.catchAll((cause) => lifecycle.move(SessionState.Failed({ cause }))),
-        Effect.delay(interval),
         Effect.forkScoped,
         Effect.asVoid
       )

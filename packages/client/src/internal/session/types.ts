@@ -8,6 +8,7 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
+import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { RequestContext } from "../../Capabilities.js"
@@ -79,8 +80,11 @@ export interface SessionOptions {
   readonly requestTimeout: Duration.DurationInput
   /** How many times a request is retried after re-initializing an expired session. */
   readonly sessionRetries: number
-  /** How long the era probe waits (silence on stdio means a legacy server). */
-  readonly probeTimeout: Duration.DurationInput
+  /**
+   * How long the era probe waits. Default: 10 seconds for a probe on a throwaway process (stdio,
+   * where silence means a legacy server); the request timeout for one in place (HTTP).
+   */
+  readonly probeTimeout: Duration.DurationInput | undefined
   /** The most rounds of a multi round-trip request (2026-07-28). */
   readonly maxInputRounds: number
   /** Serves what the server asks of the client (its requests, a 2026-07-28 result's input requests). */
@@ -183,9 +187,9 @@ export interface SessionService {
     request: Prepared,
     onDone: (outcome: Exit.Exit<WireObject, RequestError>) => void
   ) => (() => void) | undefined
-  /** Pings every `interval`; no answer within `timeout` fails the session. Runs in the scope. */
+  /** Pings after each delay of `schedule`; a ping that fails (none answered within `timeout`) fails the session. Runs in the scope. */
   readonly keepAlive: (
-    interval: Duration.DurationInput,
+    schedule: Schedule.Schedule<unknown>,
     timeout: Duration.DurationInput
   ) => Effect.Effect<void, never, Scope.Scope>
 }

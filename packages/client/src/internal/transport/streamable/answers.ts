@@ -1,9 +1,10 @@
 /**
  * What the server's answer to a POST means, by status and content type: 202/204 (done), a
  * refusal before any session (a legacy HTTP+SSE server, unless the body is the request's JSON-RPC
- * answer), a 404 for the session (`SessionExpired`), a 2026-07-28 4xx carrying the request's
- * JSON-RPC answer, an error status (with a body excerpt and `Retry-After`), an event stream, or
- * JSON (bounded, and it must contain the response when one is awaited).
+ * answer), a 404 or 400 for the session (`SessionExpired`: the server restarted), a 2026-07-28
+ * 4xx carrying the request's JSON-RPC answer, an error status (with a body excerpt and
+ * `Retry-After`), an event stream, or JSON (bounded, and it must contain the response when one is
+ * awaited).
  */
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
@@ -16,6 +17,40 @@ import { decodeIncoming, type Incoming } from "../../../Transport.js"
 import { type Answer, type Collected, readBody, readExcerpt, tooLarge } from "../httpBody.js"
 import { type Connection, requestId } from "./connection.js"
 import { answers, type ReadEvents } from "./events.js"
+
+/** How much of a refusal's body is read to tell a lost session from a refused request. */
+const REFUSAL_BYTES = 4096
+
+/** What the official SDKs' servers say of a session they do not have (-32000, HTTP 400). */
+const LOST_SESSION = /session|not initiali[sz]ed/i
+
+/** The error a JSON-RPC error body carries (the first, in a batch), if the body is one. */
+const errorOf = (body: string): { readonly code: number; readonly message: string } | undefined => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return undefined
+  }
+  for (const item of decodeIncoming(parsed)) {
+    if (item._tag === "Message" && "error" in item.message) return item.message.error
+  }
+  return undefined
+}
+
+/**
+ * Whether a 4xx to a request that carried a session id says the server lost the session (with
+ * what it said): any 404; a 400 without a JSON-RPC error, or with one about the session ("Bad
+ * Request: No valid session ID provided", "Server not initialized"); any other 4xx only with a
+ * -32000 about the session. A 400 whose JSON-RPC error is about something else is the request's.
+ */
+export const lostSession = (status: number, body: string): { readonly detail: string | undefined } | undefined => {
+  const error = errorOf(body)
+  const aboutSession = error !== undefined && LOST_SESSION.test(error.message)
+  if (status === 404 || (status === 400 && (error === undefined || aboutSession)))
+    return { detail: error?.message ?? (body.trim() === "" ? undefined : body.trim().slice(0, 200)) }
+  return error !== undefined && error.code === -32000 && aboutSession ? { detail: error.message } : undefined
+}
 
 /** Every failure a request's POST can end with. */
 export type PostFailure = TransportError | AuthorizationError | SessionExpired | LegacyServer | StreamBroken
@@ -99,11 +134,26 @@ export const make = (connection: Connection, readEvents: ReadEvents): Answers =>
         if (refusal !== undefined) return yield* offerAll(refusal)
         return yield* new LegacyServer({ server, status: answer.status })
       }
-      if (answer.status === 404 && sentWith !== undefined) {
-        // A late 404 for an older session must not forget the session that replaced it.
+      // A refusal of a request that carried a session id: the server forgot the session (it
+      // restarted), unless its body says the request itself was at fault.
+      const refusedSession =
+        stateless === undefined &&
+        sentWith !== undefined &&
+        answer.status >= 400 &&
+        answer.status < 500 &&
+        answer.status !== 401 &&
+        answer.status !== 403
+      const excerpt = refusedSession ? yield* readExcerpt(answer, REFUSAL_BYTES) : undefined
+      const lost = excerpt === undefined ? undefined : lostSession(answer.status, excerpt)
+      if (lost !== undefined) {
+        // A late refusal for an older session must not forget the session that replaced it.
         if (connection.sessionId === sentWith) connection.sessionId = undefined
         connection.listening = undefined
-        return yield* new SessionExpired({ server })
+        return yield* new SessionExpired({
+          server,
+          status: answer.status,
+          ...(lost.detail === undefined ? {} : { detail: lost.detail })
+        })
       }
       if (
         stateless !== undefined &&
@@ -117,7 +167,7 @@ export const make = (connection: Connection, readEvents: ReadEvents): Answers =>
         return yield* httpError(`HTTP ${answer.status} without a JSON-RPC answer`, { status: answer.status })
       }
       if (answer.status < 200 || answer.status >= 300) {
-        const body = yield* readExcerpt(answer, 200)
+        const body = excerpt === undefined ? yield* readExcerpt(answer, 200) : excerpt.slice(0, 200)
         const retryAfter = Retry.parseRetryAfter(answer.headers["retry-after"], Date.now())
         return yield* httpError(`HTTP ${answer.status}${body === "" ? "" : `: ${body}`}`, {
           status: answer.status,

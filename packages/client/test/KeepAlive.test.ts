@@ -1,0 +1,43 @@
+/** Keepalive on a `Schedule`: a ping after each of its delays, none after it ends. Time is the `TestClock`'s. */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import * as TestClock from "effect/TestClock"
+import { connectScripted, initializeResult } from "./support/scriptedServer.js"
+
+describe("keepalive on a Schedule", () => {
+  it.scoped("pings after each delay of the schedule and stops when it ends; the session stays Ready", () =>
+    Effect.gen(function* () {
+      const { client, sent } = yield* connectScripted(
+        (request) => (request.method === "initialize" ? initializeResult() : { result: {} }),
+        { keepAlive: { interval: Schedule.spaced("10 seconds").pipe(Schedule.intersect(Schedule.recurs(2))) } }
+      )
+      const pings = () => sent.filter((message) => "method" in message && message.method === "ping").length
+      yield* TestClock.adjust("9 seconds")
+      expect(pings()).toBe(0)
+      yield* TestClock.adjust("1 second")
+      expect(pings()).toBe(1)
+      yield* TestClock.adjust("10 seconds")
+      expect(pings()).toBe(2)
+      yield* TestClock.adjust("10 minutes")
+      expect(pings()).toBe(2)
+      expect((yield* client.state)._tag).toBe("Ready")
+    })
+  )
+
+  it.scoped("a ping left unanswered for the request timeout (the default for a schedule) fails the session", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connectScripted(
+        (request) => (request.method === "initialize" ? initializeResult() : "silent"),
+        { keepAlive: { interval: Schedule.spaced("10 seconds") }, requestTimeout: "30 seconds" }
+      )
+      yield* TestClock.adjust("10 seconds")
+      yield* TestClock.adjust("29 seconds")
+      expect((yield* client.state)._tag).toBe("Ready")
+      yield* TestClock.adjust("1 second")
+      const state = yield* client.state
+      expect(state._tag).toBe("Failed")
+      if (state._tag === "Failed") expect(state.cause.message).toContain("30s")
+    })
+  )
+})
