@@ -48,7 +48,8 @@ describe.concurrent("a server's text on a terminal", () => {
     expect(called.screen).toMatch(/<result RED +RED8 >/)
     expect(called.screen).toMatch(/\[error\] <log RED +RED8 >/)
     const failed = await runOnTerminal(["tools", "call", "fail", ...hostile])
-    expect(failed.code, failed.screen).toBe(3)
+    // The server refused the call (a JSON-RPC error): the server's error, exit 1.
+    expect(failed.code, failed.screen).toBe(1)
     expectClean(failed.screen)
     expect(failed.screen).toMatch(/tools\/call failed: <error RED +RED8 >/)
   })

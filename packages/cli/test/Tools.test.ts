@@ -41,7 +41,14 @@ describe("tools", () => {
       columns: 70
     })
     expect(code).toBe(0)
-    const lines = screen.split(/\r?\n/).filter((line) => line.trim() !== "")
+    // What the terminal shows of each line: the text after its last carriage return (the live
+    // line while the server starts is redrawn and erased there), without escape sequences.
+    const lines = screen
+      .split(/\r?\n/)
+      .map((line) =>
+        (line.split("\r").at(-1) ?? "").replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g"), "")
+      )
+      .filter((line) => line.trim() !== "")
     expect(lines.length).toBeGreaterThan(15)
     expect(lines.every((line) => line.length <= 70)).toBe(true)
   })
