@@ -117,10 +117,10 @@ const build = (
       Effect.scoped(
         Effect.suspend(() => {
           const stateless = Connection.statelessVersionOf(message)
-          const sentWith = stateless === undefined ? connection.sessionId : undefined
+          const sentWith = stateless === undefined ? Connection.sessionFor(connection, message) : undefined
           const headers =
             stateless === undefined
-              ? connection.headersFor(Connection.ACCEPT, extra)
+              ? connection.headersFor(Connection.ACCEPT, extra, message)
               : connection.statelessHeaders(stateless, message, extra)
           return Effect.flatMap(connection.execute(message, headers), (answer) =>
             answers.handle(answer, message, stateless, sentWith)

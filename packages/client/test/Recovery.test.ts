@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import { faultServer, initialized, json, rpc } from "./support/faultServer.js"
 import { noFibersLeft } from "./support/fibers.js"
@@ -90,6 +91,9 @@ const restartingServer = (refuse: (response: ServerResponse) => void) => {
       )
     }
     if (request.headers["mcp-session-id"] === "s1" && restarted) return refuse(response)
+    // As the official SDKs' servers do: anything but initialize needs a session id.
+    if (request.headers["mcp-session-id"] === undefined)
+      return refusal(400, -32000, "Bad Request: Mcp-Session-Id header is required")(response)
     if (message.id === undefined) return response.writeHead(202).end()
     return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
   })
@@ -120,7 +124,7 @@ describe("Recovery after the server restarted (HTTP 400 for a session it does no
       "400 with -32000 'No valid session ID provided'",
       refusal(400, -32000, "Bad Request: No valid session ID provided")
     ],
-    ["400 with a plain-text body", (response: ServerResponse) => response.writeHead(400).end("Bad Request")]
+    ["404 with no body", (response: ServerResponse) => response.writeHead(404).end()]
   ] as const) {
     it.live(`${name}: the session is initialized again and the request retried`, () =>
       Effect.gen(function* () {
@@ -140,6 +144,64 @@ describe("Recovery after the server restarted (HTTP 400 for a session it does no
       }).pipe(Effect.scoped, noFibersLeft)
     )
   }
+
+  it.live(
+    "a notification that meets the lost session first: the next request still recovers (the old id is kept until replaced)",
+    () => {
+      const logged: Array<string> = []
+      const collect = Logger.make(({ message }) => {
+        logged.push(Array.isArray(message) ? message.join(" ") : String(message))
+      })
+      const refusedOnce = () => logged.some((line) => line.includes("no longer knows the session"))
+      return Effect.gen(function* () {
+        const { url, received, restart } = yield* restartingServer(
+          refusal(400, -32000, "Bad Request: No valid session ID provided")
+        )
+        const client = yield* connectTo(url)
+        yield* client.ping()
+        restart()
+        yield* client.notify("notifications/progress", { progressToken: "t", progress: 1 })
+        // The notification's refusal is handled apart from the caller: wait (bounded) until it was.
+        for (let waited = 0; !refusedOnce() && waited < 400; waited++) yield* Effect.sleep("25 millis")
+        expect(refusedOnce()).toBe(true)
+        yield* client.ping()
+        expect(client.serverInfo.version).toBe("2")
+        const sent = received.filter((request) =>
+          ["ping", "notifications/progress"].includes(String(rpc(request).method))
+        )
+        expect(sent.map((request) => [rpc(request).method, request.headers["mcp-session-id"]])).toStrictEqual([
+          ["ping", "s1"],
+          ["notifications/progress", "s1"],
+          ["ping", "s1"],
+          ["ping", "s2"]
+        ])
+        expect((yield* client.state)._tag).toBe("Ready")
+      }).pipe(Effect.scoped, noFibersLeft, Effect.provide(Logger.add(collect)))
+    }
+  )
+
+  it.live(
+    "a proxy's plain-text 400 to a request is that request's failure: the session is kept, nothing is sent twice",
+    () =>
+      Effect.gen(function* () {
+        const { url, received } = yield* faultServer((request, response) => {
+          const message = rpc(request)
+          if (request.method === "DELETE") return response.writeHead(200).end()
+          if (request.method === "GET") return response.writeHead(405).end()
+          if (message.method === "initialize")
+            return json(response, initialized(message.id), { "mcp-session-id": "s1" })
+          if (message.id === undefined) return response.writeHead(202).end()
+          if (message.method === "ping") return response.writeHead(400).end("Bad Request")
+          return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+        })
+        const client = yield* connectTo(url)
+        const error = yield* Effect.flip(client.ping())
+        expect(error).toMatchObject({ _tag: "TransportError", status: 400 })
+        expect(received.filter((request) => rpc(request).method === "ping")).toHaveLength(1)
+        expect(received.filter((request) => rpc(request).method === "initialize")).toHaveLength(1)
+        expect((yield* client.state)._tag).toBe("Ready")
+      }).pipe(Effect.scoped, noFibersLeft)
+  )
 
   it.live("a 400 whose JSON-RPC error is about the request itself is that request's failure: no new session", () =>
     Effect.gen(function* () {

@@ -18,6 +18,7 @@ describe("Recovery", () => {
     Effect.gen(function* () {
       let alive = true
       let reinitializations = 0
+      let losses = 0
       const recovering = Recovery.make({
         retries: 1,
         reinitialization: Effect.suspend(() => {
@@ -27,6 +28,7 @@ describe("Recovery", () => {
         }),
         restore: Effect.void,
         refresh: Either.right,
+        lost: () => Effect.sync(() => losses++),
         alive: () => alive,
         scope: yield* Effect.scope,
         runtime: yield* Effect.runtime<never>()
@@ -38,22 +40,74 @@ describe("Recovery", () => {
       const late = yield* Effect.flip(expired(request))
       expect(late._tag).toBe("SessionExpired")
       expect(reinitializations).toBe(1)
+      // The session had already failed: nothing more to fail.
+      expect(losses).toBe(0)
+    })
+  )
+
+  it.scoped("a request that meets the expired session again after it was established again fails the session", () =>
+    Effect.gen(function* () {
+      let reinitializations = 0
+      const lost: Array<string> = []
+      const recovering = Recovery.make({
+        retries: 1,
+        reinitialization: Effect.sync(() => {
+          reinitializations++
+        }),
+        restore: Effect.void,
+        refresh: Either.right,
+        lost: (error) => Effect.sync(() => lost.push(error._tag)),
+        alive: () => true,
+        scope: yield* Effect.scope,
+        runtime: yield* Effect.runtime<never>()
+      })
+      let sent = 0
+      const refused = recovering(() =>
+        Effect.suspend(() => {
+          sent++
+          return Effect.fail(new McpError.SessionExpired({ server: "s", status: 400 }))
+        })
+      )
+      const error = yield* Effect.flip(refused(request))
+      expect([error._tag, sent, reinitializations, lost]).toStrictEqual(["SessionExpired", 2, 1, ["SessionExpired"]])
+      // A request the session recovered from fails nothing.
+      let first = true
+      const recovered = recovering(() =>
+        Effect.suspend(() => {
+          if (!first) return Effect.succeed({})
+          first = false
+          return Effect.fail(new McpError.SessionExpired({ server: "s", status: 404 }))
+        })
+      )
+      expect(yield* recovered(request)).toStrictEqual({})
+      expect(lost).toHaveLength(1)
     })
   )
 })
 
 describe("lostSession (a 4xx to a request that carried a session id)", () => {
   const body = (code: number, message: string) => JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null })
-  it("404 always; 400 unless its JSON-RPC error is about something else; other 4xx only with a -32000 about the session", () => {
+  it("404 always; another 4xx only with a JSON-RPC -32000/-32001 about the session (never a proxy's page or the request's own error)", () => {
     const cases: ReadonlyArray<readonly [number, string, boolean]> = [
       [404, "", true],
       [404, body(-32001, "Session not found"), true],
       [400, body(-32000, "Bad Request: No valid session ID provided"), true],
       [400, body(-32000, "Bad Request: Server not initialized"), true],
-      [400, "Bad Request", true],
-      [400, "", true],
-      [400, "<html>bad request</html>", true],
+      [400, "Bad Request", false],
+      [400, "", false],
+      [400, "<html>bad request</html>", false],
       [400, body(-32602, "Invalid params: name is required"), false],
+      [400, body(-32602, "Invalid params: sessionId is required"), false],
+      [
+        400,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32602, message: "Invalid params", data: "x".repeat(8000) },
+          id: 1
+        }),
+        false
+      ],
+      [400, body(-32001, "Session not found"), true],
       [400, body(-32600, "Invalid Request"), false],
       [409, body(-32000, "Bad Request: Server not initialized"), true],
       [409, body(-32603, "session store unavailable"), false],

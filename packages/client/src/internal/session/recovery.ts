@@ -10,7 +10,7 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import type { RequestError } from "../../McpError.js"
+import type { RequestError, SessionExpired } from "../../McpError.js"
 import type * as Peer from "../peer/peer.js"
 import type { WireError } from "./dialect.js"
 import type { Executor, Prepared } from "./types.js"
@@ -25,6 +25,11 @@ export interface RecoveryOptions {
   readonly restore: Effect.Effect<void>
   /** The request for the session as it now is (its params taken down to the revision it now speaks). */
   readonly refresh: (request: Prepared) => Either.Either<Prepared, RequestError>
+  /**
+   * The session could not be kept: a request met the expired session again after it was
+   * established again (its retries spent). The session moves to `Failed`, so a host restarts it.
+   */
+  readonly lost: (error: SessionExpired) => Effect.Effect<void>
   /** Whether the session can still be established again (a failed or closed one cannot). */
   readonly alive: () => boolean
   /** Where the re-initialization runs: the session's scope, so closing the session stops it. */
@@ -82,6 +87,8 @@ export const make = (options: RecoveryOptions) => {
               )
           )
         })
-      return run(request, options.retries)
+      return Effect.tapError(run(request, options.retries), (error) =>
+        error._tag === "SessionExpired" && options.alive() ? options.lost(error) : Effect.void
+      )
     }
 }

@@ -148,6 +148,7 @@ export const make = (options: SessionOptions): Effect.Effect<SessionService, nev
                 ? Either.right(request)
                 : preparedFor(request.method, request.encoded, request.options),
             alive: () => !isTerminal(lifecycle.current()),
+            lost: (error) => lifecycle.move(SessionState.Failed({ cause: Dialect.asRequestError(error) })),
             scope,
             runtime: yield* Effect.runtime<never>()
           })

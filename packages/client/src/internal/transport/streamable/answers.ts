@@ -18,11 +18,12 @@ import { type Answer, type Collected, readBody, readExcerpt, tooLarge } from "..
 import { type Connection, requestId } from "./connection.js"
 import { answers, type ReadEvents } from "./events.js"
 
-/** How much of a refusal's body is read to tell a lost session from a refused request. */
-const REFUSAL_BYTES = 4096
+/** How much of a refusal's body is read to tell a lost session from a refused request (a longer one is the request's). */
+const REFUSAL_BYTES = 65536
 
-/** What the official SDKs' servers say of a session they do not have (-32000, HTTP 400). */
+/** What the official SDKs' servers say of a session they do not have: HTTP 400 with -32000, or 404 with -32001. */
 const LOST_SESSION = /session|not initiali[sz]ed/i
+const SESSION_CODES: ReadonlyArray<number> = [-32000, -32001]
 
 /** The error a JSON-RPC error body carries (the first, in a batch), if the body is one. */
 const errorOf = (body: string): { readonly code: number; readonly message: string } | undefined => {
@@ -40,16 +41,18 @@ const errorOf = (body: string): { readonly code: number; readonly message: strin
 
 /**
  * Whether a 4xx to a request that carried a session id says the server lost the session (with
- * what it said): any 404; a 400 without a JSON-RPC error, or with one about the session ("Bad
- * Request: No valid session ID provided", "Server not initialized"); any other 4xx only with a
- * -32000 about the session. A 400 whose JSON-RPC error is about something else is the request's.
+ * what it said): any 404 (the spec's answer); another 4xx only with a JSON-RPC error -32000 or
+ * -32001 about the session ("Bad Request: No valid session ID provided", "Server not
+ * initialized", "Session not found"). Anything else, a plain-text or HTML 400 from a proxy or a
+ * JSON-RPC error about the request itself, is the request's failure: a live session is never
+ * thrown away for it, nor a call sent twice.
  */
 export const lostSession = (status: number, body: string): { readonly detail: string | undefined } | undefined => {
   const error = errorOf(body)
-  const aboutSession = error !== undefined && LOST_SESSION.test(error.message)
-  if (status === 404 || (status === 400 && (error === undefined || aboutSession)))
-    return { detail: error?.message ?? (body.trim() === "" ? undefined : body.trim().slice(0, 200)) }
-  return error !== undefined && error.code === -32000 && aboutSession ? { detail: error.message } : undefined
+  if (status === 404) return { detail: error?.message ?? (body.trim() === "" ? undefined : body.trim().slice(0, 200)) }
+  return error !== undefined && SESSION_CODES.includes(error.code) && LOST_SESSION.test(error.message)
+    ? { detail: error.message }
+    : undefined
 }
 
 /** Every failure a request's POST can end with. */
@@ -146,8 +149,9 @@ export const make = (connection: Connection, readEvents: ReadEvents): Answers =>
       const excerpt = refusedSession ? yield* readExcerpt(answer, REFUSAL_BYTES) : undefined
       const lost = excerpt === undefined ? undefined : lostSession(answer.status, excerpt)
       if (lost !== undefined) {
-        // A late refusal for an older session must not forget the session that replaced it.
-        if (connection.sessionId === sentWith) connection.sessionId = undefined
+        // The session id is kept: until a new initialize replaces it, every request meets the same
+        // refusal and recovers (one nothing awaits, a notification, cannot leave the client
+        // sending no session id at all); an initialize never carries it (`Connection.sessionFor`).
         connection.listening = undefined
         return yield* new SessionExpired({
           server,

@@ -33,6 +33,16 @@ export const statelessVersionOf = (message: JsonRpc.JSONRPCMessage): string | un
   return typeof version === "string" && ProtocolVersion.isStateless(version) ? version : undefined
 }
 
+/**
+ * The session id a stateful message is sent with: the connection's, except for `initialize`,
+ * which opens a new session and never carries the one it replaces (a server that forgot it would
+ * refuse the very request that recovers from that).
+ */
+export const sessionFor = (
+  connection: Pick<Connection, "sessionId">,
+  message: JsonRpc.JSONRPCMessage
+): string | undefined => ("method" in message && message.method === "initialize" ? undefined : connection.sessionId)
+
 /** An `HttpClient` whose requests live as long as the scope they run in (`HttpClient.withScope`). */
 export type ScopedClient = HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>
 
@@ -53,8 +63,12 @@ export interface Connection {
   /** The session the GET listener is open for. */
   listening: string | undefined
   closed: boolean
-  /** The headers of a stateful request. */
-  readonly headersFor: (accept: string, extra?: Readonly<Record<string, string>>) => Record<string, string>
+  /** The headers of a stateful message (with the session id `sessionFor` gives it). */
+  readonly headersFor: (
+    accept: string,
+    extra?: Readonly<Record<string, string>>,
+    message?: JsonRpc.JSONRPCMessage
+  ) => Record<string, string>
   /** The headers of a 2026-07-28 message: version, method and name from the message itself; no session. */
   readonly statelessHeaders: (
     version: string,
@@ -128,13 +142,16 @@ export const make = (options: {
     answeredOnce: false,
     listening: undefined,
     closed: false,
-    headersFor: (accept, extra = {}) => ({
-      ...options.headers,
-      accept,
-      ...(connection.sessionId === undefined ? {} : { "mcp-session-id": connection.sessionId }),
-      ...(connection.protocolVersion === undefined ? {} : { "mcp-protocol-version": connection.protocolVersion }),
-      ...extra
-    }),
+    headersFor: (accept, extra = {}, message) => {
+      const session = message === undefined ? connection.sessionId : sessionFor(connection, message)
+      return {
+        ...options.headers,
+        accept,
+        ...(session === undefined ? {} : { "mcp-session-id": session }),
+        ...(connection.protocolVersion === undefined ? {} : { "mcp-protocol-version": connection.protocolVersion }),
+        ...extra
+      }
+    },
     statelessHeaders: (version, message, extra) => {
       const method = "method" in message ? message.method : undefined
       const name =

@@ -10,7 +10,7 @@ import type { TransportError } from "../../../McpError.js"
 import type { Answer } from "../httpBody.js"
 import type { HttpRoute } from "../route.js"
 import type { Answers } from "./answers.js"
-import { ACCEPT, type Connection, requestId } from "./connection.js"
+import { ACCEPT, type Connection, requestId, sessionFor } from "./connection.js"
 
 const isJson = (answer: Answer) => (answer.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")
 
@@ -48,14 +48,14 @@ export const make = (options: {
 
   const send: FastSend["send"] = (message, extra) => {
     const id = requestId(message)
-    const sentWith = connection.sessionId
+    const sentWith = sessionFor(connection, message)
     const settled = () => {
       if (abort !== undefined) unanswered.delete(abort)
     }
     const abort: (() => void) | undefined = route.request(
       "POST",
       connection.url,
-      connection.headersFor(ACCEPT, extra),
+      connection.headersFor(ACCEPT, extra, message),
       JSON.stringify(message),
       {
         onAnswer: (answer) => {
