@@ -226,6 +226,25 @@ describe("2026-07-28 wire", () => {
       })
   )
 
+  it.scoped(
+    "a tool whose inputSchema uses 2020-12's boolean subschemas (properties: { x: true }) is listed and called",
+    () =>
+      Effect.gen(function* () {
+        const loose = { name: "loose", inputSchema: { type: "object", properties: { x: true, y: { type: "string" } } } }
+        expect(problems2026("Tool", loose)).toBeUndefined()
+        const { client } = yield* connect((request) =>
+          request.method === "tools/list"
+            ? { result: { resultType: "complete", tools: [loose], ...cacheable } }
+            : stateless(request)
+        )
+        expect((yield* client.tools).map((tool) => tool.name)).toStrictEqual(["loose"])
+        const called = yield* client.callTool("loose", { x: [1], y: "text" })
+        expect(called.content).toStrictEqual([{ type: "text", text: "ok" }])
+        const refused = yield* Effect.flip(client.callTool("loose", { y: 2 }))
+        expect(refused._tag).toBe("InvalidInput")
+      })
+  )
+
   it.effect.prop(
     "tools/call with arbitrary arguments validates, and carries the arguments as given",
     [FastCheck.dictionary(FastCheck.string(), FastCheck.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })],

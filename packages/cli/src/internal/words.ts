@@ -90,6 +90,16 @@ const admits = (types: ReadonlyArray<string>, value: unknown): boolean => {
   return types.includes(type) || (type === "integer" && types.includes("number"))
 }
 
+const isObject = (value: unknown): value is PropertySchema =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The schema of property `key`, when `properties` is an object holding one (2020-12 also allows `true`). */
+const propertyOf = (properties: unknown, key: string): PropertySchema | undefined => {
+  if (!isObject(properties) || !Object.hasOwn(properties, key)) return undefined
+  const schema = properties[key]
+  return isObject(schema) ? schema : undefined
+}
+
 /**
  * One `key=value` value, read by what the property's schema says: verbatim for a string, JSON
  * for other types, JSON when it parses else a string when the schema does not say.
@@ -116,7 +126,8 @@ const readValue = (key: string, raw: string, schema: PropertySchema | undefined)
  */
 export const parseArguments = (
   words: ReadonlyArray<string>,
-  properties: { readonly [name: string]: PropertySchema } = {}
+  /** The input schema's `properties`, as the server sent them (any JSON: only object members are read). */
+  properties: unknown = {}
 ): Either.Either<{ readonly [key: string]: unknown }, string> => {
   const result: Record<string, unknown> = {}
   for (const word of words) {
@@ -129,7 +140,7 @@ export const parseArguments = (
       result[key] = value.right
     } else if (plain > 0) {
       const key = word.slice(0, plain)
-      const value = readValue(key, word.slice(plain + 1), Object.hasOwn(properties, key) ? properties[key] : undefined)
+      const value = readValue(key, word.slice(plain + 1), propertyOf(properties, key))
       if (Either.isLeft(value)) return Either.left(value.left)
       result[key] = value.right
     } else {

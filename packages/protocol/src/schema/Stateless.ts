@@ -14,7 +14,7 @@ import { ElicitRequestFormParams } from "./Elicitation.js"
 import { JsonObject, JsonValue, Meta, Uri } from "./Json.js"
 import { ServerCapabilities } from "./Lifecycle.js"
 import { CreateMessageRequestParams, SamplingMessage } from "./Sampling.js"
-import { CallToolResult, JsonSchemaObject, ListToolsResult, Tool } from "./Tools.js"
+import { CallToolResult, JsonSchemaObject, ListToolsResult, ObjectJsonSchema, Tool } from "./Tools.js"
 
 /** The `_meta` keys of a 2026-07-28 request and result. */
 export const MetaKey = {
@@ -72,9 +72,13 @@ export const UnsupportedProtocolVersionData = Schema.Struct({
 /** The type of {@link UnsupportedProtocolVersionData}. */
 export type UnsupportedProtocolVersionData = typeof UnsupportedProtocolVersionData.Type
 
-/** A 2026-07-28 tool: its `outputSchema` may be any JSON Schema object, not only `type: "object"`. */
+/**
+ * A 2026-07-28 tool: its `inputSchema` constrains only `type: "object"`, and its `outputSchema`
+ * may be any JSON Schema object.
+ */
 export const StatelessTool = Schema.Struct({
   ...Tool.fields,
+  inputSchema: ObjectJsonSchema,
   outputSchema: optional(JsonSchemaObject)
 }).annotations({ identifier: "StatelessTool" })
 

@@ -154,6 +154,47 @@ export const JsonSchemaObject: Schema.Schema<JsonSchemaObjectType> = Schema.decl
 /** The type of {@link JsonSchemaObject}. */
 export type JsonSchemaObject = JsonSchemaObjectType
 
+/** The decoded type of a 2026-07-28 tool's `inputSchema`: an object schema, its keywords free. */
+export interface ObjectJsonSchemaType {
+  readonly $schema?: string
+  readonly type: "object"
+  readonly [keyword: string]: unknown
+}
+
+const checkObjectJsonSchema = (
+  input: unknown,
+  options: SchemaAST.ParseOptions,
+  ast: SchemaAST.Declaration
+): Effect.Effect<ObjectJsonSchemaType, ParseResult.ParseIssue> =>
+  ParseResult.flatMap(checkJsonSchemaObject(input, options, ast), (schema) => {
+    if (!Object.hasOwn(schema, "type"))
+      return ParseResult.fail(
+        new ParseResult.Pointer("type", schema, new ParseResult.Missing(new SchemaAST.Type(ObjectType.ast)))
+      )
+    return schema.type === "object"
+      ? ParseResult.succeed({ ...schema, type: "object" as const })
+      : ParseResult.fail(new ParseResult.Pointer("type", schema, new ParseResult.Type(ObjectType.ast, schema.type)))
+  })
+
+/**
+ * A 2026-07-28 tool's `inputSchema`: `type: "object"` (and a string `$schema`) is all that
+ * revision constrains; `properties` and `required` are whatever JSON Schema 2020-12 allows
+ * (`"properties": { "x": true }`). Kept verbatim.
+ */
+export const ObjectJsonSchema: Schema.Schema<ObjectJsonSchemaType> = Schema.declare([], {
+  decode: () => checkObjectJsonSchema,
+  encode: () => checkObjectJsonSchema
+}).annotations({
+  identifier: "ObjectJsonSchema",
+  description: 'a JSON Schema object with type "object"',
+  arbitrary: () => (fc) =>
+    fc.oneof(
+      fc.constant({ type: "object" as const }),
+      fc.constant({ type: "object" as const, properties: { x: true, y: { type: "string" } }, required: ["x"] })
+    ),
+  equivalence: () => (a, b) => JSON.stringify(a) === JSON.stringify(b)
+})
+
 /** Hints about a tool's behaviour. Untrusted unless the server is trusted. */
 export const ToolAnnotations = Schema.Struct({
   title: optional(Schema.String),

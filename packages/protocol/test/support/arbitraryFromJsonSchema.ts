@@ -14,7 +14,8 @@ const isNode = (value: unknown): value is Node => typeof value === "object" && v
 
 const MAX_DEPTH = 6
 
-const key = FastCheck.constantFrom("a", "b", "note", "x-extra", "com.example/k")
+// Besides made-up names, keywords a JSON Schema object may carry: where a revision leaves them free, any value is valid.
+const key = FastCheck.constantFrom("a", "b", "note", "x-extra", "com.example/k", "properties", "required", "items")
 const freeJson = (depth: number): FastCheck.Arbitrary<unknown> =>
   depth >= MAX_DEPTH
     ? FastCheck.constantFrom(null, 1, "s", true)
