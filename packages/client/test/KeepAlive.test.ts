@@ -40,4 +40,31 @@ describe("keepalive on a Schedule", () => {
       if (state._tag === "Failed") expect(state.cause.message).toContain("30s")
     })
   )
+
+  it.scoped("a queue full of callers does not hold the ping up, nor fail the session (pings skip the limiter)", () =>
+    Effect.gen(function* () {
+      const { client, sent } = yield* connectScripted(
+        (request) =>
+          request.method === "initialize"
+            ? initializeResult({ tools: {} })
+            : request.method === "ping"
+              ? { result: {} }
+              : "silent",
+        {
+          keepAlive: { interval: Schedule.spaced("10 seconds") },
+          maxInFlight: 1,
+          maxQueued: 0,
+          requestTimeout: "1 hour"
+        }
+      )
+      // The one slot is taken by a call the server never answers; another call is refused at once.
+      yield* Effect.forkScoped(client.request("tools/list", undefined))
+      yield* Effect.yieldNow()
+      expect((yield* Effect.flip(client.request("tools/list", undefined)))._tag).toBe("Overloaded")
+      yield* TestClock.adjust("10 seconds")
+      yield* TestClock.adjust("10 seconds")
+      expect(sent.filter((message) => "method" in message && message.method === "ping")).toHaveLength(2)
+      expect((yield* client.state)._tag).toBe("Ready")
+    })
+  )
 })

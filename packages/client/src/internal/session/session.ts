@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type RequestError, SessionUnavailable, TransportError } from "../../McpError.js"
+import * as Retry from "../../Retry.js"
 import { isTerminal, SessionState } from "../../SessionState.js"
 import { Transport } from "../../Transport.js"
 import * as Peer from "../peer/peer.js"
@@ -180,10 +181,20 @@ export const make = (options: SessionOptions): Effect.Effect<SessionService, nev
         })
       )
 
-    // Each ping after the schedule's next delay (the first one too); the first failure fails the session.
+    // The keepalive's pings skip the limiter (a queue full of callers is no sign of a dead server)
+    // and are sent once more after a transient failure (a keep-alive socket the server closed as
+    // the ping went out; a timeout is not retried: silence for that long is the answer); a ping that
+    // still fails fails the session.
+    const pingExecute: ExecutorOf<RequestError> = (ping) =>
+      Effect.retry(settledExchange(ping), {
+        times: 1,
+        while: (error) => error._tag === "TransportError" && Retry.transient(error) !== undefined
+      })
     const keepAlive: SessionService["keepAlive"] = (schedule, timeout) =>
       Stream.fromSchedule(schedule).pipe(
-        Stream.runForEach(() => request("ping", undefined, { timeout })),
+        Stream.runForEach(() =>
+          SessionRequest.request({ prepare, execute: pingExecute, decode }, "ping", undefined, { timeout })
+        ),
         Effect.catchAll((cause) => lifecycle.move(SessionState.Failed({ cause }))),
         Effect.forkScoped,
         Effect.asVoid
