@@ -87,11 +87,20 @@ const workspace = (() => {
 })()
 afterAll(() => rmSync(workspace, { recursive: true, force: true }))
 
+/**
+ * The reference server as the README starts it (`npx -y …`), and as the tests start it: the
+ * workspace's own copy (npx in this directory, outside any project with it installed, would fetch
+ * it from the registry).
+ */
+const NPX_EVERYTHING = 'command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"]'
+const LOCAL_EVERYTHING = `command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(everythingServer)}, "stdio"]`
+
 /** Each block as a module file of its own. */
 const files = blocks().map((block, index) => {
   const fragment = fragments.find((entry) => block.code.includes(entry.contains))
   const file = join(workspace, `block-${index}.ts`)
-  writeFileSync(file, `${fragment?.before ?? ""}${block.code}${fragment?.after ?? ""}\n`)
+  const code = block.code.replaceAll(NPX_EVERYTHING, LOCAL_EVERYTHING)
+  writeFileSync(file, `${fragment?.before ?? ""}${code}${fragment?.after ?? ""}\n`)
   return { ...block, file, prelude: (fragment?.before ?? "").split("\n").length - 1 }
 })
 
@@ -148,6 +157,10 @@ describe("README", () => {
       child.on("error", reject)
       child.on("close", (code) => resolve({ code, output }))
     })
+
+  it("the client example starts the reference server as npx would", () => {
+    expect(files.find((file) => file.heading === "Using the client")?.code).toContain(NPX_EVERYTHING)
+  })
 
   it("the client example runs against the reference server", { timeout: 120_000 }, async () => {
     const { code, output } = await runBlock("Using the client", workspace)

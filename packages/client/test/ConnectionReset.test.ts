@@ -15,7 +15,8 @@ import { keepAliveHttpClient } from "./support/httpClient.js"
 
 const TOOLS = [
   { name: "lookup", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
-  { name: "charge", inputSchema: { type: "object" } }
+  { name: "charge", inputSchema: { type: "object" } },
+  { name: "refund", inputSchema: { type: "object" } }
 ]
 
 const json = (response: ServerResponse, body: unknown) => {
@@ -72,7 +73,7 @@ describe("a connection reset under a request", () => {
       const fault = yield* resettingServer()
       const client = yield* connect(fault.url, { retry: { reads: quick } })
       const tools = yield* client.tools
-      expect(tools.map((tool) => tool.name)).toStrictEqual(["lookup", "charge"])
+      expect(tools.map((tool) => tool.name)).toStrictEqual(["lookup", "charge", "refund"])
       yield* client.ping()
       expect(fault.seen).toMatchObject({ "tools/list": 2, ping: 2 })
     }).pipe(Effect.scoped, noFibersLeft)
@@ -88,8 +89,9 @@ describe("a connection reset under a request", () => {
       expect(error._tag).toBe("TransportError")
       expect(error.message).toMatch(/socket hang up|ECONNRESET/)
       expect(fault.seen["tools/call charge"]).toBe(1)
-      // Unless the caller says the call may be repeated.
-      yield* client.callTool("charge", {}, { idempotent: true })
+      // Unless the caller says the call may be repeated: its first attempt is reset too, and it is sent again.
+      yield* client.callTool("refund", {}, { idempotent: true })
+      expect(fault.seen["tools/call refund"]).toBe(2)
     }).pipe(Effect.scoped, noFibersLeft)
   )
 

@@ -754,6 +754,41 @@ describe("McpClient at 2026-07-28", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("a task whose server suggests polling every 1 ms is polled at most every 50 ms", () =>
+    Effect.gen(function* () {
+      let gets = 0
+      const task = (status: string) => ({
+        taskId: "t1",
+        status,
+        createdAt: "2026-11-23T00:00:00Z",
+        lastUpdatedAt: "2026-11-23T00:00:00Z",
+        ttl: null,
+        pollInterval: 1
+      })
+      const { client } = yield* connectScripted((request) => {
+        if (request.method === "initialize")
+          return initializeResult({ tools: {}, tasks: { requests: { tools: { call: {} } } } })
+        if (request.method === "tools/list")
+          return { result: { tools: [tool("job", { execution: { taskSupport: "required" } })] } }
+        if (request.method === "tools/call") return { result: { task: task("working") } }
+        if (request.method === "tasks/get") {
+          gets++
+          return { result: task("working") }
+        }
+        // tasks/result waits for the task's end (never, here): the status comes from the polls.
+        if (request.method === "tasks/result") return "silent"
+        return { result: {} }
+      })
+      const run = yield* Effect.fork(client.runToolAsTask("job", {}))
+      yield* TestClock.adjust("1 second")
+      // 1 s at one poll per 50 ms, and the first one at once.
+      expect(run.unsafePoll()).toBeNull()
+      expect(gets).toBeGreaterThan(0)
+      expect(gets).toBeLessThanOrEqual(21)
+      yield* Fiber.interrupt(run)
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("a tools/call answered with a task (the tasks extension) is followed to its result", () =>
     Effect.gen(function* () {
       let gets = 0

@@ -30,6 +30,9 @@ import type { SessionService as Session } from "../session/types.js"
 import * as Lists from "./lists.js"
 import type { CallToolResult, Tool, Tools } from "./tools.js"
 
+/** The shortest wait between two polls of a task. */
+const MIN_POLL_MILLIS = 50
+
 /** A task's status is final: nothing more will happen to it. */
 export const isTerminal = (status: McpSchema.TaskStatus): boolean =>
   status === "completed" || status === "failed" || status === "cancelled"
@@ -172,8 +175,12 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
                 last = task
                 return options.onStatus === undefined ? Effect.void : options.onStatus(task)
               })
+        // The server's suggestion, if it is a usable one (the schema allows any integer; polling back
+        // to back on a 0 or a negative one would flood the server): at least 50 ms.
+        const suggested =
+          created.pollInterval !== undefined && created.pollInterval > 0 ? created.pollInterval : undefined
         const interval = Duration.millis(
-          created.pollInterval ?? Duration.toMillis(Duration.decode(options.pollInterval ?? "1 second"))
+          Math.max(MIN_POLL_MILLIS, suggested ?? Duration.toMillis(Duration.decode(options.pollInterval ?? "1 second")))
         )
         // Status: what the server pushes, and a poll at its suggested interval until the task is
         // final. Forked interruptible: this region is not, and a fork inherits that.
