@@ -203,6 +203,41 @@ describe("Recovery after the server restarted (HTTP 400 for a session it does no
       }).pipe(Effect.scoped, noFibersLeft)
   )
 
+  it.live(
+    "a 400 that is the request's JSON-RPC answer (an error with its id) is that error, as the server said it",
+    () =>
+      Effect.gen(function* () {
+        const { url, received } = yield* faultServer((request, response) => {
+          const message = rpc(request)
+          if (request.method === "DELETE") return response.writeHead(200).end()
+          if (request.method === "GET") return response.writeHead(405).end()
+          if (message.method === "initialize")
+            return json(response, initialized(message.id), { "mcp-session-id": "s1" })
+          if (message.id === undefined) return response.writeHead(202).end()
+          if (message.method === "ping") {
+            response.writeHead(400, { "content-type": "application/json" })
+            return response.end(
+              JSON.stringify({
+                jsonrpc: "2.0",
+                id: message.id,
+                error: { code: -32602, message: "Invalid params: unexpected field" }
+              })
+            )
+          }
+          return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+        })
+        const client = yield* connectTo(url)
+        const error = yield* Effect.flip(client.ping())
+        expect(error).toMatchObject({
+          _tag: "RpcError",
+          code: -32602,
+          errorMessage: "Invalid params: unexpected field"
+        })
+        expect(received.filter((request) => rpc(request).method === "initialize")).toHaveLength(1)
+        expect((yield* client.state)._tag).toBe("Ready")
+      }).pipe(Effect.scoped, noFibersLeft)
+  )
+
   it.live("a 400 whose JSON-RPC error is about the request itself is that request's failure: no new session", () =>
     Effect.gen(function* () {
       const { url, received } = yield* faultServer((request, response) => {

@@ -25,15 +25,18 @@ const REFUSAL_BYTES = 65536
 const LOST_SESSION = /session|not initiali[sz]ed/i
 const SESSION_CODES: ReadonlyArray<number> = [-32000, -32001]
 
-/** The error a JSON-RPC error body carries (the first, in a batch), if the body is one. */
-const errorOf = (body: string): { readonly code: number; readonly message: string } | undefined => {
-  let parsed: unknown
+/** The items of a JSON body, if it is JSON. */
+const itemsOf = (body: string): ReadonlyArray<Incoming> | undefined => {
   try {
-    parsed = JSON.parse(body)
+    return decodeIncoming(JSON.parse(body))
   } catch {
     return undefined
   }
-  for (const item of decodeIncoming(parsed)) {
+}
+
+/** The error a JSON-RPC error body carries (the first, in a batch), if the body is one. */
+const errorOf = (body: string): { readonly code: number; readonly message: string } | undefined => {
+  for (const item of itemsOf(body) ?? []) {
     if (item._tag === "Message" && "error" in item.message) return item.message.error
   }
   return undefined
@@ -89,12 +92,8 @@ export const make = (connection: Connection, readEvents: ReadEvents): Answers =>
   const jsonAnswer = (answer: Answer, id: JsonRpc.RequestId | undefined) =>
     Effect.map(Effect.either(readBody(answer, maxBytes)), (body) => {
       if (body._tag === "Left") return undefined
-      try {
-        const items = decodeIncoming(JSON.parse(body.right))
-        return answers(items, id) ? items : undefined
-      } catch {
-        return undefined
-      }
+      const items = itemsOf(body.right)
+      return items !== undefined && answers(items, id) ? items : undefined
     })
 
   const jsonOutcome: Answers["jsonOutcome"] = (body, status, id) => {
@@ -158,6 +157,12 @@ export const make = (connection: Connection, readEvents: ReadEvents): Answers =>
           status: answer.status,
           ...(lost.detail === undefined ? {} : { detail: lost.detail })
         })
+      }
+      // A stateful request's own refusal that is its JSON-RPC answer (an error with its id): that
+      // error, as the server said it (RpcError), not an HTTP failure.
+      if (excerpt !== undefined && contentType.startsWith("application/json")) {
+        const items = itemsOf(excerpt)
+        if (items !== undefined && answers(items, id)) return yield* offerAll(items)
       }
       if (
         stateless !== undefined &&
