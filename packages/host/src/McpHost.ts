@@ -211,11 +211,16 @@ export const serversFromConfig = (
     const loaded = yield* ConfigLoader.load(location)
     const { resolved, problems } = yield* ConfigLoader.resolveAll(loaded, context)
     const servers = resolved.map(({ entry, target }): ServerConfig => {
-      // The entry's own `retry` key, unless the caller's options say otherwise.
+      // The entry's own `retry` and `keepAlive` keys, unless the caller's options say otherwise.
       const fromEntry: ServerOptions | undefined =
-        entry.retry === undefined
+        entry.retry === undefined && entry.keepAlive === undefined
           ? undefined
-          : { retry: { reads: { times: entry.retry }, tools: { times: entry.retry } } }
+          : {
+              ...(entry.retry === undefined
+                ? {}
+                : { retry: { reads: { times: entry.retry }, tools: { times: entry.retry } } }),
+              ...(entry.keepAlive === undefined ? {} : { keepAlive: { interval: Duration.seconds(entry.keepAlive) } })
+            }
       const given = options(entry)
       const extra = fromEntry === undefined ? given : { ...fromEntry, ...given }
       return extra === undefined ? { name: entry.name, target } : { name: entry.name, target, options: extra }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ConfigFormats from "../src/config/ConfigFormats.js"
@@ -382,6 +383,38 @@ describe("discovery", () => {
         ["b", undefined]
       ])
     })
+  )
+
+  it.effect(
+    "a config's keepAlive key (seconds) becomes the host server's keepalive; a bad one is that entry's problem",
+    () =>
+      Effect.gen(function* () {
+        expect(
+          only("/p/.mcp.json", { mcpServers: { srv: { url: "http://127.0.0.1:1/mcp", keepAlive: 30 } } }).keepAlive
+        ).toBe(30)
+        const parsed = read("/p/.mcp.json", { mcpServers: { srv: { command: "node", keepAlive: 0 } } })
+        expect(parsed.entries).toStrictEqual([])
+        expect(parsed.problems.map((problem) => problem.message).join("\n")).toMatch(/server "srv", field "keepAlive"/)
+        const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-keepalive-"))
+        const home = mkdtempSync(join(tmpdir(), "effect-mcp-home-"))
+        writeFileSync(
+          join(cwd, "mcp.json"),
+          JSON.stringify({
+            mcpServers: { a: { url: "http://127.0.0.1:1/mcp", keepAlive: 15 }, b: { command: "node" } }
+          })
+        )
+        const { servers } = yield* McpHost.serversFromConfig({ cwd, home, platform: "linux" }, context()).pipe(
+          Effect.provide(NodeContext.layer)
+        )
+        const keepAlive = servers.map((server) => {
+          const interval = server.options?.keepAlive === false ? undefined : server.options?.keepAlive?.interval
+          return [server.name, Duration.isDuration(interval) ? Duration.toSeconds(interval) : interval]
+        })
+        expect(keepAlive).toStrictEqual([
+          ["a", 15],
+          ["b", undefined]
+        ])
+      })
   )
 
   it.effect("reads Codex's config.toml; a YAML file and a TOML file without servers say what they are", () =>

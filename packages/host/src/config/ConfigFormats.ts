@@ -41,6 +41,12 @@ const oauthOf = (entry: typeof OAuthEntry.Type | undefined): { readonly oauth?: 
  */
 const Retry = Schema.Int.pipe(Schema.between(0, 20))
 
+/**
+ * effect-mcp's own key, in an entry of any format: `"keepAlive": S` pings the server every S
+ * seconds; one that goes unanswered (or finds the session forgotten) restarts or re-initializes it.
+ */
+const KeepAlive = Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(86_400))
+
 /** An `mcpServers` entry, as all its formats together write it. */
 const McpServersEntry = Schema.Struct({
   command: Schema.optional(Schema.String),
@@ -54,7 +60,8 @@ const McpServersEntry = Schema.Struct({
   serverUrl: Schema.optional(Schema.String),
   httpUrl: Schema.optional(Schema.String),
   oauth: Schema.optional(OAuthEntry),
-  retry: Schema.optional(Retry)
+  retry: Schema.optional(Retry),
+  keepAlive: Schema.optional(KeepAlive)
 })
 
 /** Zed's `context_servers` entry: `command` as a string, or the older `{ path, args, env }`. */
@@ -75,7 +82,8 @@ const ZedEntry = Schema.Struct({
   headers: Schema.optional(StringMap),
   // Zed documents `"source": "custom"` for servers the user runs themselves.
   source: Schema.optional(Schema.Literal("custom", "extension")),
-  retry: Schema.optional(Retry)
+  retry: Schema.optional(Retry),
+  keepAlive: Schema.optional(KeepAlive)
 })
 
 /** A Codex `[mcp_servers.NAME]` table (`~/.codex/config.toml`). */
@@ -88,7 +96,8 @@ const CodexEntry = Schema.Struct({
   bearer_token_env_var: Schema.optional(Schema.String),
   http_headers: Schema.optional(StringMap),
   env_http_headers: Schema.optional(StringMap),
-  retry: Schema.optional(Retry)
+  retry: Schema.optional(Retry),
+  keepAlive: Schema.optional(KeepAlive)
 })
 
 const VsCodeInput = Schema.Struct({
@@ -276,10 +285,12 @@ const readEntry = (
   inputs: ReadonlyArray<Input>
 ): Either.Either<{ readonly entry: ServerEntry; readonly warnings: ReadonlyArray<string> }, ConfigError> => {
   if (!isRecord(raw)) return Either.left(new ConfigError({ file, entry: name, reason: "must be an object" }))
-  const withRetry = (entry: { readonly retry?: number | undefined }) => (target: Target) => ({
-    target,
-    retry: entry.retry
-  })
+  const withRetry =
+    (entry: { readonly retry?: number | undefined; readonly keepAlive?: number | undefined }) => (target: Target) => ({
+      target,
+      retry: entry.retry,
+      keepAlive: entry.keepAlive
+    })
   const read =
     format === "zed"
       ? Either.flatMap(decodeEntry(ZedEntry, file, name, raw), (entry) =>
@@ -293,8 +304,16 @@ const readEntry = (
             Either.map(mcpServersTarget(entry, format, file, name), withRetry(entry))
           )
   const fields = format === "zed" ? zedFields : format === "codex" ? codexFields : mcpServersFields
-  return Either.map(read, ({ target, retry }) => ({
-    entry: { name, file, format, target, inputs, ...(retry === undefined ? {} : { retry }) },
+  return Either.map(read, ({ target, retry, keepAlive }) => ({
+    entry: {
+      name,
+      file,
+      format,
+      target,
+      inputs,
+      ...(retry === undefined ? {} : { retry }),
+      ...(keepAlive === undefined ? {} : { keepAlive })
+    },
     warnings: unusedFields(raw, fields, file, name)
   }))
 }

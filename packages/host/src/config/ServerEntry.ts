@@ -69,6 +69,8 @@ export interface ServerEntry {
   readonly inputs: ReadonlyArray<Input>
   /** effect-mcp's `"retry": N` key: retry transient failures of reads and repeatable tools up to N times. */
   readonly retry?: number
+  /** effect-mcp's `"keepAlive": S` key: ping the server every S seconds (a dead session is restarted). */
+  readonly keepAlive?: number
 }
 
 /** The transport a target uses, for listings: `stdio`, `http`, `sse` or `auto`. */
