@@ -399,15 +399,16 @@ const compiled = <K extends string>(
   schemaOf: (key: K, era: Era) => Schema.Schema.AnyNoContext,
   direction: "decode" | "encode"
 ) => {
-  const cache = new Map<string, Codec>()
+  // One cache per era, keyed by the method: no key is built per message.
+  const caches: Record<Era, Map<K, Codec>> = { stateful: new Map(), stateless: new Map() }
   return (key: K, version: ProtocolVersion): Codec => {
     const era = eraOf(version)
-    const cacheKey = `${era} ${key}`
-    let codec = cache.get(cacheKey)
+    const cache = caches[era]
+    let codec = cache.get(key)
     if (codec === undefined) {
       const schema: Schema.Schema<unknown, unknown> = schemaOf(key, era)
       codec = direction === "decode" ? Schema.decodeUnknownEither(schema) : Schema.encodeUnknownEither(schema)
-      cache.set(cacheKey, codec)
+      cache.set(key, codec)
     }
     return codec
   }
