@@ -376,7 +376,19 @@ describe("HTTP", () => {
   let sse: RunningServer
   let html: Server
   let htmlPort = 0
+  // As `python3 -m http.server` answers a POST: 501 and an HTML error page.
+  let plain: Server
+  let plainPort = 0
   beforeAll(async () => {
+    plain = createServer((_request, response) => {
+      response.writeHead(501, { "content-type": "text/html;charset=utf-8" })
+      response.end(
+        '<!DOCTYPE HTML>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error response</title>\n</head>\n<body><h1>Error response</h1><p>Error code: 501</p></body></html>\n'
+      )
+    })
+    await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve))
+    const plainAddress = plain.address()
+    plainPort = typeof plainAddress === "object" && plainAddress !== null ? plainAddress.port : 0
     ;[streamable, sse] = await Promise.all([startEverything("streamableHttp"), startEverything("sse")])
     html = createServer((_request, response) => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
@@ -387,7 +399,12 @@ describe("HTTP", () => {
     htmlPort = typeof address === "object" && address !== null ? address.port : 0
   })
   afterAll(async () => {
-    await Promise.all([streamable?.stop(), sse?.stop(), new Promise((resolve) => html?.close(resolve))])
+    await Promise.all([
+      streamable?.stop(),
+      sse?.stop(),
+      new Promise((resolve) => html?.close(resolve)),
+      new Promise((resolve) => plain?.close(resolve))
+    ])
   })
 
   it("inspects the reference server over Streamable HTTP and over legacy SSE (auto fallback)", async () => {
@@ -400,7 +417,38 @@ describe("HTTP", () => {
     expect(forcedSse.code).toBe(0)
   })
 
-  it("an HTML answer is reported with status, content type and first bytes; header values never appear (exit 3)", async () => {
+  it("a web server that is not an MCP server: the POST's status, the page's title, and a word on the path", async () => {
+    const result = await run(["ping", "--url", `http://127.0.0.1:${plainPort}/`])
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain(
+      'HTTP 501, an HTML page titled "Error response": this does not look like an MCP endpoint (is the path right? servers often use /mcp)'
+    )
+    expect(result.stderr).not.toContain("<!DOCTYPE")
+    // A wrong path on an MCP server: the POST's 404 made the client try legacy SSE; both are said.
+    const wrongPath = await run(["ping", "--url", `${streamable.origin}/wrong`])
+    expect(wrongPath.code).toBe(3)
+    expect(wrongPath.stderr).toContain(
+      "the POST answered HTTP 404, so the legacy HTTP+SSE transport was tried, and failed too: GET"
+    )
+    expect(wrongPath.stderr).toContain("this does not look like an MCP endpoint")
+  })
+
+  it("a refused connection and https:// to a plain HTTP port are said in plain words", async () => {
+    const refused = await run(["ping", "--url", "http://127.0.0.1:1/mcp"])
+    expect([refused.code, refused.stderr]).toStrictEqual([
+      3,
+      expect.stringContaining(
+        "nothing is listening at 127.0.0.1:1: is the server running, on that port? (ECONNREFUSED)"
+      )
+    ])
+    const tls = await run(["ping", "--url", `https://127.0.0.1:${plainPort}/mcp`])
+    expect(tls.code).toBe(3)
+    expect(tls.stderr).toContain(
+      "the server does not speak TLS there: an https:// URL for a plain HTTP port? (try http://)"
+    )
+  })
+
+  it("an HTML answer is reported with status, content type and what page it is; header values never appear (exit 3)", async () => {
     const result = await run([
       "info",
       "--url",
@@ -412,8 +460,8 @@ describe("HTTP", () => {
       "--verbose"
     ])
     expect(result.code).toBe(3)
-    expect(result.stderr).toMatch(
-      /unexpected content type text\/html; charset=utf-8 with status 200: <!doctype html><html><body>Welcome to nginx!/
+    expect(result.stderr).toContain(
+      "unexpected content type text/html; charset=utf-8 with status 200: HTTP 200, an HTML page: this does not look like an MCP endpoint (is the path right? servers often use /mcp)"
     )
     expect(result.stdout + result.stderr).not.toMatch(/header-secret-token/)
   })

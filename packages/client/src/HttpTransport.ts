@@ -20,7 +20,7 @@ import type { OAuthSession } from "./auth/OAuthSession.js"
 import { TokenStore } from "./auth/TokenStore.js"
 import { parseEndpoint } from "./internal/transport/httpBody.js"
 import { gated } from "./internal/transport/route.js"
-import type { TransportError } from "./McpError.js"
+import { TransportError } from "./McpError.js"
 import type { HttpRoute } from "./Platform.js"
 import * as SseTransport from "./SseTransport.js"
 import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
@@ -83,13 +83,29 @@ const auto = (
         const refused = unsettled?.get(item.id)
         if (refused !== undefined) {
           const id = item.id
+          const status = item.error.status
           runFork(
             Effect.logInfo(
               `${item.error.server}: HTTP ${item.error.status}; trying the legacy HTTP+SSE transport`
             ).pipe(
               Effect.zipRight(fallBack),
               Effect.flatMap((sse) => sse.send(refused)),
-              Effect.catchAll((error) => inbound.offer({ _tag: "Failed", id, error }))
+              // Say what made the client try the legacy transport, not only how that failed too.
+              Effect.catchAll((error) =>
+                inbound.offer({
+                  _tag: "Failed",
+                  id,
+                  error:
+                    error._tag === "TransportError"
+                      ? new TransportError({
+                          server: error.server,
+                          reason: `the POST answered HTTP ${status}, so the legacy HTTP+SSE transport was tried, and failed too: ${error.reason}`,
+                          ...(error.status === undefined ? {} : { status: error.status }),
+                          ...(error.cause === undefined ? {} : { cause: error.cause })
+                        })
+                      : error
+                })
+              )
             )
           )
           return

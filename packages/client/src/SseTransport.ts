@@ -19,6 +19,7 @@ import {
   parseEndpoint,
   readExcerpt,
   requestFailure,
+  statusAnswer,
   tracedWhenTracing,
   withMethod
 } from "./internal/transport/httpBody.js"
@@ -68,9 +69,9 @@ export const make = (
           .pipe(Effect.mapError((cause) => error(requestFailure(`GET ${options.url}`, cause))))
         const contentType = (response.headers["content-type"] ?? "").toLowerCase()
         if (response.status !== 200 || !contentType.startsWith("text/event-stream")) {
-          const body = yield* readExcerpt(fromResponse(response), 200)
+          const body = yield* readExcerpt(fromResponse(response), 2048)
           return yield* error(
-            `GET ${options.url} answered ${response.status} ${contentType === "" ? "(no content type)" : contentType}${body === "" ? "" : `: ${body}`}`,
+            `GET ${options.url} answered ${statusAnswer(response.status, body)} (${contentType === "" ? "no content type" : contentType})`,
             response.status
           )
         }
@@ -133,8 +134,8 @@ export const make = (
               )
             )
           if (response.status >= 200 && response.status < 300) return
-          const body = yield* readExcerpt(fromResponse(response), 200)
-          return yield* error(`HTTP ${response.status}${body === "" ? "" : `: ${body}`}`, response.status)
+          const body = yield* readExcerpt(fromResponse(response), 2048)
+          return yield* error(statusAnswer(response.status, body), response.status)
         })
       ).pipe(
         Effect.catchAll((failure) =>

@@ -44,18 +44,20 @@ describe("HTTP transport errors", () => {
   }
 
   for (const transport of ["http", "sse", "auto"] as const) {
-    it.live(`${transport}: a closed port says ECONNREFUSED once, after the request it refused`, () =>
-      Effect.gen(function* () {
-        const port = yield* Effect.promise(freePort)
-        const url = `http://127.0.0.1:${port}/mcp`
-        const error = yield* connectFailure(
-          HttpTransport.layer({ url, name: "x", transport }).pipe(Layer.provide(keepAliveHttpClient))
-        )
-        const method = transport === "sse" ? "GET" : "POST"
-        expect(error.message).toBe(
-          `x: transport failed: ${method} ${url} failed: connect ECONNREFUSED 127.0.0.1:${port}`
-        )
-      }).pipe(Effect.scoped, noFibersLeft)
+    it.live(
+      `${transport}: a closed port says so in plain words and ECONNREFUSED once, after the request it refused`,
+      () =>
+        Effect.gen(function* () {
+          const port = yield* Effect.promise(freePort)
+          const url = `http://127.0.0.1:${port}/mcp`
+          const error = yield* connectFailure(
+            HttpTransport.layer({ url, name: "x", transport }).pipe(Layer.provide(keepAliveHttpClient))
+          )
+          const method = transport === "sse" ? "GET" : "POST"
+          expect(error.message).toBe(
+            `x: transport failed: ${method} ${url} failed: nothing is listening at 127.0.0.1:${port}: is the server running, on that port? (ECONNREFUSED)`
+          )
+        }).pipe(Effect.scoped, noFibersLeft)
     )
   }
 

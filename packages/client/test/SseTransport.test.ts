@@ -37,7 +37,9 @@ describe("SseTransport faults", () => {
         response.writeHead(200, { "content-type": "text/html" }).end("<html>")
       )
       const notSse = yield* build(SseTransport.layer({ url: html.url }).pipe(Layer.provide(keepAliveHttpClient)))
-      expect(String(notSse)).toContain("answered 200 text/html: <html>")
+      expect(String(notSse)).toContain(
+        "answered HTTP 200, an HTML page: this does not look like an MCP endpoint (is the path right? servers often use /mcp) (text/html)"
+      )
     }).pipe(Effect.scoped, noFibersLeft)
   )
 

@@ -162,12 +162,14 @@ describe("NodeHttpTransport", () => {
     }).pipe(Effect.scoped, noFibersLeft)
   )
 
-  it.live("a closed port says ECONNREFUSED once, after the request it refused", () =>
+  it.live("a closed port says so in plain words and ECONNREFUSED once, after the request it refused", () =>
     Effect.gen(function* () {
       const port = yield* Effect.promise(freePort)
       const url = `http://127.0.0.1:${port}/mcp`
       const error = yield* Effect.flip(connect(url))
-      expect(error.message).toBe(`node: transport failed: POST ${url} failed: connect ECONNREFUSED 127.0.0.1:${port}`)
+      expect(error.message).toBe(
+        `node: transport failed: POST ${url} failed: nothing is listening at 127.0.0.1:${port}: is the server running, on that port? (ECONNREFUSED)`
+      )
     }).pipe(Effect.scoped, noFibersLeft)
   )
 

@@ -280,7 +280,7 @@ for (const [path, transportLayer] of paths) {
         "an HTML page",
         (_, response) =>
           response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Login</title>"),
-        /unexpected content type text\/html with status 200: <!doctype html>/
+        /unexpected content type text\/html with status 200: HTTP 200, an HTML page titled "Login": this does not look like an MCP endpoint/
       ],
       [
         "a server error",

@@ -133,13 +133,48 @@ export const readExcerpt = (answer: Answer, maxBytes: number): Effect.Effect<str
     Effect.orElseSucceed(() => "")
   )
 
-/** An error's message, with its code (`ECONNRESET`) only when the message does not already say it. */
+/**
+ * An error's message, with its code (`ECONNRESET`) only when the message does not already say it;
+ * the failures a person meets first in plain words, the code kept at the end: nothing listening
+ * (`ECONNREFUSED`), a host name that does not resolve, and `https://` to a port that speaks plain
+ * HTTP (OpenSSL's "wrong version number").
+ */
 export const describeCause = (cause: unknown): string | undefined => {
   if (!(cause instanceof Error)) return undefined
   const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined
   const message = cause.message.trim()
+  const plain = plainWords(code, message)
+  if (plain !== undefined) return plain
   if (message === "") return code
   return code === undefined || message.includes(code) ? message : `${code}: ${message}`
+}
+
+const plainWords = (code: string | undefined, message: string): string | undefined => {
+  const address = /(?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN)\s+(\S+)/.exec(message)?.[1]
+  if (code === "ECONNREFUSED" || message.includes("ECONNREFUSED"))
+    return `nothing is listening${address === undefined ? "" : ` at ${address}`}: is the server running, on that port? (ECONNREFUSED)`
+  if (code === "ENOTFOUND" || message.includes("ENOTFOUND"))
+    return `the host name${address === undefined ? "" : ` ${address}`} does not resolve (ENOTFOUND)`
+  if (
+    /wrong version number|WRONG_VERSION_NUMBER|packet length too long/i.test(message) ||
+    code === "ERR_SSL_WRONG_VERSION_NUMBER"
+  )
+    return `the server does not speak TLS there: an https:// URL for a plain HTTP port? (try http://) (${code ?? "SSL wrong version number"})`
+  return undefined
+}
+
+/**
+ * An HTTP status and a short view of its body: an HTML page by its title, with a word that
+ * this is not an MCP endpoint (a wrong path meets the site's own page), anything else as it
+ * begins.
+ */
+export const statusAnswer = (status: number, body: string): string => {
+  const text = body.trim()
+  if (/^(<!doctype html|<html|<\?xml)/i.test(text)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, " ").trim()
+    return `HTTP ${status}, an HTML page${title === undefined || title === "" ? "" : ` titled "${title.slice(0, 80)}"`}: this does not look like an MCP endpoint (is the path right? servers often use /mcp)`
+  }
+  return `HTTP ${status}${text === "" ? "" : `: ${text.slice(0, 200)}`}`
 }
 
 /** What a body stream that broke off says, with its cause when there is one. */

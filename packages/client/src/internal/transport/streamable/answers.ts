@@ -14,7 +14,7 @@ import type { AuthorizationError } from "../../../auth/AuthError.js"
 import { LegacyServer, SessionExpired, StreamBroken, type TransportError } from "../../../McpError.js"
 import * as Retry from "../../../Retry.js"
 import { decodeIncoming, type Incoming } from "../../../Transport.js"
-import { type Answer, type Collected, readBody, readExcerpt, tooLarge } from "../httpBody.js"
+import { type Answer, type Collected, readBody, readExcerpt, statusAnswer, tooLarge } from "../httpBody.js"
 import { type Connection, requestId } from "./connection.js"
 import { answers, type ReadEvents } from "./events.js"
 
@@ -176,9 +176,9 @@ export const make = (connection: Connection, readEvents: ReadEvents): Answers =>
         return yield* httpError(`HTTP ${answer.status} without a JSON-RPC answer`, { status: answer.status })
       }
       if (answer.status < 200 || answer.status >= 300) {
-        const body = excerpt === undefined ? yield* readExcerpt(answer, 200) : excerpt.slice(0, 200)
+        const body = excerpt === undefined ? yield* readExcerpt(answer, 2048) : excerpt.slice(0, 2048)
         const retryAfter = Retry.parseRetryAfter(answer.headers["retry-after"], Date.now())
-        return yield* httpError(`HTTP ${answer.status}${body === "" ? "" : `: ${body}`}`, {
+        return yield* httpError(statusAnswer(answer.status, body), {
           status: answer.status,
           ...(retryAfter === undefined ? {} : { retryAfter })
         })
@@ -201,9 +201,9 @@ export const make = (connection: Connection, readEvents: ReadEvents): Answers =>
         if (error !== undefined) return yield* error
         return
       }
-      const body = yield* readExcerpt(answer, 200)
+      const body = yield* readExcerpt(answer, 2048)
       return yield* httpError(
-        `unexpected content type ${contentType === "" ? "(none)" : contentType} with status ${answer.status}: ${body}`,
+        `unexpected content type ${contentType === "" ? "(none)" : contentType} with status ${answer.status}: ${statusAnswer(answer.status, body)}`,
         { status: answer.status }
       )
     })
