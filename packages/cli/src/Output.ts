@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { escapeJsonControls, sanitize } from "./internal/controls.js"
+import * as StatusGate from "./internal/statusGate.js"
 import { wrap } from "./internal/wrap.js"
 
 /**
@@ -111,6 +112,8 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
           }),
         status: (text) =>
           Effect.sync(() => {
+            // After Ctrl-C's line, the screen is left as it is (internal/statusGate.ts).
+            if (!StatusGate.isOpen()) return
             if (text === undefined) return clear()
             const shown = sanitize(text)
             if (!interactive) return void process.stderr.write(`${shown}\n`)

@@ -16,9 +16,8 @@ import { intercept } from "./Help.js"
 import { check } from "./internal/argvCheck.js"
 import { embedded } from "./internal/helpData.js"
 import * as Signals from "./internal/signals.js"
+import * as StatusGate from "./internal/statusGate.js"
 import { version } from "./internal/version.js"
-
-const signal = Signals.watch()
 
 // A closed pipe (`effect-mcp tools list | head`) ends the output, not the program with a crash.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -39,6 +38,15 @@ plain(process.stderr)
 const dash = process.argv.indexOf("--", 2)
 const argv = dash === -1 ? process.argv : process.argv.slice(0, dash)
 const trailing = dash === -1 ? [] : process.argv.slice(dash + 1)
+
+// Ctrl-C says what it cancelled at once (on a terminal over the live line, which it erases); the
+// server is shut down after, however long that takes.
+const signal = Signals.watch(() => {
+  StatusGate.close()
+  process.stderr.write(
+    `${process.stderr.isTTY === true ? "\r\x1b[2K" : ""}cancelled: ${Signals.activity(argv.slice(2))}\n`
+  )
+})
 
 // Embedded by the bundler; unbundled (tsc's `dist/bin.js`), read from the command tree.
 const catalogue = async (): Promise<Help.Catalogue> => embedded ?? (await import("./Cli.js")).helpCatalogue()

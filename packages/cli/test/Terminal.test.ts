@@ -7,7 +7,7 @@
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { isAlive } from "../../client/test/support/processes.js"
-import { eventually, everythingStdio, run, start } from "./support/cli.js"
+import { eventually, everything, everythingStdio, run, start } from "./support/cli.js"
 import { descendantsOf, runOnTerminal, startOnTerminal } from "./support/pty.js"
 
 const hostile = ["--", process.execPath, fileURLToPath(new URL("fixtures/hostile-server.mjs", import.meta.url))]
@@ -135,6 +135,32 @@ describe("signals during a long call", () => {
     expect([result.code, result.stdout]).toStrictEqual([143, ""])
     expect(result.stderr).not.toMatch(/cancelled|error/)
     await eventually(() => servers.every((server) => !isAlive(server)), "the server process to end", 10_000)
+  })
+
+  it("Ctrl-C says what it cancelled at once, before a slow server has been shut down", async () => {
+    // A server that ignores SIGTERM: shutting it down takes the whole shutdown sequence (seconds).
+    const stubborn = [
+      "tools",
+      "call",
+      "trigger-long-running-operation",
+      "duration:=60",
+      "steps:=60",
+      "--",
+      "sh",
+      "-c",
+      `trap "" TERM; exec '${process.execPath}' '${everything}' stdio`
+    ]
+    const started = start(stubborn)
+    await eventually(() => /progress trigger-long-running-operation: 1/.test(started.stderr()), "progress")
+    const servers = descendantsOf(started.child.pid ?? 0)
+    expect(servers.length).toBeGreaterThan(0)
+    started.child.kill("SIGINT")
+    await eventually(() => started.stderr().includes("cancelled: tools call"), "the cancelled line")
+    // Said while the server is still being shut down (it goes only at the end of the sequence).
+    expect(servers.some(isAlive)).toBe(true)
+    const result = await started.finished
+    expect(result.code).toBe(130)
+    expect(result.stderr.match(/cancelled: /g)).toHaveLength(1)
   })
 
   it("SIGINT ends it with 130 and one line saying what was cancelled", async () => {

@@ -32,8 +32,8 @@ export const main = (
   const codeOf = (exit: Exit.Exit<unknown, unknown>): number => {
     if (Exit.isSuccess(exit)) return ExitCode.ok
     if (Cause.isInterruptedOnly(exit.cause)) {
+      // Ctrl-C said what it cancelled when it came (bin.ts).
       const received = signal()
-      if (received === "SIGINT") process.stderr.write(`cancelled: ${Signals.activity(argv.slice(2))}\n`)
       return received === undefined ? ExitCode.interrupted : Signals.exitCode(received)
     }
     const failure = Cause.failureOption(exit.cause)

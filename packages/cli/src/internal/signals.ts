@@ -11,12 +11,14 @@ export type Termination = "SIGINT" | "SIGTERM"
 /**
  * Starts recording the first termination signal; returns a function that reads it. The
  * listeners go after the first signal, so that a second one has its default effect.
+ * `onInterrupt` runs at once on SIGINT (Ctrl-C), before the run is wound down.
  */
-export const watch = (): (() => Termination | undefined) => {
+export const watch = (onInterrupt: () => void = () => {}): (() => Termination | undefined) => {
   let received: Termination | undefined
   const onInt = () => record("SIGINT")
   const onTerm = () => record("SIGTERM")
   const record = (signal: Termination) => {
+    if (received === undefined && signal === "SIGINT") onInterrupt()
     received ??= signal
     process.removeListener("SIGINT", onInt)
     process.removeListener("SIGTERM", onTerm)
