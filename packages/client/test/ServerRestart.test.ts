@@ -4,7 +4,7 @@
  * session and the call goes through.
  */
 
-import { afterEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { McpClient, StreamableHttpTransport } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -13,30 +13,10 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
-import { connectionsTo, type RunningServer, startEverything } from "./support/httpServers.js"
+import { connectionsTo } from "./support/httpServers.js"
+import { restartableServers, textOf } from "./support/restarting.js"
 
-// The servers a test started, stopped after it whatever happened.
-const running = new Set<RunningServer>()
-afterEach(async () => {
-  await Promise.all([...running].map((server) => server.stop()))
-  running.clear()
-})
-
-const start = (port?: number) =>
-  Effect.promise(async () => {
-    const server = await startEverything("streamableHttp", port)
-    running.add(server)
-    return server
-  })
-
-const stop = (server: RunningServer) =>
-  Effect.promise(async () => {
-    await server.stop()
-    running.delete(server)
-  })
-
-const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
-  result.content.map((block) => ("text" in block ? String(block.text) : block.type)).join("\n")
+const { start, stop, running } = restartableServers()
 
 describe("the reference server restarted under a live client", () => {
   it.live("calls succeed after the restart: the client initializes a new session (the server said 400)", () =>

@@ -6,7 +6,7 @@
  */
 
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { afterEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { type McpClient, Transports } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -16,7 +16,7 @@ import * as Stream from "effect/Stream"
 import { faultServer, initialized, json, rpc } from "../../client/test/support/faultServer.js"
 import { noFibersLeft } from "../../client/test/support/fibers.js"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
-import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
+import { restartableServers, textOf } from "../../client/test/support/restarting.js"
 import { McpHost, type ServerEntry } from "../src/index.js"
 import { keepAliveOf } from "../src/internal/serverLists.js"
 import { stdio } from "./support/targets.js"
@@ -26,26 +26,7 @@ const hostLayer = (options: McpHost.HostOptions) => McpHost.layer(options).pipe(
 
 const httpTarget = (url: string): ServerEntry.Target => ({ _tag: "Http", url, transport: "http", headers: {} })
 
-// The reference servers a test started, stopped after it whatever happened.
-const running = new Set<RunningServer>()
-afterEach(async () => {
-  await Promise.all([...running].map((server) => server.stop()))
-  running.clear()
-})
-const start = (port?: number) =>
-  Effect.promise(async () => {
-    const server = await startEverything("streamableHttp", port)
-    running.add(server)
-    return server
-  })
-const stop = (server: RunningServer) =>
-  Effect.promise(async () => {
-    await server.stop()
-    running.delete(server)
-  })
-
-const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
-  result.content.map((block) => ("text" in block ? String(block.text) : block.type)).join("\n")
+const { start, stop } = restartableServers()
 
 describe("the host over a restarted HTTP server", () => {
   it.live("the reference server restarted on its port: routed calls succeed after the restart", () =>

@@ -3,7 +3,7 @@
  * callbacks): the reference server restarted on its port answers the old session with HTTP 400
  * and the client initializes a new one; a socket reset under a read is retried.
  */
-import { afterEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { McpClient, type Retry } from "@effect-mcp/client"
 import * as NodeHttpTransport from "@effect-mcp/node/NodeHttpTransport"
 import * as Context from "effect/Context"
@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import { faultServer, initialized, json, rpc } from "../../client/test/support/faultServer.js"
 import { noFibersLeft } from "../../client/test/support/fibers.js"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
-import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
+import { restartableServers, textOf } from "../../client/test/support/restarting.js"
 
 const connect = (url: string, options: McpClient.McpClientOptions = {}) =>
   Effect.map(
@@ -25,25 +25,7 @@ const connect = (url: string, options: McpClient.McpClientOptions = {}) =>
     (context) => Context.get(context, McpClient.McpClient)
   )
 
-const running = new Set<RunningServer>()
-afterEach(async () => {
-  await Promise.all([...running].map((server) => server.stop()))
-  running.clear()
-})
-const start = (port?: number) =>
-  Effect.promise(async () => {
-    const server = await startEverything("streamableHttp", port)
-    running.add(server)
-    return server
-  })
-const stop = (server: RunningServer) =>
-  Effect.promise(async () => {
-    await server.stop()
-    running.delete(server)
-  })
-
-const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
-  result.content.map((block) => ("text" in block ? String(block.text) : block.type)).join("\n")
+const { start, stop } = restartableServers()
 
 describe("recovery on Node's route", () => {
   it.live("the reference server restarted on its port: the next call initializes a new session and succeeds", () =>
