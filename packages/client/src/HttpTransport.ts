@@ -44,11 +44,6 @@ export interface HttpOptions extends StreamableHttpTransport.StreamableHttpOptio
  * or 405). The refused requests are sent again over HTTP+SSE. Fails with a `TransportError`
  * when the URL is invalid.
  */
-export const makeAuto = (
-  options: HttpOptions
-): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> => auto(options, undefined)
-
-/** {@link makeAuto}, its Streamable HTTP transport over `route` when there is one. */
 const auto = (
   options: HttpOptions,
   route: HttpRoute | undefined

@@ -6,17 +6,13 @@
 export * as AuthError from "./auth/AuthError.js"
 /** The interactive step of authorization (a loopback listener, or following the redirect in tests). */
 export * as Authorizer from "./auth/Authorizer.js"
-/** `WWW-Authenticate` parsing. */
-export * as Challenge from "./auth/Challenge.js"
-/** OAuth metadata documents and their well-known locations. */
-export * as OAuthMetadata from "./auth/Metadata.js"
 /** OAuth 2.1 authorization of the HTTP transports: the flow and its options. */
 export * as OAuth from "./auth/OAuth.js"
 /** Where tokens and client registrations are kept (memory, or a 0600 file). */
 export * as TokenStore from "./auth/TokenStore.js"
 /** The handler services that become client capabilities: `Sampling`, `Elicitation`, `Roots`. */
 export * as Capabilities from "./Capabilities.js"
-/** HTTP transports by URL, with automatic fallback from Streamable HTTP to HTTP+SSE. */
+/** HTTP transports by URL: Streamable HTTP, legacy HTTP+SSE, or `auto` (the first, falling back to the second). */
 export * as HttpTransport from "./HttpTransport.js"
 /** Two transports connected in one process. */
 export * as InMemoryTransport from "./InMemoryTransport.js"
@@ -38,12 +34,8 @@ export * as Session from "./Session.js"
 export * as SessionState from "./SessionState.js"
 /** Skills (the `io.modelcontextprotocol/skills` extension): listed, loaded and verified. */
 export * as Skills from "./Skills.js"
-/** The legacy HTTP+SSE transport (2024-11-05). */
-export * as SseTransport from "./SseTransport.js"
 /** The stdio transport: a server as a child process. */
 export * as StdioTransport from "./StdioTransport.js"
-/** The Streamable HTTP transport (2025-11-25). */
-export * as StreamableHttpTransport from "./StreamableHttpTransport.js"
 /** The transport seam. */
 export * as Transport from "./Transport.js"
 /** A platform's transports as one service (`stdio`, `http`), chosen by the layer provided. */

@@ -5,9 +5,11 @@
  */
 
 import { afterAll, beforeAll, expect } from "@effect/vitest"
-import { HttpTransport, SseTransport, StreamableHttpTransport } from "@effect-mcp/client"
+import { HttpTransport } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as SseTransport from "../src/SseTransport.js"
+import * as StreamableHttpTransport from "../src/StreamableHttpTransport.js"
 import { everythingSuite } from "./support/everything.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 import { connectionsTo, type RunningServer, startEverything } from "./support/httpServers.js"

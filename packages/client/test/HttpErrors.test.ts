@@ -5,9 +5,11 @@
  */
 import type { ServerResponse } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
-import { HttpTransport, McpClient, SseTransport, StreamableHttpTransport, type Transport } from "@effect-mcp/client"
+import { HttpTransport, McpClient, type Transport } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as SseTransport from "../src/SseTransport.js"
+import * as StreamableHttpTransport from "../src/StreamableHttpTransport.js"
 import { faultServer, initialized, rpc } from "./support/faultServer.js"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"

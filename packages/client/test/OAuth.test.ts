@@ -14,17 +14,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import {
-  AuthError,
-  Authorizer,
-  Challenge,
-  HttpTransport,
-  McpClient,
-  type McpError,
-  OAuth,
-  OAuthMetadata,
-  TokenStore
-} from "@effect-mcp/client"
+import { AuthError, Authorizer, HttpTransport, McpClient, type McpError, OAuth, TokenStore } from "@effect-mcp/client"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -35,6 +25,8 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
 import * as AuthorizedClient from "../src/auth/AuthorizedClient.js"
+import * as Challenge from "../src/auth/Challenge.js"
+import * as OAuthMetadata from "../src/auth/Metadata.js"
 import {
   type AuthorizationServerOptions,
   authorizationServer,

@@ -7,14 +7,7 @@
 
 import { getEventListeners } from "node:events"
 import { describe, expect, it, vi } from "@effect/vitest"
-import {
-  InMemoryTransport,
-  type McpClient,
-  McpError,
-  PromiseClient,
-  StreamableHttpTransport,
-  Transport
-} from "@effect-mcp/client"
+import { InMemoryTransport, type McpClient, McpError, PromiseClient, Transport } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -22,6 +15,7 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import * as Tracer from "effect/Tracer"
+import * as StreamableHttpTransport from "../src/StreamableHttpTransport.js"
 import { counted, Starts } from "./support/fiberStarts.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 import { connectionsTo, startEverything } from "./support/httpServers.js"

@@ -16,7 +16,6 @@ import {
   McpClient,
   type McpError,
   StdioTransport,
-  StreamableHttpTransport,
   type Transport
 } from "@effect-mcp/client"
 import * as Chunk from "effect/Chunk"
@@ -30,6 +29,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as StreamableHttpTransport from "../src/StreamableHttpTransport.js"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 import { connectionsTo } from "./support/httpServers.js"

@@ -5,12 +5,13 @@
  */
 
 import { describe, expect, it } from "@effect/vitest"
-import { McpClient, StreamableHttpTransport } from "@effect-mcp/client"
+import { McpClient } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as StreamableHttpTransport from "../src/StreamableHttpTransport.js"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 import { connectionsTo } from "./support/httpServers.js"

@@ -6,13 +6,14 @@
  * fault is built so that only the check under test can catch it (the other checks pass).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { McpClient, type McpError, Skills, StreamableHttpTransport } from "@effect-mcp/client"
+import { McpClient, type McpError, Skills } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Frontmatter from "../src/internal/features/frontmatter.js"
 import { resolve, skillPath } from "../src/internal/features/skills.js"
+import * as StreamableHttpTransport from "../src/StreamableHttpTransport.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 import {
   FORMS_MD,

@@ -1,10 +1,11 @@
 /** The legacy HTTP+SSE transport against loopback servers written to misbehave. */
 
 import { describe, expect, it } from "@effect/vitest"
-import { HttpTransport, McpClient, SseTransport } from "@effect-mcp/client"
+import { HttpTransport, McpClient } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as SseTransport from "../src/SseTransport.js"
 import { closesWithAnswerUnanswered } from "./support/closing.js"
 import { faultServer, initialized, rpc } from "./support/faultServer.js"
 import { noFibersLeft } from "./support/fibers.js"

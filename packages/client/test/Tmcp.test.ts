@@ -7,10 +7,11 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Capabilities, McpClient, StdioTransport, StreamableHttpTransport } from "@effect-mcp/client"
+import { Capabilities, McpClient, StdioTransport } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as StreamableHttpTransport from "../src/StreamableHttpTransport.js"
 import { noFibersLeft } from "./support/fibers.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 import { connectionsTo } from "./support/httpServers.js"

@@ -213,7 +213,7 @@ const route = (agentFor: (protocol: string) => Http.Agent): HttpRoute => {
 
 /**
  * The route on `node:http`/`node:https` over keep-alive agents of its own (destroyed with the
- * scope), for `HttpTransport.makeWithRoute` and `StreamableHttpTransport.makeWithRoute`.
+ * scope), for `HttpTransport.makeWithRoute`.
  */
 export const makeRoute = (options: NodeHttpOptions = {}): Effect.Effect<HttpRoute, never, Scope.Scope> =>
   Effect.map(agents(options), route)

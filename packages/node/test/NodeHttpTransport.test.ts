@@ -9,7 +9,7 @@
 import type { ServerResponse } from "node:http"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Authorizer, HttpTransport, McpClient, StreamableHttpTransport, TokenStore } from "@effect-mcp/client"
+import { Authorizer, HttpTransport, McpClient, TokenStore } from "@effect-mcp/client"
 import type { RouteAnswer } from "@effect-mcp/client/Platform"
 import * as NodeHttpTransport from "@effect-mcp/node/NodeHttpTransport"
 import * as NodeTransports from "@effect-mcp/node/NodeTransports"
@@ -207,8 +207,8 @@ describe("NodeHttpTransport", () => {
       Effect.gen(function* () {
         const { url } = yield* faultServer(mcp((request, response) => json(response, text(request, "ok"))))
         const generic = [
-          StreamableHttpTransport.layer({ url, name: "direct" }),
-          HttpTransport.layer({ url, name: "direct", transport: "http", auth: false })
+          HttpTransport.layer({ url, name: "direct", transport: "http", auth: false }),
+          HttpTransport.layer({ url, name: "direct" })
         ]
         for (const transport of generic) {
           const viaClient: Array<string> = []

@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "@effect/vitest"
-import { McpClient, StreamableHttpTransport, type Transport } from "@effect-mcp/client"
+import { HttpTransport, McpClient, type Transport } from "@effect-mcp/client"
 import * as NodeHttpTransport from "@effect-mcp/node/NodeHttpTransport"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
@@ -34,12 +34,16 @@ const mcp =
     return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
   }
 
-type Options = StreamableHttpTransport.StreamableHttpOptions
+type Options = HttpTransport.HttpOptions
 
 /** The two ways the transport sends its requests. */
 const paths: ReadonlyArray<readonly [string, (options: Options) => Layer.Layer<Transport.Transport, unknown, never>]> =
   [
-    ["HttpClient", (options) => StreamableHttpTransport.layer(options).pipe(Layer.provide(keepAliveHttpClient))],
+    [
+      "HttpClient",
+      (options) =>
+        HttpTransport.layer({ ...options, transport: "http", auth: false }).pipe(Layer.provide(keepAliveHttpClient))
+    ],
     [
       "node:http route",
       (options) =>
