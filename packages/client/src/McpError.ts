@@ -7,6 +7,7 @@ import { JsonRpc, ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as DurationRuntime from "effect/Duration"
 import * as Schema from "effect/Schema"
 import type { AuthorizationError } from "./auth/AuthError.js"
+import { recognizeAcrossCopies } from "./internal/recognized.js"
 
 /** The connection is gone or failed: nothing more can be sent or received on it. */
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
@@ -319,3 +320,28 @@ export class JsonRpcFailure extends Schema.TaggedError<JsonRpcFailure>()("JsonRp
     return `${this.code}: ${this.errorMessage}`
   }
 }
+
+// An error made by another copy of these modules (the one-file Promise client's) is still an
+// instance of these classes.
+recognizeAcrossCopies({
+  TransportError,
+  SessionExpired,
+  LegacyServer,
+  StreamBroken,
+  RpcError,
+  RequestTimeout,
+  CapabilityNotSupported,
+  DecodeError,
+  InvalidInput,
+  InputNotGiven,
+  ToolOutputInvalid,
+  SessionUnavailable,
+  TaskNotAllowed,
+  TaskRequired,
+  SkillVerificationFailed,
+  SkillNotFound,
+  UnsupportedProtocolVersion,
+  UnrepresentableMessage,
+  Overloaded,
+  JsonRpcFailure
+})

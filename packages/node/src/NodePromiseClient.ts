@@ -4,10 +4,11 @@
  *
  * Published as one bundled module with `effect` inside it (`dist/bundle/NodePromiseClient.js`):
  * Node loads a few files instead of the hundreds of modules of `effect` and this package, so a
- * program starts sooner. The price is a copy of `effect` of its own, so its errors are that
- * copy's classes (exported here as `McpError`): use this entry from code that does not use
- * Effect, and `PromiseClient.connect(transportLayer, options)` from code that does (its values and
- * errors are those of the program's `effect`).
+ * program starts sooner. The price is a copy of `effect` of its own: use this entry from code that
+ * does not use Effect, and `PromiseClient.connect(transportLayer, options)` from code that does
+ * (its values are those of the program's `effect`). Its errors are instances of the package's own
+ * classes (`@effect-mcp/client`'s `McpError`, re-exported here): the classes recognise another
+ * copy's instances by their tag.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"

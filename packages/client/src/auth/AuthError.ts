@@ -5,6 +5,7 @@
  * encode to plain JSON.
  */
 import * as Schema from "effect/Schema"
+import { recognizeAcrossCopies } from "../internal/recognized.js"
 
 /** The steps of the OAuth flow, as a Schema. */
 export const AuthStep = Schema.Literal(
@@ -85,3 +86,6 @@ export class AssertionError extends Schema.TaggedError<AssertionError>()("Assert
     return `the assertion could not be obtained: ${this.reason}`
   }
 }
+
+// An error made by another copy of this module (the one-file Promise client's) is still an instance.
+recognizeAcrossCopies({ AuthorizationError, AssertionError })
