@@ -2,16 +2,19 @@
  * What starting the binary loads: `--help` and `--version` are answered from the help data
  * the build embedded in the bundle's entry, which loads no `effect` (the command tree is a
  * chunk imported only when a command runs). That data must print exactly what the command
- * tree of the sources says, and `--version` exactly the version.
+ * tree of the sources says, and `--version` exactly the version. A stdio server is started once
+ * per command: the era probe runs on it.
  */
 import { spawnSync } from "node:child_process"
-import { readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { helpCatalogue } from "../src/Cli.js"
 import * as Help from "../src/Help.js"
 import { version } from "../src/internal/version.js"
-import { run } from "./support/cli.js"
+import { everything, run } from "./support/cli.js"
 
 const bundle = fileURLToPath(new URL("../dist/bundle/", import.meta.url))
 const unbundled = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
@@ -76,5 +79,13 @@ describe.concurrent("start-up", () => {
     const command = staticModules(`chunks/${main}`)
     expect(command).toContain("dist/commands/tools.js")
     expect(command.filter((path) => /@effect\/ai-(anthropic|openai)/.test(path))).toStrictEqual([])
+  })
+
+  it("a stdio server is started once: the era probe runs on it (the reference server's starts, counted)", async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), "effect-mcp-starts-")), "starts")
+    const command = `echo start >> '${starts}'; exec '${process.execPath}' '${everything}' stdio`
+    const ping = await run(["ping", "--", "sh", "-c", command])
+    expect(ping.code, ping.stderr).toBe(0)
+    expect(readFileSync(starts, "utf8")).toBe("start\n")
   })
 })

@@ -7,7 +7,8 @@
  *
  * - stdio: {@link LineFramer} and {@link lineText} (newline framing, linear in the input),
  *   {@link DEFAULT_MAX_MESSAGE_BYTES}, {@link stdioEnvironment} (the child's environment from
- *   `StdioOptions`). The options and the `StdioProcess` tag are `StdioTransport`'s.
+ *   `StdioOptions`), {@link probedInPlace} (the era probe on the live process, restarting a
+ *   server that exits on it). The options and the `StdioProcess` tag are `StdioTransport`'s.
  * - HTTP: {@link HttpRoute}, the route a platform's HTTP client offers the Streamable HTTP
  *   transport (`StreamableHttpTransport.makeWithRoute`, `HttpTransport.makeWithRoute`): a request
  *   started with callbacks, its {@link RouteAnswer} read with callbacks; and the body helpers
@@ -36,3 +37,10 @@ export type { HttpRoute, RouteAnswer, RouteHandlers } from "./internal/transport
  * (the safe variables, read through `Config`, plus the options' `env`).
  */
 export { DEFAULT_MAX_MESSAGE_BYTES, environment as stdioEnvironment } from "./internal/transport/stdio.js"
+
+/**
+ * A stdio transport whose era probe runs on its own live process, from an effect that starts one
+ * process in the scope it is given: the probe's answer is kept from the session's reader, and a
+ * server that exits on the probe is started again, once (the probe's outcome is then `Ended`).
+ */
+export { probedInPlace } from "./internal/transport/stdioProbe.js"

@@ -16,7 +16,6 @@
 import type * as Command from "@effect/platform/Command"
 import * as CommandRuntime from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
-import type { JsonRpc } from "@effect-mcp/protocol"
 import type * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -30,28 +29,17 @@ import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { encodeLine, LineFramer, lineText } from "./internal/transport/framing.js"
-import { DEFAULT_MAX_MESSAGE_BYTES, environment, type StdioOptions } from "./internal/transport/stdio.js"
-import { TransportError } from "./McpError.js"
 import {
-  type Incoming,
-  makeInbound,
-  type ProbeOutcome,
-  parseIncoming,
-  Transport,
-  type TransportService
-} from "./Transport.js"
+  DEFAULT_MAX_MESSAGE_BYTES,
+  environment,
+  type StdioOptions,
+  type StdioProcessService
+} from "./internal/transport/stdio.js"
+import { probedInPlace } from "./internal/transport/stdioProbe.js"
+import { TransportError } from "./McpError.js"
+import { type Incoming, makeInbound, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
-export { SAFE_ENVIRONMENT, type StdioOptions } from "./internal/transport/stdio.js"
-
-/** The running server process, beside its `Transport`. */
-export interface StdioProcessService {
-  /** The child's process id (also its process group id on POSIX). */
-  readonly pid: number
-  /** The server's stderr, line by line, from the moment the stream runs. */
-  readonly stderr: Stream.Stream<string>
-  /** The last lines of stderr so far. */
-  readonly stderrTail: Effect.Effect<string>
-}
+export { SAFE_ENVIRONMENT, type StdioOptions, type StdioProcessService } from "./internal/transport/stdio.js"
 
 /** The process behind a stdio transport. */
 export class StdioProcess extends Context.Tag("@effect-mcp/client/StdioProcess")<StdioProcess, StdioProcessService>() {}
@@ -70,8 +58,23 @@ const exitDetails = (exit: Exit.Exit<CommandExecutor.ExitCode, unknown>) => {
     : { reason: `the server process was killed by ${signal}`, signal }
 }
 
-/** Starts the server and returns its transport and process; both end with the scope. */
+/**
+ * Starts the server and returns its transport and process; both end with the scope. The era
+ * probe runs on that process (a server that exits on it is started again, once).
+ */
 export const make = (
+  options: StdioOptions
+): Effect.Effect<
+  readonly [TransportService, StdioProcessService],
+  TransportError,
+  CommandExecutor.CommandExecutor | Scope.Scope
+> =>
+  Effect.flatMap(CommandExecutor.CommandExecutor, (executor) =>
+    probedInPlace(Effect.provideService(connect(options), CommandExecutor.CommandExecutor, executor))
+  )
+
+/** One server process: its transport and process, both ending with the scope. */
+const connect = (
   options: StdioOptions
 ): Effect.Effect<
   readonly [TransportService, StdioProcessService],
@@ -223,65 +226,10 @@ export const make = (
       })
     )
 
-    const executor = yield* CommandExecutor.CommandExecutor
-    const transport: TransportService = {
-      run: inbox.run,
-      send,
-      setProtocolVersion: () => Effect.void,
-      probe: (request, timeout) =>
-        probeProcess(command, request).pipe(
-          Effect.timeoutTo({
-            duration: timeout,
-            onTimeout: (): ProbeOutcome => ({ _tag: "Silent" }),
-            onSuccess: (outcome) => outcome
-          }),
-          Effect.provideService(CommandExecutor.CommandExecutor, executor)
-        )
-    }
+    const transport: TransportService = { run: inbox.run, send, setProtocolVersion: () => Effect.void }
     const info: StdioProcessService = { pid, stderr: Stream.fromPubSub(stderrHub), stderrTail }
     return [transport, info] as const
   })
-
-/**
- * Runs `command` as a throwaway process, writes `request` and reads stdout until the answer
- * to it, or the end of stdout; the process is killed when this ends (interrupted on time-out).
- */
-const probeProcess = (
-  command: Command.Command,
-  request: JsonRpc.JSONRPCRequest
-): Effect.Effect<ProbeOutcome, never, CommandExecutor.CommandExecutor> =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const probe = yield* CommandRuntime.start(command)
-      yield* Effect.addFinalizer(() => Effect.ignore(probe.kill("SIGKILL")))
-      // stdin stays open until the answer (some servers stop at the end of their input); the
-      // fiber feeding it is this scope's, so it ends with the probe (never a daemon left behind).
-      yield* Stream.run(Stream.concat(Stream.make(encodeLine(request)), Stream.never), probe.stdin).pipe(
-        Effect.ignore,
-        Effect.forkScoped
-      )
-      // Its stderr is read and dropped: a server that logs much must not block on a full pipe.
-      yield* Effect.forkScoped(Stream.runDrain(probe.stderr))
-      const answer = yield* probe.stdout.pipe(
-        Stream.decodeText(),
-        Stream.splitLines,
-        Stream.flatMap((line) => Stream.fromIterable(line.trim() === "" ? [] : parseIncoming(line))),
-        Stream.filterMap((item) =>
-          item._tag === "Message" &&
-          "id" in item.message &&
-          !("method" in item.message) &&
-          item.message.id === request.id
-            ? Option.some(item.message)
-            : Option.none()
-        ),
-        Stream.runHead
-      )
-      return Option.match(answer, {
-        onNone: (): ProbeOutcome => ({ _tag: "Ended" }),
-        onSome: (message): ProbeOutcome => ({ _tag: "Answered", message })
-      })
-    })
-  ).pipe(Effect.catchAll(() => Effect.succeed<ProbeOutcome>({ _tag: "Ended" })))
 
 /** A stdio `Transport` (and its `StdioProcess`) for a server command. */
 export const layer = (

@@ -1,7 +1,7 @@
 /**
  * The era probe (`server/discover` before anything else) as a user meets it: in place (HTTP) it
  * waits as long as any request, so a slow server's first answer is not cut short at 10 s; on a
- * throwaway process (stdio) it keeps its short wait, where silence means a legacy server.
+ * transport's own probe (stdio) it keeps its short wait, where silence means a legacy server.
  * Time is the `TestClock`'s.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -104,7 +104,7 @@ describe("the era probe in place (HTTP)", () => {
   )
 })
 
-describe("the era probe on a throwaway process (stdio)", () => {
+describe("the era probe by the transport (stdio)", () => {
   it.scoped("keeps its short wait (10 s), whatever the request timeout; silence there means a legacy server", () =>
     Effect.gen(function* () {
       const asked: Array<string> = []

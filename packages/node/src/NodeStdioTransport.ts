@@ -11,16 +11,9 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { TransportError } from "@effect-mcp/client/McpError"
-import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, stdioEnvironment } from "@effect-mcp/client/Platform"
+import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, probedInPlace, stdioEnvironment } from "@effect-mcp/client/Platform"
 import { type StdioOptions, StdioProcess, type StdioProcessService } from "@effect-mcp/client/StdioTransport"
-import {
-  type Incoming,
-  makeInbound,
-  type ProbeOutcome,
-  parseIncoming,
-  Transport,
-  type TransportService
-} from "@effect-mcp/client/Transport"
+import { makeInbound, parseIncoming, Transport, type TransportService } from "@effect-mcp/client/Transport"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -92,8 +85,17 @@ const linesOf = (framer: LineFramer, chunk: Buffer): ReadonlyArray<string> | und
   })
 }
 
-/** Starts the server and returns its transport and process; both end with the scope. */
+/**
+ * Starts the server and returns its transport and process; both end with the scope. The era
+ * probe runs on that process (a server that exits on it is started again, once).
+ */
 export const make = (
+  options: StdioOptions
+): Effect.Effect<readonly [TransportService, StdioProcessService], TransportError, Scope.Scope> =>
+  probedInPlace(connect(options))
+
+/** One server process: its transport and process, both ending with the scope. */
+const connect = (
   options: StdioOptions
 ): Effect.Effect<readonly [TransportService, StdioProcessService], TransportError, Scope.Scope> =>
   Effect.gen(function* () {
@@ -257,15 +259,7 @@ export const make = (
       run: inbox.run,
       send,
       sendNow,
-      setProtocolVersion: () => Effect.void,
-      probe: (request, timeout) =>
-        probeProcess(options, server, childEnv, request).pipe(
-          Effect.timeoutTo({
-            duration: timeout,
-            onTimeout: (): ProbeOutcome => ({ _tag: "Silent" }),
-            onSuccess: (outcome) => outcome
-          })
-        )
+      setProtocolVersion: () => Effect.void
     }
     const info: StdioProcessService = {
       pid: child.pid ?? -1,
@@ -274,46 +268,6 @@ export const make = (
     }
     return [transport, info] as const
   })
-
-/**
- * Runs the command as a throwaway process, writes `request` and reads stdout until the answer
- * to it or the end of stdout; the process group is killed when this ends (or is interrupted).
- */
-const probeProcess = (
-  options: StdioOptions,
-  server: string,
-  env: Readonly<Record<string, string | undefined>>,
-  request: JsonRpc.JSONRPCRequest
-): Effect.Effect<ProbeOutcome> =>
-  Effect.acquireUseRelease(
-    start(options, server, env),
-    (child) =>
-      Effect.async<ProbeOutcome>((resume) => {
-        const framer = new LineFramer(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES)
-        // Its stderr is read and dropped: a server that logs much must not block on a full pipe.
-        child.stderr.resume()
-        child.stdin.on("error", () => {})
-        child.stdout.on("data", (chunk: Buffer) => {
-          const lines = linesOf(framer, chunk)
-          if (lines === undefined) return resume(Effect.succeed({ _tag: "Ended" }))
-          for (const text of lines) {
-            if (text.trim() === "") continue
-            const answer = parseIncoming(text).find(
-              (item): item is Extract<Incoming, { _tag: "Message" }> =>
-                item._tag === "Message" &&
-                "id" in item.message &&
-                !("method" in item.message) &&
-                item.message.id === request.id
-            )
-            if (answer !== undefined) return resume(Effect.succeed({ _tag: "Answered", message: answer.message }))
-          }
-        })
-        child.stdout.once("close", () => resume(Effect.succeed({ _tag: "Ended" })))
-        // stdin stays open until the answer: some servers stop at the end of their input.
-        child.stdin.write(`${JSON.stringify(request)}\n`)
-      }),
-    (child) => Effect.sync(() => signalGroup(child, "SIGKILL"))
-  ).pipe(Effect.catchAll(() => Effect.succeed<ProbeOutcome>({ _tag: "Ended" })))
 
 /** A stdio `Transport` (and its `StdioProcess`) for a server command, on Node's `child_process`. */
 export const layer = (options: StdioOptions): Layer.Layer<Transport | StdioProcess, TransportError> =>

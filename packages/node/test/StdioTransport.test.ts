@@ -2,9 +2,14 @@
  * Both stdio transports, the client's generic `StdioTransport` (over `CommandExecutor`) and
  * `NodeStdioTransport`, under one suite against real processes: the client's fault-injecting
  * mini server (its test/fixtures; the reference server is in the client's Everything.test.ts).
- * After every test, the server process and its whole process group are gone.
+ * After every test, the server process and its whole process group are gone. The era probe runs
+ * on the server's own process: each connection starts its server once (twice only for a server
+ * that exits on the probe).
  */
 
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import { McpClient, StdioTransport } from "@effect-mcp/client"
@@ -18,6 +23,7 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { noFibersLeft } from "../../client/test/support/fibers.js"
 import { groupMembers, isAlive, miniServer } from "../../client/test/support/processes.js"
+import { exitsBeforeInitialize } from "../../client/test/support/sdkV2Server.js"
 
 const mini = (mode: string, options: Partial<StdioTransport.StdioOptions> = {}): StdioTransport.StdioOptions => ({
   command: process.execPath,
@@ -44,14 +50,15 @@ describe.each(transports)("$name", ({ layer: transportLayer }) => {
   /** A client over stdio in its own scope; afterwards, checks that no process of its group survives. */
   const withClient = <A, E>(
     options: StdioTransport.StdioOptions,
-    use: (client: McpClient.McpClientService, process: StdioTransport.StdioProcessService) => Effect.Effect<A, E>
+    use: (client: McpClient.McpClientService, process: StdioTransport.StdioProcessService) => Effect.Effect<A, E>,
+    clientOptions: McpClient.McpClientOptions = {}
   ) =>
     Effect.gen(function* () {
       let pid = 0
       const result = yield* noFibersLeft(
         Effect.scoped(
           Effect.gen(function* () {
-            const layer = McpClient.layer({ name: options.name ?? "stdio" }).pipe(
+            const layer = McpClient.layer({ name: options.name ?? "stdio", ...clientOptions }).pipe(
               Layer.provideMerge(transportLayer(options))
             )
             const context = yield* Layer.build(layer)
@@ -204,6 +211,83 @@ describe.each(transports)("$name", ({ layer: transportLayer }) => {
       if (error._tag === "TransportError") expect(error.stderr).toContain("cannot open database")
     })
   )
+
+  describe("the era probe runs on the server's own process", () => {
+    /** A file each start of the server appends a line to, and how many lines it has. */
+    const startsFile = () => {
+      const file = join(mkdtempSync(join(tmpdir(), "effect-mcp-starts-")), "starts")
+      return { file, count: () => (existsSync(file) ? readFileSync(file, "utf8").split("\n").length - 1 : 0) }
+    }
+
+    it.live("one start per connection: a legacy server that refuses the probe is initialized on the same process", () =>
+      Effect.gen(function* () {
+        const starts = startsFile()
+        const text = yield* withClient(mini("normal", { env: { MINI_STARTS_FILE: starts.file } }), (client) =>
+          Effect.gen(function* () {
+            expect(client.era).toBe("stateful")
+            return textOf(yield* client.callTool("echo", { said: "once" }))
+          })
+        )
+        expect(text).toBe(JSON.stringify({ said: "once" }))
+        expect(starts.count()).toBe(1)
+      })
+    )
+
+    it.live("a legacy server that exits on the probe is started again, once, and initialized there", () =>
+      Effect.gen(function* () {
+        const starts = startsFile()
+        const options: StdioTransport.StdioOptions = {
+          command: process.execPath,
+          args: [exitsBeforeInitialize],
+          name: "exits-before-initialize",
+          env: { MINI_STARTS_FILE: starts.file },
+          shutdown: { afterStdin: "300 millis", afterTerm: "300 millis" }
+        }
+        const text = yield* withClient(options, (client, server) =>
+          Effect.gen(function* () {
+            expect(client.era).toBe("stateful")
+            expect(client.serverInfo.name).toBe("exits-before-initialize")
+            // The process the transport reports is the one that runs now.
+            expect(isAlive(server.pid)).toBe(true)
+            return textOf(yield* client.callTool("echo", { message: "again" }))
+          })
+        )
+        expect(text).toBe("echo: again")
+        expect(starts.count()).toBe(2)
+      })
+    )
+
+    it.live(
+      "a server silent before initialize: after the probe's wait it is initialized there, and its late answer to the probe is dropped",
+      () =>
+        Effect.gen(function* () {
+          const starts = startsFile()
+          const text = yield* withClient(
+            mini("late-probe", { env: { MINI_STARTS_FILE: starts.file } }),
+            (client) =>
+              Effect.gen(function* () {
+                expect(client.era).toBe("stateful")
+                return textOf(yield* client.callTool("echo", { after: "late answer" }))
+              }),
+            // Silence is the verdict here, not a deadline the server must meet.
+            { probeTimeout: "200 millis" }
+          )
+          expect(text).toBe(JSON.stringify({ after: "late answer" }))
+          expect(starts.count()).toBe(1)
+        })
+    )
+
+    it.live("a server that dies after the probe is not started again: the call fails with its exit code", () =>
+      Effect.gen(function* () {
+        const starts = startsFile()
+        const error = yield* withClient(mini("crash", { env: { MINI_STARTS_FILE: starts.file } }), (client) =>
+          Effect.flip(client.callTool("echo", {}))
+        )
+        expect(error).toMatchObject({ _tag: "TransportError", exitCode: 3 })
+        expect(starts.count()).toBe(1)
+      })
+    )
+  })
 
   it.live("a command that does not exist fails with a typed error naming it and the PATH", () =>
     Effect.gen(function* () {

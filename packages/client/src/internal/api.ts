@@ -40,8 +40,8 @@ export interface McpClientOptions {
    */
   readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
   /**
-   * How long the era probe waits for an answer. Default: over stdio (a throwaway process, where
-   * silence means a legacy server) 10 seconds; over HTTP the request timeout (silence there is an
+   * How long the era probe waits for an answer. Default: over stdio (where silence means a legacy
+   * server, initialized after it on the same process) 10 seconds; over HTTP the request timeout (silence there is an
    * outage, not an era, so a slow server's first answer must not be cut short).
    */
   readonly probeTimeout?: Duration.DurationInput

@@ -116,7 +116,7 @@ export const classify = (
   return { _tag: "Legacy", why: `server/discover failed with ${code}` }
 }
 
-/** Where a probe is sent: a throwaway connection of the transport's, or the session's own peer. */
+/** Where a probe is sent: by the transport's own `probe` (stdio), or through the session's peer. */
 export interface ProbeTarget {
   readonly server: () => string
   readonly transport: TransportService

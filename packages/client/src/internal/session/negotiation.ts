@@ -25,7 +25,7 @@ export interface NegotiationOptions {
   readonly scope: Scope.Scope
   readonly clientInfo: McpSchema.Implementation
   readonly protocolVersion: ProtocolVersion.ProtocolVersion | "auto"
-  /** How long the probe waits; by default a short wait on a throwaway process, the request timeout in place. */
+  /** How long the probe waits; by default a short wait for a transport's own probe (stdio), else the request timeout. */
   readonly probeTimeout: Duration.DurationInput | undefined
   readonly requestTimeout: Duration.DurationInput
   readonly maxInputRounds: number
@@ -46,19 +46,19 @@ export interface Negotiation {
   readonly handshake: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
 }
 
-/** How long a probe on a throwaway process (stdio) waits: silence there means a legacy server. */
-export const THROWAWAY_PROBE_TIMEOUT: Duration.DurationInput = "10 seconds"
+/** How long a transport's own probe (stdio) waits: silence there means a legacy server. */
+export const PROCESS_PROBE_TIMEOUT: Duration.DurationInput = "10 seconds"
 
 /**
- * How long the era probe waits: as asked; else on a throwaway process (stdio) a short while,
- * since a legacy server may stay silent; in place (HTTP) as long as any request, since silence
- * there is an outage and a slow first answer is still an answer.
+ * How long the era probe waits: as asked; else for a transport's own probe (stdio) a short while,
+ * since a legacy server may stay silent; through the peer (HTTP) as long as any request, since
+ * silence there is an outage and a slow first answer is still an answer.
  */
 export const probeTimeoutOf = (
   transport: TransportService,
   probeTimeout: Duration.DurationInput | undefined,
   requestTimeout: Duration.DurationInput
-): Duration.DurationInput => probeTimeout ?? (transport.probe !== undefined ? THROWAWAY_PROBE_TIMEOUT : requestTimeout)
+): Duration.DurationInput => probeTimeout ?? (transport.probe !== undefined ? PROCESS_PROBE_TIMEOUT : requestTimeout)
 
 /** A transport's signal that nothing handled is the request's transport failure. */
 const settled = <A>(effect: Effect.Effect<A, Dialect.WireError>): Effect.Effect<A, RequestError> =>

@@ -81,8 +81,8 @@ export interface SessionOptions {
   /** How many times a request is retried after re-initializing an expired session. */
   readonly sessionRetries: number
   /**
-   * How long the era probe waits. Default: 10 seconds for a probe on a throwaway process (stdio,
-   * where silence means a legacy server); the request timeout for one in place (HTTP).
+   * How long the era probe waits. Default: 10 seconds for a transport's own probe (stdio, where
+   * silence means a legacy server); the request timeout for one through the peer (HTTP).
    */
   readonly probeTimeout: Duration.DurationInput | undefined
   /** The most rounds of a multi round-trip request (2026-07-28). */

@@ -3,6 +3,7 @@ import * as Config from "effect/Config"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
 
 /** How to start and stop the server process. */
 export interface StdioOptions {
@@ -22,6 +23,16 @@ export interface StdioOptions {
   readonly stderrTailLines?: number
   /** How long to wait after closing stdin, then after SIGTERM. Defaults: 2 s and 2 s. */
   readonly shutdown?: { readonly afterStdin?: Duration.DurationInput; readonly afterTerm?: Duration.DurationInput }
+}
+
+/** The running server process, beside its `Transport`. */
+export interface StdioProcessService {
+  /** The child's process id (also its process group id on POSIX). */
+  readonly pid: number
+  /** The server's stderr, line by line, from the moment the stream runs. */
+  readonly stderr: Stream.Stream<string>
+  /** The last lines of stderr so far. */
+  readonly stderrTail: Effect.Effect<string>
 }
 
 /** The parent's variables a child inherits by default. */

@@ -59,9 +59,10 @@ export interface TransportService {
   /** Told the negotiated revision once the handshake is done (HTTP sends it as a header). */
   readonly setProtocolVersion: (version: string) => Effect.Effect<void>
   /**
-   * Sends one request on a connection of its own that is thrown away after (stdio: a second
-   * process of the same command), for the protocol-era probe: some legacy servers exit on any
-   * request before `initialize`. Transports without it are probed in place.
+   * Sends the protocol-era probe itself and waits (at most `timeout`) for its answer, which the
+   * reader of `run` never sees (stdio: on the live process; some legacy servers exit on any
+   * request before `initialize`, and such a server is started again, once: `Ended`). Transports
+   * without it are probed through the session's peer.
    */
   readonly probe?: (request: JsonRpc.JSONRPCRequest, timeout: Duration.DurationInput) => Effect.Effect<ProbeOutcome>
 }
