@@ -12,6 +12,8 @@
  *   code or signal and the stderr tail; every pending request then fails at once.
  * - Close: end stdin, wait; SIGTERM to the process group, wait; SIGKILL; and finally SIGKILL to
  *   whatever is left of the group (servers started through `npx` or a shell are process trees).
+ *
+ * @since 0.1.0
  */
 import type * as Command from "@effect/platform/Command"
 import * as CommandRuntime from "@effect/platform/Command"
@@ -41,9 +43,29 @@ import {
   type TransportService
 } from "./Transport.js"
 
-export { SAFE_ENVIRONMENT, type StdioOptions } from "./internal/transport/stdio.js"
+export {
+  /**
+   * The parent's variables a child inherits by default.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  SAFE_ENVIRONMENT,
+  /**
+   * How to start and stop the server process.
+   *
+   * @since 0.1.0
+   * @category options
+   */
+  type StdioOptions
+} from "./internal/transport/stdio.js"
 
-/** The running server process, beside its `Transport`. */
+/**
+ * The running server process, beside its `Transport`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface StdioProcessService {
   /** The child's process id (also its process group id on POSIX). */
   readonly pid: number
@@ -53,7 +75,12 @@ export interface StdioProcessService {
   readonly stderrTail: Effect.Effect<string>
 }
 
-/** The process behind a stdio transport. */
+/**
+ * The process behind a stdio transport.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class StdioProcess extends Context.Tag("@effect-mcp/client/StdioProcess")<StdioProcess, StdioProcessService>() {}
 
 const exitDetails = (exit: Exit.Exit<CommandExecutor.ExitCode, unknown>) => {
@@ -70,7 +97,12 @@ const exitDetails = (exit: Exit.Exit<CommandExecutor.ExitCode, unknown>) => {
     : { reason: `the server process was killed by ${signal}`, signal }
 }
 
-/** Starts the server and returns its transport and process; both end with the scope. */
+/**
+ * Starts the server and returns its transport and process; both end with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   options: StdioOptions
 ): Effect.Effect<
@@ -283,7 +315,12 @@ const probeProcess = (
     })
   ).pipe(Effect.catchAll(() => Effect.succeed<ProbeOutcome>({ _tag: "Ended" })))
 
-/** A stdio `Transport` (and its `StdioProcess`) for a server command. */
+/**
+ * A stdio `Transport` (and its `StdioProcess`) for a server command.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   options: StdioOptions
 ): Layer.Layer<Transport | StdioProcess, TransportError, CommandExecutor.CommandExecutor> =>
