@@ -8,6 +8,8 @@
  *
  * Use it through `NodeStdioTransport.layer` where `StdioTransport.layer` would be used: a
  * message costs less client CPU without the stream stages (the benchmark's notes say how much).
+ *
+ * @since 0.1.0
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { TransportError } from "@effect-mcp/client/McpError"
@@ -92,7 +94,12 @@ const linesOf = (framer: LineFramer, chunk: Buffer): ReadonlyArray<string> | und
   })
 }
 
-/** Starts the server and returns its transport and process; both end with the scope. */
+/**
+ * Starts the server and returns its transport and process; both end with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   options: StdioOptions
 ): Effect.Effect<readonly [TransportService, StdioProcessService], TransportError, Scope.Scope> =>
@@ -315,7 +322,12 @@ const probeProcess = (
     (child) => Effect.sync(() => signalGroup(child, "SIGKILL"))
   ).pipe(Effect.catchAll(() => Effect.succeed<ProbeOutcome>({ _tag: "Ended" })))
 
-/** A stdio `Transport` (and its `StdioProcess`) for a server command, on Node's `child_process`. */
+/**
+ * A stdio `Transport` (and its `StdioProcess`) for a server command, on Node's `child_process`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: StdioOptions): Layer.Layer<Transport | StdioProcess, TransportError> =>
   Layer.scopedContext(
     Effect.map(make(options), ([transport, info]) =>
