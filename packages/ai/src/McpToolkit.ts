@@ -358,6 +358,49 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
 /**
  * The toolkit over the context's host.
  *
+ * @example
+ * ```ts
+ * import { McpToolkit, ToolLoop } from "@effect-mcp/ai"
+ * import { Transports } from "@effect-mcp/client"
+ * import { McpHost } from "@effect-mcp/host"
+ * import { LanguageModel } from "@effect/ai"
+ * import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * const HostLive = McpHost.layer({
+ *   servers: [
+ *     {
+ *       name: "everything",
+ *       target: {
+ *         _tag: "Stdio",
+ *         command: "npx",
+ *         args: ["-y", "@modelcontextprotocol/server-everything"],
+ *         env: {}
+ *       }
+ *     }
+ *   ]
+ * }).pipe(
+ *   Layer.provide(Transports.layer),
+ *   Layer.provide(Layer.merge(NodeContext.layer, NodeHttpClient.layer))
+ * )
+ *
+ * const ToolkitLive = McpToolkit.layer({ maxResultTokens: 4_000, callTimeout: "1 minute" }).pipe(
+ *   Layer.provide(HostLive)
+ * )
+ *
+ * // A turn with the host's tools, on any `LanguageModel` layer: the model calls them, then answers
+ * const turn = ToolLoop.run({ prompt: "Add 2 and 40 with a tool." }).pipe(
+ *   Effect.provide(ToolkitLive)
+ * )
+ *
+ * // Or the toolkit as it is now, for `LanguageModel.generateText`
+ * const answer = Effect.gen(function* () {
+ *   const mcp = yield* McpToolkit.McpToolkit
+ *   const toolkit = yield* mcp.toolkit
+ *   return yield* LanguageModel.generateText({ prompt: "What tools do you have?", toolkit })
+ * }).pipe(Effect.provide(ToolkitLive))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -4,6 +4,31 @@
  * the client declares `sampling`, and so on. A server request for an undeclared capability
  * is answered with a JSON-RPC error.
  *
+ * @example
+ * ```ts
+ * import { Capabilities, McpClient } from "@effect-mcp/client"
+ * import { Effect, Layer } from "effect"
+ *
+ * // `roots` (with `listChanged` when `changes` is given)
+ * const RootsLive = Layer.succeed(Capabilities.Roots, {
+ *   list: Effect.succeed([{ uri: "file:///home/me/project", name: "project" }])
+ * })
+ *
+ * // `elicitation` in form mode only (no `url` handler)
+ * const ElicitationLive = Layer.succeed(Capabilities.Elicitation, {
+ *   form: (params, context) =>
+ *     Effect.as(Effect.logInfo(`${context.server} asks: ${params.message}`), {
+ *       action: "accept" as const,
+ *       content: { confirmed: true }
+ *     })
+ * })
+ *
+ * // The client finds the handlers in its context: it declares `roots` and `elicitation`
+ * const ClientLive = McpClient.layer({ name: "everything" }).pipe(
+ *   Layer.provide(Layer.merge(RootsLive, ElicitationLive))
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 import type { JsonRpc, McpSchema } from "@effect-mcp/protocol"

@@ -228,6 +228,23 @@ const build = (
  * `TokenStore` and `Authorizer` services of the context serve its authorization. Fails with a
  * `TransportError` when the URL is invalid or the connection cannot be made (legacy SSE).
  *
+ * @example
+ * ```ts
+ * import { HttpTransport, McpClient } from "@effect-mcp/client"
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Layer } from "effect"
+ *
+ * // Streamable HTTP, falling back to legacy HTTP+SSE (`transport: "auto"`, the default);
+ * // a 401 starts OAuth unless `auth: false`
+ * const TransportLive = HttpTransport.layer({
+ *   url: "https://example.com/mcp",
+ *   transport: "auto",
+ *   headers: { "x-api-key": "…" }
+ * }).pipe(Layer.provide(FetchHttpClient.layer))
+ *
+ * const ClientLive = McpClient.layer({ name: "example" }).pipe(Layer.provide(TransportLive))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

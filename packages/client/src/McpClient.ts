@@ -150,6 +150,34 @@ export const layerFromSession = (options: McpClientOptions = {}): Layer.Layer<Mc
  * A client layer over the transport in context: `Session.layer` (the handshake, the handlers in
  * context served) composed with `layerFromSession`.
  *
+ * @example
+ * ```ts
+ * import { McpClient, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* McpClient.McpClient
+ *   const tools = yield* client.tools // every page, cached until the server says the list changed
+ *   const result = yield* client.callTool("echo", { message: "hi" }, { timeout: "30 seconds" })
+ *   return { tools: tools.map((tool) => tool.name), content: result.content }
+ * })
+ *
+ * // Building the layer starts the server and performs the handshake; its scope ends both
+ * const ClientLive = McpClient.layer({ name: "everything" }).pipe(
+ *   Layer.provide(
+ *     StdioTransport.layer({
+ *       command: "npx",
+ *       args: ["-y", "@modelcontextprotocol/server-everything"]
+ *     })
+ *   ),
+ *   Layer.provide(NodeContext.layer)
+ * )
+ *
+ * // Run it with `NodeRuntime.runMain(main)` (from "@effect/platform-node")
+ * const main = program.pipe(Effect.provide(ClientLive))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -126,6 +126,36 @@ interface Host<R, ER> {
  * a tracer, logger or other service merged into the layer holds in them), then the handshake.
  * Rejects with the transport's or the handshake's error; `close` ends the session.
  *
+ * @example
+ * ```ts
+ * import { PromiseClient, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ *
+ * const transport = StdioTransport.layer({
+ *   command: "npx",
+ *   args: ["-y", "@modelcontextprotocol/server-everything"]
+ * }).pipe(Layer.provide(NodeContext.layer))
+ *
+ * // Calls are Promises; they reject with the client's tagged errors (`RpcError`, …)
+ * export const echo = async (message: string) => {
+ *   const mcp = await PromiseClient.connect(transport, {
+ *     name: "everything",
+ *     requestTimeout: "30 seconds"
+ *   })
+ *   try {
+ *     const result = await mcp.callTool(
+ *       "echo",
+ *       { message },
+ *       { onProgress: (p) => console.log(p.progress) }
+ *     )
+ *     return result.content
+ *   } finally {
+ *     await mcp.close()
+ *   }
+ * }
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -33,6 +33,23 @@ export interface RetryPolicy {
 /**
  * The client's retries: reads and tool calls separately.
  *
+ * @example
+ * ```ts
+ * import { McpClient } from "@effect-mcp/client"
+ *
+ * // Reads are retried up to 3 more times; tool calls that may be repeated (the tool says
+ * // `readOnlyHint` or `idempotentHint`, or the call says `idempotent`) up to twice, more slowly
+ * const ClientLive = McpClient.layer({
+ *   name: "everything",
+ *   retry: {
+ *     reads: { times: 3 },
+ *     tools: { times: 2, base: "500 millis", maxDelay: "5 seconds", budget: "20 seconds" }
+ *   }
+ * })
+ *
+ * // Per call: `client.callTool(name, args, { retry: false })`, or `{ idempotent: true }`
+ * ```
+ *
  * @since 0.1.0
  * @category options
  */
@@ -144,6 +161,17 @@ export const delayOf = (
 /**
  * A `Retry-After` header as milliseconds from `now`: seconds, or an HTTP date; `undefined`
  * when absent or unreadable.
+ *
+ * @example
+ * ```ts
+ * import { Retry } from "@effect-mcp/client"
+ * import { deepStrictEqual } from "node:assert"
+ *
+ * const now = Date.parse("2026-01-01T00:00:00Z")
+ * deepStrictEqual(Retry.parseRetryAfter("120", now), 120_000)
+ * deepStrictEqual(Retry.parseRetryAfter("Thu, 01 Jan 2026 00:00:30 GMT", now), 30_000)
+ * deepStrictEqual(Retry.parseRetryAfter("soon", now), undefined)
+ * ```
  *
  * @since 0.1.0
  * @category utils

@@ -93,6 +93,37 @@ export class Session extends Context.Tag("@effect-mcp/client/Session")<Session, 
  * `Elicitation`, `Roots`) served and declared as capabilities, then the handshake. Fails with the
  * handshake's error; closing the layer's scope ends the session.
  *
+ * @example
+ * ```ts
+ * import { McpClient, Session, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * // A session that logs every request a client sends, then sends it as the session would
+ * const LoggedSession = Layer.effect(
+ *   Session.Session,
+ *   Effect.map(Session.Session, (session) => ({
+ *     ...session,
+ *     execute: (request: Session.Prepared) =>
+ *       Effect.zipRight(Effect.logDebug(`sending ${request.method}`), session.execute(request)),
+ *     // no request may start around `execute` (a Promise client's fast path)
+ *     direct: () => false
+ *   }))
+ * ).pipe(Layer.provide(Session.layer({ name: "everything" })))
+ *
+ * // `McpClient.layer` is `layerFromSession` over `Session.layer`: here over the decorated one
+ * const ClientLive = McpClient.layerFromSession({ name: "everything" }).pipe(
+ *   Layer.provide(LoggedSession),
+ *   Layer.provide(
+ *     StdioTransport.layer({
+ *       command: "npx",
+ *       args: ["-y", "@modelcontextprotocol/server-everything"]
+ *     })
+ *   ),
+ *   Layer.provide(NodeContext.layer)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

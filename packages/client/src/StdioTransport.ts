@@ -318,6 +318,28 @@ const probeProcess = (
 /**
  * A stdio `Transport` (and its `StdioProcess`) for a server command.
  *
+ * @example
+ * ```ts
+ * import { McpClient, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * // The server as a child process of any platform's `CommandExecutor` (here Node's)
+ * const TransportLive = StdioTransport.layer({
+ *   command: "npx",
+ *   args: ["-y", "@modelcontextprotocol/server-everything"],
+ *   env: { LOG_LEVEL: "debug" }, // on top of the safe variables of this process
+ *   shutdown: { afterStdin: "2 seconds", afterTerm: "2 seconds" }
+ * }).pipe(Layer.provide(NodeContext.layer))
+ *
+ * // The process beside the transport: its pid, and the last lines of its stderr
+ * const pid = Effect.map(StdioTransport.StdioProcess, (process) => process.pid)
+ *
+ * const ClientLive = McpClient.layer({ name: "everything" }).pipe(
+ *   Layer.provideMerge(TransportLive)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

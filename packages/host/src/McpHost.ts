@@ -364,6 +364,46 @@ export const layerFromConfig = (
 /**
  * A host layer; building it connects every enabled server (failures show in their status, not here).
  *
+ * @example
+ * ```ts
+ * import { Transports } from "@effect-mcp/client"
+ * import { McpHost } from "@effect-mcp/host"
+ * import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * const HostLive = McpHost.layer({
+ *   servers: [
+ *     {
+ *       name: "everything",
+ *       target: {
+ *         _tag: "Stdio",
+ *         command: "npx",
+ *         args: ["-y", "@modelcontextprotocol/server-everything"],
+ *         env: {}
+ *       }
+ *     },
+ *     {
+ *       name: "docs",
+ *       target: { _tag: "Http", url: "https://example.com/mcp", transport: "auto", headers: {} },
+ *       options: { allowTools: ["search"], requestTimeout: "20 seconds" }
+ *     }
+ *   ]
+ * }).pipe(
+ *   // the generic transports (or `NodeTransports.layer` from "@effect-mcp/node")
+ *   Layer.provide(Transports.layer),
+ *   Layer.provide(Layer.merge(NodeContext.layer, NodeHttpClient.layer))
+ * )
+ *
+ * const program = Effect.gen(function* () {
+ *   const host = yield* McpHost.McpHost
+ *   // every ready server's tools, under host-wide names: `everything__echo`, `docs__search`
+ *   const tools = yield* host.tools
+ *   // routed to the server that offers it
+ *   const result = yield* host.callTool("everything__echo", { message: "hi" })
+ *   return { tools: tools.map((tool) => tool.name), content: result.content }
+ * }).pipe(Effect.provide(HostLive))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

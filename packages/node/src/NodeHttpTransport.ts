@@ -244,6 +244,23 @@ export const make = (
  * An HTTP `Transport` layer for a URL, as `HttpTransport.layer` (the same options and
  * failures), with its POSTs on `node:http`.
  *
+ * @example
+ * ```ts
+ * import { McpClient } from "@effect-mcp/client"
+ * import { NodeHttpTransport } from "@effect-mcp/node"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ *
+ * // POSTs and event streams on `node:http` keep-alive agents; the `HttpClient` serves the rest
+ * // (the session's DELETE, OAuth's requests)
+ * const TransportLive = NodeHttpTransport.layer({
+ *   url: "http://127.0.0.1:3001/mcp",
+ *   agent: { maxSockets: 16 }
+ * }).pipe(Layer.provide(NodeHttpClient.layer))
+ *
+ * const ClientLive = McpClient.layer({ name: "local" }).pipe(Layer.provide(TransportLive))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -90,6 +90,33 @@ const transportOf = (server: Server): Effect.Effect<TransportService, TransportE
  * (`TransportError`, `InitializeError`, …); `close` on the client ends the session and, for a
  * command, the process.
  *
+ * @example
+ * ```ts
+ * import * as NodePromiseClient from "@effect-mcp/node/NodePromiseClient"
+ *
+ * export const echo = async (message: string) => {
+ *   const mcp = await NodePromiseClient.connect(
+ *     // or { url, headers }
+ *     { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+ *     { name: "everything", requestTimeout: "30 seconds" } // `McpClient.layer`'s options
+ *   )
+ *   try {
+ *     const result = await mcp.callTool(
+ *       "echo",
+ *       { message },
+ *       { signal: AbortSignal.timeout(10_000) }
+ *     )
+ *     return result.content
+ *   } catch (error) {
+ *     if (error instanceof NodePromiseClient.McpError.RpcError)
+ *       console.error(error.code, error.message)
+ *     throw error
+ *   } finally {
+ *     await mcp.close()
+ *   }
+ * }
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -325,6 +325,28 @@ const probeProcess = (
 /**
  * A stdio `Transport` (and its `StdioProcess`) for a server command, on Node's `child_process`.
  *
+ * @example
+ * ```ts
+ * import { McpClient } from "@effect-mcp/client"
+ * import { NodeStdioTransport } from "@effect-mcp/node"
+ * import { Effect, Layer } from "effect"
+ *
+ * // The drop-in for `StdioTransport.layer` on Node: no `CommandExecutor` needed
+ * const ClientLive = McpClient.layer({ name: "everything" }).pipe(
+ *   Layer.provide(
+ *     NodeStdioTransport.layer({
+ *       command: "npx",
+ *       args: ["-y", "@modelcontextprotocol/server-everything"]
+ *     })
+ *   )
+ * )
+ *
+ * const tools = Effect.gen(function* () {
+ *   const client = yield* McpClient.McpClient
+ *   return yield* client.tools
+ * }).pipe(Effect.provide(ClientLive))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

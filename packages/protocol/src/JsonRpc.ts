@@ -329,6 +329,31 @@ const decodeError = Schema.decodeUnknownEither(JSONRPCErrorResponse)
  * Decodes one parsed JSON value as exactly one message kind. Fails with a `ParseError`
  * whose path names the offending member; an ambiguous value fails at the root.
  *
+ * @example
+ * ```ts
+ * import { JsonRpc } from "@effect-mcp/protocol"
+ * import { Either } from "effect"
+ * import { deepStrictEqual } from "node:assert"
+ *
+ * const message = Either.getOrThrow(
+ *   JsonRpc.decodeMessage(JSON.parse('{"jsonrpc":"2.0","id":1,"method":"ping"}'))
+ * )
+ * deepStrictEqual(JsonRpc.isRequest(message), true)
+ *
+ * // A response with both `result` and `error` is not a message
+ * deepStrictEqual(
+ *   Either.isLeft(
+ *     JsonRpc.decodeMessage({
+ *       jsonrpc: "2.0",
+ *       id: 1,
+ *       result: {},
+ *       error: { code: 1, message: "x" }
+ *     })
+ *   ),
+ *   true
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category utils
  */

@@ -3,6 +3,27 @@
  * plus the JSON-RPC envelope. Older revisions decode with these schemas (each is a
  * superset of its predecessors); `Revision` encodes for them.
  *
+ * @example
+ * ```ts
+ * import { McpSchema } from "@effect-mcp/protocol"
+ * import { Schema } from "effect"
+ * import { deepStrictEqual } from "node:assert"
+ *
+ * const tool = Schema.decodeUnknownSync(McpSchema.Tool)({
+ *   name: "echo",
+ *   description: "Echoes its input",
+ *   inputSchema: {
+ *     type: "object",
+ *     properties: { message: { type: "string" } },
+ *     required: ["message"]
+ *   }
+ * })
+ * deepStrictEqual(tool.inputSchema.required, ["message"])
+ *
+ * // Unknown members of a message are dropped; a wrong one fails with a `ParseError`
+ * deepStrictEqual(Schema.decodeUnknownEither(McpSchema.Tool)({ name: 1 })._tag, "Left")
+ * ```
+ *
  * @since 0.1.0
  */
 

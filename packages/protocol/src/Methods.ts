@@ -501,6 +501,35 @@ const notificationParamsEncoder = compiled((method: NotificationMethodName) => n
 /**
  * Decodes the result of a request method with the definition of the revision `version`.
  *
+ * @example
+ * ```ts
+ * import { Methods } from "@effect-mcp/protocol"
+ * import { Either } from "effect"
+ * import { deepStrictEqual } from "node:assert"
+ *
+ * // A `tools/list` result as a 2025-11-25 server sends it
+ * const raw = {
+ *   tools: [
+ *     {
+ *       name: "echo",
+ *       inputSchema: { type: "object", properties: { message: { type: "string" } } }
+ *     }
+ *   ]
+ * }
+ *
+ * const result = Either.getOrThrow(Methods.decodeResult("tools/list", raw, "2025-11-25"))
+ * deepStrictEqual(
+ *   result.tools.map((tool) => tool.name),
+ *   ["echo"]
+ * )
+ *
+ * // Something that is not a result of the method is a `ParseError`
+ * deepStrictEqual(
+ *   Either.isLeft(Methods.decodeResult("tools/list", { tools: "none" }, "2025-11-25")),
+ *   true
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category utils
  */
