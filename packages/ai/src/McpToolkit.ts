@@ -15,6 +15,8 @@
  * description; a call loads one (its `SKILL.md` instructions, verified against the listing by
  * the client) or reads one of its files, and the result stays in the conversation. A skill that
  * fails verification is an error output naming the file and what differs; nothing of it is used.
+ *
+ * @since 0.1.0
  */
 import * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
@@ -32,7 +34,12 @@ import * as SkillTool from "./internal/skillTool.js"
 import * as ResultBudget from "./ResultBudget.js"
 import * as ToolOutput from "./ToolOutput.js"
 
-/** An MCP tool as the model knows it. */
+/**
+ * An MCP tool as the model knows it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface McpTool {
   /** The name the model calls it by (letters, digits, `_` and `-`, at most 64 characters). */
   readonly modelName: string
@@ -51,7 +58,12 @@ export interface McpTool {
   readonly kind: "tool" | "skills"
 }
 
-/** How one call went: the output the model receives (within its budget) and whether it is an error. */
+/**
+ * How one call went: the output the model receives (within its budget) and whether it is an error.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolOutcome {
   readonly output: ToolOutput.ToolOutput
   readonly isError: boolean
@@ -59,7 +71,12 @@ export interface ToolOutcome {
   readonly omitted?: ResultBudget.Omitted
 }
 
-/** Per-call options. */
+/**
+ * Per-call options.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface CallOptions {
   /** How long the call may take; past it the call is cancelled on its server. */
   readonly timeout?: Duration.DurationInput
@@ -69,7 +86,12 @@ export interface CallOptions {
   readonly maxResultTokens?: ResultBudget.MaxTokens
 }
 
-/** Options of the toolkit. */
+/**
+ * Options of the toolkit.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface McpToolkitOptions {
   /** Which host tools the model sees. Default: all. */
   readonly include?: (tool: Aggregate.HostTool) => boolean
@@ -89,7 +111,12 @@ export interface McpToolkitOptions {
   readonly skills?: boolean
 }
 
-/** The toolkit service. */
+/**
+ * The toolkit service.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface McpToolkitService {
   /** The tools as they are now (the skills tools after the servers' tools). */
   readonly tools: Effect.Effect<ReadonlyArray<McpTool>>
@@ -107,7 +134,12 @@ export interface McpToolkitService {
   readonly changes: Stream.Stream<ReadonlyArray<McpTool>>
 }
 
-/** The toolkit of a host's MCP tools. */
+/**
+ * The toolkit of a host's MCP tools.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class McpToolkit extends Context.Tag("@effect-mcp/ai/McpToolkit")<McpToolkit, McpToolkitService>() {}
 
 /** What every MCP tool takes: a JSON object, described to the model by the tool's own JSON Schema. */
@@ -119,7 +151,12 @@ const parametersFor = (tool: McpClient.Tool) =>
 const DEFAULT_TIMEOUT = Duration.minutes(2)
 const MAX_NAME = 64
 
-/** A name every provider accepts: `[A-Za-z0-9_-]{1,64}`, unique among `taken`. */
+/**
+ * A name every provider accepts: `[A-Za-z0-9_-]{1,64}`, unique among `taken`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const modelNameFor = (hostName: string, taken: ReadonlySet<string>): string => {
   const base = hostName.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, MAX_NAME) || "tool"
   if (!taken.has(base)) return base
@@ -130,7 +167,12 @@ export const modelNameFor = (hostName: string, taken: ReadonlySet<string>): stri
   }
 }
 
-/** The `@effect/ai` tool for an MCP tool: its description, its input schema verbatim, its annotations, outputs and errors as {@link ToolOutput.ToolOutput}. */
+/**
+ * The `@effect/ai` tool for an MCP tool: its description, its input schema verbatim, its annotations, outputs and errors as {@link ToolOutput.ToolOutput}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const aiToolFor = (modelName: string, tool: McpClient.Tool) => {
   let made = Tool.make(modelName, {
     description: tool.description ?? tool.title ?? tool.annotations?.title,
@@ -147,17 +189,37 @@ export const aiToolFor = (modelName: string, tool: McpClient.Tool) => {
   return made
 }
 
-/** An MCP tool as an `@effect/ai` tool. */
+/**
+ * An MCP tool as an `@effect/ai` tool.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AiTool = ReturnType<typeof aiToolFor>
 
-/** A toolkit of MCP tools, with the handler that calls them. */
+/**
+ * A toolkit of MCP tools, with the handler that calls them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AiToolkit = Toolkit.WithHandler<Record<string, AiTool>>
 
-/** Whether a tool says it may destroy something (MCP's `destructiveHint`, which defaults to true for tools that are not read-only). */
+/**
+ * Whether a tool says it may destroy something (MCP's `destructiveHint`, which defaults to true for tools that are not read-only).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isDestructive = (tool: McpClient.Tool): boolean =>
   tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false
 
-/** Builds the toolkit over a host. */
+/**
+ * Builds the toolkit over a host.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = {}): McpToolkitService => {
   const binary = options.binary ?? "omit"
   const defaultTimeout = options.callTimeout ?? DEFAULT_TIMEOUT
@@ -293,7 +355,55 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
   return { tools, skills, toolkit: Effect.map(tools, withHandler), withHandler, call, callTool, changes }
 }
 
-/** The toolkit over the context's host. */
+/**
+ * The toolkit over the context's host.
+ *
+ * @example
+ * ```ts
+ * import { McpToolkit, ToolLoop } from "@effect-mcp/ai"
+ * import { Transports } from "@effect-mcp/client"
+ * import { McpHost } from "@effect-mcp/host"
+ * import { LanguageModel } from "@effect/ai"
+ * import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * const HostLive = McpHost.layer({
+ *   servers: [
+ *     {
+ *       name: "everything",
+ *       target: {
+ *         _tag: "Stdio",
+ *         command: "npx",
+ *         args: ["-y", "@modelcontextprotocol/server-everything"],
+ *         env: {}
+ *       }
+ *     }
+ *   ]
+ * }).pipe(
+ *   Layer.provide(Transports.layer),
+ *   Layer.provide(Layer.merge(NodeContext.layer, NodeHttpClient.layer))
+ * )
+ *
+ * const ToolkitLive = McpToolkit.layer({ maxResultTokens: 4_000, callTimeout: "1 minute" }).pipe(
+ *   Layer.provide(HostLive)
+ * )
+ *
+ * // A turn with the host's tools, on any `LanguageModel` layer: the model calls them, then answers
+ * const turn = ToolLoop.run({ prompt: "Add 2 and 40 with a tool." }).pipe(
+ *   Effect.provide(ToolkitLive)
+ * )
+ *
+ * // Or the toolkit as it is now, for `LanguageModel.generateText`
+ * const answer = Effect.gen(function* () {
+ *   const mcp = yield* McpToolkit.McpToolkit
+ *   const toolkit = yield* mcp.toolkit
+ *   return yield* LanguageModel.generateText({ prompt: "What tools do you have?", toolkit })
+ * }).pipe(Effect.provide(ToolkitLive))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: McpToolkitOptions = {}): Layer.Layer<McpToolkit, never, McpHost.McpHost> =>
   Layer.effect(
     McpToolkit,

@@ -9,6 +9,8 @@
  * The measure is {@link TokenEstimate}'s (four bytes of the result's JSON a token) unless an
  * `@effect/ai` `Tokenizer` is in the context (`AnthropicTokenizer.layer`, `OpenAiTokenizer.layer`):
  * then the provider's own counts decide, and the cut is calibrated to them.
+ *
+ * @since 0.1.0
  */
 
 import * as Tokenizer from "@effect/ai/Tokenizer"
@@ -23,20 +25,53 @@ import type { ToolOutput } from "./ToolOutput.js"
  * The default budget: 8,000 tokens (about 32 KB of text, a long file or several pages). A
  * turn makes at most 16 calls by default; 16 results at the budget are 128,000 tokens, which
  * still fits a 200,000-token context beside the conversation and the tool definitions.
+ *
+ * @since 0.1.0
+ * @category constants
  */
 export const DEFAULT_MAX_TOKENS = 8_000
 
-/** The smallest budget: room for the marker and some of the result. Smaller budgets are raised to it. */
+/**
+ * The smallest budget: room for the marker and some of the result. Smaller budgets are raised to it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const MIN_TOKENS = 256
 
-/** A budget in tokens, or none. */
+/**
+ * A budget in tokens, or none.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MaxTokens = number | "unlimited"
 
 import type { Budgeted } from "./internal/budgeted.js"
 
-export type { Budgeted, Omitted } from "./internal/budgeted.js"
+export type {
+  /**
+   * An output within its budget, and what was left out (`undefined` when nothing was).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Budgeted,
+  /**
+   * What a cut left out.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Omitted
+} from "./internal/budgeted.js"
 
-/** The budget of one result. */
+/**
+ * The budget of one result.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface Options {
   /** At most this many tokens (raised to {@link MIN_TOKENS}). */
   readonly maxTokens: number
@@ -44,12 +79,22 @@ export interface Options {
   readonly hint: string
 }
 
-/** The estimated tokens of an output as a provider sends it (base64 data asked for with `binary: "include"` not counted). */
+/**
+ * The estimated tokens of an output as a provider sends it (base64 data asked for with `binary: "include"` not counted).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const tokensOf = (output: ToolOutput): number => TokenEstimate.ofBytes(measure(output))
 
 const budgetOf = (options: Options): number => Math.max(MIN_TOKENS, Math.floor(options.maxTokens))
 
-/** The output within the budget, measured with the estimate: at most `maxTokens` by {@link tokensOf}. */
+/**
+ * The output within the budget, measured with the estimate: at most `maxTokens` by {@link tokensOf}.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
 export const apply = (output: ToolOutput, options: Options): Budgeted => {
   const maxTokens = budgetOf(options)
   return fit(output, {
@@ -64,6 +109,9 @@ export const apply = (output: ToolOutput, options: Options): Budgeted => {
  * The output within the budget as a tokenizer counts it: the whole output is counted once; a
  * larger one is cut to the bytes-per-token ratio it showed, counted again, and cut tighter if
  * still over (at most four rounds). Falls back to {@link apply} when the tokenizer fails.
+ *
+ * @since 0.1.0
+ * @category combinators
  */
 export const applyCounted = (
   output: ToolOutput,
@@ -89,7 +137,12 @@ export const applyCounted = (
   }).pipe(Effect.catchAll(() => Effect.succeed(apply(output, options))))
 }
 
-/** The output within the budget: counted by the context's `Tokenizer` when there is one, else estimated. */
+/**
+ * The output within the budget: counted by the context's `Tokenizer` when there is one, else estimated.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
 export const budget = (output: ToolOutput, options: Options): Effect.Effect<Budgeted> =>
   Effect.flatMap(Effect.serviceOption(Tokenizer.Tokenizer), (tokenizer) =>
     Option.isSome(tokenizer) ? applyCounted(output, options, tokenizer.value) : Effect.succeed(apply(output, options))
@@ -116,7 +169,12 @@ const PAGING = new Set([
   "range"
 ])
 
-/** The tool's input parameters that look like paging (`offset`, `limit`, `cursor`, `page`, `head`, …). */
+/**
+ * The tool's input parameters that look like paging (`offset`, `limit`, `cursor`, `page`, `head`, …).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const pagingParameters = (tool: McpClient.Tool): ReadonlyArray<string> =>
   Object.keys(tool.inputSchema.properties ?? {}).filter((name) => PAGING.has(name.toLowerCase().replace(/[-_]/g, "")))
 
@@ -126,6 +184,9 @@ const MAX_URI = 200
  * How the model can get the rest of a cut result: read the result's resource link (or
  * embedded resource) when it has one, else call the tool again with its paging parameters when
  * it has some, else call it again with narrower arguments.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const hintFor = (tool: McpClient.Tool, modelName: string, output: ToolOutput): string => {
   const uris = output.content.flatMap((block) =>

@@ -7,6 +7,8 @@
  *
  * What the generic `LanguageModel` interface cannot carry (`maxTokens`, `temperature`,
  * `stopSequences`, model preferences) is left to the provider layer's own configuration.
+ *
+ * @since 0.1.0
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
@@ -19,7 +21,12 @@ import * as Predicate from "effect/Predicate"
 import { type AiTool, type AiToolkit, aiToolFor } from "./McpToolkit.js"
 import * as ToolOutput from "./ToolOutput.js"
 
-/** Options of the sampling handler. */
+/**
+ * Options of the sampling handler.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface SamplingModelOptions {
   /** Asked before each request reaches the model; `false` declines it. Default: every request is served. */
   readonly consent?: (params: Params, context: Capabilities.RequestContext) => Effect.Effect<boolean>
@@ -35,7 +42,12 @@ type SamplingBlock = McpSchema.SamplingMessageContentBlock | typeof McpSchema.St
 const blocksOf = (content: Params["messages"][number]["content"]): ReadonlyArray<SamplingBlock> =>
   Array.isArray(content) ? content : [content as SamplingBlock]
 
-/** The server's messages as a prompt: text and media as they are, tool uses and results as tool calls and results. */
+/**
+ * The server's messages as a prompt: text and media as they are, tool uses and results as tool calls and results.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toPrompt = (params: Params): Prompt.Prompt => {
   const messages: Array<MessageEncoded> = []
   if (params.systemPrompt !== undefined) messages.push({ role: "system", content: params.systemPrompt })
@@ -112,7 +124,12 @@ const stopReason = (reason: Response.FinishReason): string => {
   }
 }
 
-/** The model's answer as sampling content: its text, and a tool use for each tool call. */
+/**
+ * The model's answer as sampling content: its text, and a tool use for each tool call.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toResult = (
   response: LanguageModel.GenerateTextResponse<Record<string, AiTool>>,
   modelName: string
@@ -135,7 +152,12 @@ export const toResult = (
   }
 }
 
-/** The sampling handler over the context's `LanguageModel`. */
+/**
+ * The sampling handler over the context's `LanguageModel`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (
   options: SamplingModelOptions = {}
 ): Effect.Effect<Capabilities.Sampling["Type"], never, LanguageModel.LanguageModel> =>
@@ -169,7 +191,12 @@ export const make = (
       }).pipe(Effect.withSpan("SamplingModel.createMessage", { attributes: { "mcp.server": context.server } }))
   }))
 
-/** `Capabilities.Sampling` served by the context's `LanguageModel`. */
+/**
+ * `Capabilities.Sampling` served by the context's `LanguageModel`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   options: SamplingModelOptions = {}
 ): Layer.Layer<Capabilities.Sampling, never, LanguageModel.LanguageModel> =>

@@ -13,6 +13,8 @@
  * {@link stream} gives the turn as events for a UI; {@link run} gives its outcome. Interrupting
  * either (or ending the stream early) interrupts the running tool calls, which cancels them on
  * their servers.
+ *
+ * @since 0.1.0
  */
 import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
@@ -29,7 +31,12 @@ import type * as ResultBudget from "./ResultBudget.js"
 import * as ToolOutput from "./ToolOutput.js"
 import * as ToolSelection from "./ToolSelection.js"
 
-/** A tool call the model asked for. */
+/**
+ * A tool call the model asked for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolCall {
   /** The model's id of the call. */
   readonly callId: string
@@ -41,7 +48,12 @@ export interface ToolCall {
   readonly arguments: unknown
 }
 
-/** What happens during a turn, in order (events of parallel calls interleave). */
+/**
+ * What happens during a turn, in order (events of parallel calls interleave).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type TurnEvent = Data.TaggedEnum<{
   /** A piece of the model's answer. */
   TextDelta: { readonly text: string }
@@ -61,10 +73,20 @@ export type TurnEvent = Data.TaggedEnum<{
   Done: { readonly outcome: TurnOutcome }
 }>
 
-/** Constructors and matchers of {@link TurnEvent}. */
+/**
+ * Constructors and matchers of {@link TurnEvent}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const TurnEvent = Data.taggedEnum<TurnEvent>()
 
-/** How a turn ended. */
+/**
+ * How a turn ended.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TurnOutcome {
   /** The model's final answer. */
   readonly text: string
@@ -78,7 +100,12 @@ export interface TurnOutcome {
   readonly finishReason: Response.FinishReason
 }
 
-/** Options of a turn. */
+/**
+ * Options of a turn.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface TurnOptions {
   /** The conversation so far, ending with the user's message. */
   readonly prompt: Prompt.RawInput
@@ -100,7 +127,12 @@ export interface TurnOptions {
 
 const DEFAULT_MAX_TOOL_CALLS = 16
 
-/** Asks `ask` before tools that may destroy something (MCP's `destructiveHint`); others run. */
+/**
+ * Asks `ask` before tools that may destroy something (MCP's `destructiveHint`); others run.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const approveDestructive =
   (ask: (call: ToolCall) => Effect.Effect<boolean>) =>
   (call: ToolCall): Effect.Effect<boolean> =>
@@ -217,7 +249,12 @@ const turn = (
     }
   }).pipe(Effect.withSpan("ToolLoop.turn"))
 
-/** A turn as a stream of events, ending with `Done` (or `Error`, when the model fails). */
+/**
+ * A turn as a stream of events, ending with `Done` (or `Error`, when the model fails).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
 export const stream = (
   options: TurnOptions
 ): Stream.Stream<TurnEvent, never, LanguageModel.LanguageModel | McpToolkit> =>
@@ -238,7 +275,12 @@ export const stream = (
     })
   )
 
-/** A turn to its end: the outcome, every event passed to `onEvent` on the way. */
+/**
+ * A turn to its end: the outcome, every event passed to `onEvent` on the way.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
 export const run = (
   options: TurnOptions & { readonly onEvent?: (event: TurnEvent) => Effect.Effect<void> }
 ): Effect.Effect<TurnOutcome, AiError.AiError, LanguageModel.LanguageModel | McpToolkit> =>

@@ -4,15 +4,27 @@
  * as is, resource links and embedded text resources with their URI, structured content kept,
  * and binary data (images, audio, blobs) described by type and size unless the caller asks
  * for the base64 itself.
+ *
+ * @since 0.1.0
  */
 import type { McpClient } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Schema from "effect/Schema"
 
-/** A text block. */
+/**
+ * A text block.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Text = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
 
-/** An image or audio clip: its media type, its size, and (when asked for) its base64 data. */
+/**
+ * An image or audio clip: its media type, its size, and (when asked for) its base64 data.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Media = Schema.Struct({
   type: Schema.Literal("image", "audio"),
   mimeType: Schema.String,
@@ -20,7 +32,12 @@ export const Media = Schema.Struct({
   data: Schema.optional(Schema.String)
 })
 
-/** A link to a resource the model may ask the host to read. */
+/**
+ * A link to a resource the model may ask the host to read.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Link = Schema.Struct({
   type: Schema.Literal("resource_link"),
   uri: Schema.String,
@@ -29,7 +46,12 @@ export const Link = Schema.Struct({
   mimeType: Schema.optional(Schema.String)
 })
 
-/** An embedded resource: its text, or the size (and, when asked for, the base64) of its blob. */
+/**
+ * An embedded resource: its text, or the size (and, when asked for, the base64) of its blob.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Resource = Schema.Struct({
   type: Schema.Literal("resource"),
   uri: Schema.String,
@@ -39,22 +61,47 @@ export const Resource = Schema.Struct({
   data: Schema.optional(Schema.String)
 })
 
-/** One block of a tool output. */
+/**
+ * One block of a tool output.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Block = Schema.Union(Text, Media, Link, Resource)
 
-/** The type of {@link Block}. */
+/**
+ * The type of {@link Block}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Block = typeof Block.Type
 
-/** A tool's output as the model sees it; the same shape for results and for errors. */
+/**
+ * A tool's output as the model sees it; the same shape for results and for errors.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ToolOutput = Schema.Struct({
   content: Schema.Array(Block),
   structuredContent: Schema.optional(Schema.Unknown)
 })
 
-/** The type of {@link ToolOutput}. */
+/**
+ * The type of {@link ToolOutput}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolOutput = typeof ToolOutput.Type
 
-/** Whether binary data reaches the model as base64 (`"include"`) or only as a description (`"omit"`, the default). */
+/**
+ * Whether binary data reaches the model as base64 (`"include"`) or only as a description (`"omit"`, the default).
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export type BinaryMode = "omit" | "include"
 
 /** The decoded size of base64 data. */
@@ -96,7 +143,12 @@ const fromBlock = (block: McpSchema.ContentBlock, binary: BinaryMode): Block => 
   }
 }
 
-/** Turns an MCP tool result into what the model receives; `isError` results become failures. */
+/**
+ * Turns an MCP tool result into what the model receives; `isError` results become failures.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromResult = (
   result: McpClient.CallToolResult,
   binary: BinaryMode = "omit"
@@ -108,10 +160,20 @@ export const fromResult = (
   isError: result.isError === true
 })
 
-/** A tool output made of one text: how errors of the host or the user's refusal reach the model. */
+/**
+ * A tool output made of one text: how errors of the host or the user's refusal reach the model.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const text = (message: string): ToolOutput => ({ content: [{ type: "text", text: message }] })
 
-/** The text blocks of an output, joined: for terminals and logs. */
+/**
+ * The text blocks of an output, joined: for terminals and logs.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const plainText = (output: ToolOutput): string =>
   output.content
     .map((block) => {

@@ -14,6 +14,8 @@
  * and so is every tool the conversation has already called (a provider may refuse a history that
  * names tools it is not given). The tools keep the host's order. When nothing matches, no tool
  * is offered (or all, with `whenNoneMatch: "all"`).
+ *
+ * @since 0.1.0
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import * as Tool from "@effect/ai/Tool"
@@ -22,7 +24,12 @@ import { terms } from "./internal/terms.js"
 import type { McpTool } from "./McpToolkit.js"
 import * as TokenEstimate from "./TokenEstimate.js"
 
-/** How the tools are chosen. */
+/**
+ * How the tools are chosen.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Selection = Data.TaggedEnum<{
   /** Every tool. */
   All: {}
@@ -35,13 +42,28 @@ export type Selection = Data.TaggedEnum<{
   }
 }>
 
-/** Constructors and matchers of {@link Selection}. */
+/**
+ * Constructors and matchers of {@link Selection}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const Selection = Data.taggedEnum<Selection>()
 
-/** Every tool, every time (the default). */
+/**
+ * Every tool, every time (the default).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const all: Selection = Selection.All()
 
-/** Options of {@link lexical}. */
+/**
+ * Options of {@link lexical}.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface LexicalOptions {
   /** At most this many matching tools (besides those already called). Default: 8. */
   readonly maxTools?: number
@@ -53,7 +75,12 @@ export interface LexicalOptions {
   readonly whenNoneMatch?: "none" | "all"
 }
 
-/** The tools that match the conversation's recent user messages (see the module's rule). */
+/**
+ * The tools that match the conversation's recent user messages (see the module's rule).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const lexical = (options: LexicalOptions = {}): Selection =>
   Selection.Lexical({
     maxTools: options.maxTools ?? 8,
@@ -62,10 +89,20 @@ export const lexical = (options: LexicalOptions = {}): Selection =>
     whenNoneMatch: options.whenNoneMatch ?? "none"
   })
 
-/** What selection reads of a tool. */
+/**
+ * What selection reads of a tool.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Candidate = Pick<McpTool, "modelName" | "hostName" | "tool">
 
-/** A tool and its score against a query. */
+/**
+ * A tool and its score against a query.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Scored<T> {
   readonly tool: T
   readonly score: number
@@ -81,7 +118,12 @@ const weightsOf = (candidate: Candidate): ReadonlyMap<string, number> => {
   return weights
 }
 
-/** Every tool's score against the query, in the tools' order. */
+/**
+ * Every tool's score against the query, in the tools' order.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const score = <T extends Candidate>(tools: ReadonlyArray<T>, query: string): ReadonlyArray<Scored<T>> => {
   const weights = tools.map(weightsOf)
   const frequency = new Map<string, number>()
@@ -97,7 +139,12 @@ export const score = <T extends Candidate>(tools: ReadonlyArray<T>, query: strin
   })
 }
 
-/** The text of the last `recentMessages` user messages. */
+/**
+ * The text of the last `recentMessages` user messages.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const queryOf = (prompt: Prompt.Prompt, recentMessages: number): string =>
   prompt.content
     .filter((message): message is Prompt.UserMessage => message.role === "user")
@@ -105,7 +152,12 @@ export const queryOf = (prompt: Prompt.Prompt, recentMessages: number): string =
     .flatMap((message) => message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])))
     .join("\n")
 
-/** The names of the tools the conversation has called. */
+/**
+ * The names of the tools the conversation has called.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const calledTools = (prompt: Prompt.Prompt): ReadonlySet<string> =>
   new Set(
     prompt.content.flatMap((message) =>
@@ -115,7 +167,12 @@ export const calledTools = (prompt: Prompt.Prompt): ReadonlySet<string> =>
     )
   )
 
-/** The tools to offer for this conversation, in the host's order. */
+/**
+ * The tools to offer for this conversation, in the host's order.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const select = <T extends Candidate>(
   tools: ReadonlyArray<T>,
   prompt: Prompt.Prompt,
@@ -138,6 +195,9 @@ export const select = <T extends Candidate>(
  * description and JSON input schema (`{ name, description, input_schema }`, as Anthropic's API
  * takes them), by {@link TokenEstimate.ofJson}. Takes `@effect/ai` tools: an {@link McpTool}'s
  * `aiTool`, or the `tools` of a request a `LanguageModel` received.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const definitionTokens = (tools: ReadonlyArray<Tool.Any>): number =>
   tools.reduce(

@@ -6,6 +6,8 @@
  * are kept in a 0600 file (`$EFFECT_MCP_TOKEN_FILE`, else
  * `$XDG_CONFIG_HOME/effect-mcp/oauth.json`, else `~/.config/effect-mcp/oauth.json`), so a
  * second run asks nothing.
+ *
+ * @since 0.1.0
  */
 import { createServer } from "node:http"
 import { homedir } from "node:os"
@@ -27,7 +29,12 @@ import type { RunOptions } from "./CommonOptions.js"
 import { openBrowser } from "./internal/browser.js"
 import { Output } from "./Output.js"
 
-/** How an HTTP server is authorized: the flow's options and the services it uses. */
+/**
+ * How an HTTP server is authorized: the flow's options and the services it uses.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface AuthSettings {
   readonly options: OAuth.OAuthOptions
   readonly services: Layer.Layer<Authorizer.Authorizer | TokenStore.TokenStore, never, HttpClient.HttpClient | Output>
@@ -38,7 +45,12 @@ const WAIT_FOR_USER = "5 minutes"
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>effect-mcp</title><p>Authorization received. You can close this window and return to the terminal.</p>`
 
-/** A listener for the redirect back, and the parameters of the first one. */
+/**
+ * A listener for the redirect back, and the parameters of the first one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RedirectListener {
   /** `http://127.0.0.1:<port>/callback`. */
   readonly redirectUri: string
@@ -50,6 +62,9 @@ export interface RedirectListener {
  * Listens on a free port of 127.0.0.1 (never another interface) for the authorization
  * server's redirect back: `/callback` gets the page and its parameters are kept, anything
  * else a 404; every answer closes its connection. The scope closes the listener.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const listenForRedirect = (
   server: string
@@ -82,7 +97,12 @@ export const listenForRedirect = (
     return { redirectUri: `http://127.0.0.1:${address.port}/callback`, received: Deferred.await(arrived) }
   })
 
-/** The interactive authorizer: a loopback listener per authorization, the URL on stderr. */
+/**
+ * The interactive authorizer: a loopback listener per authorization, the URL on stderr.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const loopback = (open: boolean): Layer.Layer<Authorizer.Authorizer, never, Output> =>
   Layer.effect(
     Authorizer.Authorizer,
@@ -117,14 +137,24 @@ export const loopback = (open: boolean): Layer.Layer<Authorizer.Authorizer, neve
     )
   )
 
-/** Where the CLI keeps tokens: `$EFFECT_MCP_TOKEN_FILE`, else `effect-mcp/oauth.json` under `$XDG_CONFIG_HOME` or `~/.config`. */
+/**
+ * Where the CLI keeps tokens: `$EFFECT_MCP_TOKEN_FILE`, else `effect-mcp/oauth.json` under `$XDG_CONFIG_HOME` or `~/.config`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const tokenFile: Effect.Effect<string, never, Path.Path> = Effect.gen(function* () {
   const path = yield* Path.Path
   const home = yield* Config.withDefault(Config.string("XDG_CONFIG_HOME"), path.join(homedir(), ".config"))
   return yield* Config.withDefault(Config.string("EFFECT_MCP_TOKEN_FILE"), path.join(home, "effect-mcp", "oauth.json"))
 }).pipe(Effect.orDie)
 
-/** The CLI's authorization: options from the command line, the loopback authorizer and the token file. */
+/**
+ * The CLI's authorization: options from the command line, the loopback authorizer and the token file.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const settings = (run: RunOptions) =>
   Effect.map(Effect.provide(tokenFile, NodeContext.layer), (file): AuthSettings => {
     const options: OAuth.OAuthOptions = Option.match(run.clientId, {

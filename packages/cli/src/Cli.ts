@@ -1,4 +1,8 @@
-/** The `effect-mcp` command tree. */
+/**
+ * The `effect-mcp` command tree.
+ *
+ * @since 0.1.0
+ */
 import * as Command from "@effect/cli/Command"
 import { clientInfo } from "./Connect.js"
 import { chat } from "./commands/chat.js"
@@ -14,7 +18,12 @@ import { tools } from "./commands/tools.js"
 import type * as Help from "./Help.js"
 import { catalogue } from "./internal/helpCatalogue.js"
 
-/** `effect-mcp` and its subcommands. */
+/**
+ * `effect-mcp` and its subcommands.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const root = Command.make("effect-mcp").pipe(
   Command.withDescription(
     'Inspect and drive any MCP server. Choose it inline (--stdio "cmd args", -- cmd args, or --url URL) or by --server name from a config file.\n' +
@@ -41,6 +50,9 @@ export const root = Command.make("effect-mcp").pipe(
 /**
  * The command tree as help shows it (see {@link Help}): a command with subcommands is listed
  * here too. The build embeds this in the bundled binary (`scripts/bundle.mjs`).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const helpCatalogue = (): Help.Catalogue =>
   catalogue(root, {
@@ -51,5 +63,10 @@ export const helpCatalogue = (): Help.Catalogue =>
     host: Command.getSubcommands(host)
   })
 
-/** Parses `argv` (without the node and script words) and runs the chosen command. */
+/**
+ * Parses `argv` (without the node and script words) and runs the chosen command.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const run = Command.run(root, { name: "effect-mcp", version: clientInfo.version })

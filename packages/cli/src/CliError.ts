@@ -3,6 +3,8 @@
  * readable lines: 0 success, 1 the server reported an error (a tool's `isError`, or a request it
  * refused with a JSON-RPC error), 2 usage or config error, 3 connection or protocol failure,
  * 4 authorization failed, 130 interrupted.
+ *
+ * @since 0.1.0
  */
 import type { AuthError, McpError } from "@effect-mcp/client"
 import { ConfigError, type HostError } from "@effect-mcp/host"
@@ -10,10 +12,22 @@ import type { ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 
-/** A config file cannot be used (the host package reads config files). */
-export { ConfigError }
+export {
+  /**
+   * A config file cannot be used (the host package reads config files).
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  ConfigError
+}
 
-/** Exit codes of `effect-mcp`. */
+/**
+ * Exit codes of `effect-mcp`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const ExitCode = {
   ok: 0,
   toolError: 1,
@@ -23,7 +37,12 @@ export const ExitCode = {
   interrupted: 130
 } as const
 
-/** The command line asks for something impossible (bad flag value, missing server, bad arguments). */
+/**
+ * The command line asks for something impossible (bad flag value, missing server, bad arguments).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UsageError extends Data.TaggedError("UsageError")<{
   readonly reason: string
   readonly server?: string
@@ -34,7 +53,12 @@ export class UsageError extends Data.TaggedError("UsageError")<{
   }
 }
 
-/** The server's command is not on the PATH (or not an executable file). */
+/**
+ * The server's command is not on the PATH (or not an executable file).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class CommandNotFound extends Data.TaggedError("CommandNotFound")<{
   readonly server: string
   readonly command: string
@@ -47,7 +71,12 @@ export class CommandNotFound extends Data.TaggedError("CommandNotFound")<{
   }
 }
 
-/** The tool ran and reported `isError: true`; its content has been printed. */
+/**
+ * The tool ran and reported `isError: true`; its content has been printed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ToolReportedError extends Data.TaggedError("ToolReportedError")<{
   readonly server: string
   readonly tool: string
@@ -57,7 +86,12 @@ export class ToolReportedError extends Data.TaggedError("ToolReportedError")<{
   }
 }
 
-/** `host status`: some configured servers could not be connected (their reasons are in the table). */
+/**
+ * `host status`: some configured servers could not be connected (their reasons are in the table).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ServersFailed extends Data.TaggedError("ServersFailed")<{
   readonly failed: ReadonlyArray<string>
   readonly total: number
@@ -67,7 +101,12 @@ export class ServersFailed extends Data.TaggedError("ServersFailed")<{
   }
 }
 
-/** Every failure a command can end with. */
+/**
+ * Every failure a command can end with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type CliFailure =
   | UsageError
   | ConfigError
@@ -96,7 +135,12 @@ export type CliFailure =
   | Revision.UnrepresentableMessage
   | ProtocolVersion.UnsupportedProtocolVersion
 
-/** The exit code a failure ends the process with. */
+/**
+ * The exit code a failure ends the process with.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const exitCodeOf = (failure: CliFailure): number => {
   switch (failure._tag) {
     case "UsageError":
@@ -120,7 +164,12 @@ export const exitCodeOf = (failure: CliFailure): number => {
   }
 }
 
-/** The server a failure names, if any. */
+/**
+ * The server a failure names, if any.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const serverOf = (failure: CliFailure): string | undefined => ("server" in failure ? failure.server : undefined)
 const methodOf = (failure: CliFailure): string | undefined =>
   "method" in failure ? failure.method : failure._tag === "ToolReportedError" ? "tools/call" : undefined
@@ -168,6 +217,9 @@ const firstConfig = (server: string): ReadonlyArray<string> => [
 /**
  * One or two lines for a person; with `verbose`, the stderr tail and the cause too. `server`
  * is the name to print for the failure's server (default: the name it carries).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const describe = (failure: CliFailure, verbose: boolean, server = serverOf(failure)): string => {
   const lines = [`error: ${headline(failure, server)}`]
@@ -180,7 +232,12 @@ export const describe = (failure: CliFailure, verbose: boolean, server = serverO
   return lines.join("\n")
 }
 
-/** The error as one JSON object for `--json`: kind, message, server (its name to print), method. */
+/**
+ * The error as one JSON object for `--json`: kind, message, server (its name to print), method.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toJson = (failure: CliFailure, server = serverOf(failure)) => ({
   kind: failure._tag,
   message: headline(failure, server),
@@ -189,5 +246,10 @@ export const toJson = (failure: CliFailure, server = serverOf(failure)) => ({
   exitCode: exitCodeOf(failure)
 })
 
-/** Ends the process with this code; the failure has already been reported. */
+/**
+ * Ends the process with this code; the failure has already been reported.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class Exit extends Data.TaggedError("Exit")<{ readonly code: number }> {}

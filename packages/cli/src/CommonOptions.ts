@@ -1,6 +1,8 @@
 /**
  * The options every server command shares: which server (inline `--stdio`/`--url`, or
  * `--server` from a config file), how to print, and how to answer the server's requests.
+ *
+ * @since 0.1.0
  */
 import * as Options from "@effect/cli/Options"
 import { ProtocolVersion } from "@effect-mcp/protocol"
@@ -8,7 +10,12 @@ import * as Context from "effect/Context"
 import type * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 
-/** The server-choosing options. */
+/**
+ * The server-choosing options.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export const server: Options.Options<ServerOptions> = Options.all({
   stdio: Options.text("stdio").pipe(
     Options.withDescription('Run a server over stdio: "<command> <args…>" (quoted like a shell), or put it after --'),
@@ -49,7 +56,12 @@ export const server: Options.Options<ServerOptions> = Options.all({
   )
 })
 
-/** The printing and interaction options. */
+/**
+ * The printing and interaction options.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export const run: Options.Options<RunOptions> = Options.all({
   json: Options.boolean("json").pipe(Options.withDescription("Print exact JSON (results on stdout, errors on stderr)")),
   verbose: Options.boolean("verbose").pipe(Options.withDescription("More detail in errors and logs")),
@@ -89,10 +101,20 @@ export const run: Options.Options<RunOptions> = Options.all({
   )
 })
 
-/** The options of every command that talks to a server. */
+/**
+ * The options of every command that talks to a server.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export const connection = { server, run }
 
-/** The server options, as parsed. */
+/**
+ * The server options, as parsed.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface ServerOptions {
   readonly stdio: Option.Option<string>
   readonly url: Option.Option<string>
@@ -107,7 +129,12 @@ export interface ServerOptions {
   readonly protocolVersion: "auto" | ProtocolVersion.ProtocolVersion
 }
 
-/** The printing and interaction options, as parsed. */
+/**
+ * The printing and interaction options, as parsed.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface RunOptions {
   readonly json: boolean
   readonly verbose: boolean
@@ -121,7 +148,12 @@ export interface RunOptions {
   readonly open: boolean
 }
 
-/** The words after `--` on the command line: a stdio server to run. */
+/**
+ * The words after `--` on the command line: a stdio server to run.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class TrailingCommand extends Context.Tag("@effect-mcp/cli/TrailingCommand")<
   TrailingCommand,
   ReadonlyArray<string>

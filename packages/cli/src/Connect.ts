@@ -3,6 +3,8 @@
  * config file), check that a stdio command exists, pick the transport, provide the CLI's
  * handlers, and run a command with the `McpClient` in scope. Server log messages are shown on
  * stderr while the command runs.
+ *
+ * @since 0.1.0
  */
 
 import { homedir } from "node:os"
@@ -36,13 +38,28 @@ import { ServerNames } from "./ServerNames.js"
 
 /** The type lives with the CLI's authorization; re-exported for the commands that build their own settings. */
 
-/** This program's name and version, sent as `clientInfo`. */
+/**
+ * This program's name and version, sent as `clientInfo`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const clientInfo = { name: "effect-mcp", title: "effect-mcp CLI", version } as const
 
-/** `--retry N`: reads, and tools that say they may be repeated, up to N more times. */
+/**
+ * `--retry N`: reads, and tools that say they may be repeated, up to N more times.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const retrySettings = (times: number): Retry.RetrySettings => ({ reads: { times }, tools: { times } })
 
-/** A server chosen for this run: its name for messages, where it is, and whether the user named it. */
+/**
+ * A server chosen for this run: its name for messages, where it is, and whether the user named it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Chosen {
   readonly name: string
   readonly target: ServerEntry.Target
@@ -64,7 +81,12 @@ const collect = <A>(
     })
   ).pipe(Effect.map((pairs) => Object.fromEntries(pairs) as A))
 
-/** The environment and prompts config expansion uses. */
+/**
+ * The environment and prompts config expansion uses.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const expandContext = (interactive: boolean): Expand.ExpandContext => {
   const asked = new Map<string, string>()
   return {
@@ -116,7 +138,12 @@ const launchers = new Set([
 ])
 const basename = (path: string) => path.split(/[\\/]/).at(-1) ?? path
 
-/** A readable name for an inline stdio server: the program, or what a launcher runs. */
+/**
+ * A readable name for an inline stdio server: the program, or what a launcher runs.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const nameOf = (command: string, args: ReadonlyArray<string>): string => {
   const program = basename(command).replace(/\.(exe|cmd)$/i, "")
   if (!launchers.has(program)) return program
@@ -124,7 +151,12 @@ export const nameOf = (command: string, args: ReadonlyArray<string>): string => 
   return target === undefined ? program : basename(target).replace(/\.(m?js|ts|py)$/, "")
 }
 
-/** Which server the options name. */
+/**
+ * Which server the options name.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const choose = (options: ServerOptions, interactive: boolean) =>
   Effect.gen(function* () {
     const trailing = yield* TrailingCommand
@@ -239,12 +271,20 @@ const checkCommand = (chosen: Chosen) =>
       })
   })
 
-/** How the run interacts: whether prompts can be shown. */
+/**
+ * How the run interacts: whether prompts can be shown.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isInteractive = () => process.stdin.isTTY === true && process.stderr.isTTY === true
 
 /**
  * Connects to the chosen server and runs `use` with its client; closes everything after.
  * `showServerLogs` prints the server's log messages on stderr while `use` runs.
+ *
+ * @since 0.1.0
+ * @category combinators
  */
 export const withClient = <A, E, R>(
   server: ServerOptions,

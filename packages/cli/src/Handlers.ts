@@ -5,6 +5,8 @@
  * terminal every request is declined, unless `--accept-defaults` accepts forms with their
  * defaults. Sampling: `--sampling-command` receives the request as JSON on stdin and prints
  * the result; without one the request is refused with a clear message. Roots: `--root`.
+ *
+ * @since 0.1.0
  */
 
 import { pathToFileURL } from "node:url"
@@ -25,7 +27,12 @@ import { checkText } from "./internal/formField.js"
 import { Output } from "./Output.js"
 import { ServerNames } from "./ServerNames.js"
 
-/** The choices a user makes about server requests. */
+/**
+ * The choices a user makes about server requests.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface HandlerSettings {
   /** Prompts may be shown (stdin and stderr are terminals). */
   readonly interactive: boolean
@@ -117,7 +124,12 @@ const cancelOnQuit = <R>(
 ): Effect.Effect<McpSchema.ElicitResult, never, R> =>
   Effect.catchAll(effect, () => Effect.succeed({ action: "cancel" } satisfies McpSchema.ElicitResult))
 
-/** Elicitation for the CLI: prompts on a terminal, declines (or accepts defaults) off one. */
+/**
+ * Elicitation for the CLI: prompts on a terminal, declines (or accepts defaults) off one.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const elicitation = (settings: HandlerSettings) =>
   Layer.effect(
     Capabilities.Elicitation,
@@ -176,7 +188,12 @@ export const elicitation = (settings: HandlerSettings) =>
 
 const decodeSamplingResult = Schema.decodeUnknown(Schema.parseJson(McpSchema.CreateMessageResult))
 
-/** Sampling by an external command, or a clear refusal without one. */
+/**
+ * Sampling by an external command, or a clear refusal without one.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const sampling = (settings: HandlerSettings) =>
   Layer.effect(
     Capabilities.Sampling,
@@ -214,7 +231,12 @@ export const sampling = (settings: HandlerSettings) =>
     })
   )
 
-/** Roots from `--root` directories, as file URLs. */
+/**
+ * Roots from `--root` directories, as file URLs.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const roots = (directories: ReadonlyArray<string>) =>
   Layer.succeed(Capabilities.Roots, {
     list: Effect.succeed(
@@ -225,7 +247,12 @@ export const roots = (directories: ReadonlyArray<string>) =>
     )
   })
 
-/** Every handler the settings ask for. */
+/**
+ * Every handler the settings ask for.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (settings: HandlerSettings) =>
   Layer.mergeAll(
     elicitation(settings),

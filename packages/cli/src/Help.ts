@@ -7,12 +7,19 @@
  * (`effect-mcp help connect`), "did you mean" for mistyped commands, and text wrapped to the
  * terminal's width (not at all off a terminal). The content still comes from the command
  * tree's descriptions, so nothing is written twice.
+ *
+ * @since 0.1.0
  */
 import { closest } from "./internal/closest.js"
 import type { Definition } from "./internal/helpDoc.js"
 import { wrap } from "./internal/wrap.js"
 
-/** One command of the tree, read from its descriptor. */
+/**
+ * One command of the tree, read from its descriptor.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Entry {
   readonly path: ReadonlyArray<string>
   readonly description: ReadonlyArray<string>
@@ -27,7 +34,12 @@ export interface Entry {
   readonly children: ReadonlyArray<Entry>
 }
 
-/** What to print instead of running, and the exit code. */
+/**
+ * What to print instead of running, and the exit code.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Intercepted {
   readonly text: string
   readonly toStderr: boolean
@@ -38,6 +50,9 @@ export interface Intercepted {
  * Everything help prints, as plain data (no `@effect/cli` needed to print it): the command
  * tree and the shared connection options. `internal/helpCatalogue.ts` reads it from the command
  * tree; the build embeds it in the bundled binary, so `--help` loads no command.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Catalogue {
   readonly tree: Entry
@@ -90,7 +105,12 @@ const usageOf = (entry: Entry): string => {
   ].join(" ")
 }
 
-/** The root help: one line per command. */
+/**
+ * The root help: one line per command.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const rootHelp = (tree: Entry, version: string, width: number): string =>
   [
     ...paragraph(`effect-mcp ${version}: inspect and drive any MCP server from the terminal.`, width),
@@ -112,7 +132,12 @@ export const rootHelp = (tree: Entry, version: string, width: number): string =>
     "  effect-mcp shell -- npx -y @modelcontextprotocol/server-everything"
   ].join("\n")
 
-/** The help of one command or group, with its full path. */
+/**
+ * The help of one command or group, with its full path.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const commandHelp = (entry: Entry, width: number): string => {
   const lines = [`Usage: ${usageOf(entry)}`, ""]
   for (const text of entry.description) lines.push(...paragraph(text, width))
@@ -136,7 +161,12 @@ export const commandHelp = (entry: Entry, width: number): string => {
   return lines.join("\n")
 }
 
-/** `effect-mcp help connect`: choosing a server, and the options every server command shares. */
+/**
+ * `effect-mcp help connect`: choosing a server, and the options every server command shares.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const connectHelp = ({ server, run }: Catalogue, width: number): string =>
   [
     ...paragraph(
@@ -170,6 +200,9 @@ const isHelpFlag = (word: string) => word === "--help" || word === "-h"
  * `--`): help when asked (`--help`, `-h`, `help …`, no words at all, a group without its
  * subcommand), a "did you mean" for a command that does not exist, or the version
  * (`--version`, as `@effect/cli` takes it: anywhere). `undefined`: run it.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const intercept = (
   catalogue: Catalogue,

@@ -3,6 +3,8 @@
  * warning and above by default and everything with `--verbose`. Structured values (log
  * message parts, annotations, causes) are shown as compact text, and control sequences are
  * removed (log lines quote servers).
+ *
+ * @since 0.1.0
  */
 import { inspect } from "node:util"
 import * as Cause from "effect/Cause"
@@ -15,13 +17,23 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import { sanitize } from "./internal/controls.js"
 
-/** One value of a log line as text: strings as they are, anything else compact and on one line. */
+/**
+ * One value of a log line as text: strings as they are, anything else compact and on one line.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const renderValue = (value: unknown): string =>
   typeof value === "string"
     ? value
     : inspect(value, { depth: 4, breakLength: Number.POSITIVE_INFINITY, compact: true, colors: false })
 
-/** A log entry as one or more lines of text: `level: message parts key=value …`, then its cause. */
+/**
+ * A log entry as one or more lines of text: `level: message parts key=value …`, then its cause.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const format = (options: Logger.Logger.Options<unknown>): string => {
   const parts = (Array.isArray(options.message) ? options.message : [options.message]).map(renderValue)
   const annotations = HashMap.toEntries(options.annotations).map(([key, value]) => `${key}=${renderValue(value)}`)
@@ -29,7 +41,12 @@ export const format = (options: Logger.Logger.Options<unknown>): string => {
   return sanitize([`${options.logLevel.label.toLowerCase()}:`, ...parts, ...annotations, ...cause].join(" "))
 }
 
-/** The logger: {@link format}ted lines on stderr. */
+/**
+ * The logger: {@link format}ted lines on stderr.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const stderrLogger: Logger.Logger<unknown, void> = Logger.make((options) => {
   process.stderr.write(`${format(options)}\n`)
 })
@@ -37,6 +54,9 @@ export const stderrLogger: Logger.Logger<unknown, void> = Logger.make((options) 
 /**
  * Logs through {@link stderrLogger} only: the default logger and the pretty one (which
  * `NodeRuntime.runMain` installs, writing to stdout) are taken out.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (verbose: boolean): Layer.Layer<never> =>
   Layer.merge(

@@ -2,6 +2,8 @@
  * What the CLI prints and how: human text by default (aligned tables, descriptions wrapped
  * to the terminal, colours only on a TTY and never with `NO_COLOR`), or exact JSON with
  * `--json`. Results go to stdout; progress, server logs and warnings go to stderr.
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -15,21 +17,38 @@ import { wrap } from "./internal/wrap.js"
  * Text the CLI composed itself, with its own colours: printed as it is. Plain strings given
  * to {@link Output} are taken as foreign (a server's text) and printed without control
  * sequences. Build it with the colour helpers and the {@link styled} template tag.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export class Styled {
   constructor(readonly text: string) {}
-  /** The text without its colours, where a `Styled` ends up in a plain string by mistake. */
+  /**
+   * The text without its colours, where a `Styled` ends up in a plain string by mistake.
+   *
+   * @since 0.1.0
+   */
   toString(): string {
     return sanitize(this.text)
   }
 }
 
-/** What {@link Output} prints: foreign text (sanitized) or the CLI's own {@link Styled} text. */
+/**
+ * What {@link Output} prints: foreign text (sanitized) or the CLI's own {@link Styled} text.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Printable = string | Styled
 
 const render = (text: Printable): string => (typeof text === "string" ? sanitize(text) : text.text)
 
-/** A template tag: its literal parts and `Styled` values are kept, interpolated strings sanitized. */
+/**
+ * A template tag: its literal parts and `Styled` values are kept, interpolated strings sanitized.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const styled = (parts: TemplateStringsArray, ...values: ReadonlyArray<Printable | number>): Styled =>
   new Styled(
     parts.reduce((text, part, index) => {
@@ -38,7 +57,12 @@ export const styled = (parts: TemplateStringsArray, ...values: ReadonlyArray<Pri
     })
   )
 
-/** How this run prints. */
+/**
+ * How this run prints.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface OutputSettings {
   readonly json: boolean
   readonly verbose: boolean
@@ -50,7 +74,12 @@ export interface OutputSettings {
   readonly width: number
 }
 
-/** The printer of one run. */
+/**
+ * The printer of one run.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Output extends Context.Tag("@effect-mcp/cli/Output")<
   Output,
   OutputSettings & {
@@ -148,7 +177,12 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
     })
 }
 
-/** A value as JSON text that cannot drive a terminal (C1 controls escaped too). */
+/**
+ * A value as JSON text that cannot drive a terminal (C1 controls escaped too).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const jsonText = (value: unknown, indent?: number): string =>
   escapeJsonControls(JSON.stringify(value, null, indent))
 
@@ -156,23 +190,62 @@ const paint =
   (code: string) =>
   (enabled: boolean, text: Printable): Styled =>
     new Styled(enabled ? `\x1b[${code}m${render(text)}\x1b[0m` : render(text))
-/** Bold, when colours are on. */
+/**
+ * Bold, when colours are on.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const bold = paint("1")
-/** Dim, when colours are on. */
+
+/**
+ * Dim, when colours are on.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const dim = paint("2")
-/** Red, when colours are on. */
+
+/**
+ * Red, when colours are on.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const red = paint("31")
-/** Yellow, when colours are on. */
+
+/**
+ * Yellow, when colours are on.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const yellow = paint("33")
-/** Cyan, when colours are on. */
+
+/**
+ * Cyan, when colours are on.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const cyan = paint("36")
 
-/** Collapses whitespace and wraps text to `width` columns. */
-export { wrap }
+export {
+  /**
+   * Collapses whitespace and wraps text to `width` columns.
+   *
+   * @since 0.1.0
+   * @category utils
+   */
+  wrap
+}
 
 /**
  * A two-column table: names padded to the widest, descriptions wrapped in the space left
  * (continuation lines indented under the description).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const table = (
   rows: ReadonlyArray<readonly [name: string, description: string | undefined]>,

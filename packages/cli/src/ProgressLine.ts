@@ -4,6 +4,8 @@
  * a task's status, and the time elapsed. On a terminal it is redrawn ten times a second (and
  * not at all while a prompt is open, see `Output.paused`); off a terminal each update is one
  * plain line.
+ *
+ * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -13,7 +15,12 @@ import type * as Scope from "effect/Scope"
 import { sanitize } from "./internal/controls.js"
 import { Output } from "./Output.js"
 
-/** What the line shows. */
+/**
+ * What the line shows.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LineState {
   /** What runs, e.g. `calling get-sum`. */
   readonly label: string
@@ -26,19 +33,34 @@ export interface LineState {
 const SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 const BAR = 20
 
-/** Elapsed time as `4s` or `2m05s`. */
+/**
+ * Elapsed time as `4s` or `2m05s`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const elapsedText = (millis: number): string => {
   const seconds = Math.floor(millis / 1000)
   return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`
 }
 
-/** A progress bar `[#####-----]` for a fraction (clamped to 0..1). */
+/**
+ * A progress bar `[#####-----]` for a fraction (clamped to 0..1).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const bar = (fraction: number, width = BAR): string => {
   const filled = Math.round(Math.min(1, Math.max(0, fraction)) * width)
   return `[${"#".repeat(filled)}${"-".repeat(width - filled)}]`
 }
 
-/** One frame of the line, cut to `columns`. */
+/**
+ * One frame of the line, cut to `columns`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const render = (state: LineState, frame: number, elapsedMillis: number, columns: number): string => {
   const parts = [`${SPINNER[frame % SPINNER.length]} ${state.label}`]
   if (state.progress !== undefined)
@@ -53,7 +75,12 @@ export const render = (state: LineState, frame: number, elapsedMillis: number, c
   return line.length > columns ? `${line.slice(0, Math.max(1, columns - 1))}…` : line
 }
 
-/** The plain line printed off a terminal for one update: `<label>: 3/10 message`. */
+/**
+ * The plain line printed off a terminal for one update: `<label>: 3/10 message`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const plain = (state: LineState): string => {
   const count =
     state.progress === undefined ? [] : [`${state.progress}${state.total === undefined ? "" : `/${state.total}`}`]
@@ -61,7 +88,12 @@ export const plain = (state: LineState): string => {
   return state.label === "" ? rest : `${state.label}: ${rest}`
 }
 
-/** A live line: update it as events arrive; it is cleared when its scope closes. */
+/**
+ * A live line: update it as events arrive; it is cleared when its scope closes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ProgressLine {
   readonly update: (change: Partial<Omit<LineState, "label">>) => Effect.Effect<void>
 }
@@ -70,6 +102,9 @@ export interface ProgressLine {
  * Starts a live line for `label` in the current scope. On a terminal a fiber redraws it
  * every 100 ms (the spinner turns and the time counts even when the server is silent); off a
  * terminal each update prints one line.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const start = (
   label: string,

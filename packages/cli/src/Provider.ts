@@ -4,6 +4,8 @@
  * environment (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`) as a redacted `Config`. Without a key
  * the choice fails with a `UsageError` that says what to set. The provider packages are
  * loaded only when chosen (they take most of a second to import; other commands never pay it).
+ *
+ * @since 0.1.0
  */
 
 import type * as LanguageModel from "@effect/ai/LanguageModel"
@@ -15,13 +17,28 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { UsageError } from "./CliError.js"
 
-/** The providers `chat` speaks to. */
+/**
+ * The providers `chat` speaks to.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const providers = ["anthropic", "openai"] as const
 
-/** One of {@link providers}. */
+/**
+ * One of {@link providers}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ProviderName = (typeof providers)[number]
 
-/** What the command line says about the model. */
+/**
+ * What the command line says about the model.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface ProviderChoice {
   readonly provider: Option.Option<ProviderName>
   readonly model: Option.Option<string>
@@ -29,7 +46,12 @@ export interface ProviderChoice {
   readonly apiUrl: Option.Option<string>
 }
 
-/** The model chosen, for the banner. */
+/**
+ * The model chosen, for the banner.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ChosenModel {
   readonly provider: ProviderName
   readonly model: string
@@ -67,7 +89,12 @@ const layerOf = (
         return language.layer({ model }).pipe(Layer.provide(client.layer({ apiKey, apiUrl })))
       })
 
-/** The model to use, or a `UsageError` naming the key to set. */
+/**
+ * The model to use, or a `UsageError` naming the key to set.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const choose = (choice: ProviderChoice): Effect.Effect<ChosenModel, UsageError> =>
   Effect.gen(function* () {
     const candidates = Option.match(choice.provider, { onNone: () => providers, onSome: (one) => [one] })

@@ -3,6 +3,8 @@
  * command after `--`, `--url`) is named after its command or host until the handshake, and
  * from then on by the name it reports (`serverInfo.name`); a server from a config file keeps
  * the name the user gave it.
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,7 +14,12 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { sanitize } from "./internal/controls.js"
 
-/** The names of this run's servers. */
+/**
+ * The names of this run's servers.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class ServerNames extends Context.Tag("@effect-mcp/cli/ServerNames")<
   ServerNames,
   {
@@ -38,6 +45,11 @@ export class ServerNames extends Context.Tag("@effect-mcp/cli/ServerNames")<
   )
 }
 
-/** The name to print for the server named `given` (see {@link ServerNames}). */
+/**
+ * The name to print for the server named `given` (see {@link ServerNames}).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
 export const display = (given: string): Effect.Effect<string, never, ServerNames> =>
   Effect.flatMap(ServerNames, (names) => names.display(given))

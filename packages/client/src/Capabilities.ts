@@ -3,6 +3,33 @@
  * provided decides the client capabilities declared in `initialize`: provide `Sampling` and
  * the client declares `sampling`, and so on. A server request for an undeclared capability
  * is answered with a JSON-RPC error.
+ *
+ * @example
+ * ```ts
+ * import { Capabilities, McpClient } from "@effect-mcp/client"
+ * import { Effect, Layer } from "effect"
+ *
+ * // `roots` (with `listChanged` when `changes` is given)
+ * const RootsLive = Layer.succeed(Capabilities.Roots, {
+ *   list: Effect.succeed([{ uri: "file:///home/me/project", name: "project" }])
+ * })
+ *
+ * // `elicitation` in form mode only (no `url` handler)
+ * const ElicitationLive = Layer.succeed(Capabilities.Elicitation, {
+ *   form: (params, context) =>
+ *     Effect.as(Effect.logInfo(`${context.server} asks: ${params.message}`), {
+ *       action: "accept" as const,
+ *       content: { confirmed: true }
+ *     })
+ * })
+ *
+ * // The client finds the handlers in its context: it declares `roots` and `elicitation`
+ * const ClientLive = McpClient.layer({ name: "everything" }).pipe(
+ *   Layer.provide(Layer.merge(RootsLive, ElicitationLive))
+ * )
+ * ```
+ *
+ * @since 0.1.0
  */
 import type { JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
@@ -11,7 +38,12 @@ import * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { JsonRpcFailure } from "./McpError.js"
 
-/** Who is asking: passed to every handler. */
+/**
+ * Who is asking: passed to every handler.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RequestContext {
   /** The server's name (as the client was configured). */
   readonly server: string
@@ -21,7 +53,12 @@ export interface RequestContext {
   readonly relatedTaskId: string | undefined
 }
 
-/** Answers `sampling/createMessage`: runs the server's prompt through a model, with the user's consent. */
+/**
+ * Answers `sampling/createMessage`: runs the server's prompt through a model, with the user's consent.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Sampling extends Context.Tag("@effect-mcp/client/Sampling")<
   Sampling,
   {
@@ -37,7 +74,12 @@ export class Sampling extends Context.Tag("@effect-mcp/client/Sampling")<
   }
 >() {}
 
-/** Answers `elicitation/create`: asks the user, in a form or by sending them to a URL. */
+/**
+ * Answers `elicitation/create`: asks the user, in a form or by sending them to a URL.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Elicitation extends Context.Tag("@effect-mcp/client/Elicitation")<
   Elicitation,
   {
@@ -53,7 +95,12 @@ export class Elicitation extends Context.Tag("@effect-mcp/client/Elicitation")<
   }
 >() {}
 
-/** Answers `roots/list`; `changes` (when given) makes the client send `notifications/roots/list_changed`. */
+/**
+ * Answers `roots/list`; `changes` (when given) makes the client send `notifications/roots/list_changed`.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Roots extends Context.Tag("@effect-mcp/client/Roots")<
   Roots,
   {
@@ -62,14 +109,24 @@ export class Roots extends Context.Tag("@effect-mcp/client/Roots")<
   }
 >() {}
 
-/** The handler services found in the context. */
+/**
+ * The handler services found in the context.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Handlers {
   readonly sampling: Option.Option<Context.Tag.Service<Sampling>>
   readonly elicitation: Option.Option<Context.Tag.Service<Elicitation>>
   readonly roots: Option.Option<Context.Tag.Service<Roots>>
 }
 
-/** The client capabilities that the provided handlers amount to (with `tasks` when the client serves them). */
+/**
+ * The client capabilities that the provided handlers amount to (with `tasks` when the client serves them).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const clientCapabilities = (handlers: Handlers, servesTasks = false): McpSchema.ClientCapabilities => {
   const sampling = Option.map(handlers.sampling, (service) => ({
     ...(service.tools === true ? { tools: {} } : {}),

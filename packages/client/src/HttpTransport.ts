@@ -6,6 +6,8 @@
  * `make` and `layer` send every request through the context's `HttpClient`, whatever else the
  * context holds. A platform package passes its faster route explicitly (`makeWithRoute`, as
  * `@effect-mcp/node`'s `NodeHttpTransport` does).
+ *
+ * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import type { JsonRpc } from "@effect-mcp/protocol"
@@ -26,7 +28,12 @@ import * as SseTransport from "./SseTransport.js"
 import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
 import { type Incoming, makeInbound, Transport, type TransportService } from "./Transport.js"
 
-/** Options for any HTTP transport. */
+/**
+ * Options for any HTTP transport.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface HttpOptions extends StreamableHttpTransport.StreamableHttpOptions {
   /** `auto` (default): Streamable HTTP with fallback to legacy SSE; `http`; `sse`. */
   readonly transport?: "auto" | "http" | "sse"
@@ -162,6 +169,9 @@ const streamableOver = (options: StreamableHttpTransport.StreamableHttpOptions, 
  * context's `HttpClient`, authorizing unless `auth` is `false` (with the context's optional
  * `TokenStore` and `Authorizer`). Fails with a `TransportError` when the URL is invalid or the
  * connection cannot be made (legacy SSE).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: HttpOptions
@@ -173,6 +183,9 @@ export const make = (
  * route declines a request to a URL it holds credentials for, and a refusal (401, or 403 for
  * more scope) met on the route hands that request and the ones after it to the authorizing
  * `HttpClient`. `DELETE` and the legacy HTTP+SSE transport always use the `HttpClient`.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const makeWithRoute = (
   options: HttpOptions,
@@ -214,6 +227,26 @@ const build = (
  * through the context's `HttpClient` (the layer of {@link make}). The optional
  * `TokenStore` and `Authorizer` services of the context serve its authorization. Fails with a
  * `TransportError` when the URL is invalid or the connection cannot be made (legacy SSE).
+ *
+ * @example
+ * ```ts
+ * import { HttpTransport, McpClient } from "@effect-mcp/client"
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Layer } from "effect"
+ *
+ * // Streamable HTTP, falling back to legacy HTTP+SSE (`transport: "auto"`, the default);
+ * // a 401 starts OAuth unless `auth: false`
+ * const TransportLive = HttpTransport.layer({
+ *   url: "https://example.com/mcp",
+ *   transport: "auto",
+ *   headers: { "x-api-key": "…" }
+ * }).pipe(Layer.provide(FetchHttpClient.layer))
+ *
+ * const ClientLive = McpClient.layer({ name: "example" }).pipe(Layer.provide(TransportLive))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: HttpOptions): Layer.Layer<Transport, TransportError, HttpClient.HttpClient> =>
   Layer.scoped(Transport, make(options))

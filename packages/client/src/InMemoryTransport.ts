@@ -1,6 +1,8 @@
 /**
  * Two transports connected back to back in one process, for tests of the peer and for
  * running a server in-process. Messages travel as JSON text, as on a real wire.
+ *
+ * @since 0.1.0
  */
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
@@ -9,7 +11,12 @@ import type * as Scope from "effect/Scope"
 import { TransportError } from "./McpError.js"
 import { decodeIncoming, type Inbound, makeInbound, Transport, type TransportService } from "./Transport.js"
 
-/** One end of a pair, plus a way to end the connection as a peer dying would. */
+/**
+ * One end of a pair, plus a way to end the connection as a peer dying would.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface End extends TransportService {
   /** Ends this end's inbound stream with a failure (the connection broke). */
   readonly fail: (reason: string) => Effect.Effect<void>
@@ -43,6 +50,9 @@ const makeEnd = (name: string, inbox: Inbound, outbox: Inbound): End => {
 /**
  * A connected pair: what one end sends, the other receives. Both end with the scope.
  * `name` labels errors (it is the server's name as the client sees it).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const makePair = (name = "in-memory"): Effect.Effect<readonly [client: End, server: End], never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -54,7 +64,12 @@ export const makePair = (name = "in-memory"): Effect.Effect<readonly [client: En
     return [client, server] as const
   })
 
-/** A `Transport` layer for the client end of a pair whose server end is given to `serve`. */
+/**
+ * A `Transport` layer for the client end of a pair whose server end is given to `serve`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   serve: (server: End) => Effect.Effect<void, never, Scope.Scope>,
   name?: string

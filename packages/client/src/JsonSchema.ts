@@ -3,5 +3,15 @@
  * `outputSchema`, an elicitation's `requestedSchema`): 2020-12 by default, draft-07 when the
  * schema says so; compiled validators are cached per schema object. The validator (Ajv) is
  * imported by the first validation, not when the program starts.
+ *
+ * @since 0.1.0
  */
-export { validate } from "./internal/features/jsonSchema.js"
+export {
+  /**
+   * Validates a value: `undefined` when it matches, else a short description of what does not.
+   *
+   * @since 0.1.0
+   * @category utils
+   */
+  validate
+} from "./internal/features/jsonSchema.js"

@@ -3,6 +3,8 @@
  * needs a {@link Transport}; the handler services a host provides (`Sampling`, `Elicitation`,
  * `Roots`) become the client's capabilities. Building the layer performs the handshake;
  * closing its scope ends the session and the connection.
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -15,30 +17,114 @@ import * as Session from "./Session.js"
 import type { Transport } from "./Transport.js"
 
 export type {
+  /**
+   * Per-call options.
+   *
+   * @since 0.1.0
+   * @category options
+   */
   CallOptions,
+  /**
+   * A `tools/call` result, in any revision (from 2026-07-28 `structuredContent` may be any JSON
+   * value).
+   *
+   * @since 0.1.0
+   * @category models
+   */
   CallToolResult,
+  /**
+   * Which cached list a list-changed notification invalidated.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   ListKind,
+  /**
+   * Options of a client.
+   *
+   * @since 0.1.0
+   * @category options
+   */
   McpClientOptions,
+  /**
+   * The client service.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   McpClientService,
+  /**
+   * Progress reported by the server for one request.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   Progress,
+  /**
+   * An event of {@link McpClientService.runToolAsTaskStream}: the task's status changes, then the
+   * result.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   TaskRunEvent,
+  /**
+   * A tool as a server lists it, in any revision (from 2026-07-28 `outputSchema` may be any JSON
+   * Schema).
+   *
+   * @since 0.1.0
+   * @category models
+   */
   Tool,
+  /**
+   * An event of {@link McpClientService.callToolStream}: progress, then the result.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   ToolCallEvent,
+  /**
+   * Options of one tool call.
+   *
+   * @since 0.1.0
+   * @category options
+   */
   ToolCallOptions
 } from "./internal/api.js"
 
-/** When a client pings its server, and how long each ping may take (`McpClientOptions.keepAlive`). */
+/**
+ * When a client pings its server, and how long each ping may take (`McpClientOptions.keepAlive`).
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export type KeepAliveOptions = KeepAlive
 
-/** The W3C `tracestate` a request sends beside its `traceparent` (a `Context.Reference`; default none). */
-export { TraceState } from "./internal/peer/peer.js"
+export {
+  /**
+   * The W3C `tracestate` a request sends beside its `traceparent` (a `Context.Reference`; default
+   * none).
+   *
+   * @since 0.1.0
+   * @category services
+   */
+  TraceState
+} from "./internal/peer/peer.js"
 
-/** The client of one MCP server. */
+/**
+ * The client of one MCP server.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpClient, McpClientService>() {}
 
 /**
  * Starts a session over the transport in context (the handshake), then a client over it. Fails
  * with the handshake's error; the session ends with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: McpClientOptions = {}
@@ -48,6 +134,9 @@ export const make = (
 /**
  * The client over the `Session` in context: the features (tools, resources, prompts, tasks,
  * skills) built over it. Provide it a `Session.layer`, or one that decorates it.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerFromSession = (options: McpClientOptions = {}): Layer.Layer<McpClient, never, Session.Session> =>
   Layer.scoped(
@@ -60,6 +149,37 @@ export const layerFromSession = (options: McpClientOptions = {}): Layer.Layer<Mc
 /**
  * A client layer over the transport in context: `Session.layer` (the handshake, the handlers in
  * context served) composed with `layerFromSession`.
+ *
+ * @example
+ * ```ts
+ * import { McpClient, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* McpClient.McpClient
+ *   const tools = yield* client.tools // every page, cached until the server says the list changed
+ *   const result = yield* client.callTool("echo", { message: "hi" }, { timeout: "30 seconds" })
+ *   return { tools: tools.map((tool) => tool.name), content: result.content }
+ * })
+ *
+ * // Building the layer starts the server and performs the handshake; its scope ends both
+ * const ClientLive = McpClient.layer({ name: "everything" }).pipe(
+ *   Layer.provide(
+ *     StdioTransport.layer({
+ *       command: "npx",
+ *       args: ["-y", "@modelcontextprotocol/server-everything"]
+ *     })
+ *   ),
+ *   Layer.provide(NodeContext.layer)
+ * )
+ *
+ * // Run it with `NodeRuntime.runMain(main)` (from "@effect/platform-node")
+ * const main = program.pipe(Effect.provide(ClientLive))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: McpClientOptions = {}): Layer.Layer<McpClient, InitializeError, Transport> =>
   layerFromSession(options).pipe(Layer.provide(Session.layer(options)))

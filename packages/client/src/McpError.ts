@@ -2,6 +2,8 @@
  * The errors of the client, grouped by what a caller does about them. Each carries the
  * server's name, the method when there is one, and a readable `message`. They are
  * `Schema.TaggedError`s: they cross package boundaries (host status, `--json`) and encode.
+ *
+ * @since 0.1.0
  */
 import { JsonRpc, ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as DurationRuntime from "effect/Duration"
@@ -9,7 +11,12 @@ import * as Schema from "effect/Schema"
 import type { AuthorizationError } from "./auth/AuthError.js"
 import { recognizeAcrossCopies } from "./internal/recognized.js"
 
-/** The connection is gone or failed: nothing more can be sent or received on it. */
+/**
+ * The connection is gone or failed: nothing more can be sent or received on it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
   server: Schema.String,
   reason: Schema.String,
@@ -36,6 +43,9 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
  * A transport's signal (not a request error): the HTTP server no longer knows the session (404
  * or 400 on a request that carried its id, or a JSON-RPC -32000 saying so: a restarted server).
  * The session initializes again and retries the request.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class SessionExpired extends Schema.TaggedError<SessionExpired>()("SessionExpired", {
   server: Schema.String,
@@ -56,6 +66,9 @@ export class SessionExpired extends Schema.TaggedError<SessionExpired>()("Sessio
 /**
  * A transport's signal (not a request error): a request before any session was refused with
  * 400, 404 or 405, as a legacy HTTP+SSE server does; the `auto` HTTP transport falls back to it.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class LegacyServer extends Schema.TaggedError<LegacyServer>()("LegacyServer", {
   server: Schema.String,
@@ -73,6 +86,9 @@ export class LegacyServer extends Schema.TaggedError<LegacyServer>()("LegacyServ
 /**
  * A transport's signal (not a request error): a 2026-07-28 request's response stream closed before
  * its answer. That revision has no resumption: the request is sent again under a new id.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class StreamBroken extends Schema.TaggedError<StreamBroken>()("StreamBroken", {
   server: Schema.String,
@@ -83,7 +99,12 @@ export class StreamBroken extends Schema.TaggedError<StreamBroken>()("StreamBrok
   }
 }
 
-/** The server answered a request with a JSON-RPC error object. */
+/**
+ * The server answered a request with a JSON-RPC error object.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class RpcError extends Schema.TaggedError<RpcError>()("RpcError", {
   server: Schema.String,
   method: Schema.String,
@@ -109,7 +130,12 @@ export class RpcError extends Schema.TaggedError<RpcError>()("RpcError", {
   }
 }
 
-/** No answer in time. The request was cancelled on the server (`notifications/cancelled`). */
+/**
+ * No answer in time. The request was cancelled on the server (`notifications/cancelled`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", {
   server: Schema.String,
   method: Schema.String,
@@ -123,7 +149,12 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
   }
 }
 
-/** The feature needs a capability the other side did not declare; nothing was sent. */
+/**
+ * The feature needs a capability the other side did not declare; nothing was sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class CapabilityNotSupported extends Schema.TaggedError<CapabilityNotSupported>()("CapabilityNotSupported", {
   server: Schema.String,
   method: Schema.String,
@@ -134,7 +165,12 @@ export class CapabilityNotSupported extends Schema.TaggedError<CapabilityNotSupp
   }
 }
 
-/** A message from the server did not match the protocol's Schema. */
+/**
+ * A message from the server did not match the protocol's Schema.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError", {
   server: Schema.String,
   method: Schema.String,
@@ -146,7 +182,12 @@ export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError"
   }
 }
 
-/** The caller's input, or a value to be sent, was rejected before anything went out. */
+/**
+ * The caller's input, or a value to be sent, was rejected before anything went out.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   server: Schema.String,
   method: Schema.String,
@@ -166,6 +207,9 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
  * not give: the server asked for something the client cannot answer (`request`: what it asked
  * for; no handler for it, or the handler failed), or kept asking beyond `maxInputRounds`
  * (`rounds`). The caller's own input was fine.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class InputNotGiven extends Schema.TaggedError<InputNotGiven>()("InputNotGiven", {
   server: Schema.String,
@@ -181,7 +225,12 @@ export class InputNotGiven extends Schema.TaggedError<InputNotGiven>()("InputNot
   }
 }
 
-/** A tool's `structuredContent` is missing or does not match its `outputSchema`. */
+/**
+ * A tool's `structuredContent` is missing or does not match its `outputSchema`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ToolOutputInvalid extends Schema.TaggedError<ToolOutputInvalid>()("ToolOutputInvalid", {
   server: Schema.String,
   tool: Schema.String,
@@ -192,7 +241,12 @@ export class ToolOutputInvalid extends Schema.TaggedError<ToolOutputInvalid>()("
   }
 }
 
-/** The session cannot serve requests: it is not initialized, is closing, or has failed. */
+/**
+ * The session cannot serve requests: it is not initialized, is closing, or has failed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class SessionUnavailable extends Schema.TaggedError<SessionUnavailable>()("SessionUnavailable", {
   server: Schema.String,
   reason: Schema.String
@@ -202,7 +256,12 @@ export class SessionUnavailable extends Schema.TaggedError<SessionUnavailable>()
   }
 }
 
-/** The tool may not be called as a task: the tool's `execution.taskSupport` is absent or `forbidden`. */
+/**
+ * The tool may not be called as a task: the tool's `execution.taskSupport` is absent or `forbidden`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class TaskNotAllowed extends Schema.TaggedError<TaskNotAllowed>()("TaskNotAllowed", {
   server: Schema.String,
   tool: Schema.String,
@@ -213,7 +272,12 @@ export class TaskNotAllowed extends Schema.TaggedError<TaskNotAllowed>()("TaskNo
   }
 }
 
-/** The tool must be called as a task (`execution.taskSupport: "required"`); nothing was sent. */
+/**
+ * The tool must be called as a task (`execution.taskSupport: "required"`); nothing was sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class TaskRequired extends Schema.TaggedError<TaskRequired>()("TaskRequired", {
   server: Schema.String,
   tool: Schema.String
@@ -230,6 +294,9 @@ export class TaskRequired extends Schema.TaggedError<TaskRequired>()("TaskRequir
  * mapping), `frontmatter.<key>` (one field differs from the listing's), `resources` (the entry
  * lists no files, or not this one), `content` (the read returned no single content, or a
  * `SKILL.md` that is not UTF-8). The cached listing is dropped: loading again fetches a fresh entry.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class SkillVerificationFailed extends Schema.TaggedError<SkillVerificationFailed>()("SkillVerificationFailed", {
   server: Schema.String,
@@ -249,7 +316,12 @@ export class SkillVerificationFailed extends Schema.TaggedError<SkillVerificatio
   }
 }
 
-/** No skill of the server goes by that name, or more than one does (`candidates`: their URIs). */
+/**
+ * No skill of the server goes by that name, or more than one does (`candidates`: their URIs).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNotFound", {
   server: Schema.String,
   name: Schema.String,
@@ -262,22 +334,52 @@ export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNot
   }
 }
 
-/** What loading a skill, or reading one of its files, can fail with besides a request error. */
+/**
+ * What loading a skill, or reading one of its files, can fail with besides a request error.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type SkillError = SkillVerificationFailed | SkillNotFound
 
-/** Re-exported: the server answered `initialize` with a revision this client does not speak. */
+/**
+ * Re-exported: the server answered `initialize` with a revision this client does not speak.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const UnsupportedProtocolVersion = ProtocolVersion.UnsupportedProtocolVersion
-/** The type of {@link UnsupportedProtocolVersion}. */
+
+/**
+ * The type of {@link UnsupportedProtocolVersion}.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type UnsupportedProtocolVersion = ProtocolVersion.UnsupportedProtocolVersion
 
-/** Re-exported: a message the negotiated revision cannot carry. */
+/**
+ * Re-exported: a message the negotiated revision cannot carry.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const UnrepresentableMessage = Revision.UnrepresentableMessage
-/** The type of {@link UnrepresentableMessage}. */
+
+/**
+ * The type of {@link UnrepresentableMessage}.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type UnrepresentableMessage = Revision.UnrepresentableMessage
 
 /**
  * The client's limit on requests in flight was reached and its wait queue was full: the request
  * was not sent (`limit` in flight, `queued` waiting).
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
   server: Schema.String,
@@ -290,7 +392,12 @@ export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
   }
 }
 
-/** What any request to the server can fail with (`AuthorizationError`: an HTTP server refused it and authorizing failed). */
+/**
+ * What any request to the server can fail with (`AuthorizationError`: an HTTP server refused it and authorizing failed).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type RequestError =
   | TransportError
   | Overloaded
@@ -304,12 +411,20 @@ export type RequestError =
   | SessionUnavailable
   | UnrepresentableMessage
 
-/** What starting a session can fail with. */
+/**
+ * What starting a session can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export type InitializeError = RequestError | UnsupportedProtocolVersion
 
 /**
  * A handler of a server request fails with this to answer with a chosen JSON-RPC error;
  * any other failure is answered as an internal error (-32603).
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class JsonRpcFailure extends Schema.TaggedError<JsonRpcFailure>()("JsonRpcFailure", {
   code: Schema.Number,

@@ -14,21 +14,99 @@
  *   started with callbacks, its {@link RouteAnswer} read with callbacks; and the body helpers
  *   ({@link decodeChunks}, {@link cutShort}, {@link closedMidBody}) that word a broken body as the
  *   client's own transports do.
+ *
+ * @since 0.1.0
  */
 
 /** Newline framing: {@link LineFramer} (one per connection; a line over the limit is an `Overflow`), `lineText`. */
-export { type Framed, LineFramer, lineText } from "./internal/transport/framing.js"
+export {
+  /**
+   * The result of feeding one chunk: the complete lines it finished, or an overflow.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  type Framed,
+  /**
+   * A stateful framer; one per connection.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  LineFramer,
+  /**
+   * The text of a line, without a trailing carriage return.
+   *
+   * @since 0.1.0
+   * @category utils
+   */
+  lineText
+} from "./internal/transport/framing.js"
 
 /** The answers an {@link HttpRoute} gives, and how its bodies are read: {@link Answer}, {@link Collected}. */
 export {
+  /**
+   * A response as the HTTP transports read it: an `HttpClientResponse` (through `fromResponse`) or
+   * one that came over a faster route (Node's own client).
+   *
+   * @since 0.1.0
+   * @category models
+   */
   type Answer,
+  /**
+   * What a bounded body read got: at most the limit, and whether the body had more.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   type Collected,
+  /**
+   * What a body stream that broke off says, with its cause when there is one.
+   *
+   * @since 0.1.0
+   * @category utils
+   */
   closedMidBody,
+  /**
+   * What a body read that broke off after `received` bytes says, with its cause when there is one.
+   *
+   * @since 0.1.0
+   * @category utils
+   */
   cutShort,
+  /**
+   * The text of `size` bytes in `chunks` (UTF-8, a byte-order mark dropped as `TextDecoder` does).
+   *
+   * @since 0.1.0
+   * @category utils
+   */
   decodeChunks
 } from "./internal/transport/httpBody.js"
+
 /** A route around the `HttpClient` for the Streamable HTTP transport's requests, with its handlers and answers. */
-export type { HttpRoute, RouteAnswer, RouteHandlers } from "./internal/transport/route.js"
+export type {
+  /**
+   * A route for the Streamable HTTP transport's requests, around its `HttpClient`.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  HttpRoute,
+  /**
+   * An answer that came over a route: an {@link Answer} that can also be read with callbacks.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RouteAnswer,
+  /**
+   * What becomes of a request; each is called at most once, and never before `request` returned.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RouteHandlers
+} from "./internal/transport/route.js"
 
 /**
  * The longest message a stdio transport accepts unless its options say otherwise (64 MiB), and
@@ -36,11 +114,30 @@ export type { HttpRoute, RouteAnswer, RouteHandlers } from "./internal/transport
  * `env` goes on top of the parent's whole environment (`inheritEnv: "all"`) or is all of it
  * (the safe variables, read through `Config`, plus the options' `env`).
  */
-export { DEFAULT_MAX_MESSAGE_BYTES, environment as stdioEnvironment } from "./internal/transport/stdio.js"
+export {
+  /**
+   * The longest message accepted from a server unless the options say otherwise: 64 MiB.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  DEFAULT_MAX_MESSAGE_BYTES,
+  /**
+   * The environment the child gets: the safe variables (read through `Config`) or everything, plus
+   * `env`.
+   *
+   * @since 0.1.0
+   * @category utils
+   */
+  environment as stdioEnvironment
+} from "./internal/transport/stdio.js"
 
 /**
  * A stdio transport whose era probe runs on its own live process, from an effect that starts one
  * process in the scope it is given: the probe's answer is kept from the session's reader, and a
  * server that exits on the probe is started again, once (the probe's outcome is then `Ended`).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export { probedInPlace } from "./internal/transport/stdioProbe.js"

@@ -9,6 +9,8 @@
  * traces, the request is started with the peer's `unsafeRequest`, with no fiber: its pending cost
  * is one entry in the peer's map and a Promise. Otherwise the call's effect runs, with the same
  * outcome.
+ *
+ * @since 0.1.0
  */
 import type { Methods } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
@@ -33,7 +35,12 @@ import type * as Session from "./internal/session/session.js"
 import { SessionUnavailable } from "./McpError.js"
 import { Transport, type TransportService } from "./Transport.js"
 
-/** Options of one call: the client's, with progress as a plain callback and an `AbortSignal`. */
+/**
+ * Options of one call: the client's, with progress as a plain callback and an `AbortSignal`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface PromiseCallOptions extends Omit<ToolCallOptions, "onProgress"> {
   /** Aborting gives the call up (it is cancelled on the server) and rejects it with the signal's reason. */
   readonly signal?: AbortSignal
@@ -41,7 +48,12 @@ export interface PromiseCallOptions extends Omit<ToolCallOptions, "onProgress"> 
   readonly onProgress?: (progress: Progress) => void
 }
 
-/** A connected client, for Promise programs. */
+/**
+ * A connected client, for Promise programs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PromiseClient {
   /** The client service, for what this interface does not wrap (run its effects with `run`). */
   readonly client: McpClientService
@@ -113,6 +125,39 @@ interface Host<R, ER> {
  * Connects over a transport layer: builds it in a runtime of its own, which runs every call (so
  * a tracer, logger or other service merged into the layer holds in them), then the handshake.
  * Rejects with the transport's or the handshake's error; `close` ends the session.
+ *
+ * @example
+ * ```ts
+ * import { PromiseClient, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ *
+ * const transport = StdioTransport.layer({
+ *   command: "npx",
+ *   args: ["-y", "@modelcontextprotocol/server-everything"]
+ * }).pipe(Layer.provide(NodeContext.layer))
+ *
+ * // Calls are Promises; they reject with the client's tagged errors (`RpcError`, …)
+ * export const echo = async (message: string) => {
+ *   const mcp = await PromiseClient.connect(transport, {
+ *     name: "everything",
+ *     requestTimeout: "30 seconds"
+ *   })
+ *   try {
+ *     const result = await mcp.callTool(
+ *       "echo",
+ *       { message },
+ *       { onProgress: (p) => console.log(p.progress) }
+ *     )
+ *     return result.content
+ *   } finally {
+ *     await mcp.close()
+ *   }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const connect = <E>(
   transport: Layer.Layer<Transport, E>,
@@ -130,6 +175,9 @@ export const connect = <E>(
  * Connects over a transport made by a scoped effect (`@effect-mcp/node`'s `NodeStdioTransport.make`): no layer is
  * built, so a client holds less memory than one of `connect`. Its calls run in the default
  * runtime. Rejects with the transport's or the handshake's error; `close` closes the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = <E>(
   transport: Effect.Effect<TransportService, E, Scope.Scope>,

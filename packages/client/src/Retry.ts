@@ -7,11 +7,18 @@
  * idempotent, unless the failure shows the server never took the request (429, 503, a refused
  * connection). Delays grow exponentially with jitter, a server's `Retry-After` wins (capped),
  * and the attempts and total time are bounded. Off unless configured.
+ *
+ * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
 import type { RequestError } from "./McpError.js"
 
-/** How a kind of request is retried. */
+/**
+ * How a kind of request is retried.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface RetryPolicy {
   /** Attempts after the first. */
   readonly times: number
@@ -23,7 +30,29 @@ export interface RetryPolicy {
   readonly budget?: Duration.DurationInput
 }
 
-/** The client's retries: reads and tool calls separately. */
+/**
+ * The client's retries: reads and tool calls separately.
+ *
+ * @example
+ * ```ts
+ * import { McpClient } from "@effect-mcp/client"
+ *
+ * // Reads are retried up to 3 more times; tool calls that may be repeated (the tool says
+ * // `readOnlyHint` or `idempotentHint`, or the call says `idempotent`) up to twice, more slowly
+ * const ClientLive = McpClient.layer({
+ *   name: "everything",
+ *   retry: {
+ *     reads: { times: 3 },
+ *     tools: { times: 2, base: "500 millis", maxDelay: "5 seconds", budget: "20 seconds" }
+ *   }
+ * })
+ *
+ * // Per call: `client.callTool(name, args, { retry: false })`, or `{ idempotent: true }`
+ * ```
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface RetrySettings {
   /** Lists, reads, prompts, completion, ping. Default: none. */
   readonly reads?: RetryPolicy | false
@@ -31,7 +60,12 @@ export interface RetrySettings {
   readonly tools?: RetryPolicy | false
 }
 
-/** Why a failure may be retried; `taken: false` when the server certainly did not take the request. */
+/**
+ * Why a failure may be retried; `taken: false` when the server certainly did not take the request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Transient {
   readonly reason: string
   readonly taken: boolean
@@ -46,7 +80,12 @@ const REFUSED = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/
 // socket as the request went out), but the server may have read the request first.
 const RESET = /ECONNRESET|socket hang up|EPIPE|other side closed/
 
-/** Whether a failure is transient, and whether the request may have reached the server. */
+/**
+ * Whether a failure is transient, and whether the request may have reached the server.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const transient = (error: RequestError): Transient | undefined => {
   switch (error._tag) {
     case "TransportError": {
@@ -88,12 +127,20 @@ const READS = new Set([
   "server/discover"
 ])
 
-/** Whether a method only reads. */
+/**
+ * Whether a method only reads.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isRead = (method: string): boolean => READS.has(method)
 
 /**
  * The delay before retry `attempt` (1 for the first retry), or `undefined` when no retry may
  * start: the attempts are used up, or the delay would end past the budget. `random` is in [0, 1).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const delayOf = (
   policy: RetryPolicy,
@@ -114,6 +161,20 @@ export const delayOf = (
 /**
  * A `Retry-After` header as milliseconds from `now`: seconds, or an HTTP date; `undefined`
  * when absent or unreadable.
+ *
+ * @example
+ * ```ts
+ * import { Retry } from "@effect-mcp/client"
+ * import { deepStrictEqual } from "node:assert"
+ *
+ * const now = Date.parse("2026-01-01T00:00:00Z")
+ * deepStrictEqual(Retry.parseRetryAfter("120", now), 120_000)
+ * deepStrictEqual(Retry.parseRetryAfter("Thu, 01 Jan 2026 00:00:30 GMT", now), 30_000)
+ * deepStrictEqual(Retry.parseRetryAfter("soon", now), undefined)
+ * ```
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const parseRetryAfter = (header: string | undefined, now: number): number | undefined => {
   if (header === undefined) return undefined

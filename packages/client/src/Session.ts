@@ -4,6 +4,8 @@
  * `decode`). `McpClient.layer` is `McpClient.layerFromSession` over `Session.layer`: provide
  * another `Session` layer (one that decorates this one's `execute`, say) to change how every
  * request of a client is sent.
+ *
+ * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
@@ -13,28 +15,117 @@ import type { SessionService } from "./internal/session/types.js"
 import type { InitializeError } from "./McpError.js"
 import type { Transport } from "./Transport.js"
 
-/**
- * Sends a request of the method table through a session's one request path (`prepare`,
- * `execute`, `decode` of the service given, so a decorated session's own).
- */
-export { request } from "./internal/session/request.js"
+export {
+  /**
+   * Sends a request of the method table through a session's one request path (`prepare`, `execute`,
+   * `decode` of the service given, so a decorated session's own).
+   *
+   * @since 0.1.0
+   * @category utils
+   */
+  request
+} from "./internal/session/request.js"
 export type {
+  /**
+   * What a handshake or discovery established; replaced as a whole when the session is
+   * re-established.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   Established,
+  /**
+   * Sends a prepared request and gives its raw result.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   Executor,
+  /**
+   * A request ready for the wire: what the steps above the executor made of a call.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   Prepared,
+  /**
+   * A request's options at the session: the peer's, and how it may be retried.
+   *
+   * @since 0.1.0
+   * @category options
+   */
   RequestOptions,
+  /**
+   * Serves one request of the server (`sampling/createMessage`, `elicitation/create`, `roots/list`)
+   * with the handlers the host provided, its result encoded for `version`: -32601 for a method none
+   * of them serves.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   ServerRequestHandler,
+  /**
+   * A session with one server: its state, what was established, and the one request path.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   SessionService,
+  /**
+   * Counters of a connection.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   Stats
 } from "./internal/session/types.js"
 
-/** The session with one server. */
+/**
+ * The session with one server.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Session extends Context.Tag("@effect-mcp/client/Session")<Session, SessionService>() {}
 
 /**
  * A session over the transport in context: the handler services in context (`Sampling`,
  * `Elicitation`, `Roots`) served and declared as capabilities, then the handshake. Fails with the
  * handshake's error; closing the layer's scope ends the session.
+ *
+ * @example
+ * ```ts
+ * import { McpClient, Session, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * // A session that logs every request a client sends, then sends it as the session would
+ * const LoggedSession = Layer.effect(
+ *   Session.Session,
+ *   Effect.map(Session.Session, (session) => ({
+ *     ...session,
+ *     execute: (request: Session.Prepared) =>
+ *       Effect.zipRight(Effect.logDebug(`sending ${request.method}`), session.execute(request)),
+ *     // no request may start around `execute` (a Promise client's fast path)
+ *     direct: () => false
+ *   }))
+ * ).pipe(Layer.provide(Session.layer({ name: "everything" })))
+ *
+ * // `McpClient.layer` is `layerFromSession` over `Session.layer`: here over the decorated one
+ * const ClientLive = McpClient.layerFromSession({ name: "everything" }).pipe(
+ *   Layer.provide(LoggedSession),
+ *   Layer.provide(
+ *     StdioTransport.layer({
+ *       command: "npx",
+ *       args: ["-y", "@modelcontextprotocol/server-everything"]
+ *     })
+ *   ),
+ *   Layer.provide(NodeContext.layer)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: McpClientOptions = {}): Layer.Layer<Session, InitializeError, Transport> =>
   Layer.scoped(Session, Client.startSession(options))

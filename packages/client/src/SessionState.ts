@@ -1,12 +1,19 @@
 /**
  * The lifecycle of a session as a typed state. Only the transitions in {@link canMove}
  * are legal; the session enforces them and hosts watch the state as a `Stream`.
+ *
+ * @since 0.1.0
  */
 import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Data from "effect/Data"
 import type { InitializeError, RequestError } from "./McpError.js"
 
-/** The state of a session. */
+/**
+ * The state of a session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SessionState = Data.TaggedEnum<{
   /** Not started. */
   Disconnected: {}
@@ -24,7 +31,12 @@ export type SessionState = Data.TaggedEnum<{
   Failed: { readonly cause: InitializeError | RequestError }
 }>
 
-/** Constructors and matchers of {@link SessionState}. */
+/**
+ * Constructors and matchers of {@link SessionState}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const SessionState = Data.taggedEnum<SessionState>()
 
 /** The legal next states of each state. */
@@ -39,8 +51,18 @@ const legal: Record<SessionState["_tag"], ReadonlyArray<SessionState["_tag"]>> =
   Failed: []
 }
 
-/** Is moving from one state to the other legal? */
+/**
+ * Is moving from one state to the other legal?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const canMove = (from: SessionState, to: SessionState): boolean => legal[from._tag].includes(to._tag)
 
-/** Is this state terminal? */
+/**
+ * Is this state terminal?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isTerminal = (state: SessionState): boolean => legal[state._tag].length === 0

@@ -10,6 +10,8 @@
  *
  * To offer skills to a model: put each `Skill`'s `name` and `description` in context, and give
  * it a tool that calls `loadSkill(name)` and returns `instructions` (or `text`, the whole file).
+ *
+ * @since 0.1.0
  */
 import type { McpSchema } from "@effect-mcp/protocol"
 import { Skills as Wire } from "@effect-mcp/protocol"
@@ -17,13 +19,28 @@ import type * as Effect from "effect/Effect"
 import type { CallOptions } from "./internal/features/callOptions.js"
 import type { RequestError, SkillVerificationFailed } from "./McpError.js"
 
-/** The extension's identifier; the client declares it under `capabilities.extensions`. */
+/**
+ * The extension's identifier; the client declares it under `capabilities.extensions`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const EXTENSION: typeof Wire.EXTENSION = Wire.EXTENSION
 
-/** One file of a skill as the listing gives it: URI, digest and (when given) byte size. */
+/**
+ * One file of a skill as the listing gives it: URI, digest and (when given) byte size.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SkillResource = Wire.SkillResource
 
-/** A skill as the server lists it (nothing of it has been read). */
+/**
+ * A skill as the server lists it (nothing of it has been read).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Skill {
   /** The URI of its `SKILL.md`: the skill's identity on this server. */
   readonly uri: string
@@ -39,7 +56,12 @@ export interface Skill {
   readonly resources?: ReadonlyArray<SkillResource>
 }
 
-/** A verified file of a loaded skill. */
+/**
+ * A verified file of a loaded skill.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SkillFile {
   readonly uri: string
   /** Its path within the skill (`references/FORMS.md`). */
@@ -51,7 +73,12 @@ export interface SkillFile {
   readonly text?: string
 }
 
-/** A loaded skill: its `SKILL.md`, verified, and its other files on demand. */
+/**
+ * A loaded skill: its `SKILL.md`, verified, and its other files on demand.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LoadedSkill {
   /** The entry the skill was loaded from; its files are checked against it. */
   readonly skill: Skill

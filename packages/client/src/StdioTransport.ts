@@ -12,6 +12,8 @@
  *   code or signal and the stderr tail; every pending request then fails at once.
  * - Close: end stdin, wait; SIGTERM to the process group, wait; SIGKILL; and finally SIGKILL to
  *   whatever is left of the group (servers started through `npx` or a shell are process trees).
+ *
+ * @since 0.1.0
  */
 import type * as Command from "@effect/platform/Command"
 import * as CommandRuntime from "@effect/platform/Command"
@@ -39,9 +41,36 @@ import { probedInPlace } from "./internal/transport/stdioProbe.js"
 import { TransportError } from "./McpError.js"
 import { type Incoming, makeInbound, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
-export { SAFE_ENVIRONMENT, type StdioOptions, type StdioProcessService } from "./internal/transport/stdio.js"
+export {
+  /**
+   * The parent's variables a child inherits by default.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  SAFE_ENVIRONMENT,
+  /**
+   * How to start and stop the server process.
+   *
+   * @since 0.1.0
+   * @category options
+   */
+  type StdioOptions,
+  /**
+   * The running server process, beside its `Transport`.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  type StdioProcessService
+} from "./internal/transport/stdio.js"
 
-/** The process behind a stdio transport. */
+/**
+ * The process behind a stdio transport.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class StdioProcess extends Context.Tag("@effect-mcp/client/StdioProcess")<StdioProcess, StdioProcessService>() {}
 
 const exitDetails = (exit: Exit.Exit<CommandExecutor.ExitCode, unknown>) => {
@@ -61,6 +90,9 @@ const exitDetails = (exit: Exit.Exit<CommandExecutor.ExitCode, unknown>) => {
 /**
  * Starts the server and returns its transport and process; both end with the scope. The era
  * probe runs on that process (a server that exits on it is started again, once).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: StdioOptions
@@ -231,7 +263,34 @@ const connect = (
     return [transport, info] as const
   })
 
-/** A stdio `Transport` (and its `StdioProcess`) for a server command. */
+/**
+ * A stdio `Transport` (and its `StdioProcess`) for a server command.
+ *
+ * @example
+ * ```ts
+ * import { McpClient, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * // The server as a child process of any platform's `CommandExecutor` (here Node's)
+ * const TransportLive = StdioTransport.layer({
+ *   command: "npx",
+ *   args: ["-y", "@modelcontextprotocol/server-everything"],
+ *   env: { LOG_LEVEL: "debug" }, // on top of the safe variables of this process
+ *   shutdown: { afterStdin: "2 seconds", afterTerm: "2 seconds" }
+ * }).pipe(Layer.provide(NodeContext.layer))
+ *
+ * // The process beside the transport: its pid, and the last lines of its stderr
+ * const pid = Effect.map(StdioTransport.StdioProcess, (process) => process.pid)
+ *
+ * const ClientLive = McpClient.layer({ name: "everything" }).pipe(
+ *   Layer.provideMerge(TransportLive)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (
   options: StdioOptions
 ): Layer.Layer<Transport | StdioProcess, TransportError, CommandExecutor.CommandExecutor> =>

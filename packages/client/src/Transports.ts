@@ -6,6 +6,8 @@
  * (`StdioTransport` over a `CommandExecutor`, `HttpTransport` over an `HttpClient`);
  * `@effect-mcp/node`'s `NodeTransports.layer` is Node's. The tag has no default: a program that
  * needs it says which.
+ *
+ * @since 0.1.0
  */
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -17,7 +19,12 @@ import type { TransportError } from "./McpError.js"
 import * as StdioTransport from "./StdioTransport.js"
 import type { Transport } from "./Transport.js"
 
-/** A platform's transports. */
+/**
+ * A platform's transports.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TransportsService {
   /** The transport (and `StdioProcess`) of a server run as a child process; fails as `StdioTransport.layer`. */
   readonly stdio: (
@@ -30,10 +37,20 @@ export interface TransportsService {
   readonly http: (options: HttpTransport.HttpOptions) => Layer.Layer<Transport, TransportError>
 }
 
-/** The transports servers are connected with: provide {@link layer} or a platform package's. */
+/**
+ * The transports servers are connected with: provide {@link layer} or a platform package's.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Transports extends Context.Tag("@effect-mcp/client/Transports")<Transports, TransportsService>() {}
 
-/** The generic transports over the context's `CommandExecutor` and `HttpClient` (taken once, here). */
+/**
+ * The generic transports over the context's `CommandExecutor` and `HttpClient` (taken once, here).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make: Effect.Effect<TransportsService, never, CommandExecutor.CommandExecutor | HttpClient.HttpClient> =
   Effect.gen(function* () {
     const executor = Layer.succeed(CommandExecutor.CommandExecutor, yield* CommandExecutor.CommandExecutor)
@@ -44,6 +61,11 @@ export const make: Effect.Effect<TransportsService, never, CommandExecutor.Comma
     }
   })
 
-/** The generic transports: `StdioTransport` over the `CommandExecutor`, `HttpTransport` over the `HttpClient`. */
+/**
+ * The generic transports: `StdioTransport` over the `CommandExecutor`, `HttpTransport` over the `HttpClient`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<Transports, never, CommandExecutor.CommandExecutor | HttpClient.HttpClient> =
   Layer.effect(Transports, make)

@@ -1,42 +1,157 @@
 /**
- * @effect-mcp/client: a Model Context Protocol client for Effect.
+ * `@effect-mcp/client`: a Model Context Protocol client for Effect.
+ *
+ * @since 0.1.0
  */
 
-/** The authorization failure. */
+/**
+ * The authorization failure.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as AuthError from "./auth/AuthError.js"
-/** The interactive step of authorization (a loopback listener, or following the redirect in tests). */
+
+/**
+ * The interactive step of authorization (a loopback listener, or following the redirect in tests).
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Authorizer from "./auth/Authorizer.js"
-/** OAuth 2.1 authorization of the HTTP transports: the flow and its options. */
+
+/**
+ * OAuth 2.1 authorization of the HTTP transports: the flow and its options.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as OAuth from "./auth/OAuth.js"
-/** Where tokens and client registrations are kept (memory, or a 0600 file). */
+
+/**
+ * Where tokens and client registrations are kept (memory, or a 0600 file).
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as TokenStore from "./auth/TokenStore.js"
-/** The handler services that become client capabilities: `Sampling`, `Elicitation`, `Roots`. */
+
+/**
+ * The handler services that become client capabilities: `Sampling`, `Elicitation`, `Roots`.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Capabilities from "./Capabilities.js"
-/** HTTP transports by URL: Streamable HTTP, legacy HTTP+SSE, or `auto` (the first, falling back to the second). */
+
+/**
+ * HTTP transports by URL: Streamable HTTP, legacy HTTP+SSE, or `auto` (the first, falling back to the second).
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as HttpTransport from "./HttpTransport.js"
-/** Two transports connected in one process. */
+
+/**
+ * Two transports connected in one process.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as InMemoryTransport from "./InMemoryTransport.js"
-/** JSON Schema validation of values against schemas from the wire. */
+
+/**
+ * JSON Schema validation of values against schemas from the wire.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as JsonSchema from "./JsonSchema.js"
-/** The client service and its layer. */
+
+/**
+ * The client service and its layer.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as McpClient from "./McpClient.js"
-/** The errors of the client. */
+
+/**
+ * The errors of the client.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as McpError from "./McpError.js"
-/** Message-level middleware. */
+
+/**
+ * Message-level middleware.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Middleware from "./Middleware.js"
-/** The client for Promise programs: calls as Promises, with no fiber per call when none is needed. */
+
+/**
+ * The client for Promise programs: calls as Promises, with no fiber per call when none is needed.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as PromiseClient from "./PromiseClient.js"
-/** Retries by what is safe to repeat: the policy, and how failures are classified. */
+
+/**
+ * Retries by what is safe to repeat: the policy, and how failures are classified.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Retry from "./Retry.js"
-/** The session with one server as a service: its state, what was established, the one request path. */
+
+/**
+ * The session with one server as a service: its state, what was established, the one request path.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Session from "./Session.js"
-/** The session's lifecycle states. */
+
+/**
+ * The session's lifecycle states.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as SessionState from "./SessionState.js"
-/** Skills (the `io.modelcontextprotocol/skills` extension): listed, loaded and verified. */
+
+/**
+ * Skills (the `io.modelcontextprotocol/skills` extension): listed, loaded and verified.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Skills from "./Skills.js"
-/** The stdio transport: a server as a child process. */
+
+/**
+ * The stdio transport: a server as a child process.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as StdioTransport from "./StdioTransport.js"
-/** The transport seam. */
+
+/**
+ * The transport seam.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Transport from "./Transport.js"
-/** A platform's transports as one service (`stdio`, `http`), chosen by the layer provided. */
+
+/**
+ * A platform's transports as one service (`stdio`, `http`), chosen by the layer provided.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Transports from "./Transports.js"

@@ -6,11 +6,18 @@
  * Collisions (two servers' entries that the rule maps to one name, or one URI listed by two
  * servers) are resolved by server order: the first keeps the name; a later tool or prompt gets
  * `_2`, `_3`, … appended; a later resource with the same URI is left out. Each is reported.
+ *
+ * @since 0.1.0
  */
 import type { McpClient, Skills } from "@effect-mcp/client"
 import type { McpSchema } from "@effect-mcp/protocol"
 
-/** Matches a URI against an RFC 6570 template's literal parts (each expression matches one or more characters). */
+/**
+ * Matches a URI against an RFC 6570 template's literal parts (each expression matches one or more characters).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const templateMatches = (template: string, uri: string): boolean => {
   const pattern = template
     .split(/\{[^}]*\}/)
@@ -19,13 +26,28 @@ export const templateMatches = (template: string, uri: string): boolean => {
   return new RegExp(`^${pattern}$`).test(uri)
 }
 
-/** Maps a server's name and an entry's own name to the name the host shows. */
+/**
+ * Maps a server's name and an entry's own name to the name the host shows.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Namespace = (server: string, name: string) => string
 
-/** The default rule: `<server>__<name>`. */
+/**
+ * The default rule: `<server>__<name>`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const defaultNamespace: Namespace = (server, name) => `${server}__${name}`
 
-/** What one ready server lists. */
+/**
+ * What one ready server lists.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ServerLists {
   readonly server: string
   readonly tools: ReadonlyArray<McpClient.Tool>
@@ -34,21 +56,36 @@ export interface ServerLists {
   readonly prompts: ReadonlyArray<McpSchema.Prompt>
 }
 
-/** A tool of one server under its host-wide name. */
+/**
+ * A tool of one server under its host-wide name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface HostTool {
   readonly name: string
   readonly server: string
   readonly tool: McpClient.Tool
 }
 
-/** A prompt of one server under its host-wide name. */
+/**
+ * A prompt of one server under its host-wide name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface HostPrompt {
   readonly name: string
   readonly server: string
   readonly prompt: McpSchema.Prompt
 }
 
-/** A resource and the server that listed it (reads of its URI go there). */
+/**
+ * A resource and the server that listed it (reads of its URI go there).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface HostResource {
   readonly server: string
   readonly resource: McpSchema.Resource
@@ -58,19 +95,32 @@ export interface HostResource {
  * A skill of one server (the skills extension). Like a resource, it keeps its server's identity
  * (the URI of its `SKILL.md`) and is loaded through that server: names are not unique, even on
  * one server.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface HostSkill {
   readonly server: string
   readonly skill: Skills.Skill
 }
 
-/** A resource template and its server. */
+/**
+ * A resource template and its server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface HostResourceTemplate {
   readonly server: string
   readonly template: McpSchema.ResourceTemplate
 }
 
-/** Two or more entries that wanted one name; `kept` has it, `renamed` got new names (`dropped` for resources). */
+/**
+ * Two or more entries that wanted one name; `kept` has it, `renamed` got new names (`dropped` for resources).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Collision {
   readonly kind: "tool" | "prompt" | "resource"
   readonly name: string
@@ -78,7 +128,12 @@ export interface Collision {
   readonly others: ReadonlyArray<{ readonly server: string; readonly name: string | undefined }>
 }
 
-/** The aggregated view. */
+/**
+ * The aggregated view.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Aggregate {
   readonly tools: ReadonlyArray<HostTool>
   readonly prompts: ReadonlyArray<HostPrompt>
@@ -116,7 +171,12 @@ const uniqueNames = <A>(
   return out
 }
 
-/** The aggregated view of these servers, in this order. */
+/**
+ * The aggregated view of these servers, in this order.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const aggregate = (servers: ReadonlyArray<ServerLists>, namespace: Namespace = defaultNamespace): Aggregate => {
   const collisions: Array<Collision> = []
   const tools = uniqueNames(
@@ -159,7 +219,12 @@ export const aggregate = (servers: ReadonlyArray<ServerLists>, namespace: Namesp
   return { tools, prompts, resources, resourceTemplates, collisions }
 }
 
-/** Does a tool pass a server's allow and deny lists? (No allow list allows everything.) */
+/**
+ * Does a tool pass a server's allow and deny lists? (No allow list allows everything.)
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const allowed = (
   tool: string,
   policy: { readonly allowTools?: ReadonlyArray<string>; readonly denyTools?: ReadonlyArray<string> }

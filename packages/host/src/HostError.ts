@@ -2,10 +2,17 @@
  * The host's failures, grouped by what a caller does about them: a config that cannot be
  * used, a name that routes nowhere, a server that is not there to serve, and a tool that the
  * host's policy refuses.
+ *
+ * @since 0.1.0
  */
 import * as Data from "effect/Data"
 
-/** A config file cannot be used: names the file, and where known the server entry and the field. */
+/**
+ * A config file cannot be used: names the file, and where known the server entry and the field.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ConfigError extends Data.TaggedError("ConfigError")<{
   readonly file: string
   readonly entry?: string
@@ -21,7 +28,12 @@ export class ConfigError extends Data.TaggedError("ConfigError")<{
   }
 }
 
-/** No server of that name is configured (or added to the host). */
+/**
+ * No server of that name is configured (or added to the host).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UnknownServer extends Data.TaggedError("UnknownServer")<{
   readonly server: string
   /** The names that exist. */
@@ -36,7 +48,12 @@ export class UnknownServer extends Data.TaggedError("UnknownServer")<{
   }
 }
 
-/** A namespaced tool or prompt name, or a resource URI, that no ready server offers. */
+/**
+ * A namespaced tool or prompt name, or a resource URI, that no ready server offers.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class NotFound extends Data.TaggedError("NotFound")<{
   readonly kind: "tool" | "prompt" | "resource"
   readonly name: string
@@ -46,7 +63,12 @@ export class NotFound extends Data.TaggedError("NotFound")<{
   }
 }
 
-/** The server is stopped, disabled, failed, or did not become ready within the call's timeout. */
+/**
+ * The server is stopped, disabled, failed, or did not become ready within the call's timeout.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ServerUnavailable extends Data.TaggedError("ServerUnavailable")<{
   readonly server: string
   readonly method?: string
@@ -57,7 +79,12 @@ export class ServerUnavailable extends Data.TaggedError("ServerUnavailable")<{
   }
 }
 
-/** The server's allow or deny list excludes the tool. */
+/**
+ * The server's allow or deny list excludes the tool.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ToolNotAllowed extends Data.TaggedError("ToolNotAllowed")<{
   readonly server: string
   readonly tool: string
@@ -67,7 +94,12 @@ export class ToolNotAllowed extends Data.TaggedError("ToolNotAllowed")<{
   }
 }
 
-/** A server of that name is already in the host. */
+/**
+ * A server of that name is already in the host.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DuplicateServer extends Data.TaggedError("DuplicateServer")<{
   readonly server: string
 }> {

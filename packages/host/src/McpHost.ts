@@ -8,6 +8,8 @@
  *
  * The handler services (`Sampling`, `Elicitation`, `Roots`) provided to the host's layer are
  * shared by every client; each request's context names the server that asked.
+ *
+ * @since 0.1.0
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
@@ -42,24 +44,107 @@ import type {
 } from "./internal/types.js"
 
 export type {
+  /**
+   * Per-call options of routed calls.
+   *
+   * @since 0.1.0
+   * @category options
+   */
   CallOptions,
+  /**
+   * What a routed call can fail with.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
   HostCallError,
+  /**
+   * Something in the aggregate changed: a server's status, or one of its lists.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   HostChange,
+  /**
+   * Options of a host.
+   *
+   * @since 0.1.0
+   * @category options
+   */
   HostOptions,
+  /**
+   * What loading a skill through the host can fail with.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
   HostSkillError,
+  /**
+   * The host service.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   McpHostService,
+  /**
+   * What the host needs from the platform: its transports (`Transports.layer`, the generic ones
+   * over a `CommandExecutor` and an `HttpClient`, or a platform package's, such as Node's).
+   *
+   * @since 0.1.0
+   * @category models
+   */
   Platform,
+  /**
+   * What {@link McpHostService.reload} did.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   ReloadSummary,
+  /**
+   * One server the host runs.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   ServerConfig,
+  /**
+   * A server as the host has it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   ServerInfo,
+  /**
+   * Per-server options.
+   *
+   * @since 0.1.0
+   * @category options
+   */
   ServerOptions,
+  /**
+   * A server's status, as published on {@link McpHostService.statusChanges}.
+   *
+   * @since 0.1.0
+   * @category models
+   */
   StatusEvent
 } from "./internal/types.js"
 
-/** The host. */
+/**
+ * The host.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class McpHost extends Context.Tag("@effect-mcp/host/McpHost")<McpHost, McpHostService>() {}
 
-/** The default restart schedule: exponential from 250 ms, capped at 5 s, 5 restarts. */
+/**
+ * The default restart schedule: exponential from 250 ms, capped at 5 s, 5 restarts.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const defaultRestart: Schedule.Schedule<unknown, McpError.InitializeError> = Schedule.exponential(
   "250 millis"
 ).pipe(Schedule.union(Schedule.spaced("5 seconds")), Schedule.intersect(Schedule.recurs(5)))
@@ -68,6 +153,9 @@ export const defaultRestart: Schedule.Schedule<unknown, McpError.InitializeError
  * Starts a host; its servers stop with the scope. This is wiring: the registry
  * (`internal/registry.ts`, an immutable value swapped in one step), one supervisor per server
  * (`internal/supervisor.ts`) and the router (`internal/router.ts`).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: HostOptions): Effect.Effect<McpHostService, never, Scope.Scope | Platform> =>
   Effect.gen(function* () {
@@ -201,7 +289,12 @@ export const make = (options: HostOptions): Effect.Effect<McpHostService, never,
     return service
   })
 
-/** The servers of a config load, as host servers; entries that cannot be resolved are returned as problems. */
+/**
+ * The servers of a config load, as host servers; entries that cannot be resolved are returned as problems.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const serversFromConfig = (
   location: ConfigLoader.Location,
   context: Expand.ExpandContext,
@@ -231,6 +324,9 @@ export const serversFromConfig = (
 /**
  * Reads the config again and applies it to a running host: only servers whose entries changed
  * restart. Entries that cannot be resolved are logged and left out.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const reloadConfig = (
   host: McpHostService,
@@ -244,7 +340,12 @@ export const reloadConfig = (
     return yield* host.reload(servers)
   })
 
-/** A host of the servers in config files (see {@link serversFromConfig}); unresolvable entries are logged. */
+/**
+ * A host of the servers in config files (see {@link serversFromConfig}); unresolvable entries are logged.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerFromConfig = (
   location: ConfigLoader.Location,
   context: Expand.ExpandContext,
@@ -260,6 +361,51 @@ export const layerFromConfig = (
     })
   )
 
-/** A host layer; building it connects every enabled server (failures show in their status, not here). */
+/**
+ * A host layer; building it connects every enabled server (failures show in their status, not here).
+ *
+ * @example
+ * ```ts
+ * import { Transports } from "@effect-mcp/client"
+ * import { McpHost } from "@effect-mcp/host"
+ * import { NodeContext, NodeHttpClient } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * const HostLive = McpHost.layer({
+ *   servers: [
+ *     {
+ *       name: "everything",
+ *       target: {
+ *         _tag: "Stdio",
+ *         command: "npx",
+ *         args: ["-y", "@modelcontextprotocol/server-everything"],
+ *         env: {}
+ *       }
+ *     },
+ *     {
+ *       name: "docs",
+ *       target: { _tag: "Http", url: "https://example.com/mcp", transport: "auto", headers: {} },
+ *       options: { allowTools: ["search"], requestTimeout: "20 seconds" }
+ *     }
+ *   ]
+ * }).pipe(
+ *   // the generic transports (or `NodeTransports.layer` from "@effect-mcp/node")
+ *   Layer.provide(Transports.layer),
+ *   Layer.provide(Layer.merge(NodeContext.layer, NodeHttpClient.layer))
+ * )
+ *
+ * const program = Effect.gen(function* () {
+ *   const host = yield* McpHost.McpHost
+ *   // every ready server's tools, under host-wide names: `everything__echo`, `docs__search`
+ *   const tools = yield* host.tools
+ *   // routed to the server that offers it
+ *   const result = yield* host.callTool("everything__echo", { message: "hi" })
+ *   return { tools: tools.map((tool) => tool.name), content: result.content }
+ * }).pipe(Effect.provide(HostLive))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: HostOptions): Layer.Layer<McpHost, never, Platform> =>
   Layer.scoped(McpHost, make(options))

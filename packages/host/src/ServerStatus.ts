@@ -1,15 +1,27 @@
 /**
  * The status of one server in a host, as hosts show it: connecting, ready, failed with a
  * cause, reconnecting after a crash, or stopped (disabled or removed).
+ *
+ * @since 0.1.0
  */
 import type { McpError } from "@effect-mcp/client"
 import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Data from "effect/Data"
 
-/** Why a server failed: its handshake's or its session's error. */
+/**
+ * Why a server failed: its handshake's or its session's error.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FailureCause = McpError.InitializeError
 
-/** The status of one server. */
+/**
+ * The status of one server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ServerStatus = Data.TaggedEnum<{
   /** The first connection is being made. */
   Connecting: {}
@@ -27,10 +39,20 @@ export type ServerStatus = Data.TaggedEnum<{
   Stopped: {}
 }>
 
-/** Constructors and matchers of {@link ServerStatus}. */
+/**
+ * Constructors and matchers of {@link ServerStatus}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const ServerStatus = Data.taggedEnum<ServerStatus>()
 
-/** One line for a person: `ready`, `failed: <why>`, … */
+/**
+ * One line for a person: `ready`, `failed: <why>`, …
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const describe = (status: ServerStatus): string =>
   ServerStatus.$match(status, {
     Connecting: () => "connecting",

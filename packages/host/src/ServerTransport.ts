@@ -6,13 +6,20 @@
  * those are is the `Transports` layer the program provides (the client's generic
  * `Transports.layer`, or `@effect-mcp/node`'s `NodeTransports.layer`); the optional `TokenStore`
  * and `Authorizer` come from the layer's context.
+ *
+ * @since 0.1.0
  */
 import { type McpError, type OAuth, type Transport, Transports } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { oauthOptions, type Target } from "./config/ServerEntry.js"
 
-/** How a server's transport is made, beyond its target. */
+/**
+ * How a server's transport is made, beyond its target.
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface TransportOptions {
   /** Which of this process's environment variables a stdio server sees. Default: `"safe"`. */
   readonly inheritEnv?: "safe" | "all"
@@ -23,6 +30,9 @@ export interface TransportOptions {
 /**
  * The transport layer of a configured server, named `name` in errors and logs (a stdio server's
  * layer also provides its `StdioProcess`: read it with `Effect.serviceOption`).
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (
   name: string,

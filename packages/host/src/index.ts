@@ -1,25 +1,94 @@
 /**
- * @effect-mcp/host: many MCP servers from one config, one aggregated and namespaced toolset.
+ * `@effect-mcp/host`: many MCP servers from one config, one aggregated and namespaced toolset.
+ *
+ * @since 0.1.0
  */
 
-/** The aggregated view: namespacing, collisions, allow and deny lists. */
+/**
+ * The aggregated view: namespacing, collisions, allow and deny lists.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Aggregate from "./Aggregate.js"
-/** Reading each config format into server entries. */
+
+/**
+ * Reading each config format into server entries.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as ConfigFormats from "./config/ConfigFormats.js"
-/** Finding, loading and resolving config files of every common format. */
+
+/**
+ * Finding, loading and resolving config files of every common format.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as ConfigLoader from "./config/ConfigLoader.js"
-/** Variable expansion as each format does it. */
+
+/**
+ * Variable expansion as each format does it.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Expand from "./config/Expand.js"
-/** JSON with comments and trailing commas. */
+
+/**
+ * JSON with comments and trailing commas.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as Jsonc from "./config/Jsonc.js"
-/** A configured server, whatever the format. */
+
+/**
+ * A configured server, whatever the format.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as ServerEntry from "./config/ServerEntry.js"
-/** The host's errors (and config errors). */
+
+/**
+ * The host's errors (and config errors).
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as HostError from "./HostError.js"
-export { ConfigError } from "./HostError.js"
-/** The host service and its layer. */
+export {
+  /**
+   * A config file cannot be used: names the file, and where known the server entry and the field.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  ConfigError
+} from "./HostError.js"
+
+/**
+ * The host service and its layer.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as McpHost from "./McpHost.js"
-/** The status of one server in a host. */
+
+/**
+ * The status of one server in a host.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as ServerStatus from "./ServerStatus.js"
-/** The one mapping from a configured server to its transport layer. */
+
+/**
+ * The one mapping from a configured server to its transport layer.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as ServerTransport from "./ServerTransport.js"

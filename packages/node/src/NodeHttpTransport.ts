@@ -15,6 +15,8 @@
  * `HttpTransport.makeWithRoute` (`NodeTransports` shares one among the servers of a program).
  * Requests that must go through your own `HttpClient` (a proxy, custom signing) need
  * `HttpTransport` instead.
+ *
+ * @since 0.1.0
  */
 import * as Http from "node:http"
 import * as Https from "node:https"
@@ -37,7 +39,12 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 
-/** Options of Node's agents (`keepAlive` is on unless turned off). */
+/**
+ * Options of Node's agents (`keepAlive` is on unless turned off).
+ *
+ * @since 0.1.0
+ * @category options
+ */
 export interface NodeHttpOptions {
   readonly agent?: Http.AgentOptions
 }
@@ -214,6 +221,9 @@ const route = (agentFor: (protocol: string) => Http.Agent): HttpRoute => {
 /**
  * The route on `node:http`/`node:https` over keep-alive agents of its own (destroyed with the
  * scope), for `HttpTransport.makeWithRoute`.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const makeRoute = (options: NodeHttpOptions = {}): Effect.Effect<HttpRoute, never, Scope.Scope> =>
   Effect.map(agents(options), route)
@@ -221,6 +231,9 @@ export const makeRoute = (options: NodeHttpOptions = {}): Effect.Effect<HttpRout
 /**
  * An HTTP transport for a URL, as `HttpTransport.make` (the same options and failures), with its
  * POSTs on `node:http`; it ends with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: HttpTransport.HttpOptions & NodeHttpOptions
@@ -230,6 +243,26 @@ export const make = (
 /**
  * An HTTP `Transport` layer for a URL, as `HttpTransport.layer` (the same options and
  * failures), with its POSTs on `node:http`.
+ *
+ * @example
+ * ```ts
+ * import { McpClient } from "@effect-mcp/client"
+ * import { NodeHttpTransport } from "@effect-mcp/node"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ *
+ * // POSTs and event streams on `node:http` keep-alive agents; the `HttpClient` serves the rest
+ * // (the session's DELETE, OAuth's requests)
+ * const TransportLive = NodeHttpTransport.layer({
+ *   url: "http://127.0.0.1:3001/mcp",
+ *   agent: { maxSockets: 16 }
+ * }).pipe(Layer.provide(NodeHttpClient.layer))
+ *
+ * const ClientLive = McpClient.layer({ name: "local" }).pipe(Layer.provide(TransportLive))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layer = (
   options: HttpTransport.HttpOptions & NodeHttpOptions

@@ -9,6 +9,8 @@
  * (its values are those of the program's `effect`). Its errors are instances of the package's own
  * classes (`@effect-mcp/client`'s `McpError`, re-exported here): the classes recognise another
  * copy's instances by their tag.
+ *
+ * @since 0.1.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -23,17 +25,52 @@ import type * as Scope from "effect/Scope"
 import * as NodeHttpTransport from "./NodeHttpTransport.js"
 import * as NodeStdioTransport from "./NodeStdioTransport.js"
 
-/** The errors a call rejects with, for `instanceof` checks (or read their `_tag`). */
+/**
+ * The errors a call rejects with, for `instanceof` checks (or read their `_tag`).
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
 export * as McpError from "@effect-mcp/client/McpError"
-export type { PromiseCallOptions, PromiseClient } from "@effect-mcp/client/PromiseClient"
+export type {
+  /**
+   * Options of one call: the client's, with progress as a plain callback and an `AbortSignal`.
+   *
+   * @since 0.1.0
+   * @category options
+   */
+  PromiseCallOptions,
+  /**
+   * A connected client, for Promise programs.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  PromiseClient
+} from "@effect-mcp/client/PromiseClient"
 
-/** A server run as a child process and spoken to over its stdin and stdout. */
+/**
+ * A server run as a child process and spoken to over its stdin and stdout.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StdioServer = StdioOptions
 
-/** A server at a URL: Streamable HTTP (falling back to legacy HTTP+SSE with `transport: "auto"`). */
+/**
+ * A server at a URL: Streamable HTTP (falling back to legacy HTTP+SSE with `transport: "auto"`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type HttpServer = HttpTransport.HttpOptions & NodeHttpTransport.NodeHttpOptions
 
-/** Where the server is: a command (`{ command, args }`) or a URL (`{ url }`). */
+/**
+ * Where the server is: a command (`{ command, args }`) or a URL (`{ url }`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Server = StdioServer | HttpServer
 
 /** Node's fetch as the `HttpClient` (for what the HTTP transport does not send on `node:http`), made once. */
@@ -53,6 +90,36 @@ const transportOf = (server: Server): Effect.Effect<TransportService, TransportE
  * Connects to `server` and completes the handshake. Rejects with the client's error
  * (`TransportError`, `InitializeError`, …); `close` on the client ends the session and, for a
  * command, the process.
+ *
+ * @example
+ * ```ts
+ * import * as NodePromiseClient from "@effect-mcp/node/NodePromiseClient"
+ *
+ * export const echo = async (message: string) => {
+ *   const mcp = await NodePromiseClient.connect(
+ *     // or { url, headers }
+ *     { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+ *     { name: "everything", requestTimeout: "30 seconds" } // `McpClient.layer`'s options
+ *   )
+ *   try {
+ *     const result = await mcp.callTool(
+ *       "echo",
+ *       { message },
+ *       { signal: AbortSignal.timeout(10_000) }
+ *     )
+ *     return result.content
+ *   } catch (error) {
+ *     if (error instanceof NodePromiseClient.McpError.RpcError)
+ *       console.error(error.code, error.message)
+ *     throw error
+ *   } finally {
+ *     await mcp.close()
+ *   }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const connect = (
   server: Server,

@@ -8,6 +8,8 @@
  *
  * Use it through `NodeStdioTransport.layer` where `StdioTransport.layer` would be used: a
  * message costs less client CPU without the stream stages (the benchmark's notes say how much).
+ *
+ * @since 0.1.0
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { TransportError } from "@effect-mcp/client/McpError"
@@ -88,6 +90,9 @@ const linesOf = (framer: LineFramer, chunk: Buffer): ReadonlyArray<string> | und
 /**
  * Starts the server and returns its transport and process; both end with the scope. The era
  * probe runs on that process (a server that exits on it is started again, once).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: StdioOptions
@@ -269,7 +274,34 @@ const connect = (
     return [transport, info] as const
   })
 
-/** A stdio `Transport` (and its `StdioProcess`) for a server command, on Node's `child_process`. */
+/**
+ * A stdio `Transport` (and its `StdioProcess`) for a server command, on Node's `child_process`.
+ *
+ * @example
+ * ```ts
+ * import { McpClient } from "@effect-mcp/client"
+ * import { NodeStdioTransport } from "@effect-mcp/node"
+ * import { Effect, Layer } from "effect"
+ *
+ * // The drop-in for `StdioTransport.layer` on Node: no `CommandExecutor` needed
+ * const ClientLive = McpClient.layer({ name: "everything" }).pipe(
+ *   Layer.provide(
+ *     NodeStdioTransport.layer({
+ *       command: "npx",
+ *       args: ["-y", "@modelcontextprotocol/server-everything"]
+ *     })
+ *   )
+ * )
+ *
+ * const tools = Effect.gen(function* () {
+ *   const client = yield* McpClient.McpClient
+ *   return yield* client.tools
+ * }).pipe(Effect.provide(ClientLive))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: StdioOptions): Layer.Layer<Transport | StdioProcess, TransportError> =>
   Layer.scopedContext(
     Effect.map(make(options), ([transport, info]) =>

@@ -4,6 +4,8 @@
  * route). Provide {@link layer} where a Node program is assembled (the CLI does) instead of the
  * client's generic `Transports.layer`; hosts and everything else that connects through
  * `Transports` then start servers on Node's own child processes and HTTP client.
+ *
+ * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpTransport from "@effect-mcp/client/HttpTransport"
@@ -19,6 +21,9 @@ import * as NodeStdioTransport from "./NodeStdioTransport.js"
  * Node's transports, over the context's `HttpClient` (taken once, here: it serves `DELETE`, the
  * legacy HTTP+SSE transport and authorization) and one `node:http` route with keep-alive agents
  * shared by every HTTP server, destroyed with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make: Effect.Effect<TransportsService, never, HttpClient.HttpClient | Scope.Scope> = Effect.gen(
   function* () {
@@ -35,5 +40,10 @@ export const make: Effect.Effect<TransportsService, never, HttpClient.HttpClient
   }
 )
 
-/** The `Transports` of a Node program: `NodeStdioTransport`, and `HttpTransport` on `node:http`. */
+/**
+ * The `Transports` of a Node program: `NodeStdioTransport`, and `HttpTransport` on `node:http`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<Transports, never, HttpClient.HttpClient> = Layer.scoped(Transports, make)

@@ -2,6 +2,8 @@
  * The method table: for every MCP method, who sends it, the Schemas of its params and
  * result, the capability the other side must have declared, and the first revision
  * that has it.
+ *
+ * @since 0.1.0
  */
 import type * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
@@ -42,12 +44,20 @@ import {
 import { CallToolRequestParams, CallToolResult, ListToolsResult } from "./schema/Tools.js"
 import { CancelledNotificationParams, ProgressNotificationParams } from "./schema/Utilities.js"
 
-/** Who sends a message. */
+/**
+ * Who sends a message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Direction = "clientToServer" | "serverToClient" | "both"
 
 /**
  * A capability the receiving side must have declared: a path into its capabilities
  * object (`["resources", "subscribe"]`). A member that is present and not `false` counts.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Capability {
   readonly side: "client" | "server"
@@ -60,6 +70,9 @@ export interface Capability {
  * A request method. `params` and `result` are the 2025-11-25 definitions, which decode every
  * older revision (each is a subset); `stateless` holds the 2026-07-28 definitions where that
  * revision differs (a 2025-11-25 schema would refuse what it allows).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface RequestMethod<P extends Schema.Schema.Any, R extends Schema.Schema.Any> {
   readonly direction: Direction
@@ -72,7 +85,12 @@ export interface RequestMethod<P extends Schema.Schema.Any, R extends Schema.Sch
   readonly since: ProtocolVersion
 }
 
-/** A notification method. */
+/**
+ * A notification method.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface NotificationMethod<P extends Schema.Schema.Any> {
   readonly direction: Direction
   readonly params: P
@@ -88,7 +106,12 @@ const client = (path: ReadonlyArray<string>, since?: ProtocolVersion): Capabilit
 
 const TaskIdParams = CancelTaskRequest.fields.params
 
-/** Every request method of 2025-11-25. */
+/**
+ * Every request method of 2025-11-25.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const requests = {
   initialize: {
     direction: "clientToServer",
@@ -251,7 +274,12 @@ export const requests = {
   }
 } as const satisfies Record<string, RequestMethod<Schema.Schema.Any, Schema.Schema.Any>>
 
-/** The name of a request method. */
+/**
+ * The name of a request method.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RequestMethodName = keyof typeof requests
 
 /** The Type of a method's 2026-07-28 definition of `part`, or `never` when it has none. */
@@ -261,12 +289,22 @@ type StatelessType<E, Part extends "params" | "result"> = E extends {
   ? Schema.Schema.Type<S>
   : never
 
-/** The decoded params of a request method, in any revision. */
+/**
+ * The decoded params of a request method, in any revision.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type RequestParamsOf<M extends RequestMethodName> =
   | Schema.Schema.Type<(typeof requests)[M]["params"]>
   | StatelessType<(typeof requests)[M], "params">
 
-/** The decoded result of a request method, in any revision. */
+/**
+ * The decoded result of a request method, in any revision.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ResultOf<M extends RequestMethodName> =
   | Schema.Schema.Type<(typeof requests)[M]["result"]>
   | StatelessType<(typeof requests)[M], "result">
@@ -274,6 +312,9 @@ export type ResultOf<M extends RequestMethodName> =
 /**
  * `tasks/list` and `tasks/cancel` are gated by the receiver's `tasks.list` and
  * `tasks.cancel` capabilities on whichever side receives them.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const taskCapability = (method: "tasks/list" | "tasks/cancel", receiver: "client" | "server"): Capability => ({
   side: receiver,
@@ -281,7 +322,12 @@ export const taskCapability = (method: "tasks/list" | "tasks/cancel", receiver: 
   since: "2025-11-25"
 })
 
-/** Every notification method of 2025-11-25. */
+/**
+ * Every notification method of 2025-11-25.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const notifications = {
   "notifications/initialized": {
     direction: "clientToServer",
@@ -358,24 +404,47 @@ export const notifications = {
   }
 } as const satisfies Record<string, NotificationMethod<Schema.Schema.Any>>
 
-/** The name of a notification method. */
+/**
+ * The name of a notification method.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type NotificationMethodName = keyof typeof notifications
 
-/** The decoded params of a notification method. */
+/**
+ * The decoded params of a notification method.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type NotificationParamsOf<M extends NotificationMethodName> = Schema.Schema.Type<
   (typeof notifications)[M]["params"]
 >
 
-/** Is this a request method of the table? */
+/**
+ * Is this a request method of the table?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isRequestMethod = (method: string): method is RequestMethodName => Object.hasOwn(requests, method)
 
-/** Is this a notification method of the table? */
+/**
+ * Is this a notification method of the table?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isNotificationMethod = (method: string): method is NotificationMethodName =>
   Object.hasOwn(notifications, method)
 
 /**
  * Does a capabilities object declare a capability? A member counts when it is present
  * and not `false` (flags such as `subscribe: true`, objects such as `tools: {}`).
+ *
+ * @since 0.1.0
+ * @category guards
  */
 export const declares = (capabilities: unknown, capability: Capability, version: ProtocolVersion): boolean => {
   if (capability.since !== undefined && version < capability.since) return true
@@ -429,7 +498,41 @@ const notificationParamsEncoder = compiled((method: NotificationMethodName) => n
 // The casts below restate what the table guarantees: the value was decoded (or encoded) by
 // the very Schema the table holds for that method and revision.
 
-/** Decodes the result of a request method with the definition of the revision `version`. */
+/**
+ * Decodes the result of a request method with the definition of the revision `version`.
+ *
+ * @example
+ * ```ts
+ * import { Methods } from "@effect-mcp/protocol"
+ * import { Either } from "effect"
+ * import { deepStrictEqual } from "node:assert"
+ *
+ * // A `tools/list` result as a 2025-11-25 server sends it
+ * const raw = {
+ *   tools: [
+ *     {
+ *       name: "echo",
+ *       inputSchema: { type: "object", properties: { message: { type: "string" } } }
+ *     }
+ *   ]
+ * }
+ *
+ * const result = Either.getOrThrow(Methods.decodeResult("tools/list", raw, "2025-11-25"))
+ * deepStrictEqual(
+ *   result.tools.map((tool) => tool.name),
+ *   ["echo"]
+ * )
+ *
+ * // Something that is not a result of the method is a `ParseError`
+ * deepStrictEqual(
+ *   Either.isLeft(Methods.decodeResult("tools/list", { tools: "none" }, "2025-11-25")),
+ *   true
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const decodeResult = <M extends RequestMethodName>(
   method: M,
   input: unknown,
@@ -437,14 +540,24 @@ export const decodeResult = <M extends RequestMethodName>(
 ): Either.Either<ResultOf<M>, ParseResult.ParseError> =>
   resultDecoder(method, version)(input) as Either.Either<ResultOf<M>, ParseResult.ParseError>
 
-/** Encodes the result of a request method (what a client answers to a server request) for `version`. */
+/**
+ * Encodes the result of a request method (what a client answers to a server request) for `version`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const encodeResult = <M extends RequestMethodName>(
   method: M,
   value: ResultOf<M>,
   version: ProtocolVersion
 ): Either.Either<unknown, ParseResult.ParseError> => resultEncoder(method, version)(value)
 
-/** Decodes the params of a request method with the definition of the revision `version`. */
+/**
+ * Decodes the params of a request method with the definition of the revision `version`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const decodeRequestParams = <M extends RequestMethodName>(
   method: M,
   input: unknown,
@@ -452,14 +565,24 @@ export const decodeRequestParams = <M extends RequestMethodName>(
 ): Either.Either<RequestParamsOf<M>, ParseResult.ParseError> =>
   requestParamsDecoder(method, version)(input) as Either.Either<RequestParamsOf<M>, ParseResult.ParseError>
 
-/** Encodes the params of a request method for `version`. */
+/**
+ * Encodes the params of a request method for `version`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const encodeRequestParams = <M extends RequestMethodName>(
   method: M,
   value: RequestParamsOf<M>,
   version: ProtocolVersion
 ): Either.Either<unknown, ParseResult.ParseError> => requestParamsEncoder(method, version)(value)
 
-/** Decodes the params of a notification method with the definition of the revision `version`. */
+/**
+ * Decodes the params of a notification method with the definition of the revision `version`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const decodeNotificationParams = <M extends NotificationMethodName>(
   method: M,
   input: unknown,
@@ -467,14 +590,24 @@ export const decodeNotificationParams = <M extends NotificationMethodName>(
 ): Either.Either<NotificationParamsOf<M>, ParseResult.ParseError> =>
   notificationParamsDecoder(method, version)(input) as Either.Either<NotificationParamsOf<M>, ParseResult.ParseError>
 
-/** Encodes the params of a notification method for `version`. */
+/**
+ * Encodes the params of a notification method for `version`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const encodeNotificationParams = <M extends NotificationMethodName>(
   method: M,
   value: NotificationParamsOf<M>,
   version: ProtocolVersion
 ): Either.Either<unknown, ParseResult.ParseError> => notificationParamsEncoder(method, version)(value)
 
-/** The capability the receiver of a request method must have declared, if any. */
+/**
+ * The capability the receiver of a request method must have declared, if any.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const requestCapability = (method: RequestMethodName): Capability | undefined => {
   const entry: RequestMethod<Schema.Schema.Any, Schema.Schema.Any> = requests[method]
   return entry.capability

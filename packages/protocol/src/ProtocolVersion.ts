@@ -1,51 +1,118 @@
 /**
  * Protocol revisions: which ones this client speaks, their order, and the client's side
  * of version negotiation.
+ *
+ * @since 0.1.0
  */
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 
-/** The revisions this client speaks, newest first. */
+/**
+ * The revisions this client speaks, newest first.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const SUPPORTED = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
 
-/** The newest revision. */
+/**
+ * The newest revision.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const LATEST = SUPPORTED[0]
 
-/** The stateful revisions (an `initialize` handshake opens a session), newest first. */
+/**
+ * The stateful revisions (an `initialize` handshake opens a session), newest first.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const STATEFUL = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
 
-/** The newest stateful revision; the client offers it in `initialize`. */
+/**
+ * The newest stateful revision; the client offers it in `initialize`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const LATEST_STATEFUL = STATEFUL[0]
 
-/** The stateless revisions (no handshake: every request carries the version and capabilities). */
+/**
+ * The stateless revisions (no handshake: every request carries the version and capabilities).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const STATELESS = ["2026-07-28"] as const
 
-/** A supported revision. */
+/**
+ * A supported revision.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ProtocolVersion = Schema.Literal(...SUPPORTED).annotations({ identifier: "ProtocolVersion" })
 
-/** The type of {@link ProtocolVersion}. */
+/**
+ * The type of {@link ProtocolVersion}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ProtocolVersion = typeof ProtocolVersion.Type
 
-/** Is this revision string one the client speaks? */
+/**
+ * Is this revision string one the client speaks?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isSupported = (version: string): version is ProtocolVersion =>
   (SUPPORTED as ReadonlyArray<string>).includes(version)
 
-/** A stateful revision. */
+/**
+ * A stateful revision.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StatefulVersion = (typeof STATEFUL)[number]
 
-/** A stateless revision. */
+/**
+ * A stateless revision.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StatelessVersion = (typeof STATELESS)[number]
 
-/** Is this a stateful revision this client speaks? */
+/**
+ * Is this a stateful revision this client speaks?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isStateful = (version: string): version is StatefulVersion =>
   (STATEFUL as ReadonlyArray<string>).includes(version)
 
-/** Is this revision stateless (2026-07-28 and later)? */
+/**
+ * Is this revision stateless (2026-07-28 and later)?
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isStateless = (version: string): version is StatelessVersion =>
   (STATELESS as ReadonlyArray<string>).includes(version)
 
-/** Is `version` the same as or newer than `minimum`? (Revisions are ISO dates, so they order as strings.) */
+/**
+ * Is `version` the same as or newer than `minimum`? (Revisions are ISO dates, so they order as strings.)
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isAtLeast = (version: ProtocolVersion, minimum: ProtocolVersion): boolean => version >= minimum
 
 /**
@@ -53,6 +120,9 @@ export const isAtLeast = (version: ProtocolVersion, minimum: ProtocolVersion): b
  * client insisted on a revision the server does not speak, and `received` is what the server
  * offers instead (empty when it did not say); or it listed in `server/discover` only revisions
  * this client does not speak (`serverSupports`: then both sides' lists are said).
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class UnsupportedProtocolVersion extends Data.TaggedError("UnsupportedProtocolVersion")<{
   readonly requested: ProtocolVersion
@@ -79,6 +149,9 @@ export class UnsupportedProtocolVersion extends Data.TaggedError("UnsupportedPro
  * The handshake's negotiation rule: the client requests a stateful revision; the server answers
  * with that revision or another one it supports; the client proceeds only if it speaks the
  * answer as a stateful revision (a stateless one has no handshake to answer).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const negotiate = (
   requested: ProtocolVersion,

@@ -22,16 +22,28 @@
  *   `completion/complete` without `context` and without the reference's `title`; no `_meta` on roots or content blocks, no
  *   `lastModified` in annotations.
  * - before 2025-03-26: no audio content; progress notifications without `message`.
+ *
+ * @since 0.1.0
  */
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import type { ProtocolVersion } from "./ProtocolVersion.js"
 import { isJsonObject } from "./schema/Json.js"
 
-/** A JSON object as it is on the wire. */
+/**
+ * A JSON object as it is on the wire.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type WireObject = { readonly [key: string]: unknown }
 
-/** A message that the negotiated revision cannot carry. */
+/**
+ * A message that the negotiated revision cannot carry.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UnrepresentableMessage extends Data.TaggedError("UnrepresentableMessage")<{
   readonly version: ProtocolVersion
   readonly method: string
@@ -79,6 +91,9 @@ const implementation = (version: ProtocolVersion, info: WireObject): WireObject 
  * The client's capabilities as a revision can say them. 2026-07-28 has no `tasks` capability (tasks
  * are an extension there) and no `roots.listChanged` (no roots notification); before 2025-11-25, see
  * the list above.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const clientCapabilities = (version: ProtocolVersion, capabilities: WireObject): WireObject => {
   if (version === "2026-07-28") {
@@ -150,7 +165,12 @@ const elicitResult = (version: ProtocolVersion, method: string, result: WireObje
   return Either.right(result)
 }
 
-/** Takes the params of an outgoing request down to the negotiated revision. */
+/**
+ * Takes the params of an outgoing request down to the negotiated revision.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const requestParams = (
   version: ProtocolVersion,
   method: string,
@@ -179,7 +199,12 @@ export const requestParams = (
   }
 }
 
-/** Takes the params of an outgoing notification down to the negotiated revision. */
+/**
+ * Takes the params of an outgoing notification down to the negotiated revision.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const notificationParams = (
   version: ProtocolVersion,
   method: string,
@@ -199,7 +224,12 @@ export const notificationParams = (
   }
 }
 
-/** Takes the result the client sends for a server request down to the negotiated revision. */
+/**
+ * Takes the result the client sends for a server request down to the negotiated revision.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const result = (version: ProtocolVersion, method: string, value: WireObject): Encoded<WireObject> => {
   if (before(version, "2025-11-25") && (isTaskMethod(method) || Object.hasOwn(value, "task"))) {
     return fail(version, method, [], "task results need 2025-11-25")

@@ -8,40 +8,75 @@
  *
  * These are the wire shapes; the method table of the core protocol does not list them (they
  * exist only on servers that declare the extension in `capabilities.extensions`).
+ *
+ * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 import { optional } from "./internal/fields.js"
 import { PaginatedRequestParams, RequestParams } from "./schema/Base.js"
 import { JsonNumber, JsonObject, Meta, NonNegativeInteger, Uri } from "./schema/Json.js"
 
-/** The extension's identifier, the key under `capabilities.extensions`. */
+/**
+ * The extension's identifier, the key under `capabilities.extensions`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const EXTENSION = "io.modelcontextprotocol/skills"
 
-/** The list method. */
+/**
+ * The list method.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const LIST = "skills/list"
 
-/** The method that returns one skill's entry. */
+/**
+ * The method that returns one skill's entry.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const GET = "skills/get"
 
-/** The extension's settings a server declares: whether it implements `resources/directory/read`. */
+/**
+ * The extension's settings a server declares: whether it implements `resources/directory/read`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ServerSettings = Schema.Struct({
   directoryRead: optional(Schema.Boolean)
 }).annotations({ identifier: "SkillsServerSettings" })
 
-/** The type of {@link ServerSettings}. */
+/**
+ * The type of {@link ServerSettings}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ServerSettings = typeof ServerSettings.Type
 
 /**
  * A file's digest: `sha256:` and 64 lowercase hex characters, the SHA-256 of the file's raw
  * bytes. Decoding does not enforce the format (a listing with one odd digest still lists); a
  * host refuses the file when it cannot check it.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const Digest = Schema.String.annotations({
   identifier: "SkillDigest",
   arbitrary: () => (fc) => fc.stringMatching(/^[0-9a-f]{64}$/).map((hex) => `sha256:${hex}`)
 })
 
-/** One file of a skill: its URI, its digest and its size in bytes. */
+/**
+ * One file of a skill: its URI, its digest and its size in bytes.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SkillResource = Schema.Struct({
   uri: Uri,
   digest: Digest,
@@ -49,13 +84,21 @@ export const SkillResource = Schema.Struct({
   size: optional(NonNegativeInteger)
 }).annotations({ identifier: "SkillResource" })
 
-/** The type of {@link SkillResource}. */
+/**
+ * The type of {@link SkillResource}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SkillResource = typeof SkillResource.Type
 
 /**
  * A skill: the URI of its `SKILL.md`, the file's frontmatter rendered as JSON (verbatim, every
  * field the author wrote; `name` and `description` at least), and every file of the skill with
  * its digest. `resources` is absent only for skills generated on demand, which cannot be verified.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const SkillEntry = Schema.Struct({
   uri: Uri,
@@ -64,13 +107,28 @@ export const SkillEntry = Schema.Struct({
   _meta: optional(Meta)
 }).annotations({ identifier: "SkillEntry" })
 
-/** The type of {@link SkillEntry}. */
+/**
+ * The type of {@link SkillEntry}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type SkillEntry = typeof SkillEntry.Type
 
-/** Params of `skills/list`: an optional cursor. */
+/**
+ * Params of `skills/list`: an optional cursor.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListSkillsRequestParams = PaginatedRequestParams
 
-/** The answer to `skills/list`: one page of skills (a skill's files are never split across pages). */
+/**
+ * The answer to `skills/list`: one page of skills (a skill's files are never split across pages).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ListSkillsResult = Schema.Struct({
   _meta: optional(Meta),
   skills: Schema.Array(SkillEntry),
@@ -80,19 +138,39 @@ export const ListSkillsResult = Schema.Struct({
   cacheScope: optional(Schema.String)
 }).annotations({ identifier: "ListSkillsResult" })
 
-/** The type of {@link ListSkillsResult}. */
+/**
+ * The type of {@link ListSkillsResult}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ListSkillsResult = typeof ListSkillsResult.Type
 
-/** Params of `skills/get`: the URI of a skill's `SKILL.md`. */
+/**
+ * Params of `skills/get`: the URI of a skill's `SKILL.md`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetSkillRequestParams = Schema.Struct({
   ...RequestParams.fields,
   uri: Uri
 }).annotations({ identifier: "GetSkillRequestParams" })
 
-/** The type of {@link GetSkillRequestParams}. */
+/**
+ * The type of {@link GetSkillRequestParams}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetSkillRequestParams = typeof GetSkillRequestParams.Type
 
-/** The answer to `skills/get`: the skill's entry, as `skills/list` would carry it. */
+/**
+ * The answer to `skills/get`: the skill's entry, as `skills/list` would carry it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const GetSkillResult = Schema.Struct({
   _meta: optional(Meta),
   skill: SkillEntry,
@@ -100,5 +178,10 @@ export const GetSkillResult = Schema.Struct({
   cacheScope: optional(Schema.String)
 }).annotations({ identifier: "GetSkillResult" })
 
-/** The type of {@link GetSkillResult}. */
+/**
+ * The type of {@link GetSkillResult}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GetSkillResult = typeof GetSkillResult.Type

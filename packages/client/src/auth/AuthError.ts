@@ -3,11 +3,18 @@
  * they never carry tokens, codes, verifiers or client secrets. Both errors are
  * `Schema.TaggedError`s: they cross package boundaries (host status, the CLI's `--json`) and
  * encode to plain JSON.
+ *
+ * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 import { recognizeAcrossCopies } from "../internal/recognized.js"
 
-/** The steps of the OAuth flow, as a Schema. */
+/**
+ * The steps of the OAuth flow, as a Schema.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AuthStep = Schema.Literal(
   "discovery",
   "registration",
@@ -18,10 +25,20 @@ export const AuthStep = Schema.Literal(
   "storage"
 )
 
-/** The step of the OAuth flow that failed. */
+/**
+ * The step of the OAuth flow that failed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AuthStep = typeof AuthStep.Type
 
-/** What the MCP server said when it refused a request: its status and its `WWW-Authenticate` Bearer parameters. */
+/**
+ * What the MCP server said when it refused a request: its status and its `WWW-Authenticate` Bearer parameters.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ServerRefusal = Schema.Struct({
   status: Schema.Number,
   error: Schema.optional(Schema.String),
@@ -29,7 +46,12 @@ export const ServerRefusal = Schema.Struct({
   scope: Schema.optional(Schema.String)
 })
 
-/** The type of {@link ServerRefusal}. */
+/**
+ * The type of {@link ServerRefusal}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ServerRefusal = typeof ServerRefusal.Type
 
 const describeRefusal = (refusal: ServerRefusal): string => {
@@ -45,6 +67,9 @@ const describeRefusal = (refusal: ServerRefusal): string => {
  * Authorization with the server's authorization server failed. When a refusal by the MCP
  * server (401 or 403) started it, the message says first what the server said, then which
  * step failed and why.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class AuthorizationError extends Schema.TaggedError<AuthorizationError>()("AuthorizationError", {
   /** The MCP server's name. */
@@ -76,6 +101,9 @@ export class AuthorizationError extends Schema.TaggedError<AuthorizationError>()
  * A host could not produce an assertion for a machine grant (a workload identity JWT, an
  * enterprise ID token): the flow fails with an `AuthorizationError` at the `token` step
  * carrying it as its cause.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class AssertionError extends Schema.TaggedError<AssertionError>()("AssertionError", {
   /** Why the assertion could not be obtained (never the assertion itself). */

@@ -4,6 +4,8 @@
  * parameters of the redirect back (`code`, `state`, `iss`, or `error`). A terminal shows the
  * URL and listens on a loopback port (the CLI's implementation); tests and the conformance
  * client follow the authorization server's redirect programmatically ({@link followRedirect}).
+ *
+ * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -13,7 +15,12 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { AuthorizationError } from "./AuthError.js"
 
-/** One authorization in progress. */
+/**
+ * One authorization in progress.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface AuthorizationSession {
   /** Where the authorization server sends the user back. */
   readonly redirectUri: string
@@ -21,7 +28,12 @@ export interface AuthorizationSession {
   readonly complete: (url: string) => Effect.Effect<URLSearchParams, AuthorizationError>
 }
 
-/** Starts authorization sessions (one per flow; the scope ends it, closing any listener). */
+/**
+ * Starts authorization sessions (one per flow; the scope ends it, closing any listener).
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class Authorizer extends Context.Tag("@effect-mcp/client/Authorizer")<
   Authorizer,
   {
@@ -29,13 +41,21 @@ export class Authorizer extends Context.Tag("@effect-mcp/client/Authorizer")<
   }
 >() {}
 
-/** The redirect URI used when following redirects programmatically (never listened on). */
+/**
+ * The redirect URI used when following redirects programmatically (never listened on).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const PROGRAMMATIC_REDIRECT = "http://127.0.0.1:33418/callback"
 
 /**
  * Requests the authorization URL without following redirects and reads the parameters from
  * the `Location` of the redirect: for tests and for the conformance suite, whose
  * authorization servers approve at once.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const followRedirect = (
   redirectUri = PROGRAMMATIC_REDIRECT
@@ -72,7 +92,12 @@ export const followRedirect = (
     )
   )
 
-/** An authorizer that refuses: for clients that must never start an interactive flow. */
+/**
+ * An authorizer that refuses: for clients that must never start an interactive flow.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const refuse: Layer.Layer<Authorizer> = Layer.succeed(
   Authorizer,
   Authorizer.of({

@@ -21,6 +21,8 @@
  *
  * Tokens are stored per issuer and resource in the `TokenStore` service (memory by default),
  * and sent only to the server's origin. The interactive step is the `Authorizer` service.
+ *
+ * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Duration from "effect/Duration"
@@ -36,8 +38,63 @@ import type { OAuthOptions } from "./OAuthOptions.js"
 import type { OAuthSession } from "./OAuthSession.js"
 import { makeMemory, TokenStore } from "./TokenStore.js"
 
-export type { Assertion, ClientCredentials, MachineCredentials, OAuthOptions } from "./OAuthOptions.js"
-export type { Credentials, OAuthSession, Refusal } from "./OAuthSession.js"
+export type {
+  /**
+   * A token or assertion the host obtains (a workload identity JWT, an enterprise ID token), fresh
+   * for each use; an effect that cannot obtain it fails with an `AssertionError`.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Assertion,
+  /**
+   * A client registered with the authorization server beforehand (from configuration).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ClientCredentials,
+  /**
+   * A client acting on its own behalf, without a user: the client credentials grant (`Secret`,
+   * `PrivateKeyJwt`), workload identity federation (`JwtBearer`) or enterprise-managed authorization
+   * (`IdJag`).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  MachineCredentials,
+  /**
+   * How the client authorizes. Everything is optional: the defaults make a public client that
+   * registers itself.
+   *
+   * @since 0.1.0
+   * @category options
+   */
+  OAuthOptions
+} from "./OAuthOptions.js"
+export type {
+  /**
+   * The headers that authorize one request, and the access token they carry.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Credentials,
+  /**
+   * What the authorized HTTP client asks of the flow.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  OAuthSession,
+  /**
+   * What the server said when it refused a request.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Refusal
+} from "./OAuthSession.js"
 
 const DEFAULT_LIMITS = { maxBytes: 256 * 1024, timeout: Duration.seconds(15) }
 
@@ -46,6 +103,9 @@ const DEFAULT_LIMITS = { maxBytes: 256 * 1024, timeout: Duration.seconds(15) }
  * client registered, the DPoP nonces) lives as long as the session, in one `SynchronizedRef`.
  * Uses the context's `TokenStore` (else one in memory) and `Authorizer` (else none: a server
  * that needs a user fails with an `AuthorizationError`).
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   server: string,

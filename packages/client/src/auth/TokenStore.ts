@@ -6,6 +6,8 @@
  * Entries are JSON strings under `client/<issuer>` and `tokens/<issuer>/<resource>` (each part
  * URI-encoded), with `tokens` listing the saved keys, latest last. A store that fails is
  * logged (never with its values): tokens then last as long as the session that got them.
+ *
+ * @since 0.1.0
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
@@ -18,7 +20,12 @@ import * as Schema from "effect/Schema"
 import * as KeyValueFile from "./internal/keyValueFile.js"
 import { resourceCovers } from "./Metadata.js"
 
-/** A client registered with (or configured for) an authorization server. */
+/**
+ * A client registered with (or configured for) an authorization server.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const StoredClient = Schema.Struct({
   client_id: Schema.String,
   client_secret: Schema.optional(Schema.String),
@@ -26,10 +33,20 @@ export const StoredClient = Schema.Struct({
   redirect_uris: Schema.optional(Schema.Array(Schema.String))
 })
 
-/** The type of {@link StoredClient}. */
+/**
+ * The type of {@link StoredClient}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StoredClient = typeof StoredClient.Type
 
-/** Tokens for one resource from one issuer. */
+/**
+ * Tokens for one resource from one issuer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const StoredTokens = Schema.Struct({
   access_token: Schema.String,
   token_type: Schema.String,
@@ -41,16 +58,31 @@ export const StoredTokens = Schema.Struct({
   client_id: Schema.String
 })
 
-/** The type of {@link StoredTokens}. */
+/**
+ * The type of {@link StoredTokens}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StoredTokens = typeof StoredTokens.Type
 
-/** Which tokens: an issuer and a resource. */
+/**
+ * Which tokens: an issuer and a resource.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TokenKey {
   readonly issuer: string
   readonly resource: string
 }
 
-/** The store's operations. */
+/**
+ * The store's operations.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface TokenStoreService {
   readonly client: (issuer: string) => Effect.Effect<Option.Option<StoredClient>>
   readonly saveClient: (issuer: string, client: StoredClient) => Effect.Effect<void>
@@ -66,7 +98,12 @@ export interface TokenStoreService {
   readonly removeTokens: (key: TokenKey) => Effect.Effect<void>
 }
 
-/** The token and registration store. */
+/**
+ * The token and registration store.
+ *
+ * @since 0.1.0
+ * @category services
+ */
 export class TokenStore extends Context.Tag("@effect-mcp/client/TokenStore")<TokenStore, TokenStoreService>() {}
 
 /** The saved token keys, latest last. */
@@ -90,7 +127,12 @@ const orLogged =
       Effect.as(Effect.logWarning(`OAuth token store: could not ${what}: ${describe(error)}`), fallback)
     )
 
-/** The token store over the context's `KeyValueStore`. */
+/**
+ * The token store over the context's `KeyValueStore`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make: Effect.Effect<TokenStoreService, never, KeyValueStore.KeyValueStore> = Effect.gen(function* () {
   const store = yield* KeyValueStore.KeyValueStore
   const clients = store.forSchema(StoredClient)
@@ -145,13 +187,28 @@ export const make: Effect.Effect<TokenStoreService, never, KeyValueStore.KeyValu
   }
 })
 
-/** The token store over the context's `KeyValueStore`: plug in any store as a `KeyValueStore` layer. */
+/**
+ * The token store over the context's `KeyValueStore`: plug in any store as a `KeyValueStore` layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<TokenStore, never, KeyValueStore.KeyValueStore> = Layer.effect(TokenStore, make)
 
-/** A store in memory, for one process. */
+/**
+ * A store in memory, for one process.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeMemory: Effect.Effect<TokenStoreService> = Effect.provide(make, KeyValueStore.layerMemory)
 
-/** {@link makeMemory} as a layer. */
+/**
+ * {@link makeMemory} as a layer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerMemory: Layer.Layer<TokenStore> = Layer.provide(layer, KeyValueStore.layerMemory)
 
 /** The format of token files written before version 2: one document with every client and every token. */
@@ -163,7 +220,12 @@ const LegacyContents = Schema.parseJson(
   })
 )
 
-/** The entries of a token file in the format before version 2 (which the next save replaces). */
+/**
+ * The entries of a token file in the format before version 2 (which the next save replaces).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const migrateLegacyFile = (text: string): Option.Option<Record<string, string>> =>
   Option.map(Schema.decodeUnknownOption(LegacyContents)(text), (legacy) => {
     const json = <A, I>(schema: Schema.Schema<A, I>, value: A) => JSON.stringify(Schema.encodeSync(schema)(value))
@@ -183,16 +245,29 @@ export const migrateLegacyFile = (text: string): Option.Option<Record<string, st
 /**
  * A `KeyValueStore` in one JSON file, written atomically with mode 0600 (its directory 0700);
  * token files of the format before version 2 are read and migrated.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerKeyValueStoreFile = (
   path: string
 ): Layer.Layer<KeyValueStore.KeyValueStore, never, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(KeyValueStore.KeyValueStore, KeyValueFile.make(path, { migrate: migrateLegacyFile }))
 
-/** A store in a JSON file (see {@link layerKeyValueStoreFile}). */
+/**
+ * A store in a JSON file (see {@link layerKeyValueStoreFile}).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const makeFile = (path: string): Effect.Effect<TokenStoreService, never, FileSystem.FileSystem | Path.Path> =>
   Effect.provide(make, layerKeyValueStoreFile(path))
 
-/** {@link makeFile} as a layer: the CLI's store. */
+/**
+ * {@link makeFile} as a layer: the CLI's store.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layerFile = (path: string): Layer.Layer<TokenStore, never, FileSystem.FileSystem | Path.Path> =>
   Layer.provide(layer, layerKeyValueStoreFile(path))
