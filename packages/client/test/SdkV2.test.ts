@@ -423,7 +423,7 @@ describe("a legacy server that exits on any request before initialize", () => {
   const layer = (options: McpClient.McpClientOptions) =>
     McpClient.layer(options).pipe(Layer.provide(stdioLayer([exitsBeforeInitialize], "exits-before-initialize")))
 
-  it.live("auto still connects (the server exited on the probe and was started again), speaks 2025-11-25, calls a tool", () =>
+  it.live("auto still connects (the server exits on the probe, is started again), speaks 2025-11-25", () =>
     noFibersLeft(
       Effect.scoped(
         Effect.gen(function* () {
