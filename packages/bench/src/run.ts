@@ -17,7 +17,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type CliTool, cliTools, cliWorkloads, measureCli } from "./cli.js"
+import { type CliTool, cliTools, cliWorkloads, installRivals, measureCli } from "./cli.js"
 import type { Target } from "./clients/Client.js"
 import type { Figures, WorkloadSpec } from "./workloads.js"
 
@@ -78,7 +78,8 @@ const lowerIsBetter = new Set([
   "sessionsMs",
   "heapKBPerSession",
   "wallMs",
-  "outputMs"
+  "outputMs",
+  "cpuMs"
 ])
 
 /** Starts the benchmark server over Streamable HTTP on a free loopback port. */
@@ -148,6 +149,7 @@ export const run = async (settings: Settings) => {
       settings.only === undefined || settings.only.includes(workload.name) || settings.only.includes(workload.transport)
   )
   const cli = cliWorkloads.filter((workload) => settings.only === undefined || settings.only.includes(workload.name))
+  if (cli.length > 0) installRivals()
   const http = workloads.some((workload) => workload.transport === "http") ? await startHttpServer() : undefined
   const stdio: Target = { kind: "stdio", command: process.execPath, args: [serverScript, "stdio"] }
   const results: Results = new Map()
@@ -216,27 +218,30 @@ export const run = async (settings: Settings) => {
     }
   }
   const cliLines = [
-    `| workload | metric | Inspector CLI | effect-mcp | effect-mcp / Inspector CLI |`,
-    `| --- | --- | ---: | ---: | ---: |`
+    `| workload | metric | Inspector CLI | mcporter | effect-mcp | effect-mcp / Inspector CLI | effect-mcp / mcporter |`,
+    `| --- | --- | ---: | ---: | ---: | ---: | ---: |`
   ]
   const cliRows: Array<Record<string, unknown>> = []
   for (const [label, perTool] of cliResults) {
     for (const metric of perTool.get("effect-mcp")?.keys() ?? []) {
       const values = (tool: CliTool) => perTool.get(tool)?.get(metric) ?? []
+      /** The median over rounds of effect-mcp's value over the rival's in the same round. */
+      const ratioTo = (rival: CliTool) =>
+        median(values("effect-mcp").map((value, round) => value / (values(rival)[round] ?? Number.NaN)))
       const row = {
         workload: label,
         metric,
         better: lowerIsBetter.has(metric) ? "lower" : "higher",
         inspector: median(values("inspector")),
+        mcporter: median(values("mcporter")),
         effect: median(values("effect-mcp")),
-        ratioToInspector: median(
-          values("effect-mcp").map((value, round) => value / (values("inspector")[round] ?? Number.NaN))
-        ),
-        rounds: { inspector: values("inspector"), effect: values("effect-mcp") }
+        ratioToInspector: ratioTo("inspector"),
+        ratioToMcporter: ratioTo("mcporter"),
+        rounds: { inspector: values("inspector"), mcporter: values("mcporter"), effect: values("effect-mcp") }
       }
       cliRows.push(row)
       cliLines.push(
-        `| ${label} | ${metric} ${lowerIsBetter.has(metric) ? "↓" : "↑"} | ${format(row.inspector)} | ${format(row.effect)} | ${row.ratioToInspector.toFixed(2)}× |`
+        `| ${label} | ${metric} ${lowerIsBetter.has(metric) ? "↓" : "↑"} | ${format(row.inspector)} | ${format(row.mcporter)} | ${format(row.effect)} | ${row.ratioToInspector.toFixed(2)}× | ${row.ratioToMcporter.toFixed(2)}× |`
       )
     }
   }

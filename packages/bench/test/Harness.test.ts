@@ -52,31 +52,38 @@ describe("benchmark harness", () => {
       expect(Object.keys(row.rounds)).toStrictEqual(["raw", "sdk", "sdkV2", "effect", "effects"])
   })
 
-  it("a smoke run of the cli workload times effect-mcp against the Inspector CLI: help, version, tools list", () => {
+  it("a smoke run of the cli workload times effect-mcp against the Inspector CLI and mcporter: help, version, tools list, a call", () => {
     const result = spawnSync(process.execPath, [harness, "--smoke", "--only", "cli"], {
       encoding: "utf8",
-      timeout: 120_000
+      timeout: 300_000
     })
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout).toMatch(
-      /^\| workload \| metric \| Inspector CLI \| effect-mcp \| effect-mcp \/ Inspector CLI \|$/m
+      /^\| workload \| metric \| Inspector CLI \| mcporter \| effect-mcp \| effect-mcp \/ Inspector CLI \| effect-mcp \/ mcporter \|$/m
     )
     const rows = result.stdout.split("\n").filter((line) => line.startsWith("| cli"))
     expect(
       rows.map((row) => `${row.split("|")[1]?.trim()} / ${row.split("|")[2]?.trim().split(" ")[0]}`)
     ).toStrictEqual([
       "cli --help / wallMs",
+      "cli --help / cpuMs",
       "cli --help / rssMB",
       "cli --version / wallMs",
+      "cli --version / cpuMs",
       "cli --version / rssMB",
       "cli tools list (stdio, reference server) / wallMs",
       "cli tools list (stdio, reference server) / outputMs",
-      "cli tools list (stdio, reference server) / rssMB"
+      "cli tools list (stdio, reference server) / cpuMs",
+      "cli tools list (stdio, reference server) / rssMB",
+      "cli tools call echo (stdio, reference server) / wallMs",
+      "cli tools call echo (stdio, reference server) / outputMs",
+      "cli tools call echo (stdio, reference server) / cpuMs",
+      "cli tools call echo (stdio, reference server) / rssMB"
     ])
     for (const row of rows) {
       const cells = row
         .split("|")
-        .slice(3, 6)
+        .slice(3, 8)
         .map((cell) => cell.trim().replace(/[,×]/g, ""))
       for (const cell of cells) expect(Number.isFinite(Number(cell)), row).toBe(true)
     }
@@ -87,7 +94,7 @@ describe("benchmark harness", () => {
     }
     expect(json.rows).toStrictEqual([])
     expect(json.cli).toHaveLength(rows.length)
-    for (const row of json.cli) expect(Object.keys(row.rounds)).toStrictEqual(["inspector", "effect"])
+    for (const row of json.cli) expect(Object.keys(row.rounds)).toStrictEqual(["inspector", "mcporter", "effect"])
   })
 
   it("a smoke run of the host benchmark connects stdio servers and HTTP sessions through McpHost", () => {
