@@ -132,12 +132,15 @@ export {
   environment as stdioEnvironment
 } from "./internal/transport/stdio.js"
 
-/**
- * A stdio transport whose era probe runs on its own live process, from an effect that starts one
- * process in the scope it is given: the probe's answer is kept from the session's reader, and a
- * server that exits on the probe is started again, once (the probe's outcome is then `Ended`).
- *
- * @since 0.1.0
- * @category constructors
- */
-export { probedInPlace } from "./internal/transport/stdioProbe.js"
+export {
+  /**
+   * A stdio transport whose era probe runs on its own live process, from an effect that starts
+   * one process in the scope it is given: the probe's answer is kept from the session's reader,
+   * and a server that exits on the probe is started again, once (the probe's outcome is then
+   * `Ended`).
+   *
+   * @since 0.1.0
+   * @category constructors
+   */
+  probedInPlace
+} from "./internal/transport/stdioProbe.js"
