@@ -228,10 +228,17 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
     } satisfies Chosen
   })
 
+/**
+ * How long a stdio server has to exit once its stdin is closed, before SIGTERM: a user waits for
+ * the prompt, so shorter than a host's (a server whose task keeps it alive held it for 2 s).
+ */
+const STDIO_EXIT_WAIT = "500 millis"
+
 /** The chosen server's transport, by the host's one mapping, over the program's `Transports` (Node's). */
 const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings | undefined) =>
   ServerTransport.layer(chosen.name, chosen.target, {
     inheritEnv: inheritEnv ? "all" : "safe",
+    shutdown: { afterStdin: STDIO_EXIT_WAIT },
     ...(auth === undefined ? {} : { auth: auth.options })
   }).pipe(Layer.provide(auth === undefined ? Layer.empty : auth.services))
 

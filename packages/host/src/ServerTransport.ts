@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { type McpError, type OAuth, type Transport, Transports } from "@effect-mcp/client"
+import { type McpError, type OAuth, type StdioTransport, type Transport, Transports } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { oauthOptions, type Target } from "./config/ServerEntry.js"
@@ -25,6 +25,11 @@ export interface TransportOptions {
   readonly inheritEnv?: "safe" | "all"
   /** OAuth options that override the entry's own (command-line client credentials, say). */
   readonly auth?: OAuth.OAuthOptions
+  /**
+   * How long a stdio server is given to exit once its stdin is closed, then after SIGTERM.
+   * Default: the transport's (2 seconds each).
+   */
+  readonly shutdown?: StdioTransport.StdioOptions["shutdown"]
 }
 
 /**
@@ -48,7 +53,8 @@ export const layer = (
             env: target.env,
             name,
             inheritEnv: options.inheritEnv ?? "safe",
-            ...(target.cwd === undefined ? {} : { cwd: target.cwd })
+            ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+            ...(options.shutdown === undefined ? {} : { shutdown: options.shutdown })
           })
         : transports.http({
             url: target.url,
