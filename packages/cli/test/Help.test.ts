@@ -28,7 +28,7 @@ describe.concurrent("help", () => {
       /^Usage: effect-mcp tools call <tool> <key=value \| key:=json>\.\.\. \[options\] \[server\]$/m
     )
     expect(help.stdout).toMatch(/^ {2}--task +Run the tool as a task/m)
-    expect(help.stdout).toMatch(/^Example:\n {2}effect-mcp tools call get-sum a=2 b:=3/m)
+    expect(help.stdout).toMatch(/^Examples?:\n {2}effect-mcp tools call get-sum a=2 b:=3/m)
     expect(help.stdout).not.toMatch(/--inherit-env|--sampling-command|A user-defined piece of text/)
     expect(help.stdout).toMatch(/more: effect-mcp help connect/)
     const same = await run(["help", "tools", "call"])

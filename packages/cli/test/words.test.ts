@@ -36,29 +36,30 @@ describe("parseArguments", () => {
     choice: { enum: ["1", "2"] },
     list: { type: "array" }
   }
+  const schema = { type: "object", properties }
 
   it("reads key=value by the property's type in the input schema", () => {
     expect(
       parseArguments(
         ["text=123", "count=3", "ratio=0.5", "flag=true", "either=7", "choice=1", "list=[1]", "free=4"],
-        properties
+        schema
       )
     ).toStrictEqual(
       Either.right({ text: "123", count: 3, ratio: 0.5, flag: true, either: 7, choice: "1", list: [1], free: 4 })
     )
-    expect(parseArguments(["either=seven", "text=null", "text:=null"], properties)).toStrictEqual(
+    expect(parseArguments(["either=seven", "text=null", "text:=null"], schema)).toStrictEqual(
       Either.right({ either: "seven", text: null })
     )
-    expect(parseArguments(["count=three"], properties)).toStrictEqual(
+    expect(parseArguments(["count=three"], schema)).toStrictEqual(
       Either.left('count=three: "count" takes an integer (write count:=<json> to give any JSON value)')
     )
-    expect(parseArguments(["flag=yes"], properties)).toStrictEqual(
+    expect(parseArguments(["flag=yes"], schema)).toStrictEqual(
       Either.left('flag=yes: "flag" takes a boolean (write flag:=<json> to give any JSON value)')
     )
   })
 
   it.prop("a string property keeps any text as typed", [FastCheck.string()], ([text]) => {
-    expect(parseArguments([`text=${text}`], properties)).toStrictEqual(Either.right({ text }))
+    expect(parseArguments([`text=${text}`], schema)).toStrictEqual(Either.right({ text }))
   })
 
   it("reads key=value as JSON when it parses, else as a string; key:=json always as JSON", () => {
@@ -67,9 +68,30 @@ describe("parseArguments", () => {
     )
   })
 
-  it("rejects words without = and key:= without JSON", () => {
-    expect(Either.isLeft(parseArguments(["oops"]))).toBe(true)
+  it("rejects a positional value with no schema to place it, and key:= without JSON", () => {
+    expect(parseArguments(["oops"])).toStrictEqual(
+      Either.left(
+        '"oops" is neither key=value nor key:=json, and the input schema has no property left for a positional value'
+      )
+    )
     expect(Either.isLeft(parseArguments(["n:=not json"]))).toBe(true)
+  })
+
+  it("positional values fill the properties not named, required first, each read by its type", () => {
+    const sum = {
+      type: "object",
+      properties: { note: { type: "string" }, a: { type: "number" }, b: { type: "number" } },
+      required: ["a", "b"]
+    }
+    expect(parseArguments(["2", "3"], sum)).toStrictEqual(Either.right({ a: 2, b: 3 }))
+    expect(parseArguments(["2", "3", "12"], sum)).toStrictEqual(Either.right({ a: 2, b: 3, note: "12" }))
+    expect(parseArguments(["a=5", "3"], sum)).toStrictEqual(Either.right({ a: 5, b: 3 }))
+    expect(parseArguments(["two"], sum)).toStrictEqual(
+      Either.left('a=two: "a" takes a number (write a:=<json> to give any JSON value)')
+    )
+    expect(parseArguments(["1", "2", "3", "4"], sum)).toStrictEqual(
+      Either.left("4 positional values for 3 properties (a, b, note)")
+    )
   })
 
   it.prop(

@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import { ToolReportedError, UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { isInteractive, withClient } from "../Connect.js"
+import { functionCall, withFileValues } from "../internal/callSyntax.js"
 import { closest } from "../internal/closest.js"
 import { parseArguments } from "../internal/words.js"
 import { bold, Output, red, styled, wrap } from "../Output.js"
@@ -93,7 +94,8 @@ export const findTool = (client: McpClient.McpClientService, name: string) =>
 
 /**
  * The arguments of a call from `--args` and the words after the tool's name; `key=value` words are
- * read by the types of `tool`'s input schema.
+ * read by the types of `tool`'s input schema, positional values fill its properties in order, and
+ * `key=@path` reads a value from a file.
  */
 export const callArguments = (json: Option.Option<string>, words: ReadonlyArray<string>, tool?: McpClient.Tool) =>
   Effect.gen(function* () {
@@ -109,7 +111,8 @@ export const callArguments = (json: Option.Option<string>, words: ReadonlyArray<
                 : Effect.fail(new UsageError({ reason: "--args must be a JSON object" }))
           }
         )
-    const pairs = yield* Either.match(parseArguments(words, tool?.inputSchema.properties), {
+    const read = yield* withFileValues(words)
+    const pairs = yield* Either.match(parseArguments(read, tool?.inputSchema), {
       onLeft: (reason) => Effect.fail(new UsageError({ reason })),
       onRight: Effect.succeed
     })
@@ -181,7 +184,7 @@ export const argumentOptions = {
   args: Options.text("args").pipe(Options.withDescription("The arguments as one JSON object"), Options.optional),
   pairs: Args.text({ name: "key=value | key:=json" }).pipe(
     Args.withDescription(
-      "Arguments: key=value (read as the input schema's type: a string stays as typed, a number is read as one) or key:=json (always JSON)"
+      "Arguments: key=value (read as the input schema's type: a string stays as typed, a number is read as one), key:=json (always JSON), key=@file (the file's text; @@ for a literal @), or bare values for the properties in the schema's order (required first)"
     ),
     Args.repeated
   )
@@ -199,20 +202,29 @@ export const call = Command.make(
     out: outOption,
     ...argumentOptions
   },
-  ({ server, run, args, name, pairs, task, out }) =>
+  ({ server, run, args, name: written, pairs, task, out }) =>
     runCommand(
       run,
-      withClient(server, run, (client) =>
-        Effect.gen(function* () {
-          const input = yield* callArguments(args, pairs, yield* findTool(client, name))
-          return yield* callAndPrint(client, name, input, task, out)
-        })
+      Effect.flatMap(
+        Either.match(functionCall(written) ?? Either.right({ name: written, words: [] }), {
+          onLeft: (reason) => Effect.fail(new UsageError({ reason })),
+          onRight: Effect.succeed
+        }),
+        ({ name, words }) =>
+          withClient(server, run, (client) =>
+            Effect.gen(function* () {
+              const input = yield* callArguments(args, [...words, ...pairs], yield* findTool(client, name))
+              return yield* callAndPrint(client, name, input, task, out)
+            })
+          )
       )
     )
 ).pipe(
   Command.withDescription(
     "Call a tool; its arguments are checked against the tool's input schema first. Exits 1 when the tool reports an error.\n" +
-      'Example: effect-mcp tools call get-sum a=2 b:=3 --stdio "npx -y @modelcontextprotocol/server-everything"'
+      "The tool may be written as a function call: name(key: value, …).\n" +
+      'Example: effect-mcp tools call get-sum a=2 b:=3 --stdio "npx -y @modelcontextprotocol/server-everything"\n' +
+      "Example: effect-mcp tools call 'get-sum(a: 2, b: 3)' -- npx -y @modelcontextprotocol/server-everything"
   )
 )
 

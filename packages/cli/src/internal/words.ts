@@ -118,22 +118,36 @@ const readValue = (key: string, raw: string, schema: PropertySchema | undefined)
   )
 }
 
+/** The property names positional values fill, in order: the required ones, then the others as declared. */
+const positionalOrder = (schema: unknown): ReadonlyArray<string> => {
+  if (!isObject(schema)) return []
+  const declared = isObject(schema.properties) ? Object.keys(schema.properties) : []
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((name): name is string => typeof name === "string" && declared.includes(name))
+    : []
+  return [...required, ...declared.filter((name) => !required.includes(name))]
+}
+
 /**
- * Arguments from `key=value` and `key:=json` words. `key=value` is read by the property's type
- * in the tool's input schema (`properties`): a string property keeps the text as it is (`123`
- * stays `"123"`), other types read it as JSON; with no schema, JSON when it parses, else a
- * string. `key:=json` is always JSON.
+ * Arguments from `key=value` and `key:=json` words, and positional values. `key=value` is read by
+ * the property's type in the tool's input schema (`properties`): a string property keeps the text
+ * as it is (`123` stays `"123"`), other types read it as JSON; with no schema, JSON when it
+ * parses, else a string. `key:=json` is always JSON. A word with neither is a positional value:
+ * the values fill the properties not given by name, the required ones first, then the others in
+ * the order the schema declares them, each read as `key=value` would be.
  */
 export const parseArguments = (
   words: ReadonlyArray<string>,
-  /** The input schema's `properties`, as the server sent them (any JSON: only object members are read). */
-  properties: unknown = {}
+  /** The tool's input schema, as the server sent it (any JSON: only object members are read). */
+  schema: unknown = {}
 ): Either.Either<{ readonly [key: string]: unknown }, string> => {
+  const properties = isObject(schema) ? schema.properties : undefined
   const result: Record<string, unknown> = {}
+  const positional: Array<string> = []
   for (const word of words) {
     const typed = word.indexOf(":=")
     const plain = word.indexOf("=")
-    if (typed > 0 && typed < plain) {
+    if (typed > 0 && (plain === -1 || typed < plain)) {
       const key = word.slice(0, typed)
       const value = parseJson(word.slice(typed + 2))
       if (Either.isLeft(value)) return Either.left(`${key}:= needs JSON: ${value.left}`)
@@ -144,8 +158,24 @@ export const parseArguments = (
       if (Either.isLeft(value)) return Either.left(value.left)
       result[key] = value.right
     } else {
-      return Either.left(`expected key=value or key:=json, got "${word.slice(0, 40)}"`)
+      positional.push(word)
     }
+  }
+  if (positional.length === 0) return Either.right(result)
+  const open = positionalOrder(schema).filter((name) => !Object.hasOwn(result, name))
+  if (open.length === 0)
+    return Either.left(
+      `"${positional[0]?.slice(0, 40)}" is neither key=value nor key:=json, and the input schema has no property left for a positional value`
+    )
+  if (positional.length > open.length)
+    return Either.left(
+      `${positional.length} positional values for ${open.length} ${open.length === 1 ? "property" : "properties"} (${open.join(", ")})`
+    )
+  for (const [index, raw] of positional.entries()) {
+    const key = open[index] ?? ""
+    const value = readValue(key, raw, propertyOf(properties, key))
+    if (Either.isLeft(value)) return Either.left(value.left)
+    result[key] = value.right
   }
   return Either.right(result)
 }

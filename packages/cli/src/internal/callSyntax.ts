@@ -1,0 +1,88 @@
+/**
+ * The easier ways to write a call's arguments: a call written as a function call
+ * (`get-sum(a: 2, b: 3)`), and values read from files (`key=@path`, `key:=@path`).
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { UsageError } from "../CliError.js"
+
+/** Splits `text` at the commas that are outside quotes and brackets. */
+const topLevelParts = (text: string): Either.Either<ReadonlyArray<string>, string> => {
+  const parts: Array<string> = []
+  let depth = 0
+  let quote: string | undefined
+  let start = 0
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]
+    if (quote !== undefined) {
+      if (char === "\\") index++
+      else if (char === quote) quote = undefined
+    } else if (char === '"' || char === "'") quote = char
+    else if (char === "[" || char === "{") depth++
+    else if (char === "]" || char === "}") depth--
+    else if (char === "," && depth === 0) {
+      parts.push(text.slice(start, index))
+      start = index + 1
+    }
+  }
+  if (quote !== undefined) return Either.left(`a ${quote} is left open`)
+  if (depth !== 0) return Either.left("a bracket is left open")
+  parts.push(text.slice(start))
+  return Either.right(parts.map((part) => part.trim()))
+}
+
+/** One `key: value` of a function call as a word: quoted text stays a string, brackets are JSON, a bare value is read by type. */
+const wordOf = (part: string): Either.Either<string, string> => {
+  const colon = part.indexOf(":")
+  const key = colon === -1 ? "" : part.slice(0, colon).trim()
+  if (!/^[\w.-]+$/.test(key)) return Either.left(`"${part.slice(0, 40)}" is not key: value`)
+  const value = part.slice(colon + 1).trim()
+  if (value.startsWith("'") && value.endsWith("'") && value.length >= 2) {
+    const inner = value.slice(1, -1).replace(/\\(.)/g, "$1")
+    return Either.right(`${key}:=${JSON.stringify(inner)}`)
+  }
+  return Either.right(/^["[{]/.test(value) ? `${key}:=${value}` : `${key}=${value}`)
+}
+
+/**
+ * A call written as a function call, `name(key: value, …)`: the tool's name and its arguments as
+ * `key=value` / `key:=json` words. `undefined` when `text` is not written that way (a plain name).
+ */
+export const functionCall = (
+  text: string
+): Either.Either<{ readonly name: string; readonly words: ReadonlyArray<string> }, string> | undefined => {
+  const match = /^([^\s()]+)\(([\s\S]*)\)$/.exec(text.trim())
+  if (match === null) return undefined
+  const [, name = "", inside = ""] = match
+  if (inside.trim() === "") return Either.right({ name, words: [] })
+  return Either.flatMap(topLevelParts(inside), (parts) =>
+    Either.map(Either.all(parts.map(wordOf)), (words) => ({ name, words }))
+  ).pipe(Either.mapLeft((reason) => `${text.slice(0, 60)}: ${reason} (write name(key: value, …))`))
+}
+
+/**
+ * `key=@path` and `key:=@path` with the file's text in place of `@path` (read as `key=value` or as
+ * JSON); `@@` stands for a literal `@`. A file that cannot be read is the user's mistake.
+ */
+export const withFileValues = (
+  words: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>, UsageError, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) =>
+    Effect.forEach(words, (word) => {
+      const match = /^([^=:]+)(:?=)@([\s\S]*)$/.exec(word)
+      if (match === null) return Effect.succeed(word)
+      const [, key = "", assign = "", path = ""] = match
+      if (path.startsWith("@")) return Effect.succeed(`${key}${assign}${path}`)
+      return fs.readFileString(path).pipe(
+        Effect.map((text) => `${key}${assign}${text}`),
+        Effect.mapError((error) => {
+          const why =
+            error._tag === "SystemError"
+              ? error.reason.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()
+              : error.message
+          return new UsageError({ reason: `${key}${assign}@${path}: cannot read the file (${why})` })
+        })
+      )
+    })
+  )
