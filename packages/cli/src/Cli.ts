@@ -10,6 +10,7 @@ import { conformance } from "./commands/conformance.js"
 import { host } from "./commands/host.js"
 import { complete, logs, servers } from "./commands/misc.js"
 import { prompts } from "./commands/prompts.js"
+import { replay } from "./commands/replay.js"
 import { resources } from "./commands/resources.js"
 import { info, inspect, ping } from "./commands/server.js"
 import { shell } from "./commands/shell.js"
@@ -43,6 +44,7 @@ export const root = Command.make("effect-mcp").pipe(
     servers,
     host,
     chat,
+    replay,
     conformance
   ])
 )

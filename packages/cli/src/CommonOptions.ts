@@ -98,6 +98,12 @@ export const run: Options.Options<RunOptions> = Options.all({
   ),
   open: Options.boolean("open").pipe(
     Options.withDescription("OAuth: open the authorization page in a browser (it is printed either way)")
+  ),
+  record: Options.file("record").pipe(
+    Options.withDescription(
+      "Write the session's JSON-RPC traffic to this file (secrets masked), to replay it with effect-mcp replay"
+    ),
+    Options.optional
   )
 })
 
@@ -146,6 +152,8 @@ export interface RunOptions {
   readonly clientId: Option.Option<string>
   readonly clientSecret: Option.Option<Redacted.Redacted>
   readonly open: boolean
+  /** `--record FILE`: where the session's traffic is written. */
+  readonly record: Option.Option<string>
 }
 
 /**

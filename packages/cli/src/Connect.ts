@@ -12,7 +12,7 @@ import { delimiter, sep } from "node:path"
 import * as Prompt from "@effect/cli/Prompt"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpClient, type Retry, type Transports } from "@effect-mcp/client"
+import { McpClient, type Retry, Transport, type Transports } from "@effect-mcp/client"
 import { ConfigLoader, type Expand, type ServerEntry, ServerTransport } from "@effect-mcp/host"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -29,6 +29,7 @@ import * as Authorization from "./Authorization.js"
 import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./CliError.js"
 import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
 import * as Handlers from "./Handlers.js"
+import * as Recording from "./internal/recording.js"
 import { version } from "./internal/version.js"
 import { which } from "./internal/which.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "./internal/words.js"
@@ -242,6 +243,24 @@ const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings 
     ...(auth === undefined ? {} : { auth: auth.options })
   }).pipe(Layer.provide(auth === undefined ? Layer.empty : auth.services))
 
+/** The transport, its traffic written to the file `--record` names when there is one. */
+const recordedLayer = <E, R>(
+  record: Option.Option<string>,
+  chosen: Chosen,
+  transport: Layer.Layer<Transport.Transport, E, R>
+) =>
+  Option.match(record, {
+    onNone: () => transport,
+    onSome: (path) =>
+      Layer.provideMerge(
+        Layer.scoped(
+          Transport.Transport,
+          Effect.flatMap(Transport.Transport, (inner) => Recording.recorded(inner, path, chosen.name))
+        ),
+        transport
+      )
+  })
+
 /**
  * Runs `connecting` (the server's start and the handshake) under a live line on a terminal,
  * `starting <command>…` for a process and `connecting to <url>…` over HTTP, from the first
@@ -335,7 +354,10 @@ export const withClient = <A, E, R>(
           onSome: (times) => ({ retry: retrySettings(times) })
         }
       )
-    }).pipe(Layer.provide(transportLayer(chosen, server.inheritEnv, auth)), Layer.provide(handlers))
+    }).pipe(
+      Layer.provide(recordedLayer(run.record, chosen, transportLayer(chosen, server.inheritEnv, auth))),
+      Layer.provide(handlers)
+    )
     const output = yield* Output
     const names = yield* ServerNames
     return yield* Effect.gen(function* () {

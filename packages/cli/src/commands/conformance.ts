@@ -211,7 +211,8 @@ export const conformance = Command.make(
       roots: [],
       clientId: Option.none(),
       clientSecret: Option.none(),
-      open: false
+      open: false,
+      record: Option.none()
     }
     const server: ServerOptions = {
       stdio: Option.none(),

@@ -1,0 +1,65 @@
+/**
+ * `effect-mcp replay FILE`: a recorded server (`--record FILE`) played back over stdio, so a bug
+ * met with a real server can be reproduced without it: `effect-mcp tools call … -- effect-mcp
+ * replay session.ndjson`. What it answers is `internal/replay.ts`'s.
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import { JsonRpc } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
+import { UsageError } from "../CliError.js"
+import { parse } from "../internal/recording.js"
+import { player } from "../internal/replay.js"
+
+const write = (message: JsonRpc.JSONRPCMessage) =>
+  Effect.sync(() => void process.stdout.write(`${JSON.stringify(message)}\n`))
+
+/** Serves the recording on stdin and stdout until stdin ends. */
+const serve = (file: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs
+      .readFileString(file)
+      .pipe(Effect.mapError((error) => new UsageError({ reason: `cannot read ${file}: ${error.message}` })))
+    const recording = yield* Either.mapLeft(parse(text), (reason) => new UsageError({ reason: `${file}: ${reason}` }))
+    const play = player(recording.lines)
+    yield* NodeStream.fromReadable<Error, Uint8Array>(
+      () => process.stdin,
+      (cause) => new UsageError({ reason: `reading stdin failed: ${String(cause)}` })
+    ).pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.filter((line) => line.trim() !== ""),
+      Stream.runForEach((line) =>
+        Either.match(
+          Either.flatMap(
+            Either.try(() => JSON.parse(line) as unknown),
+            (value) => JsonRpc.decodePayload(value)
+          ),
+          {
+            // Not a message: nothing the recording can answer (a real server would log it).
+            onLeft: () => Effect.void,
+            onRight: (messages) => Effect.forEach(messages.flatMap(play), write, { discard: true })
+          }
+        )
+      )
+    )
+  })
+
+/** `effect-mcp replay FILE`. */
+export const replay = Command.make(
+  "replay",
+  {
+    file: Args.file({ name: "recording", exists: "yes" }).pipe(Args.withDescription("A recording made with --record"))
+  },
+  ({ file }) => serve(file)
+).pipe(
+  Command.withDescription(
+    "Play a recorded server back over stdio (a recording made with --record FILE), to reproduce a session without the server.\n" +
+      "Example: effect-mcp tools call echo message=hi -- effect-mcp replay session.ndjson"
+  )
+)
