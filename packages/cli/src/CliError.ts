@@ -47,13 +47,25 @@ export class CommandNotFound extends Data.TaggedError("CommandNotFound")<{
   }
 }
 
-/** The tool ran and reported `isError: true`; its content has been printed. */
+/**
+ * The tool ran and reported `isError: true`. `detail` is the text of its content (this error is
+ * where it is printed); its other content has been printed as a result.
+ */
 export class ToolReportedError extends Data.TaggedError("ToolReportedError")<{
   readonly server: string
   readonly tool: string
+  readonly detail: string
 }> {
   override get message() {
-    return `tool ${this.tool} reported an error`
+    const head = `tool ${this.tool} reported an error`
+    if (this.detail === "") return head
+    // Words of more than one line go below, indented.
+    return this.detail.includes("\n")
+      ? `${head}:\n${this.detail
+          .split("\n")
+          .map((line) => `  ${line}`)
+          .join("\n")}`
+      : `${head}: ${this.detail}`
   }
 }
 

@@ -181,16 +181,16 @@ export const sampling = (settings: HandlerSettings) =>
   Layer.effect(
     Capabilities.Sampling,
     Effect.gen(function* () {
-      const output = yield* Output
       const names = yield* ServerNames
       const context = yield* Effect.context<CommandExecutor.CommandExecutor>()
       const refuse = (reason: string) => new McpError.JsonRpcFailure({ code: -1, errorMessage: reason })
       return {
         createMessage: (params, request) => {
+          // The refusal is the server's to report (a tool passes it on as its error); --verbose logs it here.
           if (settings.samplingCommand === undefined)
             return names.display(request.server).pipe(
               Effect.flatMap((server) =>
-                output.note(`${server} asked for a model completion; declined (no --sampling-command)`)
+                Effect.logDebug(`${server} asked for a model completion; declined (no --sampling-command)`)
               ),
               Effect.zipRight(
                 Effect.fail(refuse("effect-mcp declined the sampling request: no --sampling-command is configured"))

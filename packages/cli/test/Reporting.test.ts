@@ -27,4 +27,14 @@ describe.concurrent("a failure is reported once", () => {
     expect(refused.code, refused.stderr).toBe(1)
     expect(refused.stderr).not.toMatch(/Fiber terminated|unhandled error|chunk-|\bat file:/)
   })
+
+  it("a tool's error: once, on stderr, with the tool's words (sampling refused without --sampling-command)", async () => {
+    const result = await run(["tools", "call", "trigger-sampling-request", "prompt=hi", ...everythingStdio])
+    expect(result.code, result.stderr).toBe(1)
+    const output = `${result.stdout}${result.stderr}`
+    expect(mentions(output, /sampling/)).toStrictEqual([
+      "error: tool trigger-sampling-request reported an error: MCP error -1: effect-mcp declined the sampling request: no --sampling-command is configured"
+    ])
+    expect(result.stdout).toBe("")
+  })
 })
