@@ -62,6 +62,8 @@ export const complete = Command.make(
               ...(context.length === 0 ? {} : { context: { arguments: known } })
             })
             if (output.json) return yield* output.printJson({ completion })
+            // On stderr, so that stdout stays one candidate a line.
+            if (completion.values.length === 0) return yield* output.note(dim(output.color, "no completions"))
             for (const candidate of completion.values) yield* output.line(candidate)
             if (completion.hasMore === true || (completion.total ?? 0) > completion.values.length)
               yield* output.note(dim(output.color, `(${completion.total ?? "more"} in all)`))
