@@ -30,11 +30,12 @@ describe("binary content", () => {
     const dir = mkdtempSync(join(tmpdir(), "effect-mcp-out-"))
     const image = await run(["tools", "call", "get-tiny-image", "--out", dir, ...everythingStdio])
     expect(image.code, image.stderr).toBe(0)
-    expect(image.stdout).toContain(`[image image/png, 4033 bytes]\n  saved to ${join(dir, "get-tiny-image-2.png")}`)
-    expect(readFileSync(join(dir, "get-tiny-image-2.png")).subarray(0, 4)).toStrictEqual(PNG)
+    // The only image is named after the tool (the text blocks around it do not count).
+    expect(image.stdout).toContain(`[image image/png, 4033 bytes]\n  saved to ${join(dir, "get-tiny-image.png")}`)
+    expect(readFileSync(join(dir, "get-tiny-image.png")).subarray(0, 4)).toStrictEqual(PNG)
     // A second run does not overwrite the first file.
     const again = await run(["tools", "call", "get-tiny-image", "--out", dir, ...everythingStdio])
-    expect(again.stdout).toContain(`saved to ${join(dir, "get-tiny-image-2-2.png")}`)
+    expect(again.stdout).toContain(`saved to ${join(dir, "get-tiny-image-2.png")}`)
     const blob = await run([
       "tools",
       "call",
