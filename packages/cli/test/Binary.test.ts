@@ -53,6 +53,24 @@ describe("binary content", () => {
     expect(read.stdout).toContain(`saved to ${join(dir, "3.txt")}`)
   })
 
+  it("a text/* blob is printed as its text", async () => {
+    const read = await run(["resources", "read", "demo://resource/dynamic/blob/1", ...everythingStdio])
+    expect(read.code, read.stderr).toBe(0)
+    expect(read.stdout).toMatch(/^Resource 1: This is a base64 blob created at .*\n$/)
+    const embedded = await run([
+      "tools",
+      "call",
+      "get-resource-reference",
+      "resourceType=Blob",
+      "resourceId:=2",
+      ...everythingStdio
+    ])
+    expect(embedded.code, embedded.stderr).toBe(0)
+    expect(embedded.stdout).toMatch(
+      /^\[resource demo:\/\/resource\/dynamic\/blob\/2\]\nResource 2: This is a base64 blob/m
+    )
+  })
+
   it("draws an image inline only on a terminal that shows images", async () => {
     const iterm = await runOnTerminal(["tools", "call", "get-tiny-image", ...everythingStdio], {
       env: { TERM_PROGRAM: "iTerm.app" }
