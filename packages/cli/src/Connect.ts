@@ -27,6 +27,7 @@ import * as Authorization from "./Authorization.js"
 import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./CliError.js"
 import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
 import * as Handlers from "./Handlers.js"
+import { labelOf } from "./internal/serverLabel.js"
 import { version } from "./internal/version.js"
 import { which } from "./internal/which.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "./internal/words.js"
@@ -98,32 +99,6 @@ export const expandContext = (interactive: boolean): Expand.ExpandContext => {
   }
 }
 
-const launchers = new Set([
-  "node",
-  "python",
-  "python3",
-  "npx",
-  "uvx",
-  "uv",
-  "bunx",
-  "bun",
-  "deno",
-  "pnpm",
-  "yarn",
-  "docker",
-  "sh",
-  "bash"
-])
-const basename = (path: string) => path.split(/[\\/]/).at(-1) ?? path
-
-/** A readable name for an inline stdio server: the program, or what a launcher runs. */
-export const nameOf = (command: string, args: ReadonlyArray<string>): string => {
-  const program = basename(command).replace(/\.(exe|cmd)$/i, "")
-  if (!launchers.has(program)) return program
-  const target = args.find((arg) => !arg.startsWith("-") && arg !== "run" && arg !== "dlx" && arg !== "exec")
-  return target === undefined ? program : basename(target).replace(/\.(m?js|ts|py)$/, "")
-}
-
 /** Which server the options name. */
 export const choose = (options: ServerOptions, interactive: boolean) =>
   Effect.gen(function* () {
@@ -148,7 +123,11 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
       const [command, ...args] = words
       if (command === undefined) return yield* new UsageError({ reason: "--stdio needs a command" })
       return {
-        name: nameOf(command, args),
+        name: yield* labelOf(
+          command,
+          args,
+          Option.getOrElse(options.cwd, () => process.cwd())
+        ),
         inline: true,
         target: {
           _tag: "Stdio",

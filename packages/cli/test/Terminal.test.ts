@@ -4,6 +4,9 @@
  * readably, an inline server is called by the name it reports, and signals end a run with
  * their exit code (Ctrl-C saying what it cancelled) and without leaving the server behind.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { isAlive } from "../../client/test/support/processes.js"
@@ -119,6 +122,24 @@ describe.concurrent("an inline server's name", () => {
     expect(unknown.stderr).toMatch(/^error: hostile-corp has no tool named "nope"/m)
     const ping = await run(["ping", ...hostile])
     expect(ping.stdout).toMatch(/^pong from hostile-corp in /)
+  })
+})
+
+describe.concurrent("a script's label before the handshake", () => {
+  it("is its package's name, not the file's (index)", async () => {
+    // The reference server started as `node …/dist/index.js`.
+    const verbose = await run(["tools", "list", "--verbose", ...everythingStdio])
+    expect(verbose.code, verbose.stderr).toBe(0)
+    expect(verbose.stderr).not.toMatch(/\bindex\b/)
+    expect(verbose.stderr).toMatch(/mcp\.server=@modelcontextprotocol\/server-everything/)
+    // A server that dies before it could say its name is called by its package's.
+    const project = mkdtempSync(join(tmpdir(), "effect-mcp-label-"))
+    mkdirSync(join(project, "dist"))
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "acme-weather", version: "1.0.0" }))
+    writeFileSync(join(project, "dist", "index.js"), 'console.error("no API key"); process.exit(1)\n')
+    const died = await run(["tools", "list", "--", process.execPath, join(project, "dist", "index.js")])
+    expect(died.code).toBe(3)
+    expect(died.stderr).toMatch(/^error: acme-weather: the server process exited with code 1$/m)
   })
 })
 
