@@ -126,7 +126,8 @@ describe("effect-mcp shell, Ctrl-C", () => {
     await shell.type("tools call slow\r")
     at = await shell.waitFor(/calling slow {2}\d+ /, at)
     await shell.type("\x03")
-    at = await shell.waitFor("cancelled: tools call slow", at)
+    // ^C, then the line on its own.
+    at = await shell.waitFor("\x1b[2K^C\r\ncancelled: tools call slow", at)
     await eventually(() => readFileSync(received, "utf8").includes("notifications/cancelled"), "the cancellation")
     await shell.type("tools list\r")
     at = await shell.waitFor("ask-defaults", at)

@@ -207,8 +207,19 @@ describe("signals during a long call", () => {
     const { code, screen } = await started.finished
     expect(code, screen).toBe(130)
     expect(screen.match(/cancelled: /g)).toHaveLength(1)
-    // The spinner cleared, then the one line, last.
-    expect(screen.endsWith("\x1b[2Kcancelled: tools call trigger-long-running-operation\r\n")).toBe(true)
+    // The spinner cleared, then ^C and the one line on its own, last.
+    expect(screen.endsWith("\x1b[2K^C\r\ncancelled: tools call trigger-long-running-operation\r\n"), screen).toBe(true)
     await eventually(() => servers.every((server) => !isAlive(server)), "the server process to end", 10_000)
+  })
+
+  it("Ctrl-C with no line drawn (logs streaming): ^C, then the line on its own", async () => {
+    const started = startOnTerminal(["logs", ...everythingStdio])
+    await started.waitFor("Ctrl-C to stop")
+    await started.type("\x03")
+    const { code, screen } = await started.finished
+    expect(code, screen).toBe(130)
+    // What the terminal shows: the line with ^C ends, and the message starts a line of its own.
+    const shown = screen.split("\r\n").map((line) => line.split("\r").at(-1)?.replaceAll("\x1b[2K", ""))
+    expect(shown.slice(-3)).toStrictEqual(["^C", "cancelled: logs", ""])
   })
 })
