@@ -166,8 +166,8 @@ describe("effect-mcp host shell", () => {
       input: "status\ntools call one__get-sum a:=1 b:=2\ntools call gone__echo message=x\ntools call one__get-sun\n"
     })
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/^one +stdio ready/m)
-    expect(result.stdout).toMatch(/^gone +stdio failed:/m)
+    expect(result.stdout).toMatch(/^one +stdio +ready/m)
+    expect(result.stdout).toMatch(/^gone +stdio +failed:/m)
     expect(result.stdout).toMatch(/The sum of 1 and 2 is 3\./)
     expect(result.stderr).toMatch(/"gone__echo" cannot be called: gone is not ready \(failed:/)
     expect(result.stderr).toMatch(/no ready server offers "one__get-sun" \(did you mean one__get-sum/)

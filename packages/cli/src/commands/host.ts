@@ -22,6 +22,7 @@ import { dim, Output, table } from "../Output.js"
 import * as HostShell from "../shell/HostShell.js"
 import * as ShellSession from "../shell/Repl.js"
 import { outOption } from "./binary.js"
+import { statusRows } from "./hostStatus.js"
 import { whyNot } from "./hostTools.js"
 import { runCommand } from "./shared.js"
 import { argumentOptions, callAndPrint, callArguments } from "./tools.js"
@@ -107,14 +108,7 @@ export const status = Command.make("status", { config, run: CommonOptions.run },
               detail: ServerStatus.describe(server.status)
             }))
           })
-        const rows = (output.json ? [] : servers).map(
-          (server) =>
-            [
-              server.name,
-              `${ServerEntry.transportOf(server.config.target).padEnd(5)} ${ServerStatus.describe(server.status)}`
-            ] as const
-        )
-        for (const line of table(rows, output.width, "")) yield* output.line(line)
+        for (const line of table(output.json ? [] : statusRows(servers), output.width, "")) yield* output.line(line)
         const failed = servers.filter((server) => server.status._tag === "Failed").map((server) => server.name)
         if (failed.length > 0) return yield* new ServersFailed({ failed, total: servers.length })
       })

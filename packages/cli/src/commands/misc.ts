@@ -15,6 +15,7 @@ import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { withClient } from "../Connect.js"
 import { sanitize } from "../internal/controls.js"
+import { padEnd, width as widthOf } from "../internal/textWidth.js"
 import { parseStringArguments } from "../internal/words.js"
 import { dim, Output, styled } from "../Output.js"
 import { display } from "../ServerNames.js"
@@ -165,8 +166,8 @@ export const servers = Command.make(
           describeTarget(entry.target),
           `${entry.file} (${entry.format})`
         ])
-        const widths = [0, 1, 2].map((column) => Math.max(0, ...rows.map((row) => row[column]?.length ?? 0)))
-        const pad = (text: string | undefined, column: number) => (text ?? "").padEnd(widths[column] ?? 0)
+        const widths = [0, 1, 2].map((column) => Math.max(0, ...rows.map((row) => widthOf(row[column] ?? ""))))
+        const pad = (text: string | undefined, column: number) => padEnd(text ?? "", widths[column] ?? 0)
         for (const row of rows)
           yield* output.line(
             styled`${pad(row[0], 0)}  ${pad(row[1], 1)}  ${pad(row[2], 2)}  ${dim(output.color, row[3] ?? "")}`

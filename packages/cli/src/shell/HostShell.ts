@@ -5,11 +5,12 @@
  */
 import type * as Prompt from "@effect/cli/Prompt"
 import type { McpHost } from "@effect-mcp/host"
-import { ServerEntry, ServerStatus } from "@effect-mcp/host"
+import { ServerStatus } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
+import { statusRows } from "../commands/hostStatus.js"
 import { whyNot } from "../commands/hostTools.js"
 import { printPrompt } from "../commands/prompts.js"
 import { printRead } from "../commands/resources.js"
@@ -90,16 +91,7 @@ export const target = (
             for (const line of table(HELP, output.width)) yield* output.line(line)
             return
           case "status": {
-            const servers = yield* host.servers
-            for (const line of table(
-              servers.map((server) => [
-                server.name,
-                `${ServerEntry.transportOf(server.config.target).padEnd(5)} ${ServerStatus.describe(server.status)}`
-              ]),
-              output.width,
-              ""
-            ))
-              yield* output.line(line)
+            for (const line of table(statusRows(yield* host.servers), output.width, "")) yield* output.line(line)
             return
           }
           case "tools": {
