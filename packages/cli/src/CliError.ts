@@ -69,13 +69,18 @@ export class ToolReportedError extends Data.TaggedError("ToolReportedError")<{
   }
 }
 
-/** `host status`: some configured servers could not be connected (their reasons are in the table). */
+/**
+ * `host status`, `host tools`: some configured servers could not be connected. Each one's reason
+ * is in the message unless `listed` says the command has shown it already (host status's table).
+ */
 export class ServersFailed extends Data.TaggedError("ServersFailed")<{
-  readonly failed: ReadonlyArray<string>
+  readonly failed: ReadonlyArray<{ readonly server: string; readonly reason: string }>
   readonly total: number
+  readonly listed: boolean
 }> {
   override get message() {
-    return `${this.failed.length} of ${this.total} servers failed: ${this.failed.join(", ")}`
+    const head = `${this.failed.length} of ${this.total} servers failed: ${this.failed.map((entry) => entry.server).join(", ")}`
+    return this.listed ? head : [head, ...this.failed.map((entry) => `  ${entry.reason}`)].join("\n")
   }
 }
 

@@ -1,6 +1,8 @@
-/** A host's servers as people see them: the status table's rows. */
+/** A host's servers as people see them: the status table's rows, and the ones that failed. */
 import type { McpHost } from "@effect-mcp/host"
 import { ServerEntry, ServerStatus } from "@effect-mcp/host"
+import * as Effect from "effect/Effect"
+import { ServersFailed } from "../CliError.js"
 
 /** One row per server: its name, transport and status (a failure with its reason). */
 export const statusRows = (
@@ -11,3 +13,23 @@ export const statusRows = (
     ServerEntry.transportOf(server.config.target),
     ServerStatus.describe(server.status)
   ])
+
+/** The servers that failed to start, each with its reason (`<server>: why`). */
+export const failuresOf = (
+  servers: ReadonlyArray<McpHost.ServerInfo>
+): ReadonlyArray<{ readonly server: string; readonly reason: string }> =>
+  servers.flatMap((server) => {
+    if (server.status._tag !== "Failed") return []
+    const why = server.status.cause.message
+    return [{ server: server.name, reason: why.startsWith(`${server.name}: `) ? why : `${server.name}: ${why}` }]
+  })
+
+/**
+ * Fails with {@link ServersFailed} when a server failed (after what worked has been printed);
+ * `listed`: the command has shown each reason already.
+ */
+export const failIfAnyFailed = (host: McpHost.McpHostService, listed: boolean) =>
+  Effect.flatMap(host.servers, (servers) => {
+    const failed = failuresOf(servers)
+    return failed.length === 0 ? Effect.void : Effect.fail(new ServersFailed({ failed, total: servers.length, listed }))
+  })
