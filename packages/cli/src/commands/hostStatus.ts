@@ -14,14 +14,15 @@ export const statusRows = (
     ServerStatus.describe(server.status)
   ])
 
-/** The servers that failed to start, each with its reason (`<server>: why`). */
+/** The servers that failed to start, each with why (its error's message, without the server's name before it). */
 export const failuresOf = (
   servers: ReadonlyArray<McpHost.ServerInfo>
-): ReadonlyArray<{ readonly server: string; readonly reason: string }> =>
+): ReadonlyArray<{ readonly server: string; readonly why: string }> =>
   servers.flatMap((server) => {
     if (server.status._tag !== "Failed") return []
-    const why = server.status.cause.message
-    return [{ server: server.name, reason: why.startsWith(`${server.name}: `) ? why : `${server.name}: ${why}` }]
+    const message = server.status.cause.message
+    const prefix = `${server.name}: `
+    return [{ server: server.name, why: message.startsWith(prefix) ? message.slice(prefix.length) : message }]
   })
 
 /**
@@ -30,6 +31,6 @@ export const failuresOf = (
  */
 export const failIfAnyFailed = (host: McpHost.McpHostService, listed: boolean) =>
   Effect.flatMap(host.servers, (servers) => {
-    const failed = failuresOf(servers)
+    const failed = failuresOf(servers).map(({ server, why }) => ({ server, reason: `${server}: ${why}` }))
     return failed.length === 0 ? Effect.void : Effect.fail(new ServersFailed({ failed, total: servers.length, listed }))
   })

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
-import { statusRows } from "../commands/hostStatus.js"
+import { failuresOf, statusRows } from "../commands/hostStatus.js"
 import { whyNot } from "../commands/hostTools.js"
 import { printPrompt } from "../commands/prompts.js"
 import { printRead } from "../commands/resources.js"
@@ -174,5 +174,9 @@ export const target = (
         }
       })
 
-    return { name: "host", vocabulary, changes: host.changes, notifications, run }
+    // Said when the session starts: the servers that are not there, and why.
+    const warnings = Effect.map(host.servers, (servers) =>
+      failuresOf(servers).map(({ server, why }) => `${server} failed to start: ${why} (status shows every server)`)
+    )
+    return { name: "host", vocabulary, changes: host.changes, notifications, warnings, run }
   })

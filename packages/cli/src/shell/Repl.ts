@@ -34,6 +34,8 @@ export interface Target<R> {
   readonly changes: Stream.Stream<unknown>
   /** Lines to print as they come: logs, list changes, resource updates. */
   readonly notifications: Stream.Stream<string>
+  /** What to warn about when the session starts (a host's servers that failed to start, and why). */
+  readonly warnings: Effect.Effect<ReadonlyArray<string>>
   /** Runs one command line, already split into words. */
   readonly run: (words: ReadonlyArray<string>) => Effect.Effect<void, CliFailure, R>
 }
@@ -93,6 +95,7 @@ export const run = <R>(target: Target<R>) =>
       yield* output.note(
         dim(output.color, `connected to ${server}; help lists the commands, Tab completes, Ctrl-D leaves`)
       )
+    for (const warning of yield* target.warnings) yield* output.note(`warning: ${warning}`)
     const prompt = `${server}> `
     while (true) {
       const line = yield* reader.read(prompt)

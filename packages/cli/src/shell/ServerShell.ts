@@ -243,6 +243,7 @@ export const target = (
       vocabulary: vocabularyOf(client),
       changes: client.listChanged,
       notifications: Stream.mergeAll([logs, changes, updates], { concurrency: "unbounded" }),
+      warnings: Effect.succeed([]),
       run
     }
   })
