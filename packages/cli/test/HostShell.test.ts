@@ -7,18 +7,25 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { everything } from "./support/cli.js"
+import { everything, run } from "./support/cli.js"
 import { startOnTerminal } from "./support/pty.js"
 
+const stdio = { command: process.execPath, args: [everything, "stdio"] }
+/** A directory with a `.mcp.json` of these servers. */
+const configOf = (servers: { readonly [name: string]: unknown }) => {
+  const dir = mkdtempSync(join(tmpdir(), "effect-mcp-host-shell-"))
+  writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: servers }))
+  return dir
+}
 let cwd = ""
+let solo = ""
 beforeAll(() => {
-  cwd = mkdtempSync(join(tmpdir(), "effect-mcp-host-shell-"))
-  const stdio = { command: process.execPath, args: [everything, "stdio"] }
-  writeFileSync(
-    join(cwd, ".mcp.json"),
-    JSON.stringify({ mcpServers: { one: stdio, two: stdio, gone: { command: "no-such-mcp-server-anywhere" } } })
-  )
+  cwd = configOf({ one: stdio, two: stdio, gone: { command: "no-such-mcp-server-anywhere" } })
+  solo = configOf({ one: stdio })
 })
+
+const TEXT = "demo://resource/dynamic/text/5"
+const DOCUMENT = "demo://resource/static/document/architecture.md"
 
 /** A host shell on a terminal over the config. */
 const hostShell = () =>
@@ -32,6 +39,39 @@ describe("effect-mcp host shell", () => {
     const said = shell.screen().slice(banner, prompt)
     expect(said).toMatch(/warning: gone failed to start: .*no-such-mcp-server-anywhere/)
     expect(said).not.toMatch(/\bone\b|\btwo\b/)
+    await shell.type("\x04")
+    expect((await shell.finished).code).toBe(0)
+  }, 60_000)
+
+  it("reads a URI that a template matches", async () => {
+    const result = await run(["host", "shell"], { cwd: solo, input: `resources read ${TEXT}\nresources templates\n` })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/^Resource 5: This is a plaintext resource/m)
+    expect(result.stdout).toMatch(/^demo:\/\/resource\/dynamic\/text\/\{resourceId\} +.*\(one\)$/m)
+  })
+
+  it("shows a URI two servers list for both; reading it wants --server off a terminal", async () => {
+    const result = await run(["host", "shell"], {
+      cwd,
+      input: `resources list\nresources read ${TEXT}\nresources read ${TEXT} --server two\nresources read ${DOCUMENT} --server gone\n`
+    })
+    expect(result.code, result.stderr).toBe(0)
+    const rows = result.stdout.split("\n").filter((line) => line.startsWith(`${DOCUMENT} `))
+    expect(rows.map((line) => /\((\w+)\)$/.exec(line)?.[1])).toStrictEqual(["one", "two"])
+    expect(result.stderr).toMatch(
+      new RegExp(`error: ${TEXT} can be read from one and two: add --server one or --server two`)
+    )
+    expect(result.stdout).toMatch(/^Resource 5: This is a plaintext resource/m)
+    expect(result.stderr).toMatch(/error: --server gone: it is not ready \(failed: /)
+  })
+
+  it("on a terminal, asks which server to read a URI from when several can", async () => {
+    const shell = hostShell()
+    let at = await shell.waitFor("host> ")
+    await shell.type(`resources read ${TEXT}\r`)
+    at = await shell.waitFor(`${TEXT} can be read from 2 servers; read it from`, at)
+    await shell.type("\x1b[B\r")
+    at = await shell.waitFor("Resource 5: This is a plaintext resource", at)
     await shell.type("\x04")
     expect((await shell.finished).code).toBe(0)
   }, 60_000)

@@ -1,7 +1,7 @@
 /**
  * The commands of `effect-mcp host shell`: every configured server in one session, tools and
- * prompts under their namespaced names (`server__tool`), resources routed by URI, and
- * `status`; server status and list changes are printed as they come.
+ * prompts under their namespaced names (`server__tool`), resources by server and read by URI
+ * (`hostResources.ts`), and `status`; server status and list changes are printed as they come.
  */
 import type * as Prompt from "@effect/cli/Prompt"
 import type { McpHost } from "@effect-mcp/host"
@@ -21,12 +21,13 @@ import { closest } from "../internal/closest.js"
 import { Output, table } from "../Output.js"
 import type { ServerNames } from "../ServerNames.js"
 import type { Vocabulary } from "./Completion.js"
+import { listed, ownerOf } from "./hostResources.js"
 import type { Target } from "./Repl.js"
 import { takeFlags } from "./ServerShell.js"
 
 const COMMANDS: { readonly [command: string]: ReadonlyArray<string> } = {
   tools: ["list", "show", "call"],
-  resources: ["list", "read"],
+  resources: ["list", "templates", "read"],
   prompts: ["list", "get"],
   status: [],
   help: [],
@@ -38,7 +39,11 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
   ["tools list", "every ready server's tools, as server__tool"],
   ["tools show server__tool", "one tool in full"],
   ["tools call server__tool k=v … [--task] [--out DIR] [--args JSON]", "call a tool (Ctrl-C cancels it)"],
-  ["resources list | read URI [--out DIR]", "every server's resources; read one"],
+  ["resources list | templates", "every server's resources, templates (by server)"],
+  [
+    "resources read URI [--server NAME] [--out DIR]",
+    "read one (from the server that lists it, or whose template matches)"
+  ],
   ["prompts list | get server__prompt k=v", "every server's prompts; get one"],
   ["exit (or Ctrl-D)", "close the session"]
 ]
@@ -58,12 +63,12 @@ export const target = (
     const output = yield* Output
     const vocabulary: Effect.Effect<Vocabulary> = Effect.gen(function* () {
       const tools = yield* host.tools
-      const resources = yield* host.resources
+      const resources = yield* listed(host)
       const prompts = yield* host.prompts
       return {
         commands: COMMANDS,
         tools: tools.map((entry) => ({ name: entry.name, args: argNames(entry.tool.inputSchema) })),
-        resources: resources.map((entry) => entry.resource.uri),
+        resources: [...new Set(resources.map((entry) => entry.resource.uri))],
         prompts: prompts.map((entry) => ({
           name: entry.name,
           args: (entry.prompt.arguments ?? []).map((arg) => arg.name)
@@ -120,24 +125,23 @@ export const target = (
             return yield* usage("tools list | tools show server__tool | tools call server__tool k=v …")
           }
           case "resources": {
-            const resources = yield* host.resources
             if (sub === "list")
-              return yield* printList("resources", resources, (entry) => [
+              return yield* printList("resources", yield* listed(host), (entry) => [
                 entry.resource.uri,
                 `${entry.resource.name} (${entry.server})`
               ])
+            if (sub === "templates")
+              return yield* printList("resourceTemplates", yield* host.resourceTemplates, (entry) => [
+                entry.template.uriTemplate,
+                `${entry.template.description ?? entry.template.name} (${entry.server})`
+              ])
             const uri = rest[0]
             if (sub === "read" && uri !== undefined) {
-              const owner = resources.find((entry) => entry.resource.uri === uri)
-              if (owner === undefined) return yield* usage(`no ready server lists ${uri} (resources list shows them)`)
-              const flags = yield* takeFlags(rest.slice(1), ["out"], [])
-              return yield* printRead(
-                yield* host.client(owner.server),
-                uri,
-                Option.fromNullable(flags.values.get("out"))
-              )
+              const flags = yield* takeFlags(rest.slice(1), ["out", "server"], [])
+              const server = yield* ownerOf(host, uri, flags.values.get("server"))
+              return yield* printRead(yield* host.client(server), uri, Option.fromNullable(flags.values.get("out")))
             }
-            return yield* usage("resources list | resources read URI")
+            return yield* usage("resources list | resources templates | resources read URI [--server NAME]")
           }
           case "prompts": {
             const prompts = yield* host.prompts
