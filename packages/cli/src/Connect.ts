@@ -26,6 +26,7 @@ import type { AuthSettings } from "./Authorization.js"
 import * as Authorization from "./Authorization.js"
 import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./CliError.js"
 import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
+import { logLine } from "./commands/render.js"
 import * as Handlers from "./Handlers.js"
 import { labelOf } from "./internal/serverLabel.js"
 import { version } from "./internal/version.js"
@@ -277,11 +278,7 @@ export const withClient = <A, E, R>(
       if (chosen.inline) yield* names.learn(chosen.name, mcp.serverInfo.name)
       if (settings.showServerLogs !== false)
         yield* mcp.logMessages.pipe(
-          Stream.runForEach((log) =>
-            output.note(
-              `[${log.level}]${log.logger === undefined ? "" : ` ${log.logger}:`} ${typeof log.data === "string" ? log.data : JSON.stringify(log.data)}`
-            )
-          ),
+          Stream.runForEach((log) => output.note(logLine(log))),
           Effect.forkScoped
         )
       return yield* Effect.provide(use(mcp), context)

@@ -75,4 +75,33 @@ describe("effect-mcp host shell", () => {
     await shell.type("\x04")
     expect((await shell.finished).code).toBe(0)
   }, 60_000)
+
+  it("logs and subscriptions, as the one-server shell has them, labelled by server", async () => {
+    const result = await run(["host", "shell"], {
+      cwd,
+      input: [
+        "logs on debug",
+        "tools call one__toggle-simulated-logging",
+        `subscribe ${DOCUMENT}`,
+        `subscribe ${DOCUMENT} --server two`,
+        "tools call two__toggle-subscriber-updates",
+        // Time for both to send something (logs every 5 s, updates every few).
+        "tools call one__trigger-long-running-operation duration:=8 steps:=1",
+        `unsubscribe ${DOCUMENT}`,
+        "logs off"
+      ].join("\n"),
+      timeoutMs: 40_000
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain("showing log messages at debug and above from one, two")
+    expect(result.stderr).toMatch(/^one: \[\w+\] .*-level message/m)
+    expect(result.stderr).toMatch(
+      new RegExp(`error: ${DOCUMENT} can be read from one and two: add --server one or --server two`)
+    )
+    expect(result.stderr).toContain(`subscribed to ${DOCUMENT} on two`)
+    expect(result.stderr).toContain(`two: updated: ${DOCUMENT}`)
+    expect(result.stderr).not.toContain(`one: updated: ${DOCUMENT}`)
+    expect(result.stderr).toContain(`unsubscribed from ${DOCUMENT} on two`)
+    expect(result.stderr).toContain("log messages hidden")
+  }, 45_000)
 })

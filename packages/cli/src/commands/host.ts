@@ -196,7 +196,7 @@ export const shell = Command.make("shell", { config, run: CommonOptions.run }, (
   )
 ).pipe(
   Command.withDescription(
-    "An interactive session on every configured server at once: namespaced tools (server__tool), resources and prompts, status; Ctrl-C cancels a running command, Ctrl-D leaves.\n" +
+    "An interactive session on every configured server at once: namespaced tools (server__tool), resources and prompts, logs and subscriptions by server, status; Ctrl-C cancels a running command, Ctrl-D leaves.\n" +
       "Example: effect-mcp host shell --config .mcp.json"
   )
 )

@@ -52,3 +52,7 @@ export const resourceContents = (contents: McpSchema.TextResourceContents | McpS
 /** A prompt's name with its arguments: `<required>` and `[optional]`. */
 export const promptSignature = (prompt: McpSchema.Prompt): string =>
   `${prompt.name}${(prompt.arguments ?? []).map((arg) => (arg.required === true ? ` <${arg.name}>` : ` [${arg.name}]`)).join("")}`
+
+/** A server's log message as one line: `[level] logger: data` (data that is not text as JSON). */
+export const logLine = (log: typeof McpSchema.LoggingMessageNotificationParams.Type): string =>
+  `[${log.level}]${log.logger === undefined ? "" : ` ${log.logger}:`} ${typeof log.data === "string" ? log.data : JSON.stringify(log.data)}`

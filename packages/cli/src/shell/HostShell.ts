@@ -1,7 +1,8 @@
 /**
  * The commands of `effect-mcp host shell`: every configured server in one session, tools and
  * prompts under their namespaced names (`server__tool`), resources by server and read by URI
- * (`hostResources.ts`), and `status`; server status and list changes are printed as they come.
+ * (`hostResources.ts`), log messages and subscriptions (`hostSessions.ts`), and `status`; server
+ * status, list changes, log messages and resource updates are printed as they come.
  */
 import type * as Prompt from "@effect/cli/Prompt"
 import type { McpHost } from "@effect-mcp/host"
@@ -13,7 +14,6 @@ import { UsageError } from "../CliError.js"
 import { failuresOf, statusRows } from "../commands/hostStatus.js"
 import { whyNot } from "../commands/hostTools.js"
 import { printPrompt } from "../commands/prompts.js"
-import { printRead } from "../commands/resources.js"
 import { printList } from "../commands/shared.js"
 import { callAndPrint, callArguments, showTool } from "../commands/tools.js"
 import { signature, summary } from "../commands/toolView.js"
@@ -21,14 +21,18 @@ import { closest } from "../internal/closest.js"
 import { Output, table } from "../Output.js"
 import type { ServerNames } from "../ServerNames.js"
 import type { Vocabulary } from "./Completion.js"
-import { listed, ownerOf } from "./hostResources.js"
+import * as HostResources from "./hostResources.js"
+import * as HostSessions from "./hostSessions.js"
 import type { Target } from "./Repl.js"
-import { takeFlags } from "./ServerShell.js"
+import { levelOf, takeFlags } from "./ServerShell.js"
 
 const COMMANDS: { readonly [command: string]: ReadonlyArray<string> } = {
   tools: ["list", "show", "call"],
-  resources: ["list", "templates", "read"],
+  resources: ["list", "templates", "read", "subscribe", "unsubscribe"],
   prompts: ["list", "get"],
+  logs: ["on", "off"],
+  subscribe: [],
+  unsubscribe: [],
   status: [],
   help: [],
   exit: []
@@ -44,7 +48,12 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
     "resources read URI [--server NAME] [--out DIR]",
     "read one (from the server that lists it, or whose template matches)"
   ],
+  [
+    "resources subscribe | unsubscribe URI [--server NAME]",
+    "follow a resource's updates (printed as they come); also subscribe URI"
+  ],
   ["prompts list | get server__prompt k=v", "every server's prompts; get one"],
+  ["logs on [LEVEL] | off", "show every server's log messages (from LEVEL up) or hide them"],
   ["exit (or Ctrl-D)", "close the session"]
 ]
 
@@ -63,7 +72,7 @@ export const target = (
     const output = yield* Output
     const vocabulary: Effect.Effect<Vocabulary> = Effect.gen(function* () {
       const tools = yield* host.tools
-      const resources = yield* listed(host)
+      const resources = yield* HostResources.listed(host)
       const prompts = yield* host.prompts
       return {
         commands: COMMANDS,
@@ -75,12 +84,14 @@ export const target = (
         }))
       }
     })
+    const sessions = yield* HostSessions.make(host)
     const notifications = host.changes.pipe(
       Stream.map((change) =>
         change._tag === "Status"
           ? `${change.server}: ${ServerStatus.describe(change.status)}`
           : `${change.server}: its ${change.list} changed`
-      )
+      ),
+      Stream.merge(sessions.lines)
     )
     const findTool = (name: string) =>
       Effect.flatMap(host.tools, (tools) => {
@@ -124,24 +135,25 @@ export const target = (
             }
             return yield* usage("tools list | tools show server__tool | tools call server__tool k=v …")
           }
-          case "resources": {
-            if (sub === "list")
-              return yield* printList("resources", yield* listed(host), (entry) => [
-                entry.resource.uri,
-                `${entry.resource.name} (${entry.server})`
-              ])
-            if (sub === "templates")
-              return yield* printList("resourceTemplates", yield* host.resourceTemplates, (entry) => [
-                entry.template.uriTemplate,
-                `${entry.template.description ?? entry.template.name} (${entry.server})`
-              ])
-            const uri = rest[0]
-            if (sub === "read" && uri !== undefined) {
-              const flags = yield* takeFlags(rest.slice(1), ["out", "server"], [])
-              const server = yield* ownerOf(host, uri, flags.values.get("server"))
-              return yield* printRead(yield* host.client(server), uri, Option.fromNullable(flags.values.get("out")))
+          case "resources":
+            return yield* HostResources.run(host, sessions, words.slice(1))
+          case "subscribe":
+          case "unsubscribe":
+            // Short for `resources subscribe URI` and `resources unsubscribe URI`.
+            return yield* HostResources.run(host, sessions, words)
+          case "logs": {
+            if (sub === "off") {
+              yield* sessions.logsOff
+              return yield* output.note("log messages hidden")
             }
-            return yield* usage("resources list | resources templates | resources read URI [--server NAME]")
+            if (sub === "on") {
+              const level = yield* levelOf(rest[0])
+              const servers = yield* sessions.logsOn(level)
+              return yield* output.note(
+                `showing log messages at ${level} and above${servers.length === 0 ? " (no ready server logs)" : ` from ${servers.join(", ")}`}`
+              )
+            }
+            return yield* usage("logs on [LEVEL] | logs off")
           }
           case "prompts": {
             const prompts = yield* host.prompts
