@@ -72,7 +72,8 @@ export class CommandNotFound extends Data.TaggedError("CommandNotFound")<{
 }
 
 /**
- * The tool ran and reported `isError: true`; its content has been printed.
+ * The tool ran and reported `isError: true`. `detail` is the text of its content (this error is
+ * where it is printed); its other content has been printed as a result.
  *
  * @since 0.1.0
  * @category errors
@@ -80,24 +81,36 @@ export class CommandNotFound extends Data.TaggedError("CommandNotFound")<{
 export class ToolReportedError extends Data.TaggedError("ToolReportedError")<{
   readonly server: string
   readonly tool: string
+  readonly detail: string
 }> {
   override get message() {
-    return `tool ${this.tool} reported an error`
+    const head = `tool ${this.tool} reported an error`
+    if (this.detail === "") return head
+    // Words of more than one line go below, indented.
+    return this.detail.includes("\n")
+      ? `${head}:\n${this.detail
+          .split("\n")
+          .map((line) => `  ${line}`)
+          .join("\n")}`
+      : `${head}: ${this.detail}`
   }
 }
 
 /**
- * `host status`: some configured servers could not be connected (their reasons are in the table).
+ * `host status`, `host tools`: some configured servers could not be connected. Each one's reason
+ * is in the message unless `listed` says the command has shown it already (host status's table).
  *
  * @since 0.1.0
  * @category errors
  */
 export class ServersFailed extends Data.TaggedError("ServersFailed")<{
-  readonly failed: ReadonlyArray<string>
+  readonly failed: ReadonlyArray<{ readonly server: string; readonly reason: string }>
   readonly total: number
+  readonly listed: boolean
 }> {
   override get message() {
-    return `${this.failed.length} of ${this.total} servers failed: ${this.failed.join(", ")}`
+    const head = `${this.failed.length} of ${this.total} servers failed: ${this.failed.map((entry) => entry.server).join(", ")}`
+    return this.listed ? head : [head, ...this.failed.map((entry) => `  ${entry.reason}`)].join("\n")
   }
 }
 

@@ -28,8 +28,10 @@ import type { AuthSettings } from "./Authorization.js"
 import * as Authorization from "./Authorization.js"
 import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./CliError.js"
 import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
+import { logLine } from "./commands/render.js"
 import * as Handlers from "./Handlers.js"
 import * as Recording from "./internal/recording.js"
+import { labelOf } from "./internal/serverLabel.js"
 import { version } from "./internal/version.js"
 import { which } from "./internal/which.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "./internal/words.js"
@@ -121,37 +123,6 @@ export const expandContext = (interactive: boolean): Expand.ExpandContext => {
   }
 }
 
-const launchers = new Set([
-  "node",
-  "python",
-  "python3",
-  "npx",
-  "uvx",
-  "uv",
-  "bunx",
-  "bun",
-  "deno",
-  "pnpm",
-  "yarn",
-  "docker",
-  "sh",
-  "bash"
-])
-const basename = (path: string) => path.split(/[\\/]/).at(-1) ?? path
-
-/**
- * A readable name for an inline stdio server: the program, or what a launcher runs.
- *
- * @since 0.1.0
- * @category utils
- */
-export const nameOf = (command: string, args: ReadonlyArray<string>): string => {
-  const program = basename(command).replace(/\.(exe|cmd)$/i, "")
-  if (!launchers.has(program)) return program
-  const target = args.find((arg) => !arg.startsWith("-") && arg !== "run" && arg !== "dlx" && arg !== "exec")
-  return target === undefined ? program : basename(target).replace(/\.(m?js|ts|py)$/, "")
-}
-
 /**
  * Which server the options name.
  *
@@ -181,7 +152,11 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
       const [command, ...args] = words
       if (command === undefined) return yield* new UsageError({ reason: "--stdio needs a command" })
       return {
-        name: nameOf(command, args),
+        name: yield* labelOf(
+          command,
+          args,
+          Option.getOrElse(options.cwd, () => process.cwd())
+        ),
         inline: true,
         target: {
           _tag: "Stdio",
@@ -367,11 +342,7 @@ export const withClient = <A, E, R>(
       if (chosen.inline) yield* names.learn(chosen.name, mcp.serverInfo.name)
       if (settings.showServerLogs !== false)
         yield* mcp.logMessages.pipe(
-          Stream.runForEach((log) =>
-            output.note(
-              `[${log.level}]${log.logger === undefined ? "" : ` ${log.logger}:`} ${typeof log.data === "string" ? log.data : JSON.stringify(log.data)}`
-            )
-          ),
+          Stream.runForEach((log) => output.note(logLine(log))),
           Effect.forkScoped
         )
       return yield* Effect.provide(use(mcp), context)

@@ -71,20 +71,27 @@ const defaultFirst = <A extends { readonly value: string }>(choices: ReadonlyArr
   ...choices.filter((choice) => choice.value !== preferred)
 ]
 
+/** The choice that leaves an optional field out. */
+const SKIP = { title: "(skip)", value: undefined }
+
 const askField = (name: string, field: Field, required: boolean): Prompt.Prompt<Value | undefined> => {
   const message = `${label(name, field)}${required ? "" : " [optional]"}`
   const multi = multiChoicesOf(field)
   if (multi !== undefined) {
     const preferred = Array.isArray(field.default) ? field.default : []
     return Prompt.multiSelect({
-      message,
+      message: `${message} (space toggles, enter confirms)`,
       choices: multi.map((choice) => ({ ...choice, selected: preferred.includes(choice.value) })),
       ...("minItems" in field && field.minItems !== undefined ? { min: field.minItems } : {}),
       ...("maxItems" in field && field.maxItems !== undefined ? { max: field.maxItems } : {})
     })
   }
   const choices = choicesOf(field)
-  if (choices !== undefined) return Prompt.select({ message, choices: defaultFirst(choices, field.default) })
+  if (choices !== undefined)
+    return Prompt.select<string | undefined>({
+      message,
+      choices: [...defaultFirst(choices, field.default), ...(required ? [] : [SKIP])]
+    })
   if (field.type === "boolean")
     return Prompt.confirm({ message, initial: typeof field.default === "boolean" ? field.default : false })
   const fallback = field.default === undefined ? "" : sanitize(String(field.default))
@@ -119,10 +126,22 @@ const askForm = (params: typeof McpSchema.ElicitRequestFormParams.Type) =>
     return { action: "accept", content } satisfies McpSchema.ElicitResult
   })
 
+/**
+ * Ctrl-C in a prompt (read in raw mode, so it comes as a key, not a signal): the question's line
+ * is ended, the server is answered `cancel`, and the key is handed to whoever handles Ctrl-C now
+ * (the run: exit 130, one `cancelled: …` line; the shell: the running command). They act after
+ * this answer has been written: an interruption is taken at the fibers' next step.
+ */
 const cancelOnQuit = <R>(
-  effect: Effect.Effect<McpSchema.ElicitResult, unknown, R>
+  effect: Effect.Effect<McpSchema.ElicitResult, Terminal.QuitException, R>
 ): Effect.Effect<McpSchema.ElicitResult, never, R> =>
-  Effect.catchAll(effect, () => Effect.succeed({ action: "cancel" } satisfies McpSchema.ElicitResult))
+  Effect.catchTag(effect, "QuitException", () =>
+    Effect.sync((): McpSchema.ElicitResult => {
+      process.stdout.write("\n")
+      process.emit("SIGINT", "SIGINT")
+      return { action: "cancel" }
+    })
+  )
 
 /**
  * Elicitation for the CLI: prompts on a terminal, declines (or accepts defaults) off one.
@@ -198,16 +217,16 @@ export const sampling = (settings: HandlerSettings) =>
   Layer.effect(
     Capabilities.Sampling,
     Effect.gen(function* () {
-      const output = yield* Output
       const names = yield* ServerNames
       const context = yield* Effect.context<CommandExecutor.CommandExecutor>()
       const refuse = (reason: string) => new McpError.JsonRpcFailure({ code: -1, errorMessage: reason })
       return {
         createMessage: (params, request) => {
+          // The refusal is the server's to report (a tool passes it on as its error); --verbose logs it here.
           if (settings.samplingCommand === undefined)
             return names.display(request.server).pipe(
               Effect.flatMap((server) =>
-                output.note(`${server} asked for a model completion; declined (no --sampling-command)`)
+                Effect.logDebug(`${server} asked for a model completion; declined (no --sampling-command)`)
               ),
               Effect.zipRight(
                 Effect.fail(refuse("effect-mcp declined the sampling request: no --sampling-command is configured"))

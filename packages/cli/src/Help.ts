@@ -12,6 +12,7 @@
  */
 import { closest } from "./internal/closest.js"
 import type { Definition } from "./internal/helpDoc.js"
+import { padEnd, width as widthOf } from "./internal/textWidth.js"
 import { wrap } from "./internal/wrap.js"
 
 /**
@@ -68,14 +69,27 @@ const firstSentence = (lines: ReadonlyArray<string>) => {
   return end === -1 ? text : text.slice(0, end + 1)
 }
 
-/** Lines of `term  text` pairs, the texts aligned and wrapped to `width`. */
-const definitionLines = (definitions: ReadonlyArray<Definition>, width: number, indent = "  "): Array<string> => {
-  const termWidth = Math.min(28, Math.max(0, ...definitions.map((definition) => definition.term.length)))
-  const room = Math.max(24, width - indent.length - termWidth - 2)
+const TERM_COLUMNS = 28
+
+/** The term column of a page: its widest term (as the terminal counts), at most 28 columns. */
+const termColumn = (...sections: ReadonlyArray<ReadonlyArray<Definition>>): number =>
+  Math.min(TERM_COLUMNS, Math.max(0, ...sections.flat().map((definition) => widthOf(definition.term))))
+
+/**
+ * Lines of `term  text` pairs, the texts wrapped to `width` and starting in one column: `column`,
+ * shared by every section of a page, so that they line up from one to the next.
+ */
+const definitionLines = (
+  definitions: ReadonlyArray<Definition>,
+  width: number,
+  column = termColumn(definitions),
+  indent = "  "
+): Array<string> => {
+  const room = Math.max(24, width - indent.length - column - 2)
+  const under = `${indent}${" ".repeat(column)}  `
   return definitions.flatMap(({ term, text }) => {
     const wrapped = wrap(text, room)
-    const under = `${indent}${" ".repeat(termWidth)}  `
-    if (term.length > termWidth)
+    if (widthOf(term) > column)
       return [
         ...wrap(term, Math.max(20, width - indent.length)).map(
           (line, index) => `${indent}${index === 0 ? "" : "  "}${line}`
@@ -83,7 +97,7 @@ const definitionLines = (definitions: ReadonlyArray<Definition>, width: number, 
         ...wrapped.map((line) => `${under}${line}`)
       ]
     const [first = "", ...rest] = wrapped
-    return [`${indent}${term.padEnd(termWidth)}  ${first}`.trimEnd(), ...rest.map((line) => `${under}${line}`)]
+    return [`${indent}${padEnd(term, column)}  ${first}`.trimEnd(), ...rest.map((line) => `${under}${line}`)]
   })
 }
 
@@ -141,17 +155,14 @@ export const rootHelp = (tree: Entry, version: string, width: number): string =>
 export const commandHelp = (entry: Entry, width: number): string => {
   const lines = [`Usage: ${usageOf(entry)}`, ""]
   for (const text of entry.description) lines.push(...paragraph(text, width))
-  if (entry.children.length > 0) {
-    lines.push("", "Commands:")
-    lines.push(
-      ...definitionLines(
-        entry.children.map((child) => ({ term: child.path.join(" "), text: firstSentence(child.description) })),
-        width
-      )
-    )
-  }
-  if (entry.arguments.length > 0) lines.push("", "Arguments:", ...definitionLines(entry.arguments, width))
-  if (entry.options.length > 0) lines.push("", "Options:", ...definitionLines(entry.options, width))
+  const commands = entry.children.map((child) => ({
+    term: child.path.join(" "),
+    text: firstSentence(child.description)
+  }))
+  const column = termColumn(commands, entry.arguments, entry.options)
+  if (commands.length > 0) lines.push("", "Commands:", ...definitionLines(commands, width, column))
+  if (entry.arguments.length > 0) lines.push("", "Arguments:", ...definitionLines(entry.arguments, width, column))
+  if (entry.options.length > 0) lines.push("", "Options:", ...definitionLines(entry.options, width, column))
   if (entry.connects) lines.push("", ...paragraph(CONNECT_LINE, width))
   else if (entry.shared.length > 0)
     lines.push("", ...paragraph(`Shared options: ${entry.shared.join(", ")}; see effect-mcp help connect`, width))
@@ -182,10 +193,10 @@ export const connectHelp = ({ server, run }: Catalogue, width: number): string =
     ),
     "",
     "Server options:",
-    ...definitionLines(server, width),
+    ...definitionLines(server, width, termColumn(server, run)),
     "",
     "Run options:",
-    ...definitionLines(run, width),
+    ...definitionLines(run, width, termColumn(server, run)),
     "",
     "Examples:",
     '  effect-mcp tools list --stdio "npx -y @modelcontextprotocol/server-everything"',

@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { escapeJsonControls, sanitize } from "./internal/controls.js"
 import * as StatusGate from "./internal/statusGate.js"
+import { padEnd, width as widthOf } from "./internal/textWidth.js"
 import { wrap } from "./internal/wrap.js"
 
 /**
@@ -241,34 +242,48 @@ export {
 }
 
 /**
- * A two-column table: names padded to the widest, descriptions wrapped in the space left
- * (continuation lines indented under the description).
+ * A table: every column but the last padded to its widest (the first to at most 40 columns), the
+ * last wrapped in the space left with its continuation lines under it; a first cell wider than
+ * its column has the rest of its row on the lines below. Widths are counted as the terminal draws
+ * them (a wide character takes two columns).
  *
  * @since 0.1.0
  * @category utils
  */
 export const table = (
-  rows: ReadonlyArray<readonly [name: string, description: string | undefined]>,
+  rows: ReadonlyArray<ReadonlyArray<string | undefined>>,
   width: number,
   indent = "  "
 ): ReadonlyArray<string> => {
-  const clean = rows.map(([name, description]) => [sanitize(name), description] as const)
-  const nameWidth = Math.min(40, Math.max(0, ...clean.map(([name]) => name.length)))
-  const room = Math.max(20, width - indent.length - nameWidth - 2)
-  const under = `${indent}${" ".repeat(nameWidth)}  `
-  return clean.flatMap(([name, description]) => {
-    const wrapped = wrap(description ?? "", room)
-    // A name wider than its column has its description on the lines below.
-    if (name.length > nameWidth && Number.isFinite(width)) {
+  // The last column is sanitized by `wrap`.
+  const clean = rows.map((row) => row.map((cell, index) => (index < row.length - 1 ? sanitize(cell ?? "") : cell)))
+  const lead = Math.max(0, ...clean.map((row) => row.length - 1))
+  const widths = Array.from({ length: lead }, (_, column) =>
+    Math.min(
+      column === 0 ? 40 : Number.POSITIVE_INFINITY,
+      Math.max(0, ...clean.map((row) => widthOf(row[column] ?? "")))
+    )
+  )
+  const start = widths.reduce((sum, columns) => sum + columns + 2, 0)
+  const room = Math.max(20, width - indent.length - start)
+  const under = `${indent}${" ".repeat(start)}`
+  const line = (row: ReadonlyArray<string | undefined>) => {
+    const [first = "", ...rest] = wrap(row.at(-1) ?? "", room)
+    const cells = row.slice(0, -1).map((cell, column) => `${padEnd(cell ?? "", widths[column] ?? 0)}  `)
+    return [`${indent}${cells.join("")}${first}`.trimEnd(), ...rest.map((text) => `${under}${text}`)]
+  }
+  return clean.flatMap((row) => {
+    const [name = ""] = row
+    // A name wider than its column has the rest of its row on the lines below.
+    if (row.length > 1 && widthOf(name) > (widths[0] ?? 0) && Number.isFinite(width)) {
       const [head = "", ...more] = wrap(name, Math.max(20, width - indent.length))
+      const others = row.slice(1)
       return [
         `${indent}${head}`,
-        ...more.map((line) => `${indent}    ${line}`),
-        ...wrapped.map((line) => `${under}${line}`)
+        ...more.map((text) => `${indent}    ${text}`),
+        ...(others.every((cell) => (cell ?? "") === "") ? [] : line(["", ...others]))
       ]
     }
-    const [first = "", ...rest] = wrapped
-    const head = `${indent}${name.padEnd(nameWidth)}  ${first}`.trimEnd()
-    return [head, ...rest.map((line) => `${under}${line}`)]
+    return line(row)
   })
 }

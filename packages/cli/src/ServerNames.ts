@@ -1,8 +1,8 @@
 /**
  * The names servers go by in what the CLI prints. A server chosen inline (`--stdio`, a
- * command after `--`, `--url`) is named after its command or host until the handshake, and
- * from then on by the name it reports (`serverInfo.name`); a server from a config file keeps
- * the name the user gave it.
+ * command after `--`, `--url`) is named after its command, its script's package or its host
+ * until the handshake (`internal/serverLabel.ts`), and from then on by the name it reports
+ * (`serverInfo.name`); a server from a config file keeps the name the user gave it.
  *
  * @since 0.1.0
  */

@@ -24,13 +24,18 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0)
 })
 
-// @effect/cli colours its help and messages always; colours belong on a terminal only.
-const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g")
+// @effect/cli colours its help and messages always; colours belong on a terminal only. Off a
+// terminal every control sequence goes; on one with NO_COLOR only the colours (erasing a line and
+// moving the cursor still draw prompts and the live line).
+const ESC = String.fromCharCode(27)
+const ANSI = new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, "g")
+const COLOURS = new RegExp(`${ESC}\\[[0-9;]*m`, "g")
 const plain = (stream: NodeJS.WriteStream) => {
   if (stream.isTTY === true && process.env.NO_COLOR === undefined) return
+  const sequences = stream.isTTY === true ? COLOURS : ANSI
   const write = stream.write.bind(stream) as (chunk: unknown, ...rest: Array<unknown>) => boolean
   stream.write = ((chunk: unknown, ...rest: Array<unknown>) =>
-    write(typeof chunk === "string" ? chunk.replace(ANSI, "") : chunk, ...rest)) as typeof stream.write
+    write(typeof chunk === "string" ? chunk.replace(sequences, "") : chunk, ...rest)) as typeof stream.write
 }
 plain(process.stdout)
 plain(process.stderr)
@@ -43,9 +48,7 @@ const trailing = dash === -1 ? [] : process.argv.slice(dash + 1)
 // server is shut down after, however long that takes.
 const signal = Signals.watch(() => {
   StatusGate.close()
-  process.stderr.write(
-    `${process.stderr.isTTY === true ? "\r\x1b[2K" : ""}cancelled: ${Signals.activity(argv.slice(2))}\n`
-  )
+  process.stderr.write(`${Signals.cancelledLine(Signals.activity(argv.slice(2)), process.stderr.isTTY === true)}\n`)
 })
 
 // Embedded by the bundler; unbundled (tsc's `dist/bin.js`), read from the command tree.

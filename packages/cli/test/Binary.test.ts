@@ -30,11 +30,12 @@ describe("binary content", () => {
     const dir = mkdtempSync(join(tmpdir(), "effect-mcp-out-"))
     const image = await run(["tools", "call", "get-tiny-image", "--out", dir, ...everythingStdio])
     expect(image.code, image.stderr).toBe(0)
-    expect(image.stdout).toContain(`[image image/png, 4033 bytes]\n  saved to ${join(dir, "get-tiny-image-2.png")}`)
-    expect(readFileSync(join(dir, "get-tiny-image-2.png")).subarray(0, 4)).toStrictEqual(PNG)
+    // The only image is named after the tool (the text blocks around it do not count).
+    expect(image.stdout).toContain(`[image image/png, 4033 bytes]\n  saved to ${join(dir, "get-tiny-image.png")}`)
+    expect(readFileSync(join(dir, "get-tiny-image.png")).subarray(0, 4)).toStrictEqual(PNG)
     // A second run does not overwrite the first file.
     const again = await run(["tools", "call", "get-tiny-image", "--out", dir, ...everythingStdio])
-    expect(again.stdout).toContain(`saved to ${join(dir, "get-tiny-image-2-2.png")}`)
+    expect(again.stdout).toContain(`saved to ${join(dir, "get-tiny-image-2.png")}`)
     const blob = await run([
       "tools",
       "call",
@@ -50,6 +51,24 @@ describe("binary content", () => {
     const read = await run(["resources", "read", "demo://resource/dynamic/blob/3", "--out", dir, ...everythingStdio])
     expect(read.code, read.stderr).toBe(0)
     expect(read.stdout).toContain(`saved to ${join(dir, "3.txt")}`)
+  })
+
+  it("a text/* blob is printed as its text", async () => {
+    const read = await run(["resources", "read", "demo://resource/dynamic/blob/1", ...everythingStdio])
+    expect(read.code, read.stderr).toBe(0)
+    expect(read.stdout).toMatch(/^Resource 1: This is a base64 blob created at .*\n$/)
+    const embedded = await run([
+      "tools",
+      "call",
+      "get-resource-reference",
+      "resourceType=Blob",
+      "resourceId:=2",
+      ...everythingStdio
+    ])
+    expect(embedded.code, embedded.stderr).toBe(0)
+    expect(embedded.stdout).toMatch(
+      /^\[resource demo:\/\/resource\/dynamic\/blob\/2\]\nResource 2: This is a base64 blob/m
+    )
   })
 
   it("draws an image inline only on a terminal that shows images", async () => {

@@ -54,11 +54,22 @@ describe("effect-mcp host", () => {
     ])
   })
 
-  it("tools lists one namespaced toolset; call routes by namespaced name", async () => {
-    const tools = await run(["host", "tools", "--json"], { cwd })
-    expect(tools.code, tools.stderr).toBe(0)
-    const names: ReadonlyArray<string> = JSON.parse(tools.stdout).tools.map((tool: { name: string }) => tool.name)
+  it("tools lists the servers that started and names the one that failed, with its reason (exit 3)", async () => {
+    const tools = await run(["host", "tools"], { cwd })
+    expect(tools.code, tools.stderr).toBe(3)
+    expect(tools.stdout).toMatch(/^one__echo +/m)
+    expect(tools.stdout).toMatch(/^web__get-sum +/m)
+    expect(tools.stderr).toMatch(/^error: 1 of 4 servers failed: gone\n {2}gone: .*no-such-mcp-server-anywhere/m)
+    const json = await run(["host", "tools", "--json"], { cwd })
+    expect(json.code, json.stderr).toBe(3)
+    const names: ReadonlyArray<string> = JSON.parse(json.stdout).tools.map((tool: { name: string }) => tool.name)
     expect(names).toEqual(expect.arrayContaining(["one__echo", "two__echo", "web__echo", "web__get-sum"]))
+    const error = JSON.parse(json.stderr.trim().split("\n").at(-1) ?? "{}").error
+    expect(error).toMatchObject({ kind: "ServersFailed", exitCode: 3 })
+    expect(error.message).toMatch(/gone: .*no-such-mcp-server-anywhere/)
+  })
+
+  it("call routes by namespaced name", async () => {
     const call = await run(["host", "call", "web__get-sum", "a=2", "b=40"], { cwd })
     expect(call.code, call.stderr).toBe(0)
     expect(call.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("warning:"))).toStrictEqual([])

@@ -14,13 +14,13 @@ import { bin } from "./support/cli.js"
 const testServer = fileURLToPath(new URL("fixtures/test-server.mjs", import.meta.url))
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
 
-/** Runs `effect-mcp tools call ask` on a pseudo-terminal, typing each answer when its prompt shows. */
-const converse = (steps: ReadonlyArray<readonly [prompt: string, keys: string]>) =>
+/** Runs `effect-mcp tools call <tool>` on a pseudo-terminal, typing each answer when its prompt shows. */
+const converse = (steps: ReadonlyArray<readonly [prompt: string, keys: string]>, tool = "ask") =>
   new Promise<{ readonly code: number | null; readonly screen: string; readonly received: string }>(
     (resolve, reject) => {
       const received = join(mkdtempSync(join(tmpdir(), "effect-mcp-pty-")), "received.log")
       writeFileSync(received, "")
-      const command = [process.execPath, bin, "tools", "call", "ask", "--", process.execPath, testServer, received]
+      const command = [process.execPath, bin, "tools", "call", tool, "--", process.execPath, testServer, received]
         .map(quote)
         .join(" ")
       const child = spawn("script", ["-qfec", command, "/dev/null"], {
@@ -80,5 +80,36 @@ describe("elicitation on a terminal", () => {
     const { code, received } = await converse([["accept (fill in the form)", "\x1b[B\r"]])
     expect(code).toBe(0)
     expect(answerOf(received)).toStrictEqual({ action: "decline" })
+  })
+
+  it("an optional choice can be skipped; a multiple choice says how to choose", async () => {
+    const { code, screen, received } = await converse(
+      [
+        ["accept (fill in the form)", "\r"],
+        // small, large, (skip)
+        ["Size", "\x1b[B\x1b[B\r"],
+        // Select All, Inverse Selection, cheese, …
+        ["Toppings", "\x1b[B\x1b[B \r"]
+      ],
+      "ask-choices"
+    )
+    expect(code, screen).toBe(0)
+    expect(screen).toContain("(skip)")
+    expect(screen).toContain("space toggles, enter confirms")
+    expect(answerOf(received)).toStrictEqual({ action: "accept", content: { toppings: ["cheese"] } })
+  })
+
+  it("Ctrl-C in a form: the line ends, the server is answered cancel, the command exits 130", async () => {
+    const { code, screen, received } = await converse([
+      ["accept (fill in the form)", "\r"],
+      ["Your name", "\x03"]
+    ])
+    expect(code, screen).toBe(130)
+    expect(answerOf(received)).toStrictEqual({ action: "cancel" })
+    // The question's line is ended; ^C and the one line follow, each on its own.
+    const lines = screen.split("\r\n").map((line) => line.split("\r").at(-1)?.replaceAll("\x1b[2K", ""))
+    expect(lines.slice(-3)).toStrictEqual(["^C", "cancelled: tools call ask", ""])
+    expect(lines.at(-4)).toMatch(/Your name/)
+    expect(screen.match(/cancelled: /g)).toHaveLength(1)
   })
 })

@@ -113,25 +113,52 @@ describe("effect-mcp shell", () => {
   })
 })
 
+/** A shell on the test server on a terminal; `received` is what the server was sent. */
+const testServerShell = () => {
+  const state = mkdtempSync(join(tmpdir(), "effect-mcp-shell-test-server-"))
+  const received = join(state, "received.log")
+  writeFileSync(received, "")
+  const shell = startOnTerminal(["shell", "--", process.execPath, testServer, received], {
+    env: { XDG_STATE_HOME: state, NO_COLOR: "1" },
+    columns: 120
+  })
+  return { shell, received: () => readFileSync(received, "utf8") }
+}
+
+/** Shows the session goes on (a command runs), then leaves with Ctrl-D (exit 0). */
+const goesOn = async (shell: ReturnType<typeof startOnTerminal>, at: number) => {
+  await shell.type("tools list\r")
+  await shell.waitFor("ask-defaults", at)
+  await shell.type("\x04")
+  expect((await shell.finished).code).toBe(0)
+}
+
 describe("effect-mcp shell, Ctrl-C", () => {
   it("cancels the running request on the server (notifications/cancelled) and the session goes on", async () => {
-    const state = mkdtempSync(join(tmpdir(), "effect-mcp-shell-cancel-"))
-    const received = join(state, "received.log")
-    writeFileSync(received, "")
-    const shell = startOnTerminal(["shell", "--", process.execPath, testServer, received], {
-      env: { XDG_STATE_HOME: state, NO_COLOR: "1" },
-      columns: 120
-    })
+    const { shell, received } = testServerShell()
     let at = await shell.waitFor("test-server> ")
     await shell.type("tools call slow\r")
     at = await shell.waitFor(/calling slow {2}\d+ /, at)
     await shell.type("\x03")
-    at = await shell.waitFor("cancelled: tools call slow", at)
-    await eventually(() => readFileSync(received, "utf8").includes("notifications/cancelled"), "the cancellation")
-    await shell.type("tools list\r")
-    at = await shell.waitFor("ask-defaults", at)
-    await shell.type("\x04")
-    expect((await shell.finished).code).toBe(0)
+    // ^C, then the line on its own.
+    at = await shell.waitFor("\x1b[2K^C\r\ncancelled: tools call slow", at)
+    await eventually(() => received().includes("notifications/cancelled"), "the cancellation")
+    await goesOn(shell, at)
+  }, 60_000)
+})
+
+describe("effect-mcp shell, Ctrl-C in a form", () => {
+  it("answers the server cancel and cancels the command; the session goes on", async () => {
+    const { shell, received } = testServerShell()
+    let at = await shell.waitFor("test-server> ")
+    await shell.type("tools call ask\r")
+    at = await shell.waitFor("accept (fill in the form)", at)
+    await shell.type("\r")
+    at = await shell.waitFor("Your name", at)
+    await shell.type("\x03")
+    at = await shell.waitFor("^C\r\ncancelled: tools call ask\r\n", at)
+    await eventually(() => received().includes('"result":{"action":"cancel"}'), "the answer")
+    await goesOn(shell, await shell.waitFor("test-server> ", at))
   }, 60_000)
 })
 
@@ -165,8 +192,8 @@ describe("effect-mcp host shell", () => {
       input: "status\ntools call one__get-sum a:=1 b:=2\ntools call gone__echo message=x\ntools call one__get-sun\n"
     })
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/^one +stdio ready/m)
-    expect(result.stdout).toMatch(/^gone +stdio failed:/m)
+    expect(result.stdout).toMatch(/^one +stdio +ready/m)
+    expect(result.stdout).toMatch(/^gone +stdio +failed:/m)
     expect(result.stdout).toMatch(/The sum of 1 and 2 is 3\./)
     expect(result.stderr).toMatch(/"gone__echo" cannot be called: gone is not ready \(failed:/)
     expect(result.stderr).toMatch(/no ready server offers "one__get-sun" \(did you mean one__get-sum/)

@@ -4,6 +4,9 @@
  * readably, an inline server is called by the name it reports, and signals end a run with
  * their exit code (Ctrl-C saying what it cancelled) and without leaving the server behind.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { isAlive } from "../../client/test/support/processes.js"
@@ -122,6 +125,24 @@ describe.concurrent("an inline server's name", () => {
   })
 })
 
+describe.concurrent("a script's label before the handshake", () => {
+  it("is its package's name, not the file's (index)", async () => {
+    // The reference server started as `node …/dist/index.js`.
+    const verbose = await run(["tools", "list", "--verbose", ...everythingStdio])
+    expect(verbose.code, verbose.stderr).toBe(0)
+    expect(verbose.stderr).not.toMatch(/\bindex\b/)
+    expect(verbose.stderr).toMatch(/mcp\.server=@modelcontextprotocol\/server-everything/)
+    // A server that dies before it could say its name is called by its package's.
+    const project = mkdtempSync(join(tmpdir(), "effect-mcp-label-"))
+    mkdirSync(join(project, "dist"))
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "acme-weather", version: "1.0.0" }))
+    writeFileSync(join(project, "dist", "index.js"), 'console.error("no API key"); process.exit(1)\n')
+    const died = await run(["tools", "list", "--", process.execPath, join(project, "dist", "index.js")])
+    expect(died.code).toBe(3)
+    expect(died.stderr).toMatch(/^error: acme-weather: the server process exited with code 1$/m)
+  })
+})
+
 describe("signals during a long call", () => {
   const long = ["tools", "call", "trigger-long-running-operation", "duration:=60", "steps:=60", ...everythingStdio]
 
@@ -186,8 +207,19 @@ describe("signals during a long call", () => {
     const { code, screen } = await started.finished
     expect(code, screen).toBe(130)
     expect(screen.match(/cancelled: /g)).toHaveLength(1)
-    // The spinner cleared, then the one line, last.
-    expect(screen.endsWith("\x1b[2Kcancelled: tools call trigger-long-running-operation\r\n")).toBe(true)
+    // The spinner cleared, then ^C and the one line on its own, last.
+    expect(screen.endsWith("\x1b[2K^C\r\ncancelled: tools call trigger-long-running-operation\r\n"), screen).toBe(true)
     await eventually(() => servers.every((server) => !isAlive(server)), "the server process to end", 10_000)
+  })
+
+  it("Ctrl-C with no line drawn (logs streaming): ^C, then the line on its own", async () => {
+    const started = startOnTerminal(["logs", ...everythingStdio])
+    await started.waitFor("Ctrl-C to stop")
+    await started.type("\x03")
+    const { code, screen } = await started.finished
+    expect(code, screen).toBe(130)
+    // What the terminal shows: the line with ^C ends, and the message starts a line of its own.
+    const shown = screen.split("\r\n").map((line) => line.split("\r").at(-1)?.replaceAll("\x1b[2K", ""))
+    expect(shown.slice(-3)).toStrictEqual(["^C", "cancelled: logs", ""])
   })
 })

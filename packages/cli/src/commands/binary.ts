@@ -196,12 +196,12 @@ export const drawable = (
 /**
  * Prints content blocks for a person: each as text or a one-line summary, an image drawn
  * inline where the terminal can, and with `out` binary blocks and embedded resources saved
- * (`stem-1.png`, … or the name in the URI) with their paths printed.
+ * (`stem.png`, `stem-2.png`, … or the name in the URI) with their paths printed.
  */
 export const printContent = (blocks: ReadonlyArray<McpSchema.ContentBlock>, out: Option.Option<string>, stem: string) =>
   Effect.gen(function* () {
     const output = yield* Output
-    for (const [index, block] of blocks.entries()) {
+    for (const block of blocks) {
       yield* output.line(contentBlock(block))
       // The terminal is asked only for an image it might draw.
       const drawing = drawable(block, inlineImageProtocol(process.env) ?? "sixel") ? yield* imageDrawing : undefined
@@ -209,7 +209,8 @@ export const printContent = (blocks: ReadonlyArray<McpSchema.ContentBlock>, out:
         drawing !== undefined && drawable(block, drawing.protocol) ? inlineImage(drawing, block.data) : undefined
       if (image !== undefined) yield* output.line(image)
       if (out._tag === "None") continue
-      const payload = payloadOf(block, `${stem}-${index + 1}`)
+      // Every file of a result is named after it; `save` numbers the second and later (`stem-2.png`).
+      const payload = payloadOf(block, stem)
       if (payload === undefined) continue
       const file = yield* save(out.value, payload)
       yield* output.line(styled`  saved to ${file}`)

@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Authorization from "../Authorization.js"
-import { ServersFailed, UsageError } from "../CliError.js"
+import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { clientInfo, expandContext, isInteractive, retrySettings } from "../Connect.js"
 import * as Handlers from "../Handlers.js"
@@ -22,6 +22,7 @@ import { dim, Output, table } from "../Output.js"
 import * as HostShell from "../shell/HostShell.js"
 import * as ShellSession from "../shell/Repl.js"
 import { outOption } from "./binary.js"
+import { failIfAnyFailed, statusRows } from "./hostStatus.js"
 import { whyNot } from "./hostTools.js"
 import { runCommand } from "./shared.js"
 import { argumentOptions, callAndPrint, callArguments } from "./tools.js"
@@ -107,22 +108,16 @@ export const status = Command.make("status", { config, run: CommonOptions.run },
               detail: ServerStatus.describe(server.status)
             }))
           })
-        const rows = (output.json ? [] : servers).map(
-          (server) =>
-            [
-              server.name,
-              `${ServerEntry.transportOf(server.config.target).padEnd(5)} ${ServerStatus.describe(server.status)}`
-            ] as const
-        )
-        for (const line of table(rows, output.width, "")) yield* output.line(line)
-        const failed = servers.filter((server) => server.status._tag === "Failed").map((server) => server.name)
-        if (failed.length > 0) return yield* new ServersFailed({ failed, total: servers.length })
+        for (const line of table(output.json ? [] : statusRows(servers), output.width, "")) yield* output.line(line)
+        // The table (and the JSON's detail) has each failure's reason.
+        return yield* failIfAnyFailed(host, true)
       })
     )
   )
 ).pipe(
   Command.withDescription(
-    "Connect every configured server at once and show each one's status.\nExample: effect-mcp host status --config .mcp.json"
+    "Connect every configured server at once and show each one's status. Exits 3 when one failed to start.\n" +
+      "Example: effect-mcp host status --config .mcp.json"
   )
 )
 
@@ -134,7 +129,10 @@ export const tools = Command.make("tools", { config, run: CommonOptions.run }, (
       Effect.gen(function* () {
         const output = yield* Output
         const view = yield* host.aggregate
-        if (output.json) return yield* output.printJson({ tools: view.tools, collisions: view.collisions })
+        if (output.json) {
+          yield* output.printJson({ tools: view.tools, collisions: view.collisions })
+          return yield* failIfAnyFailed(host, false)
+        }
         for (const line of table(
           view.tools.map((entry) => [entry.name, entry.tool.description] as const),
           output.width,
@@ -148,12 +146,15 @@ export const tools = Command.make("tools", { config, run: CommonOptions.run }, (
               `note: ${collision.name} is ${collision.kept}'s; also wanted by ${collision.others.map((other) => `${other.server} (now ${other.name})`).join(", ")}`
             )
           )
+        // The tools of the servers that started are printed; those that did not are named, with why.
+        return yield* failIfAnyFailed(host, false)
       })
     )
   )
 ).pipe(
   Command.withDescription(
-    "The tools of every configured server as one list, named <server>__<tool>.\nExample: effect-mcp host tools --config .mcp.json"
+    "The tools of every configured server as one list, named <server>__<tool>. A server that failed to start is named on stderr with its reason, after the others' tools, and the command exits 3.\n" +
+      "Example: effect-mcp host tools --config .mcp.json"
   )
 )
 
@@ -195,7 +196,7 @@ export const shell = Command.make("shell", { config, run: CommonOptions.run }, (
   )
 ).pipe(
   Command.withDescription(
-    "An interactive session on every configured server at once: namespaced tools (server__tool), resources and prompts, status; Ctrl-C cancels a running command, Ctrl-D leaves.\n" +
+    "An interactive session on every configured server at once: namespaced tools (server__tool), resources and prompts, logs and subscriptions by server, status; Ctrl-C cancels a running command, Ctrl-D leaves.\n" +
       "Example: effect-mcp host shell --config .mcp.json"
   )
 )

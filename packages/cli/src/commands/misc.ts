@@ -15,6 +15,7 @@ import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { withClient } from "../Connect.js"
 import { sanitize } from "../internal/controls.js"
+import { padEnd, width as widthOf } from "../internal/textWidth.js"
 import { parseStringArguments } from "../internal/words.js"
 import { dim, Output, styled } from "../Output.js"
 import { display } from "../ServerNames.js"
@@ -62,6 +63,8 @@ export const complete = Command.make(
               ...(context.length === 0 ? {} : { context: { arguments: known } })
             })
             if (output.json) return yield* output.printJson({ completion })
+            // On stderr, so that stdout stays one candidate a line.
+            if (completion.values.length === 0) return yield* output.note(dim(output.color, "no completions"))
             for (const candidate of completion.values) yield* output.line(candidate)
             if (completion.hasMore === true || (completion.total ?? 0) > completion.values.length)
               yield* output.note(dim(output.color, `(${completion.total ?? "more"} in all)`))
@@ -163,8 +166,8 @@ export const servers = Command.make(
           describeTarget(entry.target),
           `${entry.file} (${entry.format})`
         ])
-        const widths = [0, 1, 2].map((column) => Math.max(0, ...rows.map((row) => row[column]?.length ?? 0)))
-        const pad = (text: string | undefined, column: number) => (text ?? "").padEnd(widths[column] ?? 0)
+        const widths = [0, 1, 2].map((column) => Math.max(0, ...rows.map((row) => widthOf(row[column] ?? ""))))
+        const pad = (text: string | undefined, column: number) => padEnd(text ?? "", widths[column] ?? 0)
         for (const row of rows)
           yield* output.line(
             styled`${pad(row[0], 0)}  ${pad(row[1], 1)}  ${pad(row[2], 2)}  ${dim(output.color, row[3] ?? "")}`

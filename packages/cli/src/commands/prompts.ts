@@ -80,9 +80,9 @@ export const printPrompt = (
     const result = yield* client.getPrompt(name, args)
     if (output.json) return yield* output.printJson(result)
     if (result.description !== undefined) yield* output.line(result.description)
-    for (const [index, message] of result.messages.entries()) {
+    for (const message of result.messages) {
       yield* output.line(bold(output.color, `${message.role}:`))
-      yield* printContent([message.content], out, `${name}-${index + 1}`)
+      yield* printContent([message.content], out, name)
     }
   })
 

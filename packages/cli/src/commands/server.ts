@@ -40,8 +40,16 @@ export const printInfo = (client: McpClient.McpClientService) =>
     yield* output.line(
       styled`${bold(output.color, info.title ?? info.name)} ${info.version}${info.title === undefined ? "" : dim(output.color, ` (${info.name})`)}`
     )
-    yield* output.line(`protocol      ${client.protocolVersion} (${client.era})`)
-    yield* output.line(`capabilities  ${describeCapabilities(client.serverCapabilities) || "(none)"}`)
+    // The capabilities wrap between words, under themselves.
+    for (const line of table(
+      [
+        ["protocol", `${client.protocolVersion} (${client.era})`],
+        ["capabilities", describeCapabilities(client.serverCapabilities) || "(none)"]
+      ],
+      output.width,
+      ""
+    ))
+      yield* output.line(line)
     if (Option.isSome(client.instructions)) {
       yield* output.line("instructions")
       for (const paragraph of client.instructions.value.split("\n"))

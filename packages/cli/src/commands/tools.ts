@@ -17,7 +17,7 @@ import { isInteractive, withClient } from "../Connect.js"
 import { functionCall, withFileValues } from "../internal/callSyntax.js"
 import { closest } from "../internal/closest.js"
 import { parseArguments } from "../internal/words.js"
-import { bold, Output, red, styled, wrap } from "../Output.js"
+import { bold, Output, styled, wrap } from "../Output.js"
 import * as ProgressLine from "../ProgressLine.js"
 import { display } from "../ServerNames.js"
 import * as UrlRequired from "../UrlRequired.js"
@@ -166,17 +166,26 @@ export const callAndPrint = (
         UrlRequired.urlsOf(error).length > 0 ? UrlRequired.explain(error, isInteractive()) : Effect.fail(error)
       )
     )
+    // A tool's error is said once, as the failure (its text), on stderr; the rest is the result.
+    const failed = result.isError === true
+    const words = failed ? result.content.filter((block) => block.type === "text") : []
     if (output.json) yield* output.printJson(result)
     else {
-      if (result.isError === true)
-        yield* output.line(red(output.color, bold(output.color, "the tool reported an error:")))
-      yield* printContent(result.content, out, name)
+      yield* printContent(failed ? result.content.filter((block) => block.type !== "text") : result.content, out, name)
       if (result.structuredContent !== undefined) {
         yield* output.line(bold(output.color, "structured content:"))
         yield* output.line(JSON.stringify(result.structuredContent, null, 2))
       }
     }
-    if (result.isError === true) return yield* new ToolReportedError({ server: client.name, tool: name })
+    if (failed)
+      return yield* new ToolReportedError({
+        server: client.name,
+        tool: name,
+        detail: words
+          .map((block) => block.text)
+          .join("\n")
+          .trim()
+      })
   })
 
 /** A call's arguments: `--args '<json>'` and `key=value` / `key:=json` words. */

@@ -11,6 +11,7 @@ import * as NodeTransports from "@effect-mcp/node/NodeTransports"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { run } from "../Cli.js"
@@ -46,7 +47,12 @@ export const main = (
     process.stderr.write(`internal error: ${sanitize(Cause.pretty(exit.cause))}\n`)
     return ExitCode.connection
   }
-  run(argv).pipe(
+  // A failure is reported once, where it ends up (a command's error, a server's request answered
+  // with it); Effect's debug line for every fiber that fails would repeat it under --verbose, with
+  // a stack trace into the bundle. Set for the whole run (not `locally`): the main fiber's own
+  // failure is logged after every region has ended.
+  FiberRef.set(FiberRef.unhandledErrorLogLevel, Option.none()).pipe(
+    Effect.zipRight(run(argv)),
     Effect.provideService(TrailingCommand, trailing),
     // Servers run on Node's own transports: stdio with no stream stages between pipe and peer,
     // Streamable HTTP POSTs on node:http directly. The platform HttpClient (node:http with

@@ -42,3 +42,10 @@ export const activity = (words: ReadonlyArray<string>): string => {
     .map((word) => (word.length > 60 ? `${word.slice(0, 59)}…` : word))
     .join(" ")
 }
+
+/**
+ * The line Ctrl-C prints: `cancelled: <what>`. On a terminal it starts on a line of its own: the
+ * line the key was pressed on (a live line, the terminal's echo of it) is replaced by `^C`.
+ */
+export const cancelledLine = (what: string, terminal: boolean): string =>
+  `${terminal ? "\r\x1b[2K^C\n" : ""}cancelled: ${what}`

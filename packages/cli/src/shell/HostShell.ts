@@ -1,18 +1,19 @@
 /**
  * The commands of `effect-mcp host shell`: every configured server in one session, tools and
- * prompts under their namespaced names (`server__tool`), resources routed by URI, and
- * `status`; server status and list changes are printed as they come.
+ * prompts under their namespaced names (`server__tool`), resources by server and read by URI
+ * (`hostResources.ts`), log messages and subscriptions (`hostSessions.ts`), and `status`; server
+ * status, list changes, log messages and resource updates are printed as they come.
  */
 import type * as Prompt from "@effect/cli/Prompt"
 import type { McpHost } from "@effect-mcp/host"
-import { ServerEntry, ServerStatus } from "@effect-mcp/host"
+import { ServerStatus } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
+import { failuresOf, statusRows } from "../commands/hostStatus.js"
 import { whyNot } from "../commands/hostTools.js"
 import { printPrompt } from "../commands/prompts.js"
-import { printRead } from "../commands/resources.js"
 import { printList } from "../commands/shared.js"
 import { callAndPrint, callArguments, showTool } from "../commands/tools.js"
 import { signature, summary } from "../commands/toolView.js"
@@ -20,13 +21,18 @@ import { closest } from "../internal/closest.js"
 import { Output, table } from "../Output.js"
 import type { ServerNames } from "../ServerNames.js"
 import type { Vocabulary } from "./Completion.js"
+import * as HostResources from "./hostResources.js"
+import * as HostSessions from "./hostSessions.js"
 import type { Target } from "./Repl.js"
-import { takeFlags } from "./ServerShell.js"
+import { levelOf, takeFlags } from "./ServerShell.js"
 
 const COMMANDS: { readonly [command: string]: ReadonlyArray<string> } = {
   tools: ["list", "show", "call"],
-  resources: ["list", "read"],
+  resources: ["list", "templates", "read", "subscribe", "unsubscribe"],
   prompts: ["list", "get"],
+  logs: ["on", "off"],
+  subscribe: [],
+  unsubscribe: [],
   status: [],
   help: [],
   exit: []
@@ -37,8 +43,17 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
   ["tools list", "every ready server's tools, as server__tool"],
   ["tools show server__tool", "one tool in full"],
   ["tools call server__tool k=v … [--task] [--out DIR] [--args JSON]", "call a tool (Ctrl-C cancels it)"],
-  ["resources list | read URI [--out DIR]", "every server's resources; read one"],
+  ["resources list | templates", "every server's resources, templates (by server)"],
+  [
+    "resources read URI [--server NAME] [--out DIR]",
+    "read one (from the server that lists it, or whose template matches)"
+  ],
+  [
+    "resources subscribe | unsubscribe URI [--server NAME]",
+    "follow a resource's updates (printed as they come); also subscribe URI"
+  ],
   ["prompts list | get server__prompt k=v", "every server's prompts; get one"],
+  ["logs on [LEVEL] | off", "show every server's log messages (from LEVEL up) or hide them"],
   ["exit (or Ctrl-D)", "close the session"]
 ]
 
@@ -57,24 +72,26 @@ export const target = (
     const output = yield* Output
     const vocabulary: Effect.Effect<Vocabulary> = Effect.gen(function* () {
       const tools = yield* host.tools
-      const resources = yield* host.resources
+      const resources = yield* HostResources.listed(host)
       const prompts = yield* host.prompts
       return {
         commands: COMMANDS,
         tools: tools.map((entry) => ({ name: entry.name, args: argNames(entry.tool.inputSchema) })),
-        resources: resources.map((entry) => entry.resource.uri),
+        resources: [...new Set(resources.map((entry) => entry.resource.uri))],
         prompts: prompts.map((entry) => ({
           name: entry.name,
           args: (entry.prompt.arguments ?? []).map((arg) => arg.name)
         }))
       }
     })
+    const sessions = yield* HostSessions.make(host)
     const notifications = host.changes.pipe(
       Stream.map((change) =>
         change._tag === "Status"
           ? `${change.server}: ${ServerStatus.describe(change.status)}`
           : `${change.server}: its ${change.list} changed`
-      )
+      ),
+      Stream.merge(sessions.lines)
     )
     const findTool = (name: string) =>
       Effect.flatMap(host.tools, (tools) => {
@@ -90,16 +107,7 @@ export const target = (
             for (const line of table(HELP, output.width)) yield* output.line(line)
             return
           case "status": {
-            const servers = yield* host.servers
-            for (const line of table(
-              servers.map((server) => [
-                server.name,
-                `${ServerEntry.transportOf(server.config.target).padEnd(5)} ${ServerStatus.describe(server.status)}`
-              ]),
-              output.width,
-              ""
-            ))
-              yield* output.line(line)
+            for (const line of table(statusRows(yield* host.servers), output.width, "")) yield* output.line(line)
             return
           }
           case "tools": {
@@ -127,25 +135,25 @@ export const target = (
             }
             return yield* usage("tools list | tools show server__tool | tools call server__tool k=v …")
           }
-          case "resources": {
-            const resources = yield* host.resources
-            if (sub === "list")
-              return yield* printList("resources", resources, (entry) => [
-                entry.resource.uri,
-                `${entry.resource.name} (${entry.server})`
-              ])
-            const uri = rest[0]
-            if (sub === "read" && uri !== undefined) {
-              const owner = resources.find((entry) => entry.resource.uri === uri)
-              if (owner === undefined) return yield* usage(`no ready server lists ${uri} (resources list shows them)`)
-              const flags = yield* takeFlags(rest.slice(1), ["out"], [])
-              return yield* printRead(
-                yield* host.client(owner.server),
-                uri,
-                Option.fromNullable(flags.values.get("out"))
+          case "resources":
+            return yield* HostResources.run(host, sessions, words.slice(1))
+          case "subscribe":
+          case "unsubscribe":
+            // Short for `resources subscribe URI` and `resources unsubscribe URI`.
+            return yield* HostResources.run(host, sessions, words)
+          case "logs": {
+            if (sub === "off") {
+              yield* sessions.logsOff
+              return yield* output.note("log messages hidden")
+            }
+            if (sub === "on") {
+              const level = yield* levelOf(rest[0])
+              const servers = yield* sessions.logsOn(level)
+              return yield* output.note(
+                `showing log messages at ${level} and above${servers.length === 0 ? " (no ready server logs)" : ` from ${servers.join(", ")}`}`
               )
             }
-            return yield* usage("resources list | resources read URI")
+            return yield* usage("logs on [LEVEL] | logs off")
           }
           case "prompts": {
             const prompts = yield* host.prompts
@@ -182,5 +190,9 @@ export const target = (
         }
       })
 
-    return { name: "host", vocabulary, changes: host.changes, notifications, run }
+    // Said when the session starts: the servers that are not there, and why.
+    const warnings = Effect.map(host.servers, (servers) =>
+      failuresOf(servers).map(({ server, why }) => `${server} failed to start: ${why} (status shows every server)`)
+    )
+    return { name: "host", vocabulary, changes: host.changes, notifications, warnings, run }
   })

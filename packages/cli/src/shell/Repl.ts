@@ -15,8 +15,10 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type CliFailure, describe, serverOf } from "../CliError.js"
+import { sanitize } from "../internal/controls.js"
+import { cancelledLine } from "../internal/signals.js"
 import { splitCommandLine } from "../internal/words.js"
-import { dim, Output } from "../Output.js"
+import { dim, Output, Styled } from "../Output.js"
 import { ServerNames } from "../ServerNames.js"
 import { complete, type Vocabulary } from "./Completion.js"
 import * as History from "./History.js"
@@ -32,6 +34,8 @@ export interface Target<R> {
   readonly changes: Stream.Stream<unknown>
   /** Lines to print as they come: logs, list changes, resource updates. */
   readonly notifications: Stream.Stream<string>
+  /** What to warn about when the session starts (a host's servers that failed to start, and why). */
+  readonly warnings: Effect.Effect<ReadonlyArray<string>>
   /** Runs one command line, already split into words. */
   readonly run: (words: ReadonlyArray<string>) => Effect.Effect<void, CliFailure, R>
 }
@@ -91,6 +95,7 @@ export const run = <R>(target: Target<R>) =>
       yield* output.note(
         dim(output.color, `connected to ${server}; help lists the commands, Tab completes, Ctrl-D leaves`)
       )
+    for (const warning of yield* target.warnings) yield* output.note(`warning: ${warning}`)
     const prompt = `${server}> `
     while (true) {
       const line = yield* reader.read(prompt)
@@ -116,7 +121,7 @@ export const run = <R>(target: Target<R>) =>
           const shown = given === undefined ? undefined : yield* names.display(given)
           yield* output.note(describe(error.value, output.verbose, shown))
         } else if (Cause.isInterruptedOnly(exit.cause))
-          yield* output.note(`cancelled: ${words.right.slice(0, 3).join(" ")}`)
+          yield* output.note(new Styled(cancelledLine(sanitize(words.right.slice(0, 3).join(" ")), output.interactive)))
         else yield* output.note(`internal error: ${Cause.pretty(exit.cause)}`)
       }
     }

@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { type CliFailure, UsageError } from "../CliError.js"
 import { printPrompt } from "../commands/prompts.js"
+import { logLine } from "../commands/render.js"
 import { printRead } from "../commands/resources.js"
 import { printInfo, printInspect } from "../commands/server.js"
 import { printList } from "../commands/shared.js"
@@ -111,6 +112,16 @@ export const vocabularyOf = (client: McpClient.McpClientService): Effect.Effect<
 
 const decodeLevel = Schema.decodeUnknownOption(McpSchema.LoggingLevel)
 
+/** The level of `logs on [LEVEL]` (default debug). */
+export const levelOf = (word: string | undefined): Effect.Effect<McpSchema.LoggingLevel, UsageError> =>
+  Option.match(decodeLevel(word ?? "debug"), {
+    onNone: () =>
+      Effect.fail(
+        new UsageError({ reason: `logs on: the level is one of ${McpSchema.LoggingLevel.literals.join(", ")}` })
+      ),
+    onSome: Effect.succeed
+  })
+
 const usage = (reason: string) => Effect.fail(new UsageError({ reason }))
 
 const unknown = (word: string, known: ReadonlyArray<string>, where: string) => {
@@ -129,10 +140,7 @@ export const target = (
     const showLogs = yield* Ref.make(true)
     const logs = client.logMessages.pipe(
       Stream.filterEffect(() => Ref.get(showLogs)),
-      Stream.map(
-        (log) =>
-          `[${log.level}]${log.logger === undefined ? "" : ` ${log.logger}:`} ${typeof log.data === "string" ? log.data : JSON.stringify(log.data)}`
-      )
+      Stream.map(logLine)
     )
     const changes = client.listChanged.pipe(Stream.map((kind) => `the server's ${kind} changed`))
     const updates = client.resourceUpdates.pipe(Stream.map((update) => `updated: ${update.uri}`))
@@ -224,12 +232,10 @@ export const target = (
               return yield* output.note("log messages hidden")
             }
             if (sub === "on") {
-              const level = decodeLevel(rest[0] ?? "debug")
-              if (Option.isNone(level))
-                return yield* usage(`logs on: the level is one of ${McpSchema.LoggingLevel.literals.join(", ")}`)
+              const level = yield* levelOf(rest[0])
               yield* Ref.set(showLogs, true)
-              yield* client.setLoggingLevel(level.value)
-              return yield* output.note(`showing log messages at ${level.value} and above`)
+              yield* client.setLoggingLevel(level)
+              return yield* output.note(`showing log messages at ${level} and above`)
             }
             return yield* usage("logs on [LEVEL] | logs off")
           }
@@ -243,6 +249,7 @@ export const target = (
       vocabulary: vocabularyOf(client),
       changes: client.listChanged,
       notifications: Stream.mergeAll([logs, changes, updates], { concurrency: "unbounded" }),
+      warnings: Effect.succeed([]),
       run
     }
   })

@@ -1,0 +1,107 @@
+/**
+ * `effect-mcp host shell` over a config of the reference server twice (`one`, `two`: the same
+ * resources, hence the same URIs) and a server whose command is missing (`gone`): what the
+ * session says of the servers at its start, and what it offers of them.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
+import { everything, run } from "./support/cli.js"
+import { startOnTerminal } from "./support/pty.js"
+
+const stdio = { command: process.execPath, args: [everything, "stdio"] }
+/** A directory with a `.mcp.json` of these servers. */
+const configOf = (servers: { readonly [name: string]: unknown }) => {
+  const dir = mkdtempSync(join(tmpdir(), "effect-mcp-host-shell-"))
+  writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: servers }))
+  return dir
+}
+let cwd = ""
+let solo = ""
+beforeAll(() => {
+  cwd = configOf({ one: stdio, two: stdio, gone: { command: "no-such-mcp-server-anywhere" } })
+  solo = configOf({ one: stdio })
+})
+
+const TEXT = "demo://resource/dynamic/text/5"
+const DOCUMENT = "demo://resource/static/document/architecture.md"
+
+/** A host shell on a terminal over the config. */
+const hostShell = () =>
+  startOnTerminal(["host", "shell"], { cwd, env: { XDG_STATE_HOME: cwd, NO_COLOR: "1" }, columns: 200 })
+
+describe("effect-mcp host shell", () => {
+  it("says at its start which servers failed, and why", async () => {
+    const shell = hostShell()
+    const banner = await shell.waitFor("connected to host")
+    const prompt = await shell.waitFor("host> ", banner)
+    const said = shell.screen().slice(banner, prompt)
+    expect(said).toMatch(/warning: gone failed to start: .*no-such-mcp-server-anywhere/)
+    expect(said).not.toMatch(/\bone\b|\btwo\b/)
+    await shell.type("\x04")
+    expect((await shell.finished).code).toBe(0)
+  }, 60_000)
+
+  it("reads a URI that a template matches", async () => {
+    const result = await run(["host", "shell"], { cwd: solo, input: `resources read ${TEXT}\nresources templates\n` })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/^Resource 5: This is a plaintext resource/m)
+    expect(result.stdout).toMatch(/^demo:\/\/resource\/dynamic\/text\/\{resourceId\} +.*\(one\)$/m)
+  })
+
+  it("shows a URI two servers list for both; reading it wants --server off a terminal", async () => {
+    const result = await run(["host", "shell"], {
+      cwd,
+      input: `resources list\nresources read ${TEXT}\nresources read ${TEXT} --server two\nresources read ${DOCUMENT} --server gone\n`
+    })
+    expect(result.code, result.stderr).toBe(0)
+    const rows = result.stdout.split("\n").filter((line) => line.startsWith(`${DOCUMENT} `))
+    expect(rows.map((line) => /\((\w+)\)$/.exec(line)?.[1])).toStrictEqual(["one", "two"])
+    expect(result.stderr).toMatch(
+      new RegExp(`error: ${TEXT} can be read from one and two: add --server one or --server two`)
+    )
+    expect(result.stdout).toMatch(/^Resource 5: This is a plaintext resource/m)
+    expect(result.stderr).toMatch(/error: --server gone: it is not ready \(failed: /)
+  })
+
+  it("on a terminal, asks which server to read a URI from when several can", async () => {
+    const shell = hostShell()
+    let at = await shell.waitFor("host> ")
+    await shell.type(`resources read ${TEXT}\r`)
+    at = await shell.waitFor(`${TEXT} can be read from 2 servers; read it from`, at)
+    await shell.type("\x1b[B\r")
+    at = await shell.waitFor("Resource 5: This is a plaintext resource", at)
+    await shell.type("\x04")
+    expect((await shell.finished).code).toBe(0)
+  }, 60_000)
+
+  it("logs and subscriptions, as the one-server shell has them, labelled by server", async () => {
+    const result = await run(["host", "shell"], {
+      cwd,
+      input: [
+        "logs on debug",
+        "tools call one__toggle-simulated-logging",
+        `subscribe ${DOCUMENT}`,
+        `subscribe ${DOCUMENT} --server two`,
+        "tools call two__toggle-subscriber-updates",
+        // Time for both to send something (logs every 5 s, updates every few).
+        "tools call one__trigger-long-running-operation duration:=8 steps:=1",
+        `unsubscribe ${DOCUMENT}`,
+        "logs off"
+      ].join("\n"),
+      timeoutMs: 40_000
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain("showing log messages at debug and above from one, two")
+    expect(result.stderr).toMatch(/^one: \[\w+\] .*-level message/m)
+    expect(result.stderr).toMatch(
+      new RegExp(`error: ${DOCUMENT} can be read from one and two: add --server one or --server two`)
+    )
+    expect(result.stderr).toContain(`subscribed to ${DOCUMENT} on two`)
+    expect(result.stderr).toContain(`two: updated: ${DOCUMENT}`)
+    expect(result.stderr).not.toContain(`one: updated: ${DOCUMENT}`)
+    expect(result.stderr).toContain(`unsubscribed from ${DOCUMENT} on two`)
+    expect(result.stderr).toContain("log messages hidden")
+  }, 45_000)
+})
