@@ -54,6 +54,25 @@ describe("effect-mcp host", () => {
     ])
   })
 
+  it("status --quiet for scripts: nothing printed, the exit code says it (--exit-code: every server ready)", async () => {
+    const quiet = await run(["host", "status", "--quiet"], { cwd })
+    expect(quiet.code).toBe(3)
+    expect(quiet.stdout).toBe("")
+    expect(quiet.stderr).not.toMatch(/servers failed/)
+    const healthy = mkdtempSync(join(tmpdir(), "effect-mcp-healthy-"))
+    writeFileSync(
+      join(healthy, ".mcp.json"),
+      JSON.stringify({ mcpServers: { one: { command: process.execPath, args: [everything, "stdio"] } } })
+    )
+    for (const flags of [["--quiet"], ["--quiet", "--exit-code"]]) {
+      const ok = await run(["host", "status", ...flags], { cwd: healthy })
+      expect({ code: ok.code, stdout: ok.stdout, stderr: ok.stderr }).toStrictEqual({ code: 0, stdout: "", stderr: "" })
+    }
+    const strict = await run(["host", "status", "--exit-code"], { cwd })
+    expect(strict.code).toBe(3)
+    expect(strict.stdout).toMatch(/^gone +stdio +failed/m)
+  })
+
   it("tools lists the servers that started and names the one that failed, with its reason (exit 3)", async () => {
     const tools = await run(["host", "tools"], { cwd })
     expect(tools.code, tools.stderr).toBe(3)

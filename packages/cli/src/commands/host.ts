@@ -13,8 +13,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Authorization from "../Authorization.js"
-import { UsageError } from "../CliError.js"
+import { Exit, exitCodeOf, ServersFailed, UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { clientInfo, expandContext, isInteractive, retrySettings } from "../Connect.js"
 import * as Handlers from "../Handlers.js"
@@ -91,35 +92,78 @@ export const withHost = <A, E, R, RH = never>(
     return yield* Effect.flatMap(McpHost.McpHost, use).pipe(Effect.provide(host))
   })
 
-/** `host status`. */
-export const status = Command.make("status", { config, run: CommonOptions.run }, ({ config, run }) =>
-  runCommand(
-    run,
-    withHost(config, run, (host) =>
-      Effect.gen(function* () {
-        const output = yield* Output
-        const servers = yield* host.servers
-        if (output.json)
-          yield* output.printJson({
-            servers: servers.map((server) => ({
-              name: server.name,
-              transport: ServerEntry.transportOf(server.config.target),
-              status: server.status._tag,
-              detail: ServerStatus.describe(server.status)
-            }))
-          })
-        for (const line of table(output.json ? [] : statusRows(servers), output.width, "")) yield* output.line(line)
-        // The table (and the JSON's detail) has each failure's reason.
-        return yield* failIfAnyFailed(host, true)
-      })
+/** `host status`'s options for scripts. */
+const healthOptions = {
+  quiet: Options.boolean("quiet").pipe(
+    Options.withDescription("Print nothing: the exit code says it (0 every server ready, 3 not)")
+  ),
+  exitCode: Options.boolean("exit-code").pipe(
+    Options.withDescription(
+      "Exit 3 unless every server is ready (without it only a server that failed to start counts)"
     )
   )
+}
+
+/** `host status`. */
+export const status = Command.make(
+  "status",
+  { config, run: CommonOptions.run, ...healthOptions },
+  ({ config, run, quiet, exitCode }) =>
+    quiet
+      ? Effect.flatMap(quietly(config, run, exitCode), (code) => (code === 0 ? Effect.void : new Exit({ code })))
+      : runCommand(
+          run,
+          withHost(config, run, (host) =>
+            Effect.gen(function* () {
+              const output = yield* Output
+              const servers = yield* host.servers
+              if (output.json)
+                yield* output.printJson({
+                  servers: servers.map((server) => ({
+                    name: server.name,
+                    transport: ServerEntry.transportOf(server.config.target),
+                    status: server.status._tag,
+                    detail: ServerStatus.describe(server.status)
+                  }))
+                })
+              for (const line of table(output.json ? [] : statusRows(servers), output.width, ""))
+                yield* output.line(line)
+              // The table (and the JSON's detail) has each failure's reason.
+              yield* failIfAnyFailed(host, true)
+              if (exitCode) yield* failIfNotReady(servers)
+            })
+          )
+        )
 ).pipe(
   Command.withDescription(
-    "Connect every configured server at once and show each one's status. Exits 3 when one failed to start.\n" +
-      "Example: effect-mcp host status --config .mcp.json"
+    "Connect every configured server at once and show each one's status. Exits 3 when one failed to start (with --exit-code, unless every one is ready).\n" +
+      "Example: effect-mcp host status --config .mcp.json\n" +
+      "Example: effect-mcp host status --quiet --exit-code --config .mcp.json && echo healthy"
   )
 )
+
+/** Fails with {@link ServersFailed} unless every server is ready (a script's health check). */
+const failIfNotReady = (servers: ReadonlyArray<McpHost.ServerInfo>) => {
+  const notReady = servers
+    .filter((server) => server.status._tag !== "Ready")
+    .map((server) => ({ server: server.name, reason: `${server.name}: ${ServerStatus.describe(server.status)}` }))
+  return notReady.length === 0
+    ? Effect.void
+    : Effect.fail(new ServersFailed({ failed: notReady, total: servers.length, listed: true }))
+}
+
+/** `host status --quiet`: the exit code alone (a config that cannot be read is still reported). */
+const quietly = (config: Option.Option<string>, run: CommonOptions.RunOptions, strict: boolean) =>
+  Effect.gen(function* () {
+    const code = yield* Ref.make(0)
+    yield* runCommand(
+      run,
+      withHost(config, run, (host) =>
+        Effect.flatMap(host.servers, (servers) => (strict ? failIfNotReady(servers) : failIfAnyFailed(host, true)))
+      ).pipe(Effect.catchTag("ServersFailed", (failed) => Ref.set(code, exitCodeOf(failed))))
+    )
+    return yield* Ref.get(code)
+  })
 
 /** `host tools`. */
 export const tools = Command.make("tools", { config, run: CommonOptions.run }, ({ config, run }) =>
