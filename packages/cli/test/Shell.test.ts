@@ -111,6 +111,17 @@ describe("effect-mcp shell", () => {
     expect(result.stderr).toMatch(/error: "bogus-command" is not a command/)
     expect(result.stdout).toMatch(/pong in/)
   })
+
+  it("complete asks the server to complete a prompt's argument or a template's variable", async () => {
+    const result = await run(["shell", ...everythingStdio], {
+      input:
+        "complete prompt completable-prompt department E\ncomplete prompt completable-prompt department zzz\ncomplete prompts\n"
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout.split("\n")).toContain("Engineering")
+    expect(result.stderr).toMatch(/no completions/)
+    expect(result.stderr).toMatch(/complete prompt NAME ARG \[TYPED\] \| complete template URI-TEMPLATE ARG \[TYPED\]/)
+  })
 })
 
 /** A shell on the test server on a terminal; `received` is what the server was sent. */

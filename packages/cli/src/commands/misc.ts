@@ -5,6 +5,7 @@
 
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import type { McpClient } from "@effect-mcp/client"
 import { ConfigLoader, ServerEntry } from "@effect-mcp/host"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
@@ -54,22 +55,7 @@ export const complete = Command.make(
         const ref = Option.isSome(prompt)
           ? ({ type: "ref/prompt", name: prompt.value } as const)
           : ({ type: "ref/resource", uri: Option.getOrThrow(template) } as const)
-        yield* withClient(server, run, (client) =>
-          Effect.gen(function* () {
-            const output = yield* Output
-            const completion = yield* client.complete({
-              ref,
-              argument: { name: argument, value },
-              ...(context.length === 0 ? {} : { context: { arguments: known } })
-            })
-            if (output.json) return yield* output.printJson({ completion })
-            // On stderr, so that stdout stays one candidate a line.
-            if (completion.values.length === 0) return yield* output.note(dim(output.color, "no completions"))
-            for (const candidate of completion.values) yield* output.line(candidate)
-            if (completion.hasMore === true || (completion.total ?? 0) > completion.values.length)
-              yield* output.note(dim(output.color, `(${completion.total ?? "more"} in all)`))
-          })
-        )
+        yield* withClient(server, run, (client) => printCompletion(client, ref, argument, value, known))
       })
     )
 ).pipe(
@@ -78,6 +64,32 @@ export const complete = Command.make(
       "Example: effect-mcp complete --prompt completable-prompt --argument department --value E -- npx -y @modelcontextprotocol/server-everything"
   )
 )
+
+/**
+ * Asks the server to complete `argument` of a prompt or resource template and prints the
+ * candidates, one a line (`context`: arguments already resolved).
+ */
+export const printCompletion = (
+  client: McpClient.McpClientService,
+  ref: { readonly type: "ref/prompt"; readonly name: string } | { readonly type: "ref/resource"; readonly uri: string },
+  argument: string,
+  value: string,
+  context: { readonly [key: string]: string } = {}
+) =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    const completion = yield* client.complete({
+      ref,
+      argument: { name: argument, value },
+      ...(Object.keys(context).length === 0 ? {} : { context: { arguments: context } })
+    })
+    if (output.json) return yield* output.printJson({ completion })
+    // On stderr, so that stdout stays one candidate a line.
+    if (completion.values.length === 0) return yield* output.note(dim(output.color, "no completions"))
+    for (const candidate of completion.values) yield* output.line(candidate)
+    if (completion.hasMore === true || (completion.total ?? 0) > completion.values.length)
+      yield* output.note(dim(output.color, `(${completion.total ?? "more"} in all)`))
+  })
 
 /** `logs`. */
 export const logs = Command.make(

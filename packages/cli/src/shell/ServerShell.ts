@@ -13,6 +13,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { type CliFailure, UsageError } from "../CliError.js"
+import { printCompletion } from "../commands/misc.js"
 import { printPrompt } from "../commands/prompts.js"
 import { logLine } from "../commands/render.js"
 import { printRead } from "../commands/resources.js"
@@ -32,6 +33,7 @@ export const COMMANDS: { readonly [command: string]: ReadonlyArray<string> } = {
   resources: ["list", "templates", "read", "subscribe", "unsubscribe"],
   prompts: ["list", "get"],
   logs: ["on", "off"],
+  complete: ["prompt", "template"],
   subscribe: [],
   unsubscribe: [],
   info: [],
@@ -51,6 +53,7 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
   ["prompts list", "the prompts"],
   ["prompts get NAME k=v [--out DIR]", "get a prompt"],
   ["logs on [LEVEL] | off", "show the server's log messages (from LEVEL up) or hide them"],
+  ["complete prompt NAME ARG [TYPED] | template URI ARG [TYPED]", "ask the server to complete an argument"],
   ["info | inspect | ping", "what the server is, everything it offers, whether it answers"],
   ["exit (or Ctrl-D)", "close the session"]
 ]
@@ -226,6 +229,16 @@ export const target = (
           case "unsubscribe":
             // Short for `resources subscribe URI` and `resources unsubscribe URI`.
             return yield* run(["resources", command, ...words.slice(1)])
+          case "complete": {
+            const [target, argument, typed = ""] = rest
+            if ((sub !== "prompt" && sub !== "template") || target === undefined || argument === undefined)
+              return yield* usage("complete prompt NAME ARG [TYPED] | complete template URI-TEMPLATE ARG [TYPED]")
+            const ref =
+              sub === "prompt"
+                ? ({ type: "ref/prompt", name: target } as const)
+                : ({ type: "ref/resource", uri: target } as const)
+            return yield* printCompletion(client, ref, argument, typed)
+          }
           case "logs": {
             if (sub === "off") {
               yield* Ref.set(showLogs, false)
