@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
+import { miniServer } from "../../client/test/support/processes.js"
 import { complete } from "../src/shell/Completion.js"
 import { COMMANDS } from "../src/shell/ServerShell.js"
 import { eventually, everything, everythingStdio, run } from "./support/cli.js"
@@ -110,6 +111,17 @@ describe("effect-mcp shell", () => {
     expect(result.stderr).toMatch(/error: tools: "lst" is not a command; did you mean list\?/)
     expect(result.stderr).toMatch(/error: "bogus-command" is not a command/)
     expect(result.stdout).toMatch(/pong in/)
+  })
+
+  it("a server that dies: said once, the commands after it are not sent, and the session ends with exit 3", async () => {
+    const result = await run(["shell", "--", process.execPath, miniServer, "crash"], {
+      input: "tools call echo\nping\ntools list\n"
+    })
+    expect(result.code).toBe(3)
+    expect(result.stderr).toMatch(/about to crash|exited with code 3/)
+    const refused = result.stderr.match(/error: the server has ended \(.*\); Ctrl-D leaves/g) ?? []
+    expect(refused).toHaveLength(2)
+    expect(result.stdout).not.toMatch(/pong/)
   })
 
   it("complete asks the server to complete a prompt's argument or a template's variable", async () => {

@@ -7,6 +7,7 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
+import { McpError } from "@effect-mcp/client"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -38,6 +39,11 @@ export interface Target<R> {
   readonly warnings: Effect.Effect<ReadonlyArray<string>>
   /** Runs one command line, already split into words. */
   readonly run: (words: ReadonlyArray<string>) => Effect.Effect<void, CliFailure, R>
+  /**
+   * Why the connection ended, once it has (a one-server session; a host restarts its servers):
+   * `now`, and `changes` when it happens.
+   */
+  readonly ended?: { readonly now: Effect.Effect<Option.Option<string>>; readonly changes: Stream.Stream<string> }
 }
 
 /** The words that end a session. */
@@ -85,6 +91,14 @@ export const run = <R>(target: Target<R>) =>
         })
       : yield* LineReader.lines(print)
     yield* target.notifications.pipe(Stream.runForEach(reader.above), Effect.forkScoped)
+    // Said once, when it happens; the commands after it are not run against a dead connection.
+    const endedNow = target.ended?.now ?? Effect.succeed(Option.none<string>())
+    if (target.ended !== undefined)
+      yield* target.ended.changes.pipe(
+        Stream.take(1),
+        Stream.runForEach((reason) => reader.above(`the server has ended: ${sanitize(reason)} (Ctrl-D leaves)`)),
+        Effect.forkScoped
+      )
 
     const running = yield* Ref.make(Option.none<Fiber.RuntimeFiber<void, CliFailure>>())
     yield* ownInterrupts(() => {
@@ -109,6 +123,11 @@ export const run = <R>(target: Target<R>) =>
       if (first === undefined) continue
       yield* History.append(file, line.value)
       if (EXIT.has(first)) break
+      const gone = yield* endedNow
+      if (Option.isSome(gone)) {
+        yield* output.note(`error: the server has ended (${sanitize(gone.value)}); Ctrl-D leaves`)
+        continue
+      }
       const fiber = yield* Effect.fork(target.run(words.right))
       yield* Ref.set(running, Option.some(fiber))
       const exit = yield* Fiber.await(fiber)
@@ -126,6 +145,9 @@ export const run = <R>(target: Target<R>) =>
       }
     }
     if (interactive) process.stdout.write("\n")
+    const gone = yield* endedNow
+    // The session ends as a lost connection does (exit 3), not as a finished one.
+    if (Option.isSome(gone)) return yield* new McpError.TransportError({ server: target.name, reason: gone.value })
   }).pipe(Effect.scoped)
 
 /** The services a session needs besides its target's. */

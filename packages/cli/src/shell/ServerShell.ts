@@ -5,7 +5,7 @@
  * `ping`, `help`, `exit`.
  */
 import type * as Prompt from "@effect/cli/Prompt"
-import type { McpClient } from "@effect-mcp/client"
+import type { McpClient, SessionState } from "@effect-mcp/client"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -26,6 +26,14 @@ import { Output, table } from "../Output.js"
 import type { ServerNames } from "../ServerNames.js"
 import type { Vocabulary } from "./Completion.js"
 import type { Target } from "./Repl.js"
+
+/** Why a session in `state` can take no more commands, if it cannot (the first line: the stderr tail was printed with the error). */
+const whyEnded = (state: SessionState.SessionState): Option.Option<string> =>
+  state._tag === "Failed"
+    ? Option.some(state.cause.message.split("\n")[0] ?? state.cause.message)
+    : state._tag === "Closed"
+      ? Option.some("the connection is closed")
+      : Option.none()
 
 /** The commands and subcommands, for completion and help. */
 export const COMMANDS: { readonly [command: string]: ReadonlyArray<string> } = {
@@ -263,6 +271,10 @@ export const target = (
       changes: client.listChanged,
       notifications: Stream.mergeAll([logs, changes, updates], { concurrency: "unbounded" }),
       warnings: Effect.succeed([]),
+      ended: {
+        now: Effect.map(client.state, whyEnded),
+        changes: client.stateChanges.pipe(Stream.filterMap(whyEnded))
+      },
       run
     }
   })
