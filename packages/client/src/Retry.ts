@@ -165,12 +165,14 @@ export const delayOf = (
  * @example
  * ```ts
  * import { Retry } from "@effect-mcp/client"
- * import { deepStrictEqual } from "node:assert"
  *
  * const now = Date.parse("2026-01-01T00:00:00Z")
- * deepStrictEqual(Retry.parseRetryAfter("120", now), 120_000)
- * deepStrictEqual(Retry.parseRetryAfter("Thu, 01 Jan 2026 00:00:30 GMT", now), 30_000)
- * deepStrictEqual(Retry.parseRetryAfter("soon", now), undefined)
+ * const read = [
+ *   Retry.parseRetryAfter("120", now), // 120_000: seconds
+ *   Retry.parseRetryAfter("Thu, 01 Jan 2026 00:00:30 GMT", now), // 30_000: a date
+ *   Retry.parseRetryAfter("soon", now) // undefined: unreadable
+ * ]
+ * if (read.join() !== "120000,30000,") throw new Error(`read ${read.join()}`)
  * ```
  *
  * @since 0.1.0
