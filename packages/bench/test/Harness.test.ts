@@ -4,7 +4,7 @@
  * CLI, and writes its tables and JSON. No assertion is made on timing.
  */
 
-import { spawnSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
@@ -12,12 +12,27 @@ import { describe, expect, it } from "@effect/vitest"
 const harness = fileURLToPath(new URL("../dist/run.js", import.meta.url))
 const hostHarness = fileURLToPath(new URL("../dist/host.js", import.meta.url))
 
+/**
+ * Runs Node with `args` and resolves with how it ended. Not `spawnSync`: a run of minutes would
+ * block the test worker, and vitest's own calls to it would time out.
+ */
+const runNode = (
+  args: ReadonlyArray<string>,
+  timeout: number
+): Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }> =>
+  new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [...args],
+      { encoding: "utf8", timeout, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr })
+    )
+  })
+
 describe("benchmark harness", () => {
-  it("a smoke run measures raw, SDK v1, SDK v2 and effect-mcp (Promise client and effects) on stdio and HTTP", () => {
-    const result = spawnSync(process.execPath, [harness, "--smoke", "--only", "sequential,pending,sessions"], {
-      encoding: "utf8",
-      timeout: 240_000
-    })
+  it("a smoke run measures raw, SDK v1, SDK v2 and effect-mcp (Promise client and effects) on stdio and HTTP", async () => {
+    const result = await runNode([harness, "--smoke", "--only", "sequential,pending,sessions"], 240_000)
     expect(result.status, result.stderr).toBe(0)
     const rows = result.stdout.split("\n").filter((line) => line.startsWith("| stdio") || line.startsWith("| http"))
     const metrics = rows.map((row) => row.split("|")[1]?.trim() + " / " + row.split("|")[2]?.trim().split(" ")[0])
@@ -50,13 +65,10 @@ describe("benchmark harness", () => {
     expect(json.rows).toHaveLength(rows.length)
     for (const row of json.rows)
       expect(Object.keys(row.rounds)).toStrictEqual(["raw", "sdk", "sdkV2", "effect", "effects"])
-  })
+  }, 240_000)
 
-  it("a smoke run of the cli workload times effect-mcp against the Inspector CLI and mcporter: help, version, tools list, a call", () => {
-    const result = spawnSync(process.execPath, [harness, "--smoke", "--only", "cli"], {
-      encoding: "utf8",
-      timeout: 300_000
-    })
+  it("a smoke run of the cli workload times effect-mcp against the Inspector CLI and mcporter: help, version, tools list, a call", async () => {
+    const result = await runNode([harness, "--smoke", "--only", "cli"], 300_000)
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout).toMatch(
       /^\| workload \| metric \| Inspector CLI \| mcporter \| effect-mcp \| effect-mcp \/ Inspector CLI \| effect-mcp \/ mcporter \|$/m
@@ -95,16 +107,12 @@ describe("benchmark harness", () => {
     expect(json.rows).toStrictEqual([])
     expect(json.cli).toHaveLength(rows.length)
     for (const row of json.cli) expect(Object.keys(row.rounds)).toStrictEqual(["inspector", "mcporter", "effect"])
-  })
+  }, 300_000)
 
-  it("a smoke run of the host benchmark connects stdio servers and HTTP sessions through McpHost", () => {
-    const result = spawnSync(
-      process.execPath,
-      ["--expose-gc", hostHarness, "--stdio", "2", "--http", "2", "--rounds", "1"],
-      { encoding: "utf8", timeout: 120_000 }
-    )
+  it("a smoke run of the host benchmark connects stdio servers and HTTP sessions through McpHost", async () => {
+    const result = await runNode(["--expose-gc", hostHarness, "--stdio", "2", "--http", "2", "--rounds", "1"], 120_000)
     expect(result.status, result.stderr).toBe(0)
     for (const figure of ["slowest single server alone", "all 4 at once through McpHost", "heap per connected client"])
       expect(result.stdout).toMatch(new RegExp(`\\| ${figure}[^|]*\\| [0-9.]+×? \\|`))
-  })
+  }, 120_000)
 })
