@@ -5,11 +5,13 @@
  *
  * @since 0.1.0
  */
+import { isatty } from "node:tty"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { escapeJsonControls, sanitize } from "./internal/controls.js"
+import * as KeyGuard from "./internal/keyGuard.js"
 import * as StatusGate from "./internal/statusGate.js"
 import { padEnd, width as widthOf } from "./internal/textWidth.js"
 import { wrap } from "./internal/wrap.js"
@@ -98,6 +100,13 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
     readonly paused: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     /** Clears the status line and keeps it paused until the scope closes (see `PausingTerminal`). */
     readonly hold: Effect.Effect<void, never, Scope.Scope>
+    /**
+     * Until the scope closes, keys typed on the terminal are not echoed (they would break the live
+     * line) but kept for {@link typedAhead}; Ctrl-C still interrupts. A prompt steps it aside.
+     */
+    readonly quiet: Effect.Effect<void, never, Scope.Scope>
+    /** The keys typed while {@link quiet}, forgotten here (the shell's next line starts with them). */
+    readonly typedAhead: Effect.Effect<string>
   }
 >() {
   /** The printer for the process's own stdout and stderr. */
@@ -107,6 +116,20 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
       const interactive = process.stderr.isTTY === true
       let drawn = false
       let pauses = 0
+      const keys = KeyGuard.make(interactive && isatty(0) ? process.stdin : undefined, () =>
+        process.kill(process.pid, "SIGINT")
+      )
+      // A prompt reads the keys itself while the line is paused.
+      const pause = Effect.sync(() => {
+        clear()
+        pauses += 1
+        return keys.stepAside()
+      })
+      const resume = (stepBack: () => void) =>
+        Effect.sync(() => {
+          pauses -= 1
+          stepBack()
+        })
       const clear = () => {
         if (drawn) process.stderr.write("\r\x1b[2K")
         drawn = false
@@ -152,28 +175,15 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
             process.stderr.write(`\r\x1b[2K${shown.length >= columns ? `${shown.slice(0, columns - 2)}…` : shown}`)
             drawn = true
           }),
-        paused: (effect) =>
-          Effect.acquireUseRelease(
-            Effect.sync(() => {
-              clear()
-              pauses += 1
-            }),
-            () => effect,
-            () =>
-              Effect.sync(() => {
-                pauses -= 1
-              })
-          ),
-        hold: Effect.acquireRelease(
-          Effect.sync(() => {
-            clear()
-            pauses += 1
-          }),
-          () =>
-            Effect.sync(() => {
-              pauses -= 1
-            })
-        )
+        paused: (effect) => Effect.acquireUseRelease(pause, () => effect, resume),
+        hold: Effect.asVoid(Effect.acquireRelease(pause, resume)),
+        quiet: Effect.asVoid(
+          Effect.acquireRelease(
+            Effect.sync(() => keys.hold()),
+            (release) => Effect.sync(release)
+          )
+        ),
+        typedAhead: Effect.sync(() => keys.takeTyped())
       }
     })
 }

@@ -124,6 +124,8 @@ export const start = (
       yield* output.status(render(current, n, now - started, columns() - 1))
     })
     if (output.interactive && !output.json) {
+      // Enter would move the cursor off the line, leaving a frozen copy above the next frame.
+      yield* output.quiet
       yield* Effect.addFinalizer(() => output.status(undefined))
       yield* Effect.forkScoped(Effect.repeat(draw, Schedule.spaced("100 millis")))
     }

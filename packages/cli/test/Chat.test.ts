@@ -61,7 +61,9 @@ const captured = () => {
     note: (text) => Effect.sync(() => void transcript.stderr.push(String(text))),
     status: () => Effect.void,
     paused: (effect) => effect,
-    hold: Effect.void
+    hold: Effect.void,
+    quiet: Effect.void,
+    typedAhead: Effect.succeed("")
   })
   return { transcript, layer }
 }

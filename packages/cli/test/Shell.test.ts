@@ -82,6 +82,17 @@ describe("effect-mcp shell", () => {
     at = await shell.waitFor(PROMPT, at)
     await shell.type("ping\r")
     at = await shell.waitFor("pong in", at)
+    // Keys typed while a command runs are not drawn over it; they are the next line, and run.
+    await shell.type("tools call trigger-long-running-operation duration:=4 steps:=4\r")
+    at = await shell.waitFor(/1\/4 \[/, at)
+    await shell.type("ping\r")
+    const typedAt = at
+    at = await shell.waitFor(/[34]\/4 \[/, at)
+    at = await shell.waitFor("Long running operation completed", at)
+    expect(shell.screen().slice(typedAt, at)).not.toContain("ping")
+    // The prompt, the cursor moved after it, and the typed line.
+    at = await shell.waitFor(new RegExp(`${PROMPT}(\x1b\\[\\d+G)?ping`), at)
+    at = await shell.waitFor("pong in", at)
     // Ctrl-C at the prompt drops the line, not the session.
     await shell.type("half typed")
     await shell.type("\x03")

@@ -212,6 +212,29 @@ describe("signals during a long call", () => {
     await eventually(() => servers.every((server) => !isAlive(server)), "the server process to end", 10_000)
   })
 
+  it("keys typed while the live line runs are not echoed: no frozen line, no letters in it", async () => {
+    const started = startOnTerminal([
+      "tools",
+      "call",
+      "trigger-long-running-operation",
+      "duration:=4",
+      "steps:=4",
+      ...everythingStdio
+    ])
+    const typedAt = await started.waitFor(/calling trigger-long-running-operation {2}1\//)
+    await started.type("abc\r")
+    await started.type("\r")
+    // Typed while it ran: a later frame comes after the keys.
+    await started.waitFor(/calling trigger-long-running-operation {2}[34]\//, typedAt)
+    const { code, screen } = await started.finished
+    expect(code, screen).toBe(0)
+    expect(screen.slice(typedAt)).not.toContain("abc")
+    // What the terminal shows at the end: no line of the spinner's left behind.
+    const shown = screen.split(/\r?\n/).map((line) => line.split("\r").at(-1)?.replaceAll("\x1b[2K", "") ?? "")
+    expect(shown.filter((line) => line.includes("calling trigger-long-running-operation"))).toStrictEqual([])
+    expect(shown.join("\n")).toContain("Long running operation completed")
+  })
+
   it("Ctrl-C with no line drawn (logs streaming): ^C, then the line on its own", async () => {
     const started = startOnTerminal(["logs", ...everythingStdio])
     await started.waitFor("Ctrl-C to stop")

@@ -31,11 +31,14 @@ export const terminal = (settings: {
   readonly completer: Completer
   /** Prints a line when no line is being edited. */
   readonly print: (text: string) => Effect.Effect<void>
+  /** Keys typed while the last command ran: the next line starts with them. */
+  readonly typedAhead: Effect.Effect<string>
 }): Effect.Effect<LineReader> =>
   Effect.sync(() => {
     let history = [...settings.history]
     let active: Interface | undefined
-    const read = (prompt: string) =>
+    const read = (prompt: string) => Effect.flatMap(settings.typedAhead, (typed) => readLine(prompt, typed))
+    const readLine = (prompt: string, typed: string) =>
       Effect.async<Option.Option<string>>((resume) => {
         let done = false
         const finish = (line: Option.Option<string>) => {
@@ -68,6 +71,8 @@ export const terminal = (settings: {
           rl.write(null, { ctrl: true, name: "u" })
         })
         rl.prompt()
+        // As if typed now: an Enter among them runs the line.
+        if (typed !== "") rl.write(typed)
         return Effect.sync(() => {
           done = true
           active = undefined

@@ -87,7 +87,8 @@ export const run = <R>(target: Target<R>) =>
       ? yield* LineReader.terminal({
           history: yield* History.load(file),
           completer: (line) => complete(line, Effect.runSync(Ref.get(vocabulary))),
-          print
+          print,
+          typedAhead: output.typedAhead
         })
       : yield* LineReader.lines(print)
     yield* target.notifications.pipe(Stream.runForEach(reader.above), Effect.forkScoped)
@@ -128,7 +129,8 @@ export const run = <R>(target: Target<R>) =>
         yield* output.note(`error: the server has ended (${sanitize(gone.value)}); Ctrl-D leaves`)
         continue
       }
-      const fiber = yield* Effect.fork(target.run(words.right))
+      // Keys typed while the command runs go to the next prompt, not over its output.
+      const fiber = yield* Effect.fork(Effect.zipRight(output.quiet, target.run(words.right)).pipe(Effect.scoped))
       yield* Ref.set(running, Option.some(fiber))
       const exit = yield* Fiber.await(fiber)
       yield* Ref.set(running, Option.none())
