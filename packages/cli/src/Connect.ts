@@ -281,28 +281,32 @@ const checkCommand = (chosen: Chosen) =>
 export const isInteractive = () => process.stdin.isTTY === true && process.stderr.isTTY === true
 
 /**
- * Connects to the chosen server and runs `use` with its client; closes everything after.
- * `showServerLogs` prints the server's log messages on stderr while `use` runs.
+ * What a connection needs from the run besides the client's own services.
  *
  * @since 0.1.0
- * @category combinators
+ * @category models
  */
-export const withClient = <A, E, R>(
-  server: ServerOptions,
-  run: RunOptions,
-  use: (client: McpClient.McpClientService) => Effect.Effect<A, E, R>,
-  settings: { readonly showServerLogs?: boolean; readonly auth?: AuthSettings } = {}
-): Effect.Effect<
-  A,
-  E | CliFailure,
-  | Exclude<R, McpClient.McpClient>
+export type ConnectionRequirements =
   | Output
   | ServerNames
   | TrailingCommand
   | NodeContext.NodeContext
   | HttpClient.HttpClient
   | Transports.Transports
-> =>
+
+/**
+ * Chooses the server (and checks that a stdio command exists), then gives the connection: an
+ * effect that starts the server and connects, in its scope, as often as it is run (the shell's
+ * `reconnect`). `showServerLogs` prints the server's log messages on stderr while connected.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const connector = (
+  server: ServerOptions,
+  run: RunOptions,
+  settings: { readonly showServerLogs?: boolean; readonly auth?: AuthSettings } = {}
+) =>
   Effect.gen(function* () {
     const interactive = isInteractive()
     const chosen: Chosen = yield* choose(server, interactive)
@@ -335,7 +339,7 @@ export const withClient = <A, E, R>(
     )
     const output = yield* Output
     const names = yield* ServerNames
-    return yield* Effect.gen(function* () {
+    return Effect.gen(function* () {
       const context = yield* startingLine(chosen, Layer.build(client))
       const mcp = Context.get(context, McpClient.McpClient)
       // From here on, a server the user did not name is called by the name it reports.
@@ -345,6 +349,25 @@ export const withClient = <A, E, R>(
           Stream.runForEach((log) => output.note(logLine(log))),
           Effect.forkScoped
         )
-      return yield* Effect.provide(use(mcp), context)
-    }).pipe(Effect.scoped)
+      return context
+    })
   })
+
+/**
+ * Connects to the chosen server and runs `use` with its client; closes everything after.
+ * `showServerLogs` prints the server's log messages on stderr while `use` runs.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withClient = <A, E, R>(
+  server: ServerOptions,
+  run: RunOptions,
+  use: (client: McpClient.McpClientService) => Effect.Effect<A, E, R>,
+  settings: { readonly showServerLogs?: boolean; readonly auth?: AuthSettings } = {}
+): Effect.Effect<A, E | CliFailure, Exclude<R, McpClient.McpClient> | ConnectionRequirements> =>
+  Effect.flatMap(connector(server, run, settings), (connect) =>
+    Effect.scoped(
+      Effect.flatMap(connect, (context) => Effect.provide(use(Context.get(context, McpClient.McpClient)), context))
+    )
+  )

@@ -130,9 +130,20 @@ describe("effect-mcp shell", () => {
     })
     expect(result.code).toBe(3)
     expect(result.stderr).toMatch(/about to crash|exited with code 3/)
-    const refused = result.stderr.match(/error: the server has ended \(.*\); Ctrl-D leaves/g) ?? []
+    const refused =
+      result.stderr.match(/error: the server has ended \(.*\); reconnect starts it again, Ctrl-D leaves/g) ?? []
     expect(refused).toHaveLength(2)
     expect(result.stdout).not.toMatch(/pong/)
+  })
+
+  it("reconnect: a server that died is started again and the session goes on (exit 0)", async () => {
+    const result = await run(["shell", "--", process.execPath, miniServer, "crash"], {
+      input: "tools call echo\nping\nreconnect\nping\n"
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr.match(/error: the server has ended/g) ?? []).toHaveLength(1)
+    expect(result.stderr).toMatch(/reconnected to /)
+    expect(result.stdout.match(/pong in/g) ?? []).toHaveLength(1)
   })
 
   it("complete asks the server to complete a prompt's argument or a template's variable", async () => {

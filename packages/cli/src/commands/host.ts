@@ -236,7 +236,7 @@ export const call = Command.make(
 export const shell = Command.make("shell", { config, run: CommonOptions.run }, ({ config, run }) =>
   runCommand(
     run,
-    withHost(config, run, (host) => Effect.flatMap(HostShell.target(host), ShellSession.run))
+    withHost(config, run, (host) => ShellSession.run(HostShell.target(host)))
   )
 ).pipe(
   Command.withDescription(

@@ -4,9 +4,11 @@
  * resources) last as long as the session.
  */
 import * as Command from "@effect/cli/Command"
+import { McpClient } from "@effect-mcp/client"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as CommonOptions from "../CommonOptions.js"
-import { withClient } from "../Connect.js"
+import { connector } from "../Connect.js"
 import * as ShellSession from "../shell/Repl.js"
 import * as ServerShell from "../shell/ServerShell.js"
 import { runCommand } from "./shared.js"
@@ -15,9 +17,12 @@ import { runCommand } from "./shared.js"
 export const shell = Command.make("shell", CommonOptions.connection, ({ server, run }) =>
   runCommand(
     run,
-    withClient(server, run, (client) => Effect.flatMap(ServerShell.target(client), ShellSession.run), {
-      showServerLogs: false
-    })
+    Effect.flatMap(connector(server, run, { showServerLogs: false }), (connect) =>
+      ShellSession.run(
+        Effect.flatMap(connect, (context) => ServerShell.target(Context.get(context, McpClient.McpClient))),
+        { reconnect: true }
+      )
+    )
   )
 ).pipe(
   Command.withDescription(

@@ -10,10 +10,12 @@ import type * as Path from "@effect/platform/Path"
 import { McpError } from "@effect-mcp/client"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type CliFailure, describe, serverOf } from "../CliError.js"
 import { sanitize } from "../internal/controls.js"
@@ -68,19 +70,38 @@ const ownInterrupts = (onInterrupt: () => void) =>
       })
   )
 
-/** Runs a session until Ctrl-D, `exit` or the end of input. */
-export const run = <R>(target: Target<R>) =>
+/** A target with the scope its connection lives in. */
+interface Attached<R> {
+  readonly target: Target<R>
+  readonly scope: Scope.CloseableScope
+}
+
+/**
+ * Runs a session until Ctrl-D, `exit` or the end of input, on the target `open` gives (opened
+ * in a scope of its own). With `reconnect`, the `reconnect` command closes that connection and
+ * opens another the same way (a server that died or was restarted).
+ */
+export const run = <R>(
+  open: Effect.Effect<Target<R>, CliFailure, R | Scope.Scope>,
+  settings: { readonly reconnect: boolean } = { reconnect: false }
+) =>
   Effect.gen(function* () {
     const output = yield* Output
     const names = yield* ServerNames
+    const outer = yield* Effect.scope
+    const connect = Effect.gen(function* () {
+      const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+      const target = yield* open.pipe(
+        Scope.extend(scope),
+        Effect.onExit((exit) => (Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void))
+      )
+      return { target, scope } satisfies Attached<R>
+    })
+    const opened = yield* connect
     // Per server: by the name it reports when it was chosen inline.
-    const server = yield* names.display(target.name)
+    const server = yield* names.display(opened.target.name)
     const file = yield* History.fileOf(server)
-    const vocabulary = yield* Ref.make(yield* target.vocabulary)
-    yield* target.changes.pipe(
-      Stream.runForEach(() => Effect.flatMap(target.vocabulary, (next) => Ref.set(vocabulary, next))),
-      Effect.forkScoped
-    )
+    const vocabulary = yield* Ref.make(yield* opened.target.vocabulary)
     const print = (text: string) => output.note(text)
     const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
     const reader = interactive
@@ -91,15 +112,37 @@ export const run = <R>(target: Target<R>) =>
           typedAhead: output.typedAhead
         })
       : yield* LineReader.lines(print)
-    yield* target.notifications.pipe(Stream.runForEach(reader.above), Effect.forkScoped)
-    // Said once, when it happens; the commands after it are not run against a dead connection.
-    const endedNow = target.ended?.now ?? Effect.succeed(Option.none<string>())
-    if (target.ended !== undefined)
-      yield* target.ended.changes.pipe(
-        Stream.take(1),
-        Stream.runForEach((reason) => reader.above(`the server has ended: ${sanitize(reason)} (Ctrl-D leaves)`)),
-        Effect.forkScoped
-      )
+    const current = yield* Ref.make(opened)
+    // What follows a connection lives in its scope: it stops when the connection is replaced.
+    const attach = ({ target, scope }: Attached<R>) =>
+      Effect.gen(function* () {
+        yield* Ref.set(current, { target, scope })
+        yield* Ref.set(vocabulary, yield* target.vocabulary)
+        yield* target.changes.pipe(
+          Stream.runForEach(() => Effect.flatMap(target.vocabulary, (next) => Ref.set(vocabulary, next))),
+          Effect.forkIn(scope)
+        )
+        yield* target.notifications.pipe(Stream.runForEach(reader.above), Effect.forkIn(scope))
+        // Said once, when it happens; the commands after it are not run against a dead connection.
+        if (target.ended !== undefined)
+          yield* target.ended.changes.pipe(
+            Stream.take(1),
+            Stream.runForEach((reason) =>
+              reader.above(
+                `the server has ended: ${sanitize(reason)} (${settings.reconnect ? "reconnect starts it again, " : ""}Ctrl-D leaves)`
+              )
+            ),
+            Effect.forkIn(scope)
+          )
+      })
+    yield* attach(opened)
+    const endedNow = Effect.flatMap(Ref.get(current), ({ target }) => target.ended?.now ?? Effect.succeedNone)
+    // The old connection is closed first: a server may hold what only one copy can (a port, a lock).
+    const reconnect = Effect.gen(function* () {
+      yield* Effect.flatMap(Ref.get(current), ({ scope }) => Scope.close(scope, Exit.void))
+      yield* attach(yield* connect)
+      yield* output.note(`reconnected to ${server}`)
+    })
 
     const running = yield* Ref.make(Option.none<Fiber.RuntimeFiber<void, CliFailure>>())
     yield* ownInterrupts(() => {
@@ -110,7 +153,7 @@ export const run = <R>(target: Target<R>) =>
       yield* output.note(
         dim(output.color, `connected to ${server}; help lists the commands, Tab completes, Ctrl-D leaves`)
       )
-    for (const warning of yield* target.warnings) yield* output.note(`warning: ${warning}`)
+    for (const warning of yield* opened.target.warnings) yield* output.note(`warning: ${warning}`)
     const prompt = `${server}> `
     while (true) {
       const line = yield* reader.read(prompt)
@@ -124,13 +167,17 @@ export const run = <R>(target: Target<R>) =>
       if (first === undefined) continue
       yield* History.append(file, line.value)
       if (EXIT.has(first)) break
+      const again = settings.reconnect && first === "reconnect"
       const gone = yield* endedNow
-      if (Option.isSome(gone)) {
-        yield* output.note(`error: the server has ended (${sanitize(gone.value)}); Ctrl-D leaves`)
+      if (Option.isSome(gone) && !again) {
+        yield* output.note(
+          `error: the server has ended (${sanitize(gone.value)}); ${settings.reconnect ? "reconnect starts it again, " : ""}Ctrl-D leaves`
+        )
         continue
       }
+      const command = again ? reconnect : Effect.flatMap(Ref.get(current), ({ target }) => target.run(words.right))
       // Keys typed while the command runs go to the next prompt, not over its output.
-      const fiber = yield* Effect.fork(Effect.zipRight(output.quiet, target.run(words.right)).pipe(Effect.scoped))
+      const fiber = yield* Effect.fork(Effect.zipRight(output.quiet, command).pipe(Effect.scoped))
       yield* Ref.set(running, Option.some(fiber))
       const exit = yield* Fiber.await(fiber)
       yield* Ref.set(running, Option.none())
@@ -149,7 +196,8 @@ export const run = <R>(target: Target<R>) =>
     if (interactive) process.stdout.write("\n")
     const gone = yield* endedNow
     // The session ends as a lost connection does (exit 3), not as a finished one.
-    if (Option.isSome(gone)) return yield* new McpError.TransportError({ server: target.name, reason: gone.value })
+    if (Option.isSome(gone))
+      return yield* new McpError.TransportError({ server: opened.target.name, reason: gone.value })
   }).pipe(Effect.scoped)
 
 /** The services a session needs besides its target's. */

@@ -47,6 +47,7 @@ export const COMMANDS: { readonly [command: string]: ReadonlyArray<string> } = {
   info: [],
   inspect: [],
   ping: [],
+  reconnect: [],
   help: [],
   exit: []
 }
@@ -63,6 +64,7 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
   ["logs on [LEVEL] | off", "show the server's log messages (from LEVEL up) or hide them"],
   ["complete prompt NAME ARG [TYPED] | template URI ARG [TYPED]", "ask the server to complete an argument"],
   ["info | inspect | ping", "what the server is, everything it offers, whether it answers"],
+  ["reconnect", "close the connection and connect again (a server that died or was restarted)"],
   ["exit (or Ctrl-D)", "close the session"]
 ]
 
