@@ -11,7 +11,14 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { miniServer } from "../../client/test/support/processes.js"
-import { complete } from "../src/shell/Completion.js"
+import {
+  answered,
+  complete,
+  firstVariable,
+  promptArguments,
+  schemaArguments,
+  type Vocabulary
+} from "../src/shell/Completion.js"
 import { COMMANDS } from "../src/shell/ServerShell.js"
 import { eventually, everything, everythingStdio, run } from "./support/cli.js"
 import { startOnTerminal } from "./support/pty.js"
@@ -20,23 +27,77 @@ const PROMPT = "mcp-servers/everything> "
 const testServer = fileURLToPath(new URL("fixtures/test-server.mjs", import.meta.url))
 
 describe("completion", () => {
+  const vocabulary: Vocabulary = {
+    commands: COMMANDS,
+    tools: [
+      { name: "get-sum", args: schemaArguments({ properties: { a: { type: "number" }, b: { type: "number" } } }) },
+      { name: "get-env", args: [] },
+      {
+        name: "style",
+        args: schemaArguments({
+          properties: {
+            colour: { enum: ["red", "green"] },
+            size: { oneOf: [{ const: "s", title: "Small" }, { const: "l" }] },
+            bold: { type: "boolean" }
+          }
+        })
+      }
+    ],
+    resources: ["demo://a", "demo://b"],
+    templates: ["demo://text/{id}", "{+path}"],
+    prompts: [{ name: "greet", args: promptArguments([{ name: "who" }, { name: "team" }]) }]
+  }
+  const words = (line: string) => {
+    const completion = complete(line, vocabulary)
+    return completion._tag === "Candidates" ? [completion.candidates, completion.word] : completion
+  }
+
   it("completes commands, tool names, argument names and resource URIs", () => {
-    const vocabulary = {
-      commands: COMMANDS,
-      tools: [
-        { name: "get-sum", args: ["a", "b"] },
-        { name: "get-env", args: [] }
-      ],
-      resources: ["demo://a", "demo://b"],
-      prompts: [{ name: "greet", args: ["who"] }]
-    }
-    expect(complete("to", vocabulary)).toStrictEqual([["tools "], "to"])
-    expect(complete("tools c", vocabulary)).toStrictEqual([["call "], "c"])
-    expect(complete("tools call get-", vocabulary)).toStrictEqual([["get-sum ", "get-env "], "get-"])
-    expect(complete("tools call get-sum a=1 ", vocabulary)).toStrictEqual([["b="], ""])
-    expect(complete("resources read demo://", vocabulary)).toStrictEqual([["demo://a ", "demo://b "], "demo://"])
-    expect(complete("prompts get greet w", vocabulary)).toStrictEqual([["who="], "w"])
-    expect(complete("subscribe demo://b", vocabulary)).toStrictEqual([["demo://b "], "demo://b"])
+    expect(words("to")).toStrictEqual([["tools "], "to"])
+    expect(words("tools c")).toStrictEqual([["call "], "c"])
+    expect(words("tools call get-")).toStrictEqual([["get-sum ", "get-env "], "get-"])
+    expect(words("tools call get-sum a=1 ")).toStrictEqual([["b="], ""])
+    expect(words("resources read demo://")).toStrictEqual([["demo://a ", "demo://b ", "demo://text/"], "demo://"])
+    expect(words("prompts get greet w")).toStrictEqual([["who="], "w"])
+    expect(words("subscribe demo://b")).toStrictEqual([["demo://b "], "demo://b"])
+  })
+
+  it("completes values a tool's schema lists, and options", () => {
+    expect(words("tools call style colour=")).toStrictEqual([["colour=red ", "colour=green "], "colour="])
+    expect(words("tools call style colour=g")).toStrictEqual([["colour=green "], "colour=g"])
+    expect(words("tools call style size:=")).toStrictEqual([["size:=s ", "size:=l "], "size:="])
+    expect(words("tools call style bold=")).toStrictEqual([["bold=true ", "bold=false "], "bold="])
+    expect(words("tools call get-sum a=")).toStrictEqual([[], "a="])
+    expect(words("tools call style --")).toStrictEqual([["--task ", "--out ", "--args "], "--"])
+    expect(words("resources read demo://a --o")).toStrictEqual([["--out "], "--o"])
+  })
+
+  it("asks the server for a prompt argument's values (with the others given) and a template's variable", () => {
+    expect(words("prompts get greet team=eng who=A")).toStrictEqual({
+      _tag: "Ask",
+      word: "who=A",
+      ask: {
+        ref: { type: "ref/prompt", name: "greet" },
+        argument: "who",
+        typed: "A",
+        context: { team: "eng" },
+        prefix: "who="
+      }
+    })
+    const ask = complete("resources read demo://text/4", vocabulary)
+    expect(ask).toStrictEqual({
+      _tag: "Ask",
+      word: "demo://text/4",
+      ask: {
+        ref: { type: "ref/resource", uri: "demo://text/{id}" },
+        argument: "id",
+        typed: "4",
+        context: {},
+        prefix: "demo://text/"
+      }
+    })
+    if (ask._tag === "Ask") expect(answered(ask.ask, ["4", "42"])).toStrictEqual(["demo://text/4 ", "demo://text/42 "])
+    expect(firstVariable("{+path}")).toBeUndefined()
   })
 })
 
@@ -112,6 +173,40 @@ describe("effect-mcp shell", () => {
     await again.type("\x15\x04")
     expect((await again.finished).code).toBe(0)
   }, 120_000)
+
+  it("on a terminal: Tab completes values (a schema's enum, the server's completions) and options; Ctrl-R searches", async () => {
+    const state = mkdtempSync(join(tmpdir(), "effect-mcp-shell-values-"))
+    const shell = startOnTerminal(["shell", ...everythingStdio], { env: { XDG_STATE_HOME: state }, columns: 120 })
+    let at = await shell.waitFor(PROMPT)
+    // A tool argument's enum, then a boolean.
+    await shell.type("tools call get-annotated-message messageType=su\t")
+    at = await shell.waitFor("messageType=success ", at)
+    await shell.type("includeImage=f\t")
+    at = await shell.waitFor("includeImage=false ", at)
+    await shell.type("--ta\t")
+    at = await shell.waitFor("--task ", at)
+    // A prompt argument's values from the server (completion/complete).
+    await shell.type("\x15prompts get completable-prompt department=Eng\t")
+    at = await shell.waitFor("department=Engineering ", at)
+    // A template's variable from the server.
+    await shell.type("\x15resources read demo://resource/dynamic/te\t")
+    at = await shell.waitFor("demo://resource/dynamic/text/", at)
+    // Its value is the server's: the word ends (readline draws only the space it adds).
+    await shell.type("1\t")
+    at = await shell.waitFor("1 ", at)
+    await shell.type("\x15ping\r")
+    at = await shell.waitFor("pong in", at)
+    await shell.type("tools list\r")
+    at = await shell.waitFor("get-annotated-message", at)
+    await shell.waitFor(PROMPT, at)
+    // Ctrl-R finds the last line with "pi" and Enter runs it.
+    await shell.type("\x12pi")
+    at = await shell.waitFor("(reverse-i-search)'pi': ping", at)
+    await shell.type("\r")
+    at = await shell.waitFor("pong in", at)
+    await shell.type("\x04")
+    expect((await shell.finished).code).toBe(0)
+  })
 
   it("piped: reads commands as a script; a failing command is reported and the next runs", async () => {
     const result = await run(["shell", ...everythingStdio], {

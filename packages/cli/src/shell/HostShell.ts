@@ -20,7 +20,7 @@ import { signature, summary } from "../commands/toolView.js"
 import { closest } from "../internal/closest.js"
 import { Output, table } from "../Output.js"
 import type { ServerNames } from "../ServerNames.js"
-import type { Vocabulary } from "./Completion.js"
+import { promptArguments, schemaArguments, type Vocabulary } from "./Completion.js"
 import * as HostResources from "./hostResources.js"
 import * as HostSessions from "./hostSessions.js"
 import type { Target } from "./Repl.js"
@@ -57,11 +57,6 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
   ["exit (or Ctrl-D)", "close the session"]
 ]
 
-const argNames = (schema: object): ReadonlyArray<string> =>
-  "properties" in schema && typeof schema.properties === "object" && schema.properties !== null
-    ? Object.keys(schema.properties)
-    : []
-
 const usage = (reason: string) => Effect.fail(new UsageError({ reason }))
 
 /** A session target on a host of every configured server. */
@@ -76,12 +71,10 @@ export const target = (
       const prompts = yield* host.prompts
       return {
         commands: COMMANDS,
-        tools: tools.map((entry) => ({ name: entry.name, args: argNames(entry.tool.inputSchema) })),
+        tools: tools.map((entry) => ({ name: entry.name, args: schemaArguments(entry.tool.inputSchema) })),
         resources: [...new Set(resources.map((entry) => entry.resource.uri))],
-        prompts: prompts.map((entry) => ({
-          name: entry.name,
-          args: (entry.prompt.arguments ?? []).map((arg) => arg.name)
-        }))
+        templates: [],
+        prompts: prompts.map((entry) => ({ name: entry.name, args: promptArguments(entry.prompt.arguments) }))
       }
     })
     const sessions = yield* HostSessions.make(host)

@@ -1,16 +1,18 @@
 /**
  * Where the shell reads its commands. On a terminal: one `node:readline` line editor per
  * line (so that prompts a command opens, such as elicitation, have the terminal to
- * themselves), with history, tab completion, Ctrl-C clearing the line and Ctrl-D on an empty
+ * themselves), with history, Ctrl-R searching it, tab completion, Ctrl-C clearing the line and Ctrl-D on an empty
  * line ending the session; lines printed meanwhile go above the prompt and the typed line is
  * drawn again. Off a terminal: stdin's lines, one after the other, without a prompt.
  */
 import { createInterface, type Interface } from "node:readline"
+import { PassThrough } from "node:stream"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as ReverseSearch from "./ReverseSearch.js"
 
 /** Reads lines and prints between them. */
 export interface LineReader {
@@ -22,8 +24,40 @@ export interface LineReader {
   readonly history: () => ReadonlyArray<string>
 }
 
-/** How a line is completed: readline's completer. */
-export type Completer = (line: string) => [Array<string>, string]
+/**
+ * The terminal's keys as the line editor reads them: through the reverse search (Ctrl-R), which
+ * takes the keys of a search. A terminal to readline: raw mode is the real terminal's.
+ */
+class SearchedKeys extends PassThrough {
+  readonly isTTY = true
+  private onData: ((chunk: Buffer) => void) | undefined
+  constructor(private readonly terminal: typeof process.stdin) {
+    super()
+  }
+  get isRaw(): boolean {
+    return this.terminal.isRaw
+  }
+  setRawMode(mode: boolean): this {
+    this.terminal.setRawMode(mode)
+    return this
+  }
+  start(search: ReverseSearch.ReverseSearch): void {
+    this.onData = (chunk) => {
+      const passed = search.filter(chunk.toString("utf8"))
+      if (passed !== "") this.write(passed)
+    }
+    this.terminal.on("data", this.onData)
+    this.terminal.resume()
+  }
+  stop(): void {
+    if (this.onData !== undefined) this.terminal.removeListener("data", this.onData)
+    this.onData = undefined
+    this.terminal.pause()
+  }
+}
+
+/** How a line is completed: the candidates for its last word, and that word (as readline takes them). */
+export type Completer = (line: string) => Effect.Effect<readonly [ReadonlyArray<string>, string]>
 
 /** A reader on the process's terminal (stdin and stdout are TTYs). */
 export const terminal = (settings: {
@@ -48,17 +82,35 @@ export const terminal = (settings: {
           resume(Effect.succeed(line))
           rl.close()
         }
+        const keys = new SearchedKeys(process.stdin)
         const rl = createInterface({
-          input: process.stdin,
+          input: keys,
           output: process.stdout,
           terminal: true,
           history,
           historySize: 1000,
           removeHistoryDuplicates: true,
-          completer: settings.completer,
+          completer: (line: string, callback: (error: null, result: [Array<string>, string]) => void) =>
+            Effect.runCallback(settings.completer(line), {
+              onExit: (exit) => callback(null, Exit.isSuccess(exit) ? [[...exit.value[0]], exit.value[1]] : [[], line])
+            }),
           prompt
         })
         active = rl
+        keys.start(
+          ReverseSearch.make({
+            history: () => history,
+            draw: (text) => process.stdout.write(`\r\x1b[2K${text}`),
+            finish: (line) => {
+              rl.prompt(true)
+              if (line === undefined) return
+              rl.write(null, { ctrl: true, name: "e" })
+              rl.write(null, { ctrl: true, name: "u" })
+              rl.write(line)
+            }
+          })
+        )
+        rl.on("close", () => keys.stop())
         rl.on("history", (lines: Array<string>) => {
           history = lines
         })

@@ -23,7 +23,7 @@ import { cancelledLine } from "../internal/signals.js"
 import { splitCommandLine } from "../internal/words.js"
 import { dim, Output, Styled } from "../Output.js"
 import { ServerNames } from "../ServerNames.js"
-import { complete, type Vocabulary } from "./Completion.js"
+import { type Ask, answered, complete, type Vocabulary } from "./Completion.js"
 import * as History from "./History.js"
 import * as LineReader from "./LineReader.js"
 
@@ -35,6 +35,8 @@ export interface Target<R> {
   readonly vocabulary: Effect.Effect<Vocabulary>
   /** Signals that the vocabulary changed (a list changed). */
   readonly changes: Stream.Stream<unknown>
+  /** The server's values for a prompt's argument or a template's variable (Tab), if it can give them. */
+  readonly suggest?: (ask: Ask) => Effect.Effect<ReadonlyArray<string>>
   /** Lines to print as they come: logs, list changes, resource updates. */
   readonly notifications: Stream.Stream<string>
   /** What to warn about when the session starts (a host's servers that failed to start, and why). */
@@ -102,17 +104,26 @@ export const run = <R>(
     const server = yield* names.display(opened.target.name)
     const file = yield* History.fileOf(server)
     const vocabulary = yield* Ref.make(yield* opened.target.vocabulary)
+    const current = yield* Ref.make(opened)
     const print = (text: string) => output.note(text)
     const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
     const reader = interactive
       ? yield* LineReader.terminal({
           history: yield* History.load(file),
-          completer: (line) => complete(line, Effect.runSync(Ref.get(vocabulary))),
+          completer: (line) => {
+            const completion = complete(line, Effect.runSync(Ref.get(vocabulary)))
+            if (completion._tag === "Candidates") return Effect.succeed([completion.candidates, completion.word])
+            // Bounded: a server that does not answer leaves the line as it is.
+            return Ref.get(current).pipe(
+              Effect.flatMap(({ target }) => target.suggest?.(completion.ask) ?? Effect.succeed([])),
+              Effect.timeoutTo({ duration: "3 seconds", onTimeout: () => [], onSuccess: (values) => values }),
+              Effect.map((values) => [answered(completion.ask, values), completion.word] as const)
+            )
+          },
           print,
           typedAhead: output.typedAhead
         })
       : yield* LineReader.lines(print)
-    const current = yield* Ref.make(opened)
     // What follows a connection lives in its scope: it stops when the connection is replaced.
     const attach = ({ target, scope }: Attached<R>) =>
       Effect.gen(function* () {

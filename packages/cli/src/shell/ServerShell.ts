@@ -24,7 +24,7 @@ import { signature, summary } from "../commands/toolView.js"
 import { closest } from "../internal/closest.js"
 import { Output, table } from "../Output.js"
 import type { ServerNames } from "../ServerNames.js"
-import type { Vocabulary } from "./Completion.js"
+import { type Ask, promptArguments, schemaArguments, type Vocabulary } from "./Completion.js"
 import type { Target } from "./Repl.js"
 
 /** Why a session in `state` can take no more commands, if it cannot (the first line: the stderr tail was printed with the error). */
@@ -101,27 +101,43 @@ export const takeFlags = (
     return Effect.succeed({ rest, values, set })
   })
 
-const argNames = (schema: unknown): ReadonlyArray<string> =>
-  typeof schema === "object" && schema !== null && "properties" in schema
-    ? Object.keys(typeof schema.properties === "object" && schema.properties !== null ? schema.properties : {})
-    : []
-
 /** What the server offers, for tab completion (what it does not offer is left out). */
 export const vocabularyOf = (client: McpClient.McpClientService): Effect.Effect<Vocabulary> =>
   Effect.gen(function* () {
     const caps = client.serverCapabilities
     const tools = caps.tools === undefined ? [] : yield* client.tools
     const resources = caps.resources === undefined ? [] : yield* client.resources
+    const templates = caps.resources === undefined ? [] : yield* client.resourceTemplates
     const prompts = caps.prompts === undefined ? [] : yield* client.prompts
     return {
       commands: COMMANDS,
-      tools: tools.map((tool) => ({ name: tool.name, args: argNames(tool.inputSchema) })),
+      tools: tools.map((tool) => ({ name: tool.name, args: schemaArguments(tool.inputSchema) })),
       resources: resources.map((resource) => resource.uri),
-      prompts: prompts.map((prompt) => ({ name: prompt.name, args: (prompt.arguments ?? []).map((arg) => arg.name) }))
+      templates: templates.map((template) => template.uriTemplate),
+      prompts: prompts.map((prompt) => ({ name: prompt.name, args: promptArguments(prompt.arguments) }))
     }
   }).pipe(
-    Effect.orElseSucceed(() => ({ commands: COMMANDS, tools: [], resources: [], prompts: [] }) satisfies Vocabulary)
+    Effect.orElseSucceed(
+      () => ({ commands: COMMANDS, tools: [], resources: [], templates: [], prompts: [] }) satisfies Vocabulary
+    )
   )
+
+/** The values the server offers for a prompt's argument or a template's variable (none when it cannot say). */
+const suggest =
+  (client: McpClient.McpClientService) =>
+  (ask: Ask): Effect.Effect<ReadonlyArray<string>> =>
+    client.serverCapabilities.completions === undefined
+      ? Effect.succeed([])
+      : client
+          .complete({
+            ref: ask.ref,
+            argument: { name: ask.argument, value: ask.typed },
+            ...(Object.keys(ask.context).length === 0 ? {} : { context: { arguments: ask.context } })
+          })
+          .pipe(
+            Effect.map((completion) => completion.values),
+            Effect.orElseSucceed(() => [])
+          )
 
 const decodeLevel = Schema.decodeUnknownOption(McpSchema.LoggingLevel)
 
@@ -270,6 +286,7 @@ export const target = (
     return {
       name: client.name,
       vocabulary: vocabularyOf(client),
+      suggest: suggest(client),
       changes: client.listChanged,
       notifications: Stream.mergeAll([logs, changes, updates], { concurrency: "unbounded" }),
       warnings: Effect.succeed([]),
