@@ -3,14 +3,16 @@
  * resources, hence the same URIs) and a server whose command is missing (`gone`): what the
  * session says of the servers at its start, and what it offers of them.
  */
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { everything, run } from "./support/cli.js"
+import { eventually, everything, run } from "./support/cli.js"
 import { startOnTerminal } from "./support/pty.js"
 
 const stdio = { command: process.execPath, args: [everything, "stdio"] }
+const testServer = fileURLToPath(new URL("fixtures/test-server.mjs", import.meta.url))
 /** A directory with a `.mcp.json` of these servers. */
 const configOf = (servers: { readonly [name: string]: unknown }) => {
   const dir = mkdtempSync(join(tmpdir(), "effect-mcp-host-shell-"))
@@ -104,4 +106,25 @@ describe("effect-mcp host shell", () => {
     expect(result.stderr).toContain(`unsubscribed from ${DOCUMENT} on two`)
     expect(result.stderr).toContain("log messages hidden")
   }, 45_000)
+
+  it("applies the log level and the subscriptions again to a server's next session after it died", async () => {
+    const received = join(mkdtempSync(join(tmpdir(), "effect-mcp-host-restart-")), "received.log")
+    writeFileSync(received, "")
+    const dir = configOf({ test: { command: process.execPath, args: [testServer, received, "sessions"] } })
+    const shell = startOnTerminal(["host", "shell"], { cwd: dir, env: { XDG_STATE_HOME: dir, NO_COLOR: "1" } })
+    let at = await shell.waitFor("host> ")
+    await shell.type("logs on info\r")
+    at = await shell.waitFor("showing log messages at info and above from test", at)
+    await shell.type("subscribe test://doc\r")
+    at = await shell.waitFor("subscribed to test://doc", at)
+    await shell.type("tools call test__exit\r")
+    const count = (method: string) => readFileSync(received, "utf8").split(`"method":"${method}"`).length - 1
+    await eventually(() => count("initialize") === 2, "the server to be started again")
+    await eventually(
+      () => count("logging/setLevel") === 2 && count("resources/subscribe") === 2,
+      "the level and the subscription on the new session"
+    )
+    await shell.type("\x04")
+    expect((await shell.finished).code).toBe(0)
+  }, 60_000)
 })
