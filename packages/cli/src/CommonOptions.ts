@@ -44,7 +44,7 @@ export const server: Options.Options<ServerOptions> = Options.all({
   name: Options.text("server").pipe(Options.withDescription("A server by name from a config file"), Options.optional),
   config: Options.file("config").pipe(
     Options.withDescription(
-      "The config file (default: the project's ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, then the user's: effect-mcp's, Claude's, Cursor's, Windsurf's, VS Code's, Gemini's, Codex's, Zed's; see effect-mcp config list)"
+      "The config file (default: every file effect-mcp config list shows: the project's ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, then the user's: effect-mcp's, Cursor's, Windsurf's, VS Code's, Gemini's, Codex's, Zed's, Claude's)"
     ),
     Options.optional
   ),

@@ -159,27 +159,21 @@ export const setMember = (text: string, path: ReadonlyArray<string>, key: string
     const rest = path.slice(located.missing + 1)
     const nested = [...rest, key].reduceRight<unknown>((inner, name) => ({ [name]: inner }), value)
     const name = path[located.missing] as string
-    const existing = located.parent.members.find((member) => member.key === name)
-    if (existing !== undefined)
-      return splice(
-        text,
-        existing.valueStart,
-        existing.valueEnd,
-        serialize(nested, text, indentAt(text, existing.keyStart), false)
-      )
-    return append(text, scanned, located.parent, memberText(name, nested, text, onOneLine(scanned, located.parent)))
+    return put(text, scanned, located.parent, name, nested, onOneLine(scanned, located.parent))
   }
-  const container = located.found
-  const compact = onOneLine(scanned, container)
+  return put(text, scanned, located.found, key, value, onOneLine(scanned, located.found))
+}
+
+/** Replaces the value of `key` in `container`, or appends the member when it has none. */
+const put = (text: string, scanned: string, container: Container, key: string, value: unknown, compact: boolean) => {
   const existing = container.members.find((member) => member.key === key)
-  if (existing !== undefined)
-    return splice(
-      text,
-      existing.valueStart,
-      existing.valueEnd,
-      serialize(value, text, indentAt(text, existing.keyStart), compact)
-    )
-  return append(text, scanned, container, memberText(key, value, text, compact))
+  if (existing === undefined) return append(text, scanned, container, memberText(key, value, text, compact))
+  return splice(
+    text,
+    existing.valueStart,
+    existing.valueEnd,
+    serialize(value, text, indentAt(text, existing.keyStart), compact)
+  )
 }
 
 /** Appends `value` to the array at `path` (created, with the objects on the way, when missing). */
