@@ -44,7 +44,13 @@ export const server: Options.Options<ServerOptions> = Options.all({
   name: Options.text("server").pipe(Options.withDescription("A server by name from a config file"), Options.optional),
   config: Options.file("config").pipe(
     Options.withDescription(
-      "The config file (default: ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, Claude's)"
+      "The config file (default: every file effect-mcp config list shows: the project's ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, then the user's: effect-mcp's, Cursor's, Windsurf's, VS Code's, Gemini's, Codex's, Zed's, Claude's)"
+    ),
+    Options.optional
+  ),
+  persist: Options.text("persist").pipe(
+    Options.withDescription(
+      "Save the inline server under this name in ./.mcp.json (or the --config file) once it has connected"
     ),
     Options.optional
   ),
@@ -131,6 +137,8 @@ export interface ServerOptions {
   readonly cwd: Option.Option<string>
   readonly name: Option.Option<string>
   readonly config: Option.Option<string>
+  /** `--persist NAME`: save the inline server under NAME once it has connected. */
+  readonly persist: Option.Option<string>
   /** `auto`, or the revision to insist on. */
   readonly protocolVersion: "auto" | ProtocolVersion.ProtocolVersion
 }

@@ -31,6 +31,7 @@ import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOp
 import { logLine } from "./commands/render.js"
 import * as Handlers from "./Handlers.js"
 import * as Recording from "./internal/recording.js"
+import * as Saving from "./internal/saving.js"
 import { labelOf } from "./internal/serverLabel.js"
 import { version } from "./internal/version.js"
 import { which } from "./internal/which.js"
@@ -310,6 +311,7 @@ export const connector = (
   Effect.gen(function* () {
     const interactive = isInteractive()
     const chosen: Chosen = yield* choose(server, interactive)
+    const save = yield* Saving.persistence(server.persist, server.config, chosen)
     yield* checkCommand(chosen)
     const handlers = Handlers.layer({
       interactive,
@@ -341,6 +343,8 @@ export const connector = (
     const names = yield* ServerNames
     return Effect.gen(function* () {
       const context = yield* startingLine(chosen, Layer.build(client))
+      // Connected: a server to --persist is saved now.
+      yield* save
       const mcp = Context.get(context, McpClient.McpClient)
       // From here on, a server the user did not name is called by the name it reports.
       if (chosen.inline) yield* names.learn(chosen.name, mcp.serverInfo.name)

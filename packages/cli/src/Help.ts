@@ -187,7 +187,7 @@ export const connectHelp = ({ server, run }: Catalogue, width: number): string =
     "",
     ...paragraph('Inline: --stdio "CMD ARGS" or -- CMD ARGS (a process over stdio), or --url URL (HTTP).', width, "  "),
     ...paragraph(
-      "By name: --server NAME from a config file: ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, Claude's, or --config FILE (also Zed's settings.json and Codex's config.toml). effect-mcp servers lists them.",
+      "By name: --server NAME from a config file: the project's ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, then the user's (effect-mcp's own, Claude Desktop's and Claude Code's, Cursor's, Windsurf's, VS Code's, Gemini's, Codex's, Zed's); the first file that defines NAME wins; or --config FILE. effect-mcp config list shows them all.",
       width,
       "  "
     ),

@@ -281,9 +281,13 @@ describe.concurrent("help", () => {
     ["complete"],
     ["logs"],
     ["servers"],
+    ["config", "list"],
+    ["config", "add"],
+    ["config", "remove"],
+    ["config", "import"],
     ["conformance"]
   ]
-  it("every --help example runs as written (not the long-running ones, one that reads the user's file, or those needing an HTTP server), with no config file", async () => {
+  it("every --help example runs as written (not the long-running ones, those that read or write the user's files, or those needing an HTTP server), with no config file", async () => {
     // HOME is empty (no user config); the working directory is this package's, whose npx finds the
     // reference server in the workspace.
     const empty = mkdtempSync(join(tmpdir(), "effect-mcp-examples-"))
@@ -292,7 +296,8 @@ describe.concurrent("help", () => {
       .map((line) => /^(?:Example: | {2})effect-mcp (.*)$/.exec(line)?.[1])
       .filter(
         (line): line is string =>
-          line !== undefined && !/^(shell|logs|resources subscribe|chat|servers --config)\b|--url /.test(line)
+          line !== undefined &&
+          !/^(shell|logs|resources subscribe|chat|servers --config|config (add|remove|import))\b|--url /.test(line)
       )
     expect(examples.length).toBeGreaterThanOrEqual(10)
     const runExample = async (example: string) => {

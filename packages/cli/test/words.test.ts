@@ -107,6 +107,7 @@ describe("parseArguments", () => {
 describe("headers and assignments", () => {
   it("parses Name: value and KEY=VALUE", () => {
     expect(parseHeader("Authorization: Bearer a:b")).toStrictEqual(Either.right(["Authorization", "Bearer a:b"]))
+    expect(parseHeader("X-Key=a:b=c")).toStrictEqual(Either.right(["X-Key", "a:b=c"]))
     expect(Either.isLeft(parseHeader("no colon"))).toBe(true)
     expect(Either.isLeft(parseHeader("bad name: x"))).toBe(true)
     expect(parseAssignment("K=a=b")).toStrictEqual(Either.right(["K", "a=b"]))

@@ -29,6 +29,22 @@ export * as ConfigFormats from "./config/ConfigFormats.js"
 export * as ConfigLoader from "./config/ConfigLoader.js"
 
 /**
+ * Where config files are searched, and effect-mcp's own files.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as ConfigSources from "./config/ConfigSources.js"
+
+/**
+ * Writing servers into config files, keeping the rest of each file.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as ConfigWriter from "./config/ConfigWriter.js"
+
+/**
  * Variable expansion as each format does it.
  *
  * @since 0.1.0

@@ -367,6 +367,46 @@ describe("discovery", () => {
     })
   )
 
+  it.effect("then the user's files of every tool, ours first; a file with no server map is skipped", () =>
+    Effect.gen(function* () {
+      const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-discovery-"))
+      const home = mkdtempSync(join(tmpdir(), "effect-mcp-home-"))
+      const put = (file: string, text: string) => {
+        mkdirSync(join(file, ".."), { recursive: true })
+        writeFileSync(file, text)
+      }
+      put(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { a: { command: "project" } } }))
+      put(
+        join(home, ".config", "effect-mcp", "mcp.json"),
+        JSON.stringify({ mcpServers: { a: { command: "ours" }, b: { command: "ours" } } })
+      )
+      put(join(home, ".codex", "config.toml"), '[mcp_servers.b]\ncommand = "codex"\n[mcp_servers.c]\ncommand = "codex"')
+      put(
+        join(home, ".codeium", "windsurf", "mcp_config.json"),
+        JSON.stringify({ mcpServers: { d: { command: "windsurf" } } })
+      )
+      put(join(home, ".config", "Code", "User", "mcp.json"), JSON.stringify({ servers: { e: { command: "vscode" } } }))
+      put(join(home, ".gemini", "settings.json"), JSON.stringify({ theme: "dark" }))
+      put(join(home, ".config", "zed", "settings.json"), '// Zed\n{ "context_servers": { "f": { "command": "zed" } } }')
+      const loaded = yield* ConfigLoader.load({ cwd, home, platform: "linux" }).pipe(Effect.provide(NodeContext.layer))
+      expect(
+        loaded.entries.map((entry) => [entry.name, entry.target._tag === "Stdio" && entry.target.command, entry.format])
+      ).toStrictEqual([
+        ["a", "project", "claude-code"],
+        ["b", "ours", "mcpServers"],
+        ["d", "windsurf", "windsurf"],
+        ["e", "vscode", "vscode"],
+        ["c", "codex", "codex"],
+        ["f", "zed", "zed"]
+      ])
+      expect(loaded.shadowed.map((entry) => [entry.name, entry.format])).toStrictEqual([
+        ["a", "mcpServers"],
+        ["b", "codex"]
+      ])
+      expect(loaded.files).toContain(join(home, ".gemini", "settings.json"))
+    })
+  )
+
   it.effect("a config's retry key becomes the host server's retry settings (the caller's options win)", () =>
     Effect.gen(function* () {
       const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-retry-"))

@@ -224,6 +224,7 @@ export const conformance = Command.make(
       cwd: Option.none(),
       name: Option.none(),
       config: Option.none(),
+      persist: Option.none(),
       // The revision the runner asks for (MCP_CONFORMANCE_PROTOCOL_VERSION), else the automatic choice.
       protocolVersion: Option.getOrElse(
         Option.filter(Option.fromNullable(process.env.MCP_CONFORMANCE_PROTOCOL_VERSION), ProtocolVersion.isSupported),

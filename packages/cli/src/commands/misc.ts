@@ -6,7 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type { McpClient } from "@effect-mcp/client"
-import { ConfigLoader, ServerEntry } from "@effect-mcp/host"
+import { ConfigLoader } from "@effect-mcp/host"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -15,11 +15,10 @@ import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { withClient } from "../Connect.js"
-import { sanitize } from "../internal/controls.js"
-import { padEnd, width as widthOf } from "../internal/textWidth.js"
 import { parseStringArguments } from "../internal/words.js"
-import { dim, Output, styled } from "../Output.js"
+import { dim, Output } from "../Output.js"
 import { display } from "../ServerNames.js"
+import { printRows, problemJson, serverJson, serverRow } from "./configTable.js"
 import { runCommand } from "./shared.js"
 
 /** `complete`. */
@@ -150,40 +149,14 @@ export const servers = Command.make(
         if (output.json)
           return yield* output.printJson({
             files: loaded.files,
-            servers: loaded.entries.map((entry) => ({
-              name: entry.name,
-              transport: ServerEntry.transportOf(entry.target),
-              ...(entry.target._tag === "Stdio"
-                ? { command: entry.target.command, args: entry.target.args }
-                : { url: entry.target.url, httpTransport: entry.target.transport }),
-              file: entry.file,
-              format: entry.format
-            })),
-            problems: loaded.problems.map((problem) => ({
-              file: problem.file,
-              ...(problem.entry === undefined ? {} : { server: problem.entry }),
-              ...(problem.field === undefined ? {} : { field: problem.field }),
-              reason: problem.reason
-            }))
+            servers: loaded.entries.map(serverJson),
+            problems: loaded.problems.map(problemJson)
           })
         if (loaded.files.length === 0)
           return yield* output.note(
-            "no config file found (looked for ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json and Claude's configs)"
+            "no config file found (looked in the project's ./.mcp.json, ./mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json and the user's files: see effect-mcp config list)"
           )
-        const describeTarget = (target: (typeof loaded.entries)[number]["target"]) =>
-          sanitize(target._tag === "Stdio" ? [target.command, ...target.args].join(" ") : target.url)
-        const rows = loaded.entries.map((entry) => [
-          sanitize(entry.name),
-          ServerEntry.transportOf(entry.target),
-          describeTarget(entry.target),
-          `${entry.file} (${entry.format})`
-        ])
-        const widths = [0, 1, 2].map((column) => Math.max(0, ...rows.map((row) => widthOf(row[column] ?? ""))))
-        const pad = (text: string | undefined, column: number) => padEnd(text ?? "", widths[column] ?? 0)
-        for (const row of rows)
-          yield* output.line(
-            styled`${pad(row[0], 0)}  ${pad(row[1], 1)}  ${pad(row[2], 2)}  ${dim(output.color, row[3] ?? "")}`
-          )
+        yield* printRows(loaded.entries.map((entry) => serverRow(entry)))
         for (const entry of loaded.shadowed)
           yield* output.note(`note: "${entry.name}" in ${entry.file} is hidden by an earlier file`)
       })

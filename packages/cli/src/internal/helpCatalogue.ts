@@ -35,9 +35,24 @@ const ORDER = [
   "logs",
   "shell",
   "servers",
+  "config",
   "host"
 ]
-const LEAF_ORDER = ["list", "show", "call", "templates", "read", "subscribe", "get", "status", "tools", "shell"]
+const LEAF_ORDER = [
+  "list",
+  "show",
+  "call",
+  "templates",
+  "read",
+  "subscribe",
+  "get",
+  "status",
+  "tools",
+  "shell",
+  "add",
+  "remove",
+  "import"
+]
 const rank = (order: ReadonlyArray<string>, name: string) => {
   const index = order.indexOf(name)
   return index === -1 ? order.length : index

@@ -40,13 +40,13 @@ export const splitCommandLine = (line: string): Either.Either<ReadonlyArray<stri
   return Either.right(words)
 }
 
-/** `Name: value` as a header pair. */
+/** `Name: value` (or `Name=value`: a header's name has neither sign) as a header pair. */
 export const parseHeader = (text: string): Either.Either<readonly [string, string], string> => {
-  const colon = text.indexOf(":")
-  const name = colon <= 0 ? "" : text.slice(0, colon).trim()
+  const split = text.search(/[:=]/)
+  const name = split <= 0 ? "" : text.slice(0, split).trim()
   return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
-    ? Either.right([name, text.slice(colon + 1).trim()] as const)
-    : Either.left(`expected "Name: value", got a header without a valid name`)
+    ? Either.right([name, text.slice(split + 1).trim()] as const)
+    : Either.left(`expected "Name: value" (or Name=value), got a header without a valid name`)
 }
 
 /** `KEY=VALUE` as a pair. */

@@ -377,10 +377,17 @@ const serverMap = (json: Record<string, unknown>, format: ConfigFormat, cwd: str
   return isRecord(project) ? { ...(isRecord(json.mcpServers) ? json.mcpServers : {}), ...project } : json.mcpServers
 }
 
-/** Reads the servers of one parsed config file. */
-export const read = (file: string, json: unknown, cwd: string): Either.Either<Parsed, ConfigError> => {
+const none: Parsed = { entries: [], warnings: [], problems: [] }
+
+/**
+ * Reads the servers of one parsed config file. `required`: a file with no server map is an error
+ * (else it has no servers: an editor's settings file that configures none). A top-level VS Code
+ * `inputs` array is read in every JSON format (effect-mcp's own files keep imported ones).
+ */
+export const read = (file: string, json: unknown, cwd: string, required = true): Either.Either<Parsed, ConfigError> => {
   if (!isRecord(json)) return Either.left(new ConfigError({ file, reason: "the file is not a JSON object" }))
   const format = detectFormat(file, json)
+  if (format === undefined && !required) return Either.right(none)
   if (format === undefined)
     return Either.left(
       new ConfigError({
@@ -395,14 +402,13 @@ export const read = (file: string, json: unknown, cwd: string): Either.Either<Pa
   const mapField = format === "zed" ? "context_servers" : format === "vscode" ? "servers" : "mcpServers"
   if (!isRecord(map))
     return Either.left(new ConfigError({ file, field: mapField, reason: "must be an object of servers" }))
-  return Either.map(format === "vscode" ? readInputs(json, file) : Either.right([]), (inputs) =>
-    readEntries(map, format, file, inputs)
-  )
+  return Either.map(readInputs(json, file), (inputs) => readEntries(map, format, file, inputs))
 }
 
 /** Reads the servers of a Codex `config.toml` (already parsed): its `[mcp_servers.NAME]` tables. */
-export const readCodex = (file: string, toml: unknown): Either.Either<Parsed, ConfigError> => {
+export const readCodex = (file: string, toml: unknown, required = true): Either.Either<Parsed, ConfigError> => {
   if (!isRecord(toml)) return Either.left(new ConfigError({ file, reason: "the file is not a TOML table" }))
+  if (toml.mcp_servers === undefined && !required) return Either.right(none)
   if (toml.mcp_servers === undefined)
     return Either.left(new ConfigError({ file, reason: "no [mcp_servers.NAME] table found (Codex's config.toml)" }))
   if (!isRecord(toml.mcp_servers))

@@ -1,8 +1,10 @@
 /**
  * Finding and loading MCP config files. With an explicit file only that file is read;
- * otherwise `./.mcp.json`, `./mcp.json`, `./.vscode/mcp.json`, `./.cursor/mcp.json`, then the
- * user's Claude Desktop and Claude Code configs, in that order (the first entry of a name
- * wins). A `.toml` file is read as Codex's `config.toml`. Resolving an entry expands its
+ * otherwise every file of {@link ConfigSources.sources} that exists, project files before user
+ * files (the first entry of a name wins; the others are `shadowed`). A `.toml` file is read as
+ * Codex's `config.toml`. A discovered file with no server map is skipped; a broken one fails
+ * the load, except another tool's user-level file, whose servers are left out with a warning
+ * (a broken editor file elsewhere does not stop every command). Resolving an entry expands its
  * variables and reads its `envFile`.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -14,33 +16,41 @@ import * as Option from "effect/Option"
 import * as Toml from "smol-toml"
 import { ConfigError, UnknownServer } from "../HostError.js"
 import * as ConfigFormats from "./ConfigFormats.js"
+import * as ConfigSources from "./ConfigSources.js"
 import * as Expand from "./Expand.js"
 import { type ExpandContext, expandTarget } from "./Expand.js"
 import * as Jsonc from "./Jsonc.js"
 import type { ServerEntry, Target } from "./ServerEntry.js"
 
-/** Where to look. */
-export interface Location {
-  /** An explicit file (`--config`); when set, nothing else is read. */
-  readonly config?: string
-  readonly cwd: string
-  readonly home: string
-  readonly platform: NodeJS.Platform
-  /** `APPDATA` on Windows. */
-  readonly appData?: string
-}
+/** Where to look (see {@link ConfigSources.Location}). */
+export type Location = ConfigSources.Location
 
-/** This process's location: its working directory (through the platform's `Path`), home and platform, and the explicit file if any. */
+const optionalEnv = (name: string) =>
+  Config.option(Config.string(name)).pipe(
+    Effect.orDie,
+    Effect.map(Option.match({ onNone: () => ({}), onSome: (value) => ({ [name]: value }) }))
+  )
+
+/**
+ * This process's location: its working directory (through the platform's `Path`), home and
+ * platform, `APPDATA`, `XDG_CONFIG_HOME` and `CODEX_HOME`, and the explicit file if any.
+ */
 export const here = (config: string | undefined): Effect.Effect<Location, never, Path.Path> =>
   Effect.gen(function* () {
     const path = yield* Path.Path
-    const appData = yield* Config.option(Config.string("APPDATA")).pipe(Effect.orDie)
+    const env = {
+      ...(yield* optionalEnv("APPDATA")),
+      ...(yield* optionalEnv("XDG_CONFIG_HOME")),
+      ...(yield* optionalEnv("CODEX_HOME"))
+    }
     return {
       ...(config === undefined ? {} : { config }),
       cwd: path.resolve("."),
       home: yield* Expand.home,
       platform: process.platform,
-      ...(Option.isSome(appData) ? { appData: appData.value } : {})
+      ...(env.APPDATA === undefined ? {} : { appData: env.APPDATA }),
+      ...(env.XDG_CONFIG_HOME === undefined ? {} : { xdgConfigHome: env.XDG_CONFIG_HOME }),
+      ...(env.CODEX_HOME === undefined ? {} : { codexHome: env.CODEX_HOME })
     }
   })
 
@@ -55,26 +65,15 @@ export interface Loaded {
   readonly problems: ReadonlyArray<ConfigError>
 }
 
-/** The files searched without `--config`, in order. */
-export const candidates = (location: Location, path: Path.Path): ReadonlyArray<string> => {
-  const project = [".mcp.json", "mcp.json", ".vscode/mcp.json", ".cursor/mcp.json"].map((file) =>
-    path.join(location.cwd, file)
-  )
-  const desktop =
-    location.platform === "darwin"
-      ? path.join(location.home, "Library", "Application Support", "Claude", "claude_desktop_config.json")
-      : location.platform === "win32"
-        ? path.join(
-            location.appData ?? path.join(location.home, "AppData", "Roaming"),
-            "Claude",
-            "claude_desktop_config.json"
-          )
-        : path.join(location.home, ".config", "Claude", "claude_desktop_config.json")
-  return [...project, desktop, path.join(location.home, ".claude.json")]
-}
+/** The files searched without `--config`, in order (see {@link ConfigSources.sources}). */
+export const candidates = (location: Location, path: Path.Path): ReadonlyArray<string> =>
+  ConfigSources.sources(location, path).map((source) => source.file)
 
-/** Reads and parses one config file. */
-export const loadFile = (file: string, cwd: string) =>
+/**
+ * Reads and parses one config file. `required`: a file with no server map is an error (an
+ * explicit file); otherwise it has no servers.
+ */
+export const loadFile = (file: string, cwd: string, required = true) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs
@@ -87,7 +86,7 @@ export const loadFile = (file: string, cwd: string) =>
         catch: (cause) =>
           new ConfigError({ file, reason: `invalid TOML: ${cause instanceof Error ? cause.message : String(cause)}` })
       })
-      return yield* ConfigFormats.readCodex(file, toml)
+      return yield* ConfigFormats.readCodex(file, toml, required)
     }
     if (lower.endsWith(".yaml") || lower.endsWith(".yml"))
       return yield* new ConfigError({
@@ -96,26 +95,38 @@ export const loadFile = (file: string, cwd: string) =>
           "is YAML (Continue's or Goose's format), which effect-mcp does not read; it reads JSON (mcpServers, servers, context_servers) and Codex's config.toml"
       })
     const json = yield* Either.mapLeft(Jsonc.parse(text), (reason) => new ConfigError({ file, reason }))
-    return yield* ConfigFormats.read(file, json, cwd)
+    return yield* ConfigFormats.read(file, json, cwd, required)
   })
 
-/** Loads the explicit file, or every candidate that exists. */
+/** Loads the explicit file, or every source that exists. */
 export const load = (location: Location) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const files =
-      location.config === undefined
-        ? yield* Effect.filter(candidates(location, path), (file) =>
-            fs.exists(file).pipe(Effect.orElseSucceed(() => false))
+    const explicit = location.config === undefined ? undefined : path.resolve(location.cwd, location.config)
+    const sources =
+      explicit === undefined
+        ? yield* Effect.filter(ConfigSources.sources(location, path), (source) =>
+            fs.exists(source.file).pipe(Effect.orElseSucceed(() => false))
           )
-        : [path.resolve(location.cwd, location.config)]
+        : []
     const entries: Array<ServerEntry> = []
     const shadowed: Array<ServerEntry> = []
     const warnings: Array<string> = []
     const problems: Array<ConfigError> = []
-    for (const file of files) {
-      const parsed = yield* loadFile(file, location.cwd)
+    const files: Array<string> = []
+    const reads =
+      explicit === undefined ? sources : [{ file: explicit, scope: "project", tool: "generic", ours: false }]
+    for (const source of reads) {
+      const lenient = source.scope === "user" && !source.ours
+      const read = yield* Effect.either(loadFile(source.file, location.cwd, explicit !== undefined))
+      if (Either.isLeft(read)) {
+        if (!lenient) return yield* read.left
+        warnings.push(`${read.left.message} (its servers are left out)`)
+        continue
+      }
+      files.push(source.file)
+      const parsed = read.right
       warnings.push(...parsed.warnings)
       problems.push(...parsed.problems)
       for (const entry of parsed.entries)

@@ -50,12 +50,14 @@ export const processContext: Effect.Effect<ExpandContext, never, Path.Path> = Ef
 type Form = "posix" | "env" | "folders" | "input"
 
 const formsOf: Record<ConfigFormat, ReadonlyArray<Form>> = {
-  "claude-code": ["posix"],
+  // Claude Code's `.mcp.json` is effect-mcp's own project file too: it keeps imported references
+  // in any form (`${input:…}`, `${workspaceFolder}`), which Claude Code would pass as written.
+  "claude-code": ["posix", "env", "folders", "input"],
   gemini: ["posix"],
   cursor: ["env", "folders"],
   windsurf: ["env", "folders"],
   vscode: ["env", "folders", "input"],
-  mcpServers: ["posix", "env", "folders"],
+  mcpServers: ["posix", "env", "folders", "input"],
   "claude-desktop": [],
   zed: [],
   // Only what the reader writes for bearer_token_env_var and env_http_headers.

@@ -5,7 +5,15 @@
 import * as Either from "effect/Either"
 
 /** Blanks out comments and trailing commas (keeping offsets, so positions stay true). */
-export const strip = (text: string): string => {
+export const strip = (text: string): string => blankOut(text, true)
+
+/** Blanks out comments only (keeping offsets): what an editor of the file scans. */
+export const stripComments = (text: string): string => blankOut(text, false)
+
+/** Whether the text has a comment (outside strings). */
+export const hasComments = (text: string): boolean => stripComments(text) !== text
+
+const blankOut = (text: string, trailingCommas: boolean): string => {
   const out = text.split("")
   let i = 0
   const blank = (from: number, to: number) => {
@@ -30,7 +38,7 @@ export const strip = (text: string): string => {
       blank(i, stop)
       i = stop
     } else if (char === "}" || char === "]") {
-      if (lastSignificant >= 0 && out[lastSignificant] === ",") out[lastSignificant] = " "
+      if (trailingCommas && lastSignificant >= 0 && out[lastSignificant] === ",") out[lastSignificant] = " "
       lastSignificant = i
       i++
     } else {
