@@ -5,6 +5,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import { clientInfo } from "./Connect.js"
+import { auth } from "./commands/auth.js"
 import { chat } from "./commands/chat.js"
 import { conformance } from "./commands/conformance.js"
 import { host } from "./commands/host.js"
@@ -42,6 +43,7 @@ export const root = Command.make("effect-mcp").pipe(
     logs,
     shell,
     servers,
+    auth,
     host,
     chat,
     replay,
@@ -62,7 +64,8 @@ export const helpCatalogue = (): Help.Catalogue =>
     resources: Command.getSubcommands(resources),
     prompts: Command.getSubcommands(prompts),
     skills: Command.getSubcommands(skills),
-    host: Command.getSubcommands(host)
+    host: Command.getSubcommands(host),
+    auth: Command.getSubcommands(auth)
   })
 
 /**

@@ -281,6 +281,8 @@ describe.concurrent("help", () => {
     ["complete"],
     ["logs"],
     ["servers"],
+    ["auth", "login"],
+    ["auth", "status"],
     ["conformance"]
   ]
   it("every --help example runs as written (not the long-running ones, one that reads the user's file, or those needing an HTTP server), with no config file", async () => {

@@ -35,9 +35,23 @@ const ORDER = [
   "logs",
   "shell",
   "servers",
+  "auth",
   "host"
 ]
-const LEAF_ORDER = ["list", "show", "call", "templates", "read", "subscribe", "get", "status", "tools", "shell"]
+const LEAF_ORDER = [
+  "list",
+  "show",
+  "call",
+  "templates",
+  "read",
+  "subscribe",
+  "get",
+  "login",
+  "status",
+  "logout",
+  "tools",
+  "shell"
+]
 const rank = (order: ReadonlyArray<string>, name: string) => {
   const index = order.indexOf(name)
   return index === -1 ? order.length : index
