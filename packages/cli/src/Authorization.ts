@@ -2,7 +2,8 @@
  * How the CLI authorizes HTTP servers that ask for OAuth: the interactive step prints the
  * authorization URL on stderr (and opens a browser with `--open`), listens on a free
  * 127.0.0.1 port for the redirect back (a platform `HttpServer`, closed with the
- * authorization's scope), and answers the browser with a short page; tokens and registrations
+ * authorization's scope), and answers the browser with a short page; `auth login --no-browser`
+ * also takes the redirect's address pasted on stdin, whichever comes first; tokens and registrations
  * are kept in a 0600 file (`$EFFECT_MCP_TOKEN_FILE`, else
  * `$XDG_CONFIG_HOME/effect-mcp/oauth.json`, else `~/.config/effect-mcp/oauth.json`), so a
  * second run asks nothing.
@@ -19,15 +20,20 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { AuthError, Authorizer, type OAuth, TokenStore } from "@effect-mcp/client"
 import * as Config from "effect/Config"
+import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type { RunOptions } from "./CommonOptions.js"
 import { openBrowser } from "./internal/browser.js"
+import { parsePasted } from "./internal/pastedRedirect.js"
 import { Output } from "./Output.js"
+import * as LineReader from "./shell/LineReader.js"
 
 /**
  * How an HTTP server is authorized: the flow's options and the services it uses.
@@ -40,8 +46,23 @@ export interface AuthSettings {
   readonly services: Layer.Layer<Authorizer.Authorizer | TokenStore.TokenStore, never, HttpClient.HttpClient | Output>
 }
 
-/** How long the CLI waits for the user to come back from the authorization page. */
-const WAIT_FOR_USER = "5 minutes"
+/** How long the CLI waits for the user to come back from the authorization page, unless told. */
+const WAIT_FOR_USER: Duration.DurationInput = "5 minutes"
+
+/**
+ * How the user is asked to authorize.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface Interaction {
+  /** Open the authorization page in the desktop's browser (the URL is printed either way). */
+  readonly open: boolean
+  /** Also take the redirect pasted on stdin, for a browser that cannot reach this machine's loopback. */
+  readonly paste?: boolean
+  /** How long to wait for the user. Default: 5 minutes. */
+  readonly wait?: Duration.DurationInput
+}
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>effect-mcp</title><p>Authorization received. You can close this window and return to the terminal.</p>`
 
@@ -98,12 +119,43 @@ export const listenForRedirect = (
   })
 
 /**
- * The interactive authorizer: a loopback listener per authorization, the URL on stderr.
+ * The redirect's parameters pasted on stdin (see `internal/pastedRedirect.ts`), refused when
+ * their `state` is not the one of the authorization URL `url`; a line that is not a redirect
+ * is said and the next one read. At the end of input, never: the listener may still answer.
+ */
+const pasted = (server: string, url: string, output: Context.Tag.Service<Output>) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const expected = new URL(url).searchParams.get("state")
+      const reader = yield* LineReader.lines((text) => output.note(text))
+      while (true) {
+        const line = yield* reader.read("")
+        if (Option.isNone(line)) return yield* Effect.never
+        if (line.value.trim() === "") continue
+        const parsed = parsePasted(line.value)
+        if (Either.isLeft(parsed)) {
+          yield* output.note(parsed.left)
+          continue
+        }
+        if (parsed.right.get("state") !== expected)
+          return yield* new AuthError.AuthorizationError({
+            server,
+            step: "authorization",
+            reason: "the pasted address answers another authorization (its state is not this one's); refused"
+          })
+        return parsed.right
+      }
+    })
+  )
+
+/**
+ * The interactive authorizer: a loopback listener per authorization, the URL on stderr, and
+ * with `paste` the redirect pasted on stdin too, whichever comes first.
  *
  * @since 0.1.0
  * @category layers
  */
-export const loopback = (open: boolean): Layer.Layer<Authorizer.Authorizer, never, Output> =>
+export const loopback = (interaction: Interaction): Layer.Layer<Authorizer.Authorizer, never, Output> =>
   Layer.effect(
     Authorizer.Authorizer,
     Effect.map(Output, (output) =>
@@ -115,18 +167,24 @@ export const loopback = (open: boolean): Layer.Layer<Authorizer.Authorizer, neve
             complete: (url: string) =>
               output.paused(
                 Effect.gen(function* () {
+                  const wait = Duration.decode(interaction.wait ?? WAIT_FOR_USER)
                   yield* output.note(
-                    `${server} asks you to authorize effect-mcp. Open this URL in a browser:\n  ${url}`
+                    `${server} asks you to authorize effect-mcp. Open this URL in a browser:\n  ${url}` +
+                      (interaction.paste === true
+                        ? "\nThen wait here, or paste the address the browser was sent to and press Enter."
+                        : "")
                   )
-                  if (open) yield* openBrowser(url)
-                  return yield* received.pipe(
+                  if (interaction.open) yield* openBrowser(url)
+                  const back =
+                    interaction.paste === true ? Effect.raceFirst(received, pasted(server, url, output)) : received
+                  return yield* back.pipe(
                     Effect.timeoutFail({
-                      duration: WAIT_FOR_USER,
+                      duration: wait,
                       onTimeout: () =>
                         new AuthError.AuthorizationError({
                           server,
                           step: "authorization",
-                          reason: `nobody came back from the authorization page within ${WAIT_FOR_USER}`
+                          reason: `nobody came back from the authorization page within ${Duration.format(wait)}`
                         })
                     })
                   )
@@ -150,28 +208,48 @@ export const tokenFile: Effect.Effect<string, never, Path.Path> = Effect.gen(fun
 }).pipe(Effect.orDie)
 
 /**
- * The CLI's authorization: options from the command line, the loopback authorizer and the token file.
+ * The token file as the `TokenStore`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const tokenStore: Layer.Layer<TokenStore.TokenStore> = Layer.unwrapEffect(
+  Effect.map(tokenFile, (file) => TokenStore.layerFile(file))
+).pipe(Layer.provide(NodeContext.layer))
+
+/**
+ * The OAuth options of `--client-id` and `--client-secret`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const settings = (run: RunOptions) =>
-  Effect.map(Effect.provide(tokenFile, NodeContext.layer), (file): AuthSettings => {
-    const options: OAuth.OAuthOptions = Option.match(run.clientId, {
-      onNone: () => ({ clientName: "effect-mcp" }),
-      onSome: (clientId) => ({
-        clientName: "effect-mcp",
-        client: {
-          clientId,
-          ...Option.match(run.clientSecret, {
-            onNone: () => ({}),
-            onSome: (secret) => ({ clientSecret: Redacted.value(secret) })
-          })
-        }
-      })
+export const clientOptions = (run: Pick<RunOptions, "clientId" | "clientSecret">): OAuth.OAuthOptions =>
+  Option.match(run.clientId, {
+    onNone: () => ({ clientName: "effect-mcp" }),
+    onSome: (clientId) => ({
+      clientName: "effect-mcp",
+      client: {
+        clientId,
+        ...Option.match(run.clientSecret, {
+          onNone: () => ({}),
+          onSome: (secret) => ({ clientSecret: Redacted.value(secret) })
+        })
+      }
     })
-    return {
-      options,
-      services: Layer.merge(loopback(run.open), TokenStore.layerFile(file).pipe(Layer.provide(NodeContext.layer)))
-    }
+  })
+
+/**
+ * The CLI's authorization: options from the command line, the loopback authorizer and the
+ * token file; `interaction` overrides how the user is asked (default: `--open`'s choice).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const settings = (
+  run: Pick<RunOptions, "clientId" | "clientSecret" | "open">,
+  interaction: Interaction = { open: run.open }
+): Effect.Effect<AuthSettings> =>
+  Effect.succeed({
+    options: clientOptions(run),
+    services: Layer.merge(loopback(interaction), tokenStore)
   })

@@ -5,6 +5,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import { clientInfo } from "./Connect.js"
+import { auth } from "./commands/auth.js"
 import { chat } from "./commands/chat.js"
 import { config } from "./commands/config.js"
 import { conformance } from "./commands/conformance.js"
@@ -44,6 +45,7 @@ export const root = Command.make("effect-mcp").pipe(
     shell,
     servers,
     config,
+    auth,
     host,
     chat,
     replay,
@@ -65,7 +67,8 @@ export const helpCatalogue = (): Help.Catalogue =>
     prompts: Command.getSubcommands(prompts),
     skills: Command.getSubcommands(skills),
     host: Command.getSubcommands(host),
-    config: Command.getSubcommands(config)
+    config: Command.getSubcommands(config),
+    auth: Command.getSubcommands(auth)
   })
 
 /**

@@ -1,8 +1,9 @@
 /**
  * The CLI's own failures and how every failure becomes an exit code and one or two
  * readable lines: 0 success, 1 the server reported an error (a tool's `isError`, or a request it
- * refused with a JSON-RPC error), 2 usage or config error, 3 connection or protocol failure,
- * 4 authorization failed, 130 interrupted.
+ * refused with a JSON-RPC error), 2 usage or config error (a server asked to authorize that
+ * needs no authorization too), 3 connection or protocol failure, 4 authorization failed (not
+ * authorized, or a revocation not confirmed, too), 130 interrupted.
  *
  * @since 0.1.0
  */
@@ -115,6 +116,41 @@ export class ServersFailed extends Data.TaggedError("ServersFailed")<{
 }
 
 /**
+ * `auth status <server>`: no stored tokens the server would accept (none, or only expired ones
+ * that cannot be refreshed).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class NotAuthorized extends Data.TaggedError("NotAuthorized")<{
+  readonly server: string
+  readonly url: string
+  readonly reason: string
+  /** The command that authorizes it. */
+  readonly login: string
+}> {
+  override get message() {
+    return `${this.server} is not authorized: ${this.reason} (${this.login} authorizes it)`
+  }
+}
+
+/**
+ * `auth logout`: the tokens were removed here, but the authorization server did not confirm
+ * their revocation, so they may still be valid there.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RevocationFailed extends Data.TaggedError("RevocationFailed")<{
+  readonly failed: ReadonlyArray<{ readonly resource: string; readonly reason: string }>
+}> {
+  override get message() {
+    const head = `revocation failed for ${[...new Set(this.failed.map((entry) => entry.resource))].join(", ")}; the tokens were removed here, but may still be valid at the authorization server`
+    return [head, ...this.failed.map((entry) => `  ${entry.resource}: ${entry.reason}`)].join("\n")
+  }
+}
+
+/**
  * Every failure a command can end with.
  *
  * @since 0.1.0
@@ -130,6 +166,9 @@ export type CliFailure =
   | CommandNotFound
   | ToolReportedError
   | ServersFailed
+  | NotAuthorized
+  | RevocationFailed
+  | AuthError.AuthorizationNotRequired
   | McpError.TransportError
   | McpError.Overloaded
   | AuthError.AuthorizationError
@@ -166,11 +205,14 @@ export const exitCodeOf = (failure: CliFailure): number => {
     case "SkillNotFound":
     case "InvalidInput":
     case "UnrepresentableMessage":
+    case "AuthorizationNotRequired":
       return ExitCode.usage
     case "ToolReportedError":
     case "RpcError":
       return ExitCode.toolError
     case "AuthorizationError":
+    case "NotAuthorized":
+    case "RevocationFailed":
       return ExitCode.authorization
     default:
       return ExitCode.connection

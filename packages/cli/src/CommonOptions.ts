@@ -63,14 +63,54 @@ export const server: Options.Options<ServerOptions> = Options.all({
 })
 
 /**
+ * `--json`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const json = Options.boolean("json").pipe(
+  Options.withDescription("Print exact JSON (results on stdout, errors on stderr)")
+)
+
+/**
+ * `--verbose`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const verbose = Options.boolean("verbose").pipe(Options.withDescription("More detail in errors and logs"))
+
+/**
+ * `--client-id`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const clientId = Options.text("client-id").pipe(
+  Options.withDescription("OAuth: a client id registered with the server's authorization server"),
+  Options.optional
+)
+
+/**
+ * `--client-secret`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const clientSecret = Options.redacted("client-secret").pipe(
+  Options.withDescription("OAuth: that client's secret (never printed)"),
+  Options.optional
+)
+
+/**
  * The printing and interaction options.
  *
  * @since 0.1.0
  * @category options
  */
 export const run: Options.Options<RunOptions> = Options.all({
-  json: Options.boolean("json").pipe(Options.withDescription("Print exact JSON (results on stdout, errors on stderr)")),
-  verbose: Options.boolean("verbose").pipe(Options.withDescription("More detail in errors and logs")),
+  json,
+  verbose,
   timeout: Options.float("timeout").pipe(
     Options.withDescription("Seconds to wait for each request (default 60)"),
     Options.optional
@@ -94,14 +134,8 @@ export const run: Options.Options<RunOptions> = Options.all({
     Options.withDescription("A root directory offered to the server (repeatable)"),
     Options.repeated
   ),
-  clientId: Options.text("client-id").pipe(
-    Options.withDescription("OAuth: a client id registered with the server's authorization server"),
-    Options.optional
-  ),
-  clientSecret: Options.redacted("client-secret").pipe(
-    Options.withDescription("OAuth: that client's secret (never printed)"),
-    Options.optional
-  ),
+  clientId,
+  clientSecret,
   open: Options.boolean("open").pipe(
     Options.withDescription("OAuth: open the authorization page in a browser (it is printed either way)")
   ),

@@ -285,6 +285,8 @@ describe.concurrent("help", () => {
     ["config", "add"],
     ["config", "remove"],
     ["config", "import"],
+    ["auth", "login"],
+    ["auth", "status"],
     ["conformance"]
   ]
   it("every --help example runs as written (not the long-running ones, those that read or write the user's files, or those needing an HTTP server), with no config file", async () => {

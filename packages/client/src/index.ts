@@ -13,6 +13,14 @@
 export * as AuthError from "./auth/AuthError.js"
 
 /**
+ * The authorizations a client holds: log in now, list them without secrets, revoke and remove them.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as Authorizations from "./auth/Authorizations.js"
+
+/**
  * The interactive step of authorization (a loopback listener, or following the redirect in tests).
  *
  * @since 0.1.0

@@ -36,6 +36,7 @@ const ORDER = [
   "shell",
   "servers",
   "config",
+  "auth",
   "host"
 ]
 const LEAF_ORDER = [
@@ -46,7 +47,9 @@ const LEAF_ORDER = [
   "read",
   "subscribe",
   "get",
+  "login",
   "status",
+  "logout",
   "tools",
   "shell",
   "add",

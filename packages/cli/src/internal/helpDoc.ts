@@ -99,8 +99,16 @@ export const sections = (doc: HelpDoc.HelpDoc): ReadonlyArray<Section> => {
         current().paragraphs.push(spanText(node.value))
         return
       case "DescriptionList":
+        // An optional argument is shown in brackets (`[<server>]`), as usage lines write it.
         for (const [term, description] of node.definitions)
-          current().definitions.push({ term: spanText(term), text: definitionText(description) })
+          current().definitions.push({
+            term:
+              current().title === "ARGUMENTS" &&
+              paragraphsOf(description).some((paragraph) => /^This (setting|argument) is optional\.?$/.test(paragraph))
+                ? `[${spanText(term)}]`
+                : spanText(term),
+            text: definitionText(description)
+          })
         return
       case "Enumeration":
         for (const element of node.elements) visit(element)

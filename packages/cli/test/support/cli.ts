@@ -30,6 +30,8 @@ export interface RunOptions {
   readonly cwd?: string
   readonly env?: { readonly [name: string]: string | undefined }
   readonly input?: string
+  /** Keep stdin open for the test to write to (`child.stdin`); without `input` it is closed at once otherwise. */
+  readonly keepStdinOpen?: boolean
   /** The longest the run may take. Default: 30 s. */
   readonly timeoutMs?: number
 }
@@ -58,7 +60,7 @@ export const start = (args: ReadonlyArray<string>, options: RunOptions = {}): St
     stderr += chunk
   })
   if (options.input !== undefined) child.stdin?.end(options.input)
-  else child.stdin?.end()
+  else if (options.keepStdinOpen !== true) child.stdin?.end()
   const finished = new Promise<Finished>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL")

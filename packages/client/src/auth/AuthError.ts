@@ -22,7 +22,8 @@ export const AuthStep = Schema.Literal(
   "token",
   "refresh",
   "policy",
-  "storage"
+  "storage",
+  "revocation"
 )
 
 /**
@@ -115,5 +116,27 @@ export class AssertionError extends Schema.TaggedError<AssertionError>()("Assert
   }
 }
 
+/**
+ * An explicit authorization (`Authorizations.login`) was asked of a server that needs none: it
+ * answered a request without credentials and did not ask for them (no 401).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AuthorizationNotRequired extends Schema.TaggedError<AuthorizationNotRequired>()(
+  "AuthorizationNotRequired",
+  {
+    /** The MCP server's name. */
+    server: Schema.String,
+    url: Schema.String,
+    /** The status it answered the request without credentials with. */
+    status: Schema.Number
+  }
+) {
+  override get message(): string {
+    return `${this.server} needs no authorization: ${this.url} answered ${this.status} to a request without credentials, not 401`
+  }
+}
+
 // An error made by another copy of this module (the one-file Promise client's) is still an instance.
-recognizeAcrossCopies({ AuthorizationError, AssertionError })
+recognizeAcrossCopies({ AuthorizationError, AssertionError, AuthorizationNotRequired })

@@ -25,6 +25,8 @@ export const AuthorizationServerMetadata = Schema.Struct({
   authorization_endpoint: Schema.optional(Schema.String),
   token_endpoint: Schema.optional(Schema.String),
   registration_endpoint: Schema.optional(Schema.String),
+  /** Where tokens are revoked (RFC 7009). */
+  revocation_endpoint: Schema.optional(Schema.String),
   scopes_supported: Schema.optional(Strings),
   response_types_supported: Schema.optional(Strings),
   grant_types_supported: Schema.optional(Strings),

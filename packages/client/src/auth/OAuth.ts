@@ -25,18 +25,13 @@
  * @since 0.1.0
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as SynchronizedRef from "effect/SynchronizedRef"
-import { AuthorizationError } from "./AuthError.js"
-import { Authorizer } from "./Authorizer.js"
-import { makeDpopKey } from "./Crypto.js"
+import * as Context from "./internal/context.js"
 import * as Session from "./internal/credentials.js"
-import { type FlowContext, initial } from "./internal/state.js"
+import { initial } from "./internal/state.js"
 import type { OAuthOptions } from "./OAuthOptions.js"
 import type { OAuthSession } from "./OAuthSession.js"
-import { makeMemory, TokenStore } from "./TokenStore.js"
 
 export type {
   /**
@@ -96,8 +91,6 @@ export type {
   Refusal
 } from "./OAuthSession.js"
 
-const DEFAULT_LIMITS = { maxBytes: 256 * 1024, timeout: Duration.seconds(15) }
-
 /**
  * Builds the flow for one server: its state (the tokens in use, the scopes asked for, the
  * client registered, the DPoP nonces) lives as long as the session, in one `SynchronizedRef`.
@@ -114,27 +107,7 @@ export const make = (
   options: OAuthOptions = {}
 ): Effect.Effect<OAuthSession> =>
   Effect.gen(function* () {
-    const store = yield* Effect.serviceOption(TokenStore).pipe(
-      Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => makeMemory }))
-    )
-    const ctx: FlowContext = {
-      server,
-      serverUrl,
-      options,
-      store,
-      authorizer: yield* Effect.serviceOption(Authorizer),
-      requester: {
-        client,
-        server,
-        limits: {
-          maxBytes: options.maxDocumentBytes ?? DEFAULT_LIMITS.maxBytes,
-          timeout:
-            options.requestTimeout === undefined ? DEFAULT_LIMITS.timeout : Duration.decode(options.requestTimeout)
-        }
-      },
-      dpopKey: yield* Effect.cached(makeDpopKey),
-      failed: (step, reason, extra = {}) => new AuthorizationError({ server, step, reason, ...extra })
-    }
+    const ctx = yield* Context.make(server, serverUrl, client, options)
     const state = yield* SynchronizedRef.make(initial)
     return {
       credentials: Session.credentials(ctx, state),

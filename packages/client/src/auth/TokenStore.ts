@@ -12,6 +12,7 @@
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as Path from "@effect/platform/Path"
+import * as Arr from "effect/Array"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -78,6 +79,16 @@ export interface TokenKey {
 }
 
 /**
+ * Saved tokens with their key.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StoredEntry extends TokenKey {
+  readonly tokens: StoredTokens
+}
+
+/**
  * The store's operations.
  *
  * @since 0.1.0
@@ -89,11 +100,9 @@ export interface TokenStoreService {
   readonly removeClient: (issuer: string) => Effect.Effect<void>
   readonly tokens: (key: TokenKey) => Effect.Effect<Option.Option<StoredTokens>>
   /** The most recently saved tokens whose resource covers this server URL, with their key (what to send before any challenge). */
-  readonly latest: (
-    serverUrl: string
-  ) => Effect.Effect<
-    Option.Option<{ readonly issuer: string; readonly resource: string; readonly tokens: StoredTokens }>
-  >
+  readonly latest: (serverUrl: string) => Effect.Effect<Option.Option<StoredEntry>>
+  /** Every saved entry, oldest first. */
+  readonly entries: Effect.Effect<ReadonlyArray<StoredEntry>>
   readonly saveTokens: (key: TokenKey, tokens: StoredTokens) => Effect.Effect<void>
   readonly removeTokens: (key: TokenKey) => Effect.Effect<void>
 }
@@ -146,6 +155,7 @@ export const make: Effect.Effect<TokenStoreService, never, KeyValueStore.KeyValu
   const reindex = (f: (keys: ReadonlyArray<TokenKey>) => ReadonlyArray<TokenKey>) =>
     Effect.flatMap(keys, (current) => index.set(INDEX, f(current)))
   const tokensOf = (key: TokenKey) => orLogged("read tokens", Option.none<StoredTokens>())(tokens.get(tokensKey(key)))
+  const savedKeys = orLogged("read the saved keys", [] as ReadonlyArray<TokenKey>)(keys)
   return {
     client: (issuer) => orLogged("read a client", Option.none<StoredClient>())(clients.get(clientKey(issuer))),
     saveClient: (issuer, client) => orLogged<void>("save a client", undefined)(clients.set(clientKey(issuer), client)),
@@ -153,13 +163,25 @@ export const make: Effect.Effect<TokenStoreService, never, KeyValueStore.KeyValu
     tokens: tokensOf,
     latest: (serverUrl) =>
       Effect.gen(function* () {
-        const saved = yield* orLogged("read the saved keys", [] as ReadonlyArray<TokenKey>)(keys)
-        for (const key of [...saved].reverse().filter((entry) => resourceCovers(entry.resource, serverUrl))) {
+        for (const key of [...(yield* savedKeys)]
+          .reverse()
+          .filter((entry) => resourceCovers(entry.resource, serverUrl))) {
           const found = yield* tokensOf(key)
           if (Option.isSome(found)) return Option.some({ ...key, tokens: found.value })
         }
         return Option.none()
       }),
+    entries: Effect.flatMap(savedKeys, (saved) =>
+      Effect.map(
+        Effect.forEach(saved, (key) =>
+          Effect.map(
+            tokensOf(key),
+            Option.map((found): StoredEntry => ({ ...key, tokens: found }))
+          )
+        ),
+        Arr.getSomes
+      )
+    ),
     saveTokens: (key, saved) =>
       lock.withPermits(1)(
         orLogged<void>(

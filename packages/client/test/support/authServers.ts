@@ -118,6 +118,8 @@ export interface AuthorizationServerOptions {
   readonly servesMcp?: boolean
   /** Offers DPoP (ES256) and binds tokens to the proof's key; with a nonce, demands it first. */
   readonly dpop?: { readonly nonce?: string }
+  /** Offers token revocation (RFC 7009) at /revoke; with `fails`, answers that error instead of revoking. */
+  readonly revocation?: { readonly fails?: { readonly status: number; readonly error: string } }
 }
 
 /** The claims of a DPoP proof whose signature verifies with the key in its own header, or a reason it is not one. */
@@ -202,6 +204,7 @@ export const authorizationServer = (registry: TokenRegistry, options: Authorizat
             ? {}
             : { authorization_response_iss_parameter_supported: options.issSupported }),
           ...(options.dpop === undefined ? {} : { dpop_signing_alg_values_supported: ["ES256"] }),
+          ...(options.revocation === undefined ? {} : { revocation_endpoint: `${origin}/revoke` }),
           ...(options.metadataBytes === undefined ? {} : { padding: "x".repeat(options.metadataBytes) })
         }
         return sendJson(response, 200, metadata)
@@ -217,6 +220,15 @@ export const authorizationServer = (registry: TokenRegistry, options: Authorizat
           redirect_uris: body.redirect_uris,
           token_endpoint_auth_method: body.token_endpoint_auth_method ?? "none"
         })
+      }
+      if (seen.method === "POST" && seen.path === "/revoke" && options.revocation !== undefined) {
+        const fails = options.revocation.fails
+        if (fails !== undefined) return sendJson(response, fails.status, { error: fails.error })
+        const token = new URLSearchParams(seen.body).get("token") ?? ""
+        registry.tokens.delete(token)
+        refreshTokens.delete(token)
+        response.writeHead(200)
+        return response.end()
       }
       if (seen.method === "GET" && seen.path === "/authorize") {
         const redirect = new URL(seen.query.get("redirect_uri") ?? "http://127.0.0.1/none")
@@ -345,6 +357,8 @@ export interface ResourceServerOptions {
   readonly scopesSupported?: ReadonlyArray<string>
   /** Demands this DPoP nonce in proofs (answering use_dpop_nonce until it comes). */
   readonly dpopNonce?: string
+  /** Answers every request, with a token or without (a server that needs no authorization). */
+  readonly open?: boolean
 }
 
 /** Answers MCP requests (and its metadata) wanting bearer tokens from `registry`. */
@@ -395,7 +409,8 @@ const resourceHandler =
     }
     const acceptable = options.acceptIssuer?.()
     const pointer = options.noMetadata === true ? "" : ` resource_metadata="${metadataUrl}"`
-    if (token === undefined || (acceptable !== undefined && token.issuer !== acceptable))
+    const open = options.open === true
+    if (!open && (token === undefined || (acceptable !== undefined && token.issuer !== acceptable)))
       return sendJson(
         response,
         401,
@@ -404,7 +419,7 @@ const resourceHandler =
           "www-authenticate": `Bearer${pointer}${needed.length > 0 ? `${pointer === "" ? "" : ","} scope="${needed.join(" ")}"` : ""}`
         }
       )
-    if (options.neverEnough === true || !needed.every((scope) => token.scopes.includes(scope)))
+    if (!open && (options.neverEnough === true || !needed.every((scope) => token?.scopes.includes(scope) === true)))
       return sendJson(
         response,
         403,

@@ -125,6 +125,50 @@ export const firstDocument = <A, I>(
 export const form = (fields: { readonly [name: string]: string | undefined }): Record<string, string> =>
   Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined))
 
+const errorBody = (text: string) =>
+  Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(ErrorResponse))(text))
+
+/** The failure for an error answer: its status, and its OAuth error code and description when it has them. */
+const refused = (
+  requester: Requester,
+  step: AuthStep,
+  url: string,
+  status: number,
+  error: typeof ErrorResponse.Type | undefined
+) =>
+  fail(
+    requester,
+    step,
+    error === undefined
+      ? `${url} answered ${status}`
+      : `${url} answered ${status} ${error.error}${error.error_description === undefined ? "" : `: ${error.error_description}`}`,
+    error === undefined ? {} : { oauthError: error.error }
+  )
+
+/**
+ * POSTs a form to an OAuth endpoint whose success has no body to read (revocation, RFC 7009
+ * §2.2: any 2xx); an error answer becomes a failure carrying the OAuth error code.
+ */
+export const postForm = (
+  requester: Requester,
+  step: AuthStep,
+  url: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {}
+): Effect.Effect<void, AuthorizationError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const request = HttpClientRequest.post(url).pipe(
+        HttpClientRequest.setHeaders({ accept: "application/json", ...headers }),
+        HttpClientRequest.bodyUrlParams(fields)
+      )
+      const response = yield* execute(requester, step, request)
+      const text = yield* bodyOf(requester, step, url, response)
+      if (response.status < 200 || response.status >= 300)
+        return yield* refused(requester, step, url, response.status, errorBody(text))
+    })
+  )
+
 /** DPoP at a token endpoint: a proof per attempt, and the server's latest nonce (RFC 9449 §8). */
 export interface DpopAtEndpoint {
   readonly proof: (nonce: string | undefined) => Effect.Effect<string>
@@ -173,16 +217,9 @@ export const postWithNonce = <A, I>(
         if (dpop !== undefined && sent !== undefined && sent !== "") nonce = sent
         const text = yield* bodyOf(requester, step, url, response)
         if (response.status < 200 || response.status >= 300) {
-          const error = Option.getOrUndefined(Schema.decodeUnknownOption(Schema.parseJson(ErrorResponse))(text))
+          const error = errorBody(text)
           if (dpop !== undefined && attempt === 0 && error?.error === "use_dpop_nonce" && sent !== undefined) continue
-          return yield* fail(
-            requester,
-            step,
-            error === undefined
-              ? `${url} answered ${response.status}`
-              : `${url} answered ${response.status} ${error.error}${error.error_description === undefined ? "" : `: ${error.error_description}`}`,
-            error === undefined ? {} : { oauthError: error.error }
-          )
+          return yield* refused(requester, step, url, response.status, error)
         }
         const json = yield* parseJson(requester, step, url, text)
         const value = yield* Schema.decodeUnknown(schema)(json).pipe(

@@ -14,7 +14,7 @@ import type { FlowContext, State } from "./state.js"
 import * as TokenEndpoint from "./tokenEndpoint.js"
 
 /** The client `tokens` were issued to, with its secret when it has one. */
-const issuedTo = (ctx: FlowContext, issuer: string, tokens: StoredTokens, state: State) =>
+export const issuedTo = (ctx: FlowContext, issuer: string, tokens: StoredTokens, state: State) =>
   Effect.gen(function* () {
     const isTheirs = (client: StoredClient) => client.client_id === tokens.client_id
     if (ctx.options.client !== undefined && ctx.options.client.clientId === tokens.client_id)
