@@ -7,6 +7,7 @@ import * as Command from "@effect/cli/Command"
 import { clientInfo } from "./Connect.js"
 import { chat } from "./commands/chat.js"
 import { conformance } from "./commands/conformance.js"
+import { generate } from "./commands/generate.js"
 import { host } from "./commands/host.js"
 import { complete, logs, servers } from "./commands/misc.js"
 import { prompts } from "./commands/prompts.js"
@@ -44,6 +45,7 @@ export const root = Command.make("effect-mcp").pipe(
     servers,
     host,
     chat,
+    generate,
     replay,
     conformance
   ])

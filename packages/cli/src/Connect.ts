@@ -281,7 +281,8 @@ const checkCommand = (chosen: Chosen) =>
 export const isInteractive = () => process.stdin.isTTY === true && process.stderr.isTTY === true
 
 /**
- * Connects to the chosen server and runs `use` with its client; closes everything after.
+ * Connects to the chosen server and runs `use` with its client (and which server it is); closes
+ * everything after.
  * `showServerLogs` prints the server's log messages on stderr while `use` runs.
  *
  * @since 0.1.0
@@ -290,7 +291,7 @@ export const isInteractive = () => process.stdin.isTTY === true && process.stder
 export const withClient = <A, E, R>(
   server: ServerOptions,
   run: RunOptions,
-  use: (client: McpClient.McpClientService) => Effect.Effect<A, E, R>,
+  use: (client: McpClient.McpClientService, chosen: Chosen) => Effect.Effect<A, E, R>,
   settings: { readonly showServerLogs?: boolean; readonly auth?: AuthSettings } = {}
 ): Effect.Effect<
   A,
@@ -345,6 +346,6 @@ export const withClient = <A, E, R>(
           Stream.runForEach((log) => output.note(logLine(log))),
           Effect.forkScoped
         )
-      return yield* Effect.provide(use(mcp), context)
+      return yield* Effect.provide(use(mcp, chosen), context)
     }).pipe(Effect.scoped)
   })
