@@ -70,7 +70,20 @@ export interface Chosen {
   readonly inline: boolean
   /** The config entry's `"retry": N` (`--retry` wins). */
   readonly retry?: number
+  /**
+   * The command, its arguments or the URL hold values of variables the config entry named (which
+   * may be secrets), so they are not to be written anywhere.
+   */
+  readonly expanded?: boolean
 }
+
+/** Whether expanding a config entry changed the words of its command line or its URL. */
+const wordsExpanded = (written: ServerEntry.Target, target: ServerEntry.Target) =>
+  written._tag === "Stdio" && target._tag === "Stdio"
+    ? written.command !== target.command || written.args.join("\u0000") !== target.args.join("\u0000")
+    : written._tag === "Http" && target._tag === "Http"
+      ? written.url !== target.url
+      : true
 
 const collect = <A>(
   items: ReadonlyArray<string>,
@@ -200,6 +213,7 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
       name: entry.name,
       target: merged,
       inline: false,
+      expanded: wordsExpanded(entry.target, target),
       ...(entry.retry === undefined ? {} : { retry: entry.retry })
     } satisfies Chosen
   })

@@ -7,7 +7,7 @@
  * `--out` that cannot be written.
  */
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -74,6 +74,9 @@ interface Generated {
   readonly getStructuredContent: (input: {
     readonly location: string
   }) => Effect.Effect<{ readonly temperature: number }, Failure, McpClient.McpClient>
+  readonly simulateResearchQuery: (input: {
+    readonly topic: string
+  }) => Effect.Effect<McpClient.CallToolResult, Failure, McpClient.McpClient>
   readonly getResourceLinks: (input: {
     readonly count: number
   }) => Effect.Effect<McpClient.CallToolResult, Failure, McpClient.McpClient>
@@ -101,6 +104,9 @@ describe("generate", () => {
     expect(source).toContain(`from ${everythingStdio.slice(1).join(" ")}`)
     expect(source).toMatch(/export const getSum = \(input: GetSumInput, options\?: McpClient.ToolCallOptions\) =>/)
     expect(source).toMatch(/export const GetStructuredContentOutput = Schema.Struct\(\{/)
+    expect(source).toMatch(
+      /export const simulateResearchQuery = \(input: SimulateResearchQueryInput, options\?: TaskRunOptions\)/
+    )
     // The program reaches the same server, with no environment value written into it.
     expect(readFileSync(programFile, "utf8")).toContain(`args: [${JSON.stringify(everything)}, "stdio"]`)
 
@@ -109,13 +115,17 @@ describe("generate", () => {
       Layer.provide(StdioTransport.layer({ command: process.execPath, args: [everything, "stdio"] })),
       Layer.provide(NodeContext.layer)
     )
-    const used = Effect.gen(function* () {
-      const sum = yield* Everything.getSum({ a: 2, b: 3 })
-      const weather = yield* Everything.getStructuredContent({ location: "Chicago" })
-      // Refused by the generated Schema (count is at most 10) before anything is sent.
-      const refused = yield* Effect.flip(Everything.getResourceLinks({ count: 11 }))
-      return { sum, weather, refused }
-    }).pipe(Effect.provide(ServerLive))
+    const used = Effect.all(
+      {
+        sum: Everything.getSum({ a: 2, b: 3 }),
+        weather: Everything.getStructuredContent({ location: "Chicago" }),
+        // Refused by the generated Schema (count is at most 10) before anything is sent.
+        refused: Effect.flip(Everything.getResourceLinks({ count: 11 })),
+        // A tool that requires a task runs as one.
+        research: Everything.simulateResearchQuery({ topic: "effect" })
+      },
+      { concurrency: "unbounded" }
+    ).pipe(Effect.provide(ServerLive))
     const [errors, result, ran] = await Promise.all([
       typecheck(dir),
       Effect.runPromise(used),
@@ -127,6 +137,7 @@ describe("generate", () => {
     expect(typeof result.weather.temperature).toBe("number")
     expect(result.refused._tag).toBe("SchemaMismatch")
     expect(result.refused.direction).toBe("input")
+    expect(result.research.content).toContainEqual(expect.objectContaining({ type: "text" }))
     expect(ran.stdout.trim()).toBe("The sum of 2 and 3 is 5.")
     expect(ran.code).toBe(0)
   })
@@ -147,6 +158,30 @@ describe("generate", () => {
     expect(generated.stderr).toMatch(/^error: /)
     expect(generated.stderr).toBe(listed.stderr)
     expect(generated.code).toBe(3)
+  })
+
+  it("never writes a config entry's command line when variables were expanded into it", async () => {
+    const config = join(dir, "mcp.json")
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { secret: { command: process.execPath, args: [everything, "stdio", "--token=${GENERATE_SECRET}"] } }
+      })
+    )
+    const env = { GENERATE_SECRET: "hunter2-generated" }
+    const options = ["--server", "secret", "--config", config]
+    const [module, program] = await Promise.all([
+      run(["generate", ...options], { env }),
+      run(["generate", "--cli", ...options], { env })
+    ])
+    expect(module.stdout).toContain("`effect-mcp generate` from the server secret of a config file")
+    expect(module.stdout).not.toContain("hunter2")
+    expect(module.code).toBe(0)
+    expect(program.stderr).toMatch(
+      /^error: the command line or URL of secret holds values of the config file's variables/m
+    )
+    expect(program.stdout).toBe("")
+    expect(program.code).toBe(2)
   })
 
   it("reports an --out that cannot be written", async () => {

@@ -12,7 +12,7 @@ import * as Option from "effect/Option"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { withClient } from "../Connect.js"
-import { emitModule } from "../internal/generate/module.js"
+import { describeTarget, emitModule } from "../internal/generate/module.js"
 import { Output } from "../Output.js"
 import { display } from "../ServerNames.js"
 import { runCommand } from "./shared.js"
@@ -77,9 +77,17 @@ export const generate = Command.make(
                 method: "tools/list",
                 reason: `${yield* display(client.name)} has no tools: there is nothing to generate`
               })
+            // A config entry's command line or URL with variables expanded may hold secrets: never written.
+            if (cli && chosen.expanded === true)
+              return yield* new UsageError({
+                server: client.name,
+                reason: `the command line or URL of ${chosen.name} holds values of the config file's variables, which a program would keep: generate --cli from the command line (-- CMD ARGS or --url URL) instead`
+              })
             const serverInfo = { ...client.serverInfo, name: Option.getOrElse(name, () => client.serverInfo.name) }
+            const where =
+              chosen.expanded === true ? `the server ${chosen.name} of a config file` : describeTarget(chosen.target)
             const source = emitModule(
-              { serverInfo, protocolVersion: client.protocolVersion, target: chosen.target },
+              { serverInfo, protocolVersion: client.protocolVersion, target: chosen.target, where },
               tools,
               cli
             )

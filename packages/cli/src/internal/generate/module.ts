@@ -17,6 +17,8 @@ export interface Origin {
   readonly protocolVersion: string
   /** How to reach it again (a command and its arguments, or a URL; never an environment or header value). */
   readonly target: ServerEntry.Target
+  /** Where the header says it came from: the command line or URL, unless they must not be written. */
+  readonly where: string
 }
 
 /** One tool as the module declares it. */
@@ -39,6 +41,10 @@ const OWN = [
   "CallError",
   "call",
   "callStructured",
+  "TaskRunOptions",
+  "Send",
+  "direct",
+  "asTask",
   // The standalone program's.
   "Command",
   "Options",
@@ -92,19 +98,41 @@ export type CallError =
   | McpError.RequestError
   | McpError.ToolOutputInvalid
   | McpError.TaskRequired
+  | McpError.TaskNotAllowed
+
+/** Options of a tool that runs as a task: its status changes, how often to poll. */
+export type TaskRunOptions = NonNullable<Parameters<McpClient.McpClientService["runToolAsTask"]>[2]>
+
+type Send = (
+  client: McpClient.McpClientService,
+  tool: string,
+  args: { readonly [key: string]: unknown }
+) => Effect.Effect<McpClient.CallToolResult, CallError>
+
+/** A call, its progress reported to \`options.onProgress\`. */
+const direct =
+  (options: McpClient.ToolCallOptions | undefined): Send =>
+  (client, tool, args) =>
+    client.callTool(tool, args, options)
+
+/** A call run as a task to its end (for a tool that requires one); interrupting it cancels the task. */
+const asTask =
+  (options: TaskRunOptions | undefined): Send =>
+  (client, tool, args) =>
+    client.runToolAsTask(tool, args, options)
 
 const call = <A, I extends { readonly [key: string]: unknown }>(
   tool: string,
   input: Schema.Schema<A, I>,
   value: A,
-  options: McpClient.ToolCallOptions | undefined
+  send: Send
 ): Effect.Effect<McpClient.CallToolResult, CallError, McpClient.McpClient> =>
   Effect.gen(function* () {
     const client = yield* McpClient.McpClient
     const args = yield* Schema.encode(input)(value).pipe(
       Effect.mapError((error) => new SchemaMismatch({ tool, direction: "input", issue: error.message }))
     )
-    const result = yield* client.callTool(tool, args, options)
+    const result = yield* send(client, tool, args)
     if (result.isError === true) return yield* new ToolError({ tool, result })
     return result
   })
@@ -114,9 +142,9 @@ const callStructured = <A, I extends { readonly [key: string]: unknown }, B, J>(
   input: Schema.Schema<A, I>,
   output: Schema.Schema<B, J>,
   value: A,
-  options: McpClient.ToolCallOptions | undefined
+  send: Send
 ): Effect.Effect<B, CallError, McpClient.McpClient> =>
-  Effect.flatMap(call(tool, input, value, options), (result) =>
+  Effect.flatMap(call(tool, input, value, send), (result) =>
     Schema.decodeUnknown(output)(result.structuredContent).pipe(
       Effect.mapError((error) => new SchemaMismatch({ tool, direction: "output", issue: error.message }))
     )
@@ -138,7 +166,7 @@ export const jsDoc = (lines: ReadonlyArray<string>, indent = ""): string =>
     .map((line) => `${indent} * ${line}`.trimEnd())
     .join("\n")}\n${indent} */`
 
-/** How the origin is said in the header: the command line, or the URL. */
+/** The command line, or the URL. */
 export const describeTarget = (target: ServerEntry.Target): string =>
   target._tag === "Stdio" ? [target.command, ...target.args].join(" ") : target.url
 
@@ -160,6 +188,7 @@ const toolSection = (entry: Entry, taken: ReturnType<typeof names>): string => {
   const { tool, functionName, inputName, outputName } = entry
   const title = titleOf(tool)
   const marks = hints(tool)
+  const task = tool.execution?.taskSupport === "required"
   const input = emitDocument(inputName, tool.inputSchema, taken, {
     object: true,
     doc: `The arguments of \`${tool.name}\`.`
@@ -175,21 +204,22 @@ const toolSection = (entry: Entry, taken: ReturnType<typeof names>): string => {
     ...(title === undefined || title === tool.name ? [] : [title, ""]),
     ...(tool.description === undefined ? [] : [tool.description]),
     ...(title === undefined && tool.description === undefined ? [] : [""]),
-    `Calls \`${tool.name}\`${marks.length === 0 ? "" : ` (${marks.join(", ")})`}: ${
+    `${task ? "Runs" : "Calls"} \`${tool.name}\`${marks.length === 0 ? "" : ` (${marks.join(", ")})`}${task ? " as a task" : ""}: ${
       outputName === undefined
         ? "its result, or `ToolError` when it reports an error."
         : "its structured result, decoded; `ToolError` when it reports an error."
     }`
   ])
   const parameter = `input: ${inputName}${acceptsEmpty(tool.inputSchema) ? " = {}" : ""}`
+  const send = task ? "asTask(options)" : "direct(options)"
   const body =
     outputName === undefined
-      ? `call(${JSON.stringify(tool.name)}, ${inputName}, input, options)`
-      : `callStructured(${JSON.stringify(tool.name)}, ${inputName}, ${outputName}, input, options)`
+      ? `call(${JSON.stringify(tool.name)}, ${inputName}, input, ${send})`
+      : `callStructured(${JSON.stringify(tool.name)}, ${inputName}, ${outputName}, input, ${send})`
   return [
     input,
     ...(output === undefined ? [] : [output]),
-    `${doc}\nexport const ${functionName} = (${parameter}, options?: McpClient.ToolCallOptions) =>\n  ${body}`
+    `${doc}\nexport const ${functionName} = (${parameter}, options?: ${task ? "TaskRunOptions" : "McpClient.ToolCallOptions"}) =>\n  ${body}`
   ].join("\n\n")
 }
 
@@ -206,7 +236,7 @@ export const emitModule = (origin: Origin, tools: ReadonlyArray<McpClient.Tool>,
   ])
   const header = jsDoc([
     `Typed tools of the MCP server ${origin.serverInfo.name} ${origin.serverInfo.version}, generated by`,
-    `\`effect-mcp generate\` from ${describeTarget(origin.target)}`,
+    `\`effect-mcp generate\` from ${origin.where}`,
     `(protocol revision ${origin.protocolVersion}).`,
     "",
     "Generated code: do not edit; generate it again when the server's tools change.",

@@ -219,11 +219,21 @@ const objectCode = (schema: JsonObject, scope: Scope): Code => {
     )
   const inner = { ...scope, indent: `${scope.indent}  ` }
   const fields = names.map((name) => {
-    const value = name in properties ? emit(properties[name], inner) : UNKNOWN
     const optional = !required.has(name)
+    // An optional property's Schema is an argument: one level deeper when it does not fit on the line.
+    const value =
+      name in properties
+        ? emit(properties[name], optional ? { ...inner, indent: `${inner.indent}  ` } : inner)
+        : UNKNOWN
+    const key = propertyKey(name)
+    const wrapped = `${key}: Schema.optionalWith(${value.schema}, { exact: true })`
     return {
-      schema: `${propertyKey(name)}: ${optional ? `Schema.optionalWith(${value.schema}, { exact: true })` : value.schema}`,
-      type: `readonly ${propertyKey(name)}${optional ? "?" : ""}: ${value.type}`
+      schema: !optional
+        ? `${key}: ${value.schema}`
+        : value.schema.includes("\n") || inner.indent.length + wrapped.length > LINE
+          ? `${key}: Schema.optionalWith(\n${inner.indent}  ${value.schema},\n${inner.indent}  { exact: true }\n${inner.indent})`
+          : wrapped,
+      type: `readonly ${key}${optional ? "?" : ""}: ${value.type}`
     }
   })
   const struct = `Schema.Struct({\n${fields.map((field) => `${inner.indent}${field.schema}`).join(",\n")}\n${scope.indent}})`
@@ -365,7 +375,10 @@ const body = (schema: JsonObject, scope: Scope): Code => {
   )
 }
 
-const annotated = (schema: JsonObject, inner: Code): Code => {
+/** The width past which an expression is broken over lines. */
+const LINE = 100
+
+const annotated = (schema: JsonObject, inner: Code, indent: string): Code => {
   const annotations = (["title", "description"] as const).flatMap((key) =>
     typeof schema[key] === "string" ? [`${key}: ${JSON.stringify(schema[key])}`] : []
   )
@@ -377,7 +390,11 @@ const annotated = (schema: JsonObject, inner: Code): Code => {
   // A comment ends the expression, so annotations go before it.
   const [expression, comment = ""] = inner.schema.endsWith("*/") ? splitComment(inner.schema) : [inner.schema]
   const text =
-    (annotations.length === 0 ? expression : `${expression}.annotations({ ${annotations.join(", ")} })`) +
+    (annotations.length === 0
+      ? expression
+      : `${expression}.annotations({ ${annotations.join(", ")} })`.length + indent.length <= LINE
+        ? `${expression}.annotations({ ${annotations.join(", ")} })`
+        : `${expression}.annotations({\n${annotations.map((line) => `${indent}  ${line}`).join(",\n")}\n${indent}})`) +
     comment +
     (note.length === 0 ? "" : ` /* ${commentText(note.join("; "))} */`)
   return { ...inner, schema: text }
@@ -392,7 +409,7 @@ const emit = (schema: unknown, scope: Scope): Code => {
   if (schema === true) return UNKNOWN
   if (schema === false) return code("Schema.Never", "never")
   if (!isObject(schema)) return unknown("not a JSON Schema")
-  return annotated(schema, body(schema, scope))
+  return annotated(schema, body(schema, scope), scope.indent)
 }
 
 /** Every `$ref` inside a schema (not inside values such as `const` or `default`). */
