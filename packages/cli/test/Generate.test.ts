@@ -108,7 +108,10 @@ describe("generate", () => {
       /export const simulateResearchQuery = \(input: SimulateResearchQueryInput, options\?: TaskRunOptions\)/
     )
     // The program reaches the same server, with no environment value written into it.
-    expect(readFileSync(programFile, "utf8")).toContain(`args: [${JSON.stringify(everything)}, "stdio"]`)
+    const programSource = readFileSync(programFile, "utf8")
+    expect(programSource).toContain(`args: [${JSON.stringify(everything)}, "stdio"]`)
+    expect(programSource).toContain('McpClient.layer({ name: "everything" })')
+    expect(programSource).toContain('Command.run(root, { name: "everything"')
 
     const Everything: Generated = await import(pathToFileURL(moduleFile).href)
     const ServerLive = McpClient.layer({ name: "everything" }).pipe(

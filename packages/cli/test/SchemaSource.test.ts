@@ -176,7 +176,9 @@ const cases: ReadonlyArray<Case> = [
         tree: { $ref: "#/$defs/Tree" },
         list: { $ref: "#/definitions/List" },
         point: { $ref: "#/$defs/Point" },
-        again: { $ref: "#" }
+        again: { $ref: "#" },
+        // A property named like a keyword whose value is data.
+        default: { $ref: "#/$defs/Label" }
       },
       $defs: {
         Tree: {
@@ -185,6 +187,7 @@ const cases: ReadonlyArray<Case> = [
           required: ["value"]
         },
         Point: { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x", "y"] },
+        Label: { type: "string", minLength: 1 },
         Unused: { type: "string" }
       },
       definitions: {
@@ -202,7 +205,8 @@ const cases: ReadonlyArray<Case> = [
       {},
       { tree: { value: 1, children: [{ value: 2 }, { value: 3, children: [] }] } },
       { list: { head: { x: 0, y: 1 }, tail: { head: { x: 2, y: 3 }, tail: null } } },
-      { again: { point: { x: 1, y: 2 }, again: {} } }
+      { again: { point: { x: 1, y: 2 }, again: {} } },
+      { default: "label" }
     ],
     rejects: [
       { tree: { children: [] } },
@@ -210,7 +214,8 @@ const cases: ReadonlyArray<Case> = [
       { list: { head: { x: 0 }, tail: null } },
       { list: { head: { x: 0, y: 1 }, tail: { head: { x: 0, y: "1" }, tail: null } } },
       { point: { x: 1 } },
-      { again: { point: {} } }
+      { again: { point: {} } },
+      { default: "" }
     ]
   },
   {

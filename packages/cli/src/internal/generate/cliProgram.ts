@@ -8,6 +8,7 @@
  * environment or header value is written into the program.
  */
 import type { ServerEntry } from "@effect-mcp/host"
+import { isObject } from "./definitions.js"
 import type { Entry, Origin } from "./module.js"
 import type { Names } from "./names.js"
 import { propertyKey } from "./names.js"
@@ -79,9 +80,6 @@ const exitCodeOf = (error: unknown): number =>
         (error instanceof SchemaMismatch && error.direction === "input")
       ? 2
       : 3`
-
-const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 // Names @effect/cli keeps for itself, and the program's own.
 const TAKEN_OPTIONS = new Set(["args", "help", "h", "version", "wizard", "completions", "log-level"])

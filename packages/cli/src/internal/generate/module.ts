@@ -8,7 +8,8 @@ import type { McpClient } from "@effect-mcp/client"
 import type { ServerEntry } from "@effect-mcp/host"
 import { hints, titleOf } from "../../commands/toolView.js"
 import { cliImports, cliProgram, transportImport } from "./cliProgram.js"
-import { camelCase, commentText, names, pascalCase } from "./names.js"
+import { isObject } from "./definitions.js"
+import { camelCase, jsDoc, names, pascalCase } from "./names.js"
 import { emitDocument } from "./schemaSource.js"
 
 /** The server a module is generated from, as the header and the standalone program need it. */
@@ -150,21 +151,11 @@ const callStructured = <A, I extends { readonly [key: string]: unknown }, B, J>(
     )
   )`
 
-const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /** Whether `{}` is arguments the input schema accepts as written (then the argument may be left out). */
 const acceptsEmpty = (schema: unknown) =>
   isObject(schema) &&
   !["$ref", "anyOf", "oneOf", "allOf", "minProperties"].some((key) => key in schema) &&
   (!Array.isArray(schema.required) || schema.required.length === 0)
-
-/** A JSDoc block at `indent`. */
-export const jsDoc = (lines: ReadonlyArray<string>, indent = ""): string =>
-  `${indent}/**\n${lines
-    .flatMap((line) => commentText(line).split("\n"))
-    .map((line) => `${indent} * ${line}`.trimEnd())
-    .join("\n")}\n${indent} */`
 
 /** The command line, or the URL. */
 export const describeTarget = (target: ServerEntry.Target): string =>

@@ -67,3 +67,10 @@ export const names = (reserved: Iterable<string>): Names => {
 export const commentText = (text: string): string =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
   text.replaceAll("*/", "*\\/").replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, " ")
+
+/** A JSDoc block at `indent`. */
+export const jsDoc = (lines: ReadonlyArray<string>, indent = ""): string =>
+  `${indent}/**\n${lines
+    .flatMap((line) => commentText(line).split("\n"))
+    .map((line) => `${indent} * ${line}`.trimEnd())
+    .join("\n")}\n${indent} */`

@@ -18,9 +18,9 @@
  * A required property of any value accepts a missing key. The client checks every call and
  * structured result against the tool's own JSON Schema, so looser here loses no check.
  */
-import { commentText, type Names, pascalCase, propertyKey } from "./names.js"
-
-type JsonObject = { readonly [key: string]: unknown }
+import { definitionKey, graphOf, isObject, type JsonObject } from "./definitions.js"
+import { ANNOTATIONS, merge, mergeAll, withoutKeys } from "./merge.js"
+import { commentText, jsDoc, type Names, pascalCase, propertyKey } from "./names.js"
 
 /** An expression: its Schema source, its type's source, and whether its values are objects (arguments can be). */
 interface Code {
@@ -44,28 +44,9 @@ interface Scope {
   readonly indent: string
 }
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const code = (schema: string, type: string, object = false): Code => ({ schema, type, object })
 const UNKNOWN = code("Schema.Unknown", "unknown")
 const unknown = (reason: string) => code(`Schema.Unknown /* ${commentText(reason)} */`, "unknown")
-
-/** Keywords that describe rather than constrain. */
-const ANNOTATIONS = new Set([
-  "title",
-  "description",
-  "default",
-  "examples",
-  "deprecated",
-  "readOnly",
-  "writeOnly",
-  "$schema",
-  "$id",
-  "$comment",
-  "$defs",
-  "definitions"
-])
 
 /** Assertions with no counterpart here: the Schema accepts more than the JSON Schema when one is present. */
 const UNCHECKED = [
@@ -133,7 +114,8 @@ const piped = (base: string, filters: ReadonlyArray<string>) =>
   filters.length === 0 ? base : `${base}.pipe(${filters.join(", ")})`
 
 const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value)
-const count = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
+const count = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0
 
 const regex = (pattern: string): string | undefined => {
   for (const flags of ["u", ""])
@@ -282,14 +264,6 @@ const impliedTypes = (schema: JsonObject): ReadonlyArray<string> => {
   return []
 }
 
-const definitionKey = (ref: string) => {
-  try {
-    return decodeURIComponent(ref)
-  } catch {
-    return ref
-  }
-}
-
 const reference = (ref: string, scope: Scope): Code => {
   const key = definitionKey(ref)
   const definition = scope.definitions.get(key)
@@ -299,7 +273,7 @@ const reference = (ref: string, scope: Scope): Code => {
   return code(definition.name, `typeof ${definition.name}.Type`, scope.objects.get(key) ?? false)
 }
 
-/** A part of `allOf` or a branch, with a `$ref` to an acyclic definition replaced by the definition. */
+/** A part of `allOf` or a branch, a `$ref` to an acyclic definition read as the definition. */
 const resolved = (schema: unknown, scope: Scope): JsonObject | string => {
   if (schema === true) return {}
   if (!isObject(schema)) return "a part that is not a schema"
@@ -309,44 +283,10 @@ const resolved = (schema: unknown, scope: Scope): JsonObject | string => {
   return resolved(definition.schema, scope)
 }
 
-/** Two schemas that must both hold, as one; a reason when they constrain the same keyword differently. */
-const merge = (left: JsonObject, right: JsonObject): JsonObject | string => {
-  const merged: { [key: string]: unknown } = { ...left }
-  for (const [key, value] of Object.entries(right)) {
-    const before = merged[key]
-    if (before === undefined || ANNOTATIONS.has(key)) merged[key] = value
-    else if (key === "required" && Array.isArray(before) && Array.isArray(value))
-      merged[key] = [...new Set([...before, ...value])]
-    else if (key === "properties" && isObject(before) && isObject(value)) {
-      for (const name of Object.keys(value))
-        if (name in before && JSON.stringify(before[name]) !== JSON.stringify(value[name]))
-          return `allOf constrains property ${name} twice`
-      merged[key] = { ...before, ...value }
-    } else if (JSON.stringify(before) !== JSON.stringify(value)) return `allOf constrains ${key} twice`
-  }
-  return merged
-}
-
-const withoutKeys = (schema: JsonObject, keys: ReadonlyArray<string>): JsonObject =>
-  Object.fromEntries(Object.entries(schema).filter(([key]) => !keys.includes(key)))
-
-const mergeAll = (schema: JsonObject, scope: Scope): JsonObject | string => {
-  let merged: JsonObject | string = withoutKeys(schema, ["allOf"])
-  for (const part of Array.isArray(schema.allOf) ? schema.allOf : []) {
-    const next = resolved(part, scope)
-    if (typeof next === "string") return next
-    const flat = Array.isArray(next.allOf) ? mergeAll(next, scope) : next
-    if (typeof flat === "string") return flat
-    merged = merge(merged, flat)
-    if (typeof merged === "string") return merged
-  }
-  return merged
-}
-
 const body = (schema: JsonObject, scope: Scope): Code => {
   if (typeof schema.$ref === "string") return reference(schema.$ref, scope)
   if (Array.isArray(schema.allOf)) {
-    const merged = mergeAll(schema, scope)
+    const merged = mergeAll(schema, (part) => resolved(part, scope))
     return typeof merged === "string" ? unknown(merged) : body(merged, scope)
   }
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined
@@ -412,19 +352,6 @@ const emit = (schema: unknown, scope: Scope): Code => {
   return annotated(schema, body(schema, scope), scope.indent)
 }
 
-/** Every `$ref` inside a schema (not inside values such as `const` or `default`). */
-const refsOf = (schema: unknown, found: Set<string> = new Set()): Set<string> => {
-  if (Array.isArray(schema)) for (const item of schema) refsOf(item, found)
-  else if (isObject(schema))
-    for (const [key, value] of Object.entries(schema)) {
-      if (key === "$ref" && typeof value === "string") found.add(definitionKey(value))
-      else if (!["const", "enum", "default", "examples", "$defs", "definitions"].includes(key)) refsOf(value, found)
-    }
-  return found
-}
-
-const escapePointer = (name: string) => name.replaceAll("~", "~0").replaceAll("/", "~1")
-
 /**
  * The declarations of one schema document (a tool's input or output schema) under `name`, with
  * the definitions it uses; every name is taken from `names`. `object`: its values must be objects
@@ -436,32 +363,14 @@ export const emitDocument = (
   names: Names,
   options: { readonly object: boolean; readonly doc?: string }
 ): string => {
-  const sources = new Map<string, unknown>([["#", root]])
-  if (isObject(root))
-    for (const group of ["$defs", "definitions"])
-      for (const [key, schema] of Object.entries(isObject(root[group]) ? root[group] : {}))
-        sources.set(`#/${group}/${escapePointer(key)}`, schema)
-  const edges = new Map([...sources].map(([key, schema]) => [key, [...refsOf(schema)].filter((to) => sources.has(to))]))
-  const reaches = (from: string, to: string): boolean => {
-    const seen = new Set<string>()
-    const stack = [...(edges.get(from) ?? [])]
-    for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-      if (next === to) return true
-      if (!seen.has(next)) {
-        seen.add(next)
-        stack.push(...(edges.get(next) ?? []))
-      }
-    }
-    return false
-  }
-  const reachable = ["#", ...[...sources.keys()].filter((key) => key !== "#" && reaches("#", key))]
+  const graph = graphOf(root)
   const definitions = new Map<string, Definition>(
-    reachable.map((key) => [
+    [...graph.schemas].map(([key, schema]) => [
       key,
       {
-        schema: sources.get(key),
+        schema,
         name: key === "#" ? name : names.take(`${name}${pascalCase(key.split("/").pop() ?? "", "Definition")}`),
-        cyclic: reaches(key, key)
+        cyclic: graph.cyclic.has(key)
       }
     ])
   )
@@ -479,13 +388,7 @@ export const emitDocument = (
         : isObject(definition.schema) && typeof definition.schema.description === "string"
           ? definition.schema.description
           : undefined
-    const doc =
-      description === undefined
-        ? ""
-        : `/**\n${commentText(description)
-            .split("\n")
-            .map((line) => ` * ${line}`.trimEnd())
-            .join("\n")}\n */\n`
+    const doc = description === undefined ? "" : `${jsDoc([description])}\n`
     const note = fallback ? " /* not an object schema: any object */" : ""
     declarations.push(
       definition.cyclic
@@ -493,16 +396,9 @@ export const emitDocument = (
         : `${doc}export const ${definition.name} = ${emitted.schema}${note}\nexport type ${definition.name} = typeof ${definition.name}.Type`
     )
   }
-  // Each definition after those it names directly; a reference to one on a cycle is lazy, so it orders nothing.
-  const done = new Set<string>()
-  const visit = (key: string) => {
+  for (const key of graph.order) {
     const definition = definitions.get(key)
-    if (done.has(key) || definition === undefined) return
-    done.add(key)
-    for (const to of edges.get(key) ?? []) if (!definitions.get(to)?.cyclic) visit(to)
-    declare(key, definition)
+    if (definition !== undefined) declare(key, definition)
   }
-  for (const [key, definition] of definitions) if (definition.cyclic && key !== "#") visit(key)
-  visit("#")
   return declarations.join("\n\n")
 }
