@@ -6,17 +6,21 @@
  * rejects: for listed values, for values generated from the emitted Schema, for random JSON, and
  * for listed values with one property replaced by random JSON. Where the emitter says it is
  * looser (a comment in the source), it must still accept everything the JSON Schema accepts.
+ * Modules and standalone programs for tools with awkward names and schemas are type-checked in
+ * the same run, and the module's exports read.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { JsonSchema } from "@effect-mcp/client"
+import { JsonSchema, type McpClient } from "@effect-mcp/client"
+import type { ServerEntry } from "@effect-mcp/host"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
+import { emitModule, type Origin } from "../src/internal/generate/module.js"
 import { camelCase, names, pascalCase, propertyKey } from "../src/internal/generate/names.js"
 import { emitDocument } from "../src/internal/generate/schemaSource.js"
 import { typecheck } from "./support/typecheck.js"
@@ -275,11 +279,44 @@ const cases: ReadonlyArray<Case> = [
   }
 ]
 
+/** A recursive definition, shared by two tools' schemas (each declares its own). */
+const Node = {
+  Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } } }
+}
+
 const cliRoot = fileURLToPath(new URL("..", import.meta.url))
 let dir = ""
 let file = ""
 let source = ""
 let module: { readonly [name: string]: unknown } = {}
+let toolsSource = ""
+let tools: { readonly [name: string]: unknown } = {}
+
+/** Tools whose names collide (with each other, a reserved word, the module's own names) and whose schemas are awkward. */
+const awkwardTools: ReadonlyArray<McpClient.Tool> = [
+  { name: "get-sum", inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } },
+  { name: "get_sum", inputSchema: { type: "object" } },
+  { name: "delete", title: "Delete */ everything", inputSchema: { type: "object", properties: {} } },
+  {
+    name: "call",
+    inputSchema: { type: "object", properties: { args: { type: "string" }, help: { type: "boolean" } } }
+  },
+  {
+    name: "2fa.verify",
+    description: "Checks a code.\nSecond line.",
+    inputSchema: {
+      type: "object",
+      properties: { code: { type: "string", enum: ["a", "b"] }, "odd name": { type: "integer" } }
+    },
+    outputSchema: { type: "object", properties: { tree: { $ref: "#/$defs/Node" } }, $defs: Node },
+    execution: { taskSupport: "required" }
+  },
+  {
+    name: "tree",
+    inputSchema: { type: "object", properties: { root: { $ref: "#/$defs/Node" } }, required: ["root"], $defs: Node },
+    outputSchema: { type: "array", items: { type: "string" } }
+  }
+]
 
 const schemaOf = (name: string): Schema.Schema<unknown> => {
   const value = module[name]
@@ -309,6 +346,26 @@ beforeAll(async () => {
   ].join("\n\n")
   writeFileSync(file, `${source}\n`)
   module = await import(pathToFileURL(file).href)
+  const origin = (target: ServerEntry.Target): Origin => ({
+    serverInfo: { name: "awkward", version: "1.0.0" },
+    protocolVersion: "2025-11-25",
+    target,
+    where: "a test"
+  })
+  toolsSource = emitModule(origin({ _tag: "Stdio", command: "awkward-server", args: [], env: {} }), awkwardTools, false)
+  writeFileSync(join(dir, "tools.ts"), toolsSource)
+  // The standalone programs are type-checked, not run (running is the binary test's).
+  const http = { _tag: "Http", url: "http://127.0.0.1:1/mcp", transport: "auto", headers: {} } as const
+  writeFileSync(join(dir, "program-http.ts"), emitModule(origin(http), awkwardTools, true))
+  writeFileSync(
+    join(dir, "program-stdio.ts"),
+    emitModule(
+      origin({ _tag: "Stdio", command: "awkward-server", args: ["--flag"], env: {}, cwd: "/tmp" }),
+      awkwardTools,
+      true
+    )
+  )
+  tools = await import(pathToFileURL(join(dir, "tools.ts")).href)
   // Ajv loads on first use; later checks are synchronous.
   await Effect.runPromise(JsonSchema.validate({}, null))
 })
@@ -402,6 +459,49 @@ describe("schemaSource", () => {
         )
       })
     })
+})
+
+describe("module", () => {
+  it("names each tool's function and Schemas apart from every other name", () => {
+    expect(Object.keys(tools).sort()).toEqual(
+      [
+        "ToolError",
+        "SchemaMismatch",
+        "getSum",
+        "GetSumInput",
+        "getSum2",
+        "GetSumInput2",
+        "delete_",
+        "DeleteInput",
+        "call2",
+        "CallInput",
+        "_2faVerify",
+        "_2faVerifyInput",
+        "_2faVerifyOutput",
+        "_2faVerifyOutputNode",
+        "tree",
+        "TreeInput",
+        "TreeInputNode",
+        "TreeOutput"
+      ].sort()
+    )
+    // A title with a comment's end stays inside the comment.
+    expect(toolsSource).toContain(" * Delete *\\/ everything")
+    expect(toolsSource).toContain(
+      "export const _2faVerify = (input: _2faVerifyInput = {}, options?: TaskRunOptions) =>"
+    )
+    expect(toolsSource).toContain('"odd name": Schema.optionalWith(Schema.Int, { exact: true })')
+  })
+
+  it("the standalone program leaves out options it cannot name and reaches the server it was generated from", () => {
+    const program = readFileSync(join(dir, "program-http.ts"), "utf8")
+    expect(program).toContain('HttpTransport.layer({ url: "http://127.0.0.1:1/mcp", transport: "auto" })')
+    expect(program).toContain('code: Options.choice("code", ["a", "b"]).pipe(Options.optional)')
+    expect(program).not.toContain('Options.text("args").pipe(Options.optional)')
+    expect(program).not.toContain('Options.boolean("help")')
+    expect(program).not.toContain('odd name")')
+    expect(readFileSync(join(dir, "program-stdio.ts"), "utf8")).toContain('cwd: "/tmp"')
+  })
 })
 
 describe("names", () => {
