@@ -9,6 +9,7 @@ import { auth } from "./commands/auth.js"
 import { chat } from "./commands/chat.js"
 import { config } from "./commands/config.js"
 import { conformance } from "./commands/conformance.js"
+import { generate } from "./commands/generate.js"
 import { host } from "./commands/host.js"
 import { complete, logs, servers } from "./commands/misc.js"
 import { prompts } from "./commands/prompts.js"
@@ -48,6 +49,7 @@ export const root = Command.make("effect-mcp").pipe(
     auth,
     host,
     chat,
+    generate,
     replay,
     conformance
   ])

@@ -71,7 +71,20 @@ export interface Chosen {
   readonly inline: boolean
   /** The config entry's `"retry": N` (`--retry` wins). */
   readonly retry?: number
+  /**
+   * The command, its arguments or the URL hold values of variables the config entry named (which
+   * may be secrets), so they are not to be written anywhere.
+   */
+  readonly expanded?: boolean
 }
+
+/** Whether expanding a config entry changed the words of its command line or its URL. */
+const wordsExpanded = (written: ServerEntry.Target, target: ServerEntry.Target) =>
+  written._tag === "Stdio" && target._tag === "Stdio"
+    ? written.command !== target.command || written.args.join("\u0000") !== target.args.join("\u0000")
+    : written._tag === "Http" && target._tag === "Http"
+      ? written.url !== target.url
+      : true
 
 const collect = <A>(
   items: ReadonlyArray<string>,
@@ -201,6 +214,7 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
       name: entry.name,
       target: merged,
       inline: false,
+      expanded: wordsExpanded(entry.target, target),
       ...(entry.retry === undefined ? {} : { retry: entry.retry })
     } satisfies Chosen
   })
@@ -296,8 +310,8 @@ export type ConnectionRequirements =
   | Transports.Transports
 
 /**
- * Chooses the server (and checks that a stdio command exists), then gives the connection: an
- * effect that starts the server and connects, in its scope, as often as it is run (the shell's
+ * Chooses the server (and checks that a stdio command exists), then gives it and the connection:
+ * an effect that starts the server and connects, in its scope, as often as it is run (the shell's
  * `reconnect`). `showServerLogs` prints the server's log messages on stderr while connected.
  *
  * @since 0.1.0
@@ -341,7 +355,7 @@ export const connector = (
     )
     const output = yield* Output
     const names = yield* ServerNames
-    return Effect.gen(function* () {
+    const connect = Effect.gen(function* () {
       const context = yield* startingLine(chosen, Layer.build(client))
       // Connected: a server to --persist is saved now.
       yield* save
@@ -355,11 +369,12 @@ export const connector = (
         )
       return context
     })
+    return { chosen, connect }
   })
 
 /**
- * Connects to the chosen server and runs `use` with its client; closes everything after.
- * `showServerLogs` prints the server's log messages on stderr while `use` runs.
+ * Connects to the chosen server and runs `use` with its client (and which server it is); closes
+ * everything after. `showServerLogs` prints the server's log messages on stderr while `use` runs.
  *
  * @since 0.1.0
  * @category combinators
@@ -367,11 +382,13 @@ export const connector = (
 export const withClient = <A, E, R>(
   server: ServerOptions,
   run: RunOptions,
-  use: (client: McpClient.McpClientService) => Effect.Effect<A, E, R>,
+  use: (client: McpClient.McpClientService, chosen: Chosen) => Effect.Effect<A, E, R>,
   settings: { readonly showServerLogs?: boolean; readonly auth?: AuthSettings } = {}
 ): Effect.Effect<A, E | CliFailure, Exclude<R, McpClient.McpClient> | ConnectionRequirements> =>
-  Effect.flatMap(connector(server, run, settings), (connect) =>
+  Effect.flatMap(connector(server, run, settings), ({ chosen, connect }) =>
     Effect.scoped(
-      Effect.flatMap(connect, (context) => Effect.provide(use(Context.get(context, McpClient.McpClient)), context))
+      Effect.flatMap(connect, (context) =>
+        Effect.provide(use(Context.get(context, McpClient.McpClient), chosen), context)
+      )
     )
   )

@@ -17,7 +17,7 @@ import { runCommand } from "./shared.js"
 export const shell = Command.make("shell", CommonOptions.connection, ({ server, run }) =>
   runCommand(
     run,
-    Effect.flatMap(connector(server, run, { showServerLogs: false }), (connect) =>
+    Effect.flatMap(connector(server, run, { showServerLogs: false }), ({ connect }) =>
       ShellSession.run(
         Effect.flatMap(connect, (context) => ServerShell.target(Context.get(context, McpClient.McpClient))),
         { reconnect: true }
