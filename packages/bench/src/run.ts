@@ -45,6 +45,7 @@ const parseSettings = (argv: ReadonlyArray<string>): Settings => {
 
 /** The workloads of a full run, or of a smoke run. */
 export const workloadsFor = (smoke: boolean): ReadonlyArray<WorkloadSpec & { readonly label: string }> => [
+  { label: "stdio import, effect and @effect/platform loaded", name: "import", transport: "stdio", n: 1 },
   { label: "stdio cold start (import + connect + first list)", name: "cold", transport: "stdio", n: 1 },
   { label: "stdio sequential echo", name: "sequential", transport: "stdio", n: smoke ? 20 : 3000 },
   { label: "stdio 100 in flight", name: "inflight", transport: "stdio", n: smoke ? 200 : 10_000, concurrency: 100 },
@@ -74,6 +75,7 @@ const lowerIsBetter = new Set([
   "heapMB",
   "rssMB",
   "coldMs",
+  "importMs",
   "heapKBPerPending",
   "sessionsMs",
   "heapKBPerSession",

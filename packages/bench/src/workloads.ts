@@ -7,7 +7,7 @@ import type { Session } from "./clients/Client.js"
 
 /** A workload's name, transport and sizes. */
 export interface WorkloadSpec {
-  readonly name: "cold" | "sequential" | "inflight" | "big" | "pending" | "sessions"
+  readonly name: "import" | "cold" | "sequential" | "inflight" | "big" | "pending" | "sessions"
   readonly transport: "stdio" | "http"
   readonly n: number
   readonly concurrency?: number
@@ -46,7 +46,7 @@ const lanes = async (n: number, concurrency: number, call: () => Promise<unknown
   )
 }
 
-/** Runs a workload on an open session (`cold` and `sessions` are measured by the worker around connecting). */
+/** Runs a workload on an open session (`import`, `cold` and `sessions` are measured by the worker around connecting). */
 export const measure = async (spec: WorkloadSpec, session: Session): Promise<Figures> => {
   switch (spec.name) {
     case "sequential": {
