@@ -120,8 +120,8 @@ export const listenForRedirect = (
 
 /**
  * The redirect's parameters pasted on stdin (see `internal/pastedRedirect.ts`), refused when
- * their `state` is not the one of the authorization URL `url`; a code alone is taken as this
- * authorization's; a line that is neither is said and the next one read. At the end of input, never: the listener may still answer.
+ * their `state` is not the one of the authorization URL `url`; a line that is not a redirect
+ * is said and the next one read. At the end of input, never: the listener may still answer.
  */
 const pasted = (server: string, url: string, output: Context.Tag.Service<Output>) =>
   Effect.scoped(
@@ -137,16 +137,13 @@ const pasted = (server: string, url: string, output: Context.Tag.Service<Output>
           yield* output.note(parsed.left)
           continue
         }
-        // A code alone is this authorization's: PKCE ties it to this one at the token endpoint.
-        if (parsed.right._tag === "Code")
-          return new URLSearchParams({ code: parsed.right.code, ...(expected === null ? {} : { state: expected }) })
-        if (parsed.right.params.get("state") !== expected)
+        if (parsed.right.get("state") !== expected)
           return yield* new AuthError.AuthorizationError({
             server,
             step: "authorization",
             reason: "the pasted address answers another authorization (its state is not this one's); refused"
           })
-        return parsed.right.params
+        return parsed.right
       }
     })
   )

@@ -1,10 +1,8 @@
 /**
  * What a user pastes when the browser cannot reach the CLI's loopback listener (another
- * machine, a container): the whole address the browser was sent to, its query alone,
- * `CODE#STATE` as some authorization servers show it, or the code alone. The first three carry
- * the `state`, which the authorizer checks. A code alone carries none: it is taken as this
- * authorization's, and PKCE ties it to it (the token endpoint refuses a code issued for another
- * authorization's challenge).
+ * machine, a container): the whole address the browser was sent to, its query alone, or
+ * `CODE#STATE` as some authorization servers show it. Each carries the `state`, which the
+ * authorizer checks; a code alone is refused, since nothing would tie it to this authorization.
  */
 import * as Either from "effect/Either"
 
@@ -20,18 +18,12 @@ const paramsOf = (line: string): URLSearchParams | undefined => {
   return undefined
 }
 
-/** What a pasted line is: a redirect's parameters, or a code alone. */
-export type Pasted =
-  | { readonly _tag: "Redirect"; readonly params: URLSearchParams }
-  | { readonly _tag: "Code"; readonly code: string }
-
-/** What a pasted line is, or why it is neither a redirect nor a code. */
-export const parsePasted = (text: string): Either.Either<Pasted, string> => {
+/** The redirect's parameters from a pasted line, or why the line is not one. */
+export const parsePasted = (text: string): Either.Either<URLSearchParams, string> => {
   const line = text.trim()
   const params = paramsOf(line)
-  if (params !== undefined && (params.has("code") || params.has("error")))
-    return Either.right({ _tag: "Redirect", params })
-  // A code is unreserved URL characters (RFC 6749's VSCHAR, as servers issue them).
-  if (params === undefined && /^[\w.~+/-]+$/.test(line)) return Either.right({ _tag: "Code", code: line })
+  if (params !== undefined && (params.has("code") || params.has("error"))) return Either.right(params)
+  if (params === undefined && /^[\w.~+/-]+$/.test(line))
+    return Either.left(`a code alone cannot be checked against this authorization; ${WHOLE_ADDRESS}`)
   return Either.left(`that is not where the browser was sent (no code in it); ${WHOLE_ADDRESS}`)
 }
