@@ -268,7 +268,7 @@ const startingLine = <A, E, R>(
         ? `starting ${[chosen.target.command, ...chosen.target.args].join(" ")}`
         : `connecting to ${chosen.target.url}`
     const line = yield* Scope.make()
-    yield* Scope.extend(ProgressLine.start(label), line)
+    yield* Scope.extend(ProgressLine.start(label, label, { guardKeys: chosen.target._tag !== "Stdio" }), line)
     return yield* connecting.pipe(Effect.ensuring(Scope.close(line, Exit.void)))
   })
 
@@ -325,7 +325,8 @@ export const connector = (
   Effect.gen(function* () {
     const interactive = isInteractive()
     const chosen: Chosen = yield* choose(server, interactive)
-    const save = yield* Saving.persistence(server.persist, server.config, chosen)
+    // Saved once, at the first connection (the shell's reconnect connects again).
+    const save = yield* Effect.once(yield* Saving.persistence(server.persist, server.config, chosen))
     yield* checkCommand(chosen)
     const handlers = Handlers.layer({
       interactive,
@@ -369,7 +370,9 @@ export const connector = (
         )
       return context
     })
-    return { chosen, connect }
+    // A recording is of one connection: it is written when that connection closes.
+    const reconnectable = Option.isNone(run.record)
+    return { chosen, connect, reconnectable }
   })
 
 /**

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { readFileSync } from "node:fs"
 import { isatty } from "node:tty"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -116,9 +117,13 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
       const interactive = process.stderr.isTTY === true
       let drawn = false
       let pauses = 0
-      const keys = KeyGuard.make(interactive && isatty(0) ? process.stdin : undefined, () =>
-        process.kill(process.pid, "SIGINT")
-      )
+      // Only where this run owns the terminal: stdin, stdout and stderr on it (a pager reading keys
+      // takes stdout), and in the foreground (a background job that sets its mode is stopped).
+      const keys = KeyGuard.make(interactive && isatty(0) && isatty(1) ? process.stdin : undefined, {
+        signal: (name) => process.kill(process.pid, name),
+        onContinue: (f) => process.once("SIGCONT", f),
+        allowed: inForeground
+      })
       // A prompt reads the keys itself while the line is paused.
       const pause = Effect.sync(() => {
         clear()
@@ -186,6 +191,21 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
         typedAhead: Effect.sync(() => keys.takeTyped())
       }
     })
+}
+
+/**
+ * Whether this process is in its terminal's foreground process group (Linux's `/proc/self/stat`:
+ * its group and the terminal's foreground group; elsewhere, assumed).
+ */
+const inForeground = (): boolean => {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8")
+    // After the command's name in parentheses: state, ppid, pgrp, session, tty, tpgid.
+    const [, , pgrp, , , tpgid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return pgrp === tpgid
+  } catch {
+    return true
+  }
 }
 
 /**

@@ -46,8 +46,12 @@ describe("effect-mcp host shell", () => {
   }, 60_000)
 
   it("reads a URI that a template matches", async () => {
-    const result = await run(["host", "shell"], { cwd: solo, input: `resources read ${TEXT}\nresources templates\n` })
+    const result = await run(["host", "shell"], {
+      cwd: solo,
+      input: `resources read ${TEXT}\nresources templates\nreconnect\n`
+    })
     expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain("error: reconnect: the host starts its servers again itself")
     expect(result.stdout).toMatch(/^Resource 5: This is a plaintext resource/m)
     expect(result.stdout).toMatch(/^demo:\/\/resource\/dynamic\/text\/\{resourceId\} +.*\(one\)$/m)
   })

@@ -99,6 +99,38 @@ describe("completion", () => {
     if (ask._tag === "Ask") expect(answered(ask.ask, ["4", "42"])).toStrictEqual(["demo://text/4 ", "demo://text/42 "])
     expect(firstVariable("{+path}")).toBeUndefined()
   })
+
+  it("offers a server's values as one word each, and none that would drive the terminal", () => {
+    const cities: Vocabulary = {
+      ...vocabulary,
+      tools: [
+        {
+          name: "weather",
+          args: schemaArguments({ properties: { city: { enum: ["New York", "Paris", "O'Hare\x1b]0;x\x07"] } } })
+        }
+      ]
+    }
+    const completion = complete("tools call weather city=New", cities)
+    expect(completion).toStrictEqual({ _tag: "Candidates", word: "city=New", candidates: ["city=New\\ York "] })
+    const ask = complete("prompts get greet who=", vocabulary)
+    if (ask._tag === "Ask") expect(answered(ask.ask, ["Ann Lee", "bad\x9b31m"])).toStrictEqual(["who=Ann\\ Lee "])
+  })
+
+  it("a listed URI is offered before a template's variable; of two templates, the longer start", () => {
+    const files: Vocabulary = {
+      ...vocabulary,
+      resources: ["file:///a.txt"],
+      templates: ["file:///{path}", "demo://{kind}", "demo://text/{id}"]
+    }
+    expect(complete("resources read file:///a", files)).toMatchObject({
+      _tag: "Candidates",
+      candidates: ["file:///a.txt "]
+    })
+    expect(complete("resources read demo://text/7", files)).toMatchObject({
+      _tag: "Ask",
+      ask: { argument: "id", typed: "7" }
+    })
+  })
 })
 
 describe("effect-mcp shell", () => {
@@ -146,14 +178,14 @@ describe("effect-mcp shell", () => {
     // Keys typed while a command runs are not drawn over it; they are the next line, and run.
     await shell.type("tools call trigger-long-running-operation duration:=4 steps:=4\r")
     at = await shell.waitFor(/1\/4 \[/, at)
-    await shell.type("ping\r")
+    // Two lines, the first mistyped and mended (Backspace acts as typed at the prompt).
+    await shell.type("pnig\x7f\x7f\x7fing\rtools list\r")
     const typedAt = at
     at = await shell.waitFor(/[34]\/4 \[/, at)
     at = await shell.waitFor("Long running operation completed", at)
-    expect(shell.screen().slice(typedAt, at)).not.toContain("ping")
-    // The prompt, the cursor moved after it, and the typed line.
-    at = await shell.waitFor(new RegExp(`${PROMPT}(\x1b\\[\\d+G)?ping`), at)
+    expect(shell.screen().slice(typedAt, at)).not.toMatch(/pnig|ping|tools list/)
     at = await shell.waitFor("pong in", at)
+    at = await shell.waitFor("get-annotated-message", at)
     // Ctrl-C at the prompt drops the line, not the session.
     await shell.type("half typed")
     await shell.type("\x03")
@@ -169,7 +201,7 @@ describe("effect-mcp shell", () => {
     const again = startOnTerminal(["shell", ...everythingStdio], { env, columns: 120 })
     const ready = await again.waitFor(PROMPT)
     await again.type("\x1b[A")
-    await again.waitFor(`${PROMPT}ping`, ready)
+    await again.waitFor(`${PROMPT}tools list`, ready)
     await again.type("\x15\x04")
     expect((await again.finished).code).toBe(0)
   }, 120_000)
@@ -229,6 +261,16 @@ describe("effect-mcp shell", () => {
       result.stderr.match(/error: the server has ended \(.*\); reconnect starts it again, Ctrl-D leaves/g) ?? []
     expect(refused).toHaveLength(2)
     expect(result.stdout).not.toMatch(/pong/)
+  })
+
+  it("reconnect is refused under --record (one connection) and in the host shell (it restarts its servers)", async () => {
+    const recorded = await run(
+      ["shell", "--record", join(mkdtempSync(join(tmpdir(), "effect-mcp-rec-")), "s.jsonl"), ...everythingStdio],
+      { input: "reconnect\nping\n" }
+    )
+    expect(recorded.code, recorded.stderr).toBe(0)
+    expect(recorded.stderr).toContain("error: reconnect: --record keeps one connection")
+    expect(recorded.stdout).toMatch(/pong in/)
   })
 
   it("reconnect: a server that died is started again and the session goes on (exit 0)", async () => {

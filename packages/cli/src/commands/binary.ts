@@ -203,8 +203,11 @@ export const printContent = (blocks: ReadonlyArray<McpSchema.ContentBlock>, out:
     const output = yield* Output
     for (const block of blocks) {
       yield* output.line(contentBlock(block))
-      // The terminal is asked only for an image it might draw.
-      const drawing = drawable(block, inlineImageProtocol(process.env) ?? "sixel") ? yield* imageDrawing : undefined
+      // The terminal is asked only for an image it might draw; its reply is read here, not kept as
+      // keys typed (the guard steps aside while paused).
+      const drawing = drawable(block, inlineImageProtocol(process.env) ?? "sixel")
+        ? yield* output.paused(imageDrawing)
+        : undefined
       const image =
         drawing !== undefined && drawable(block, drawing.protocol) ? inlineImage(drawing, block.data) : undefined
       if (image !== undefined) yield* output.line(image)

@@ -236,7 +236,12 @@ export const call = Command.make(
 export const shell = Command.make("shell", { config, run: CommonOptions.run }, ({ config, run }) =>
   runCommand(
     run,
-    withHost(config, run, (host) => ShellSession.run(HostShell.target(host)))
+    withHost(config, run, (host) =>
+      ShellSession.run(HostShell.target(host), {
+        reconnect: false,
+        why: "the host starts its servers again itself (host status shows them)"
+      })
+    )
   )
 ).pipe(
   Command.withDescription(

@@ -17,10 +17,12 @@ import { runCommand } from "./shared.js"
 export const shell = Command.make("shell", CommonOptions.connection, ({ server, run }) =>
   runCommand(
     run,
-    Effect.flatMap(connector(server, run, { showServerLogs: false }), ({ connect }) =>
+    Effect.flatMap(connector(server, run, { showServerLogs: false }), ({ connect, reconnectable }) =>
       ShellSession.run(
         Effect.flatMap(connect, (context) => ServerShell.target(Context.get(context, McpClient.McpClient))),
-        { reconnect: true }
+        reconnectable
+          ? { reconnect: true }
+          : { reconnect: false, why: "--record keeps one connection; leave and start the shell again" }
       )
     )
   )

@@ -74,9 +74,18 @@ const OPTIONS: { readonly [command: string]: ReadonlyArray<string> } = {
   "prompts get": ["--out"]
 }
 
+// What the server offers goes on the command line: none with a control character (it would reach
+// the terminal), and each as one word, its blanks and quotes escaped as the shell's words read them.
+const CONTROL = new RegExp(
+  `[${String.fromCharCode(0)}-${String.fromCharCode(31)}${String.fromCharCode(127)}-${String.fromCharCode(159)}]`
+)
+const asWord = (text: string) => text.replace(/([\s'"\\$`])/g, "\\$1")
+const offerable = (candidates: ReadonlyArray<string>) =>
+  candidates.filter((candidate) => !CONTROL.test(candidate)).map(asWord)
+
 // A whole word is completed with the space that ends it; `name=` waits for its value.
 const matching = (candidates: ReadonlyArray<string>, word: string) =>
-  candidates
+  offerable(candidates)
     .filter((candidate) => candidate.startsWith(word))
     .map((candidate) => (candidate.endsWith("=") ? candidate : `${candidate} `))
 
@@ -106,30 +115,32 @@ export const firstVariable = (template: string): { readonly prefix: string; read
 
 /** A URI being typed: listed URIs and templates' literal starts, or the server's values for a template's variable. */
 const uri = (word: string, vocabulary: Vocabulary): Completion => {
-  for (const template of vocabulary.templates) {
+  const listed = matching(vocabulary.resources, word)
+  const variables = vocabulary.templates.flatMap((template) => {
     const variable = firstVariable(template)
-    // The literal start typed in full: the rest is the variable's value.
-    if (variable !== undefined && word.startsWith(variable.prefix))
-      return {
-        _tag: "Ask",
-        word,
-        ask: {
-          ref: { type: "ref/resource", uri: template },
-          argument: variable.name,
-          typed: word.slice(variable.prefix.length),
-          context: {},
-          prefix: variable.prefix
-        }
-      }
-  }
-  const starts = vocabulary.templates.flatMap((template) => {
-    const variable = firstVariable(template)
-    return variable === undefined ? [] : [variable.prefix]
+    return variable === undefined ? [] : [{ template, ...variable }]
   })
-  const offered = matching(vocabulary.resources, word)
+  // The literal start typed in full (the longest such), and no listed URI goes on: the rest is the variable's value.
+  const typed = variables
+    .filter((variable) => word.startsWith(variable.prefix))
+    .sort((a, b) => b.prefix.length - a.prefix.length)[0]
+  if (typed !== undefined && listed.length === 0)
+    return {
+      _tag: "Ask",
+      word,
+      ask: {
+        ref: { type: "ref/resource", uri: typed.template },
+        argument: typed.name,
+        typed: word.slice(typed.prefix.length),
+        context: {},
+        prefix: typed.prefix
+      }
+    }
   // A template's start waits for its variable, as `name=` does.
-  const partial = [...new Set(starts)].filter((start) => start.startsWith(word) && start !== word)
-  return { _tag: "Candidates", word, candidates: [...offered, ...partial] }
+  const starts = [...new Set(variables.map((variable) => variable.prefix))].filter(
+    (start) => start.startsWith(word) && start !== word
+  )
+  return { _tag: "Candidates", word, candidates: [...listed, ...starts] }
 }
 
 /** The argument names not given yet, an argument's values, or the options. */
@@ -217,4 +228,4 @@ export const complete = (line: string, vocabulary: Vocabulary): Completion => {
 
 /** The completed words for what the server answered to `ask`. */
 export const answered = (ask: Ask, values: ReadonlyArray<string>): ReadonlyArray<string> =>
-  values.map((value) => `${ask.prefix}${value} `)
+  offerable(values).map((value) => `${ask.prefix}${value} `)

@@ -7,6 +7,7 @@
  */
 import { createInterface, type Interface } from "node:readline"
 import { PassThrough } from "node:stream"
+import { StringDecoder } from "node:string_decoder"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Mailbox from "effect/Mailbox"
@@ -31,6 +32,13 @@ export interface LineReader {
 class SearchedKeys extends PassThrough {
   readonly isTTY = true
   private onData: ((chunk: Buffer) => void) | undefined
+  private search: ReverseSearch.ReverseSearch | undefined
+  // A character split between two reads is decoded whole.
+  private readonly decoder = new StringDecoder("utf8")
+  // The terminal's end is the editor's (a closed terminal ends the session).
+  private readonly onEnd = () => {
+    this.end()
+  }
   constructor(private readonly terminal: typeof process.stdin) {
     super()
   }
@@ -42,15 +50,20 @@ class SearchedKeys extends PassThrough {
     return this
   }
   start(search: ReverseSearch.ReverseSearch): void {
-    this.onData = (chunk) => {
-      const passed = search.filter(chunk.toString("utf8"))
-      if (passed !== "") this.write(passed)
-    }
+    this.search = search
+    this.onData = (chunk) => this.type(this.decoder.write(chunk))
     this.terminal.on("data", this.onData)
+    this.terminal.once("end", this.onEnd)
     this.terminal.resume()
+  }
+  /** Keys as if typed now (the type-ahead of the last command), decoded by the editor. */
+  type(keys: string): void {
+    const passed = this.search === undefined ? keys : this.search.filter(keys)
+    if (passed !== "") this.write(passed)
   }
   stop(): void {
     if (this.onData !== undefined) this.terminal.removeListener("data", this.onData)
+    this.terminal.removeListener("end", this.onEnd)
     this.onData = undefined
     this.terminal.pause()
   }
@@ -71,7 +84,15 @@ export const terminal = (settings: {
   Effect.sync(() => {
     let history = [...settings.history]
     let active: Interface | undefined
-    const read = (prompt: string) => Effect.flatMap(settings.typedAhead, (typed) => readLine(prompt, typed))
+    // Type-ahead beyond the first line: the lines after it, one per prompt.
+    let later = ""
+    const read = (prompt: string) =>
+      Effect.flatMap(settings.typedAhead, (typed) => {
+        const keys = later + typed
+        const end = keys.search(/[\r\n]/)
+        later = end === -1 ? "" : keys.slice(end + 1)
+        return readLine(prompt, end === -1 ? keys : keys.slice(0, end + 1))
+      })
     const readLine = (prompt: string, typed: string) =>
       Effect.async<Option.Option<string>>((resume) => {
         let done = false
@@ -123,8 +144,8 @@ export const terminal = (settings: {
           rl.write(null, { ctrl: true, name: "u" })
         })
         rl.prompt()
-        // As if typed now: an Enter among them runs the line.
-        if (typed !== "") rl.write(typed)
+        // As if typed now (editing keys act, an Enter at the end runs the line).
+        if (typed !== "") keys.type(typed)
         return Effect.sync(() => {
           done = true
           active = undefined

@@ -78,6 +78,9 @@ interface Attached<R> {
   readonly scope: Scope.CloseableScope
 }
 
+/** Whether `reconnect` opens the target again, or why it cannot (none: it is no command here). */
+export type Reconnecting = { readonly reconnect: true } | { readonly reconnect: false; readonly why?: string }
+
 /**
  * Runs a session until Ctrl-D, `exit` or the end of input, on the target `open` gives (opened
  * in a scope of its own). With `reconnect`, the `reconnect` command closes that connection and
@@ -85,7 +88,7 @@ interface Attached<R> {
  */
 export const run = <R>(
   open: Effect.Effect<Target<R>, CliFailure, R | Scope.Scope>,
-  settings: { readonly reconnect: boolean } = { reconnect: false }
+  settings: Reconnecting = { reconnect: false }
 ) =>
   Effect.gen(function* () {
     const output = yield* Output
@@ -125,35 +128,37 @@ export const run = <R>(
         })
       : yield* LineReader.lines(print)
     // What follows a connection lives in its scope: it stops when the connection is replaced.
-    const attach = ({ target, scope }: Attached<R>) =>
-      Effect.gen(function* () {
+    // Set up wholly or not at all (Ctrl-C during a reconnect); what it starts can be stopped.
+    const attach = ({ target, scope }: Attached<R>, refresh: boolean) => {
+      const follow = (effect: Effect.Effect<void>) => Effect.forkIn(Effect.interruptible(effect), scope)
+      const refreshed = Effect.flatMap(target.vocabulary, (next) => Ref.set(vocabulary, next))
+      return Effect.gen(function* () {
         yield* Ref.set(current, { target, scope })
-        yield* Ref.set(vocabulary, yield* target.vocabulary)
-        yield* target.changes.pipe(
-          Stream.runForEach(() => Effect.flatMap(target.vocabulary, (next) => Ref.set(vocabulary, next))),
-          Effect.forkIn(scope)
-        )
-        yield* target.notifications.pipe(Stream.runForEach(reader.above), Effect.forkIn(scope))
+        if (refresh) yield* follow(refreshed)
+        yield* follow(Stream.runForEach(target.changes, () => refreshed))
+        yield* follow(Stream.runForEach(target.notifications, reader.above))
         // Said once, when it happens; the commands after it are not run against a dead connection.
         if (target.ended !== undefined)
-          yield* target.ended.changes.pipe(
-            Stream.take(1),
-            Stream.runForEach((reason) =>
+          yield* follow(
+            Stream.runForEach(Stream.take(target.ended.changes, 1), (reason) =>
               reader.above(
                 `the server has ended: ${sanitize(reason)} (${settings.reconnect ? "reconnect starts it again, " : ""}Ctrl-D leaves)`
               )
-            ),
-            Effect.forkIn(scope)
+            )
           )
-      })
-    yield* attach(opened)
+      }).pipe(Effect.uninterruptible)
+    }
+    yield* attach(opened, false)
     const endedNow = Effect.flatMap(Ref.get(current), ({ target }) => target.ended?.now ?? Effect.succeedNone)
-    // The old connection is closed first: a server may hold what only one copy can (a port, a lock).
-    const reconnect = Effect.gen(function* () {
-      yield* Effect.flatMap(Ref.get(current), ({ scope }) => Scope.close(scope, Exit.void))
-      yield* attach(yield* connect)
-      yield* output.note(`reconnected to ${server}`)
-    })
+    // The old connection is closed first, wholly (its server is stopped even if Ctrl-C comes): a
+    // server may hold what only one copy can (a port, a lock). Only connecting again is cancelled.
+    const reconnect = Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function* () {
+        yield* Effect.flatMap(Ref.get(current), ({ scope }) => Scope.close(scope, Exit.void))
+        yield* attach(yield* restore(connect), true)
+        yield* output.note(`reconnected to ${server} (a new session: log levels and subscriptions start over)`)
+      })
+    )
 
     const running = yield* Ref.make(Option.none<Fiber.RuntimeFiber<void, CliFailure>>())
     yield* ownInterrupts(() => {
@@ -178,7 +183,12 @@ export const run = <R>(
       if (first === undefined) continue
       yield* History.append(file, line.value)
       if (EXIT.has(first)) break
-      const again = settings.reconnect && first === "reconnect"
+      const refusal = settings.reconnect ? undefined : settings.why
+      const again = first === "reconnect" && (settings.reconnect || refusal !== undefined)
+      if (again && refusal !== undefined) {
+        yield* output.note(`error: reconnect: ${refusal}`)
+        continue
+      }
       const gone = yield* endedNow
       if (Option.isSome(gone) && !again) {
         yield* output.note(
@@ -187,8 +197,11 @@ export const run = <R>(
         continue
       }
       const command = again ? reconnect : Effect.flatMap(Ref.get(current), ({ target }) => target.run(words.right))
-      // Keys typed while the command runs go to the next prompt, not over its output.
-      const fiber = yield* Effect.fork(Effect.zipRight(output.quiet, command).pipe(Effect.scoped))
+      // On a terminal, keys typed while the command runs go to the next prompt, not over its output
+      // (not while a server starts again: it may ask on the terminal itself).
+      const fiber = yield* Effect.fork(
+        interactive && !again ? Effect.scoped(Effect.zipRight(output.quiet, command)) : command
+      )
       yield* Ref.set(running, Option.some(fiber))
       const exit = yield* Fiber.await(fiber)
       yield* Ref.set(running, Option.none())
