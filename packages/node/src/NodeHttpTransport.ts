@@ -182,41 +182,55 @@ const route = (agentFor: (protocol: string) => Http.Agent): HttpRoute => {
   }
   return {
     request: (method, url, headers, body, handlers) => {
-      let request: Http.ClientRequest
-      try {
-        const target = targetOf(url)
-        const options = {
-          ...target,
-          method,
-          headers:
-            body === undefined
-              ? headers
-              : { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
-        }
-        request = target.protocol === "https:" ? Https.request(options) : Http.request(options)
-      } catch (cause) {
-        // An invalid header, say: reported like any failure, after `request` returned.
-        process.nextTick(() => handlers.onError(cause))
-        return () => {}
-      }
+      let request: Http.ClientRequest | undefined
       let answered = false
-      request.once("response", (response) => {
-        answered = true
-        handlers.onAnswer(answerOf(request, response))
-      })
-      request.on("error", (cause) => {
-        if (!answered) {
+      const send = (again: boolean) => {
+        let sent: Http.ClientRequest
+        try {
+          const target = targetOf(url)
+          const options = {
+            ...target,
+            method,
+            headers:
+              body === undefined
+                ? headers
+                : { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+          }
+          sent = target.protocol === "https:" ? Https.request(options) : Http.request(options)
+        } catch (cause) {
+          // An invalid header, say: reported like any failure, after `request` returned.
+          process.nextTick(() => handlers.onError(cause))
+          return
+        }
+        request = sent
+        sent.once("response", (response) => {
+          answered = true
+          handlers.onAnswer(answerOf(sent, response))
+        })
+        sent.on("error", (cause) => {
+          if (answered || request !== sent) return
+          // A kept-alive connection the server closed as the request came (its idle timeout): the
+          // request never reached it, and is sent once more on a new connection, as browsers do.
+          if (!again && sent.reusedSocket && isReset(cause)) return send(true)
           answered = true
           handlers.onError(cause)
-        }
-      })
-      request.end(body)
+        })
+        sent.end(body)
+      }
+      send(false)
       return () => {
-        request.destroy()
+        request?.destroy()
       }
     }
   }
 }
+
+/** A connection reset or a write on a closed one. */
+const isReset = (cause: unknown) =>
+  typeof cause === "object" &&
+  cause !== null &&
+  "code" in cause &&
+  (cause.code === "ECONNRESET" || cause.code === "EPIPE")
 
 /**
  * The route on `node:http`/`node:https` over keep-alive agents of its own (destroyed with the

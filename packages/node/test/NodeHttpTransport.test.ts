@@ -149,6 +149,24 @@ describe("NodeHttpTransport", () => {
     }).pipe(Effect.scoped, noFibersLeft)
   )
 
+  it.live("a kept-alive connection the server resets before answering: the request is sent again on a new one", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const { url } = yield* faultServer(
+        mcp((request, response: ServerResponse) => {
+          calls += 1
+          // The first call, on a connection that served requests before: reset, nothing answered
+          // (as when the server closes an idle connection just as the request comes).
+          if (calls === 1) return response.socket?.resetAndDestroy()
+          json(response, text(request, "again"))
+        })
+      )
+      const client = yield* connect(url)
+      const result = yield* client.callTool("x", {}, { timeout: "10 seconds" })
+      expect([result.content, calls]).toStrictEqual([[{ type: "text", text: "again" }], 2])
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
   it.live("a 503 says its status and the server's Retry-After", () =>
     Effect.gen(function* () {
       const { url } = yield* faultServer(

@@ -47,7 +47,8 @@ describe("recovery on Node's route", () => {
         const message = rpc(request)
         if (request.method === "DELETE" || request.method === "GET") return response.writeHead(405).end()
         if (message.method === "initialize") return json(response, initialized(message.id), { "mcp-session-id": "s1" })
-        if (message.id === undefined) return response.writeHead(202).end()
+        // The ping goes on a new connection (a reset of a kept-alive one is the transport's to retry).
+        if (message.id === undefined) return response.writeHead(202, { connection: "close" }).end()
         if (message.method === "ping" && ++pings === 1) return response.socket?.destroy()
         return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
       })
