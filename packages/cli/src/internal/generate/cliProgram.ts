@@ -9,9 +9,9 @@
  */
 import type { ServerEntry } from "@effect-mcp/host"
 import { isObject } from "./definitions.js"
-import type { Entry, Origin } from "./module.js"
 import type { Names } from "./names.js"
 import { propertyKey } from "./names.js"
+import type { Entry, Origin } from "./types.js"
 
 /** The imports the program adds to the module's (the client's transports are named in the module's import). */
 export const cliImports = (target: ServerEntry.Target): ReadonlyArray<string> => [
