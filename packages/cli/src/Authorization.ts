@@ -120,10 +120,10 @@ export const listenForRedirect = (
 
 /**
  * The redirect's parameters pasted on stdin (see `internal/pastedRedirect.ts`), refused when
- * their `state` is not the one of the authorization URL `url`; a line that is not a redirect
- * is said and the next one read. At the end of input, never: the listener may still answer.
+ * their `state` is not the one of the authorization URL `url`; a code alone is taken as this
+ * authorization's where `codeAlone` (PKCE binds it); a line that is neither is said and the next one read. At the end of input, never: the listener may still answer.
  */
-const pasted = (server: string, url: string, output: Context.Tag.Service<Output>) =>
+const pasted = (server: string, url: string, output: Context.Tag.Service<Output>, codeAlone: boolean) =>
   Effect.scoped(
     Effect.gen(function* () {
       const expected = new URL(url).searchParams.get("state")
@@ -137,13 +137,22 @@ const pasted = (server: string, url: string, output: Context.Tag.Service<Output>
           yield* output.note(parsed.left)
           continue
         }
-        if (parsed.right.get("state") !== expected)
+        if (parsed.right._tag === "Code") {
+          // Bound to this authorization by PKCE, where the flow says the server checks it.
+          if (codeAlone)
+            return new URLSearchParams({ code: parsed.right.code, ...(expected === null ? {} : { state: expected }) })
+          yield* output.note(
+            "this authorization server cannot be trusted with a code alone (no published PKCE support, or it sends iss); paste the whole address the browser was sent to"
+          )
+          continue
+        }
+        if (parsed.right.params.get("state") !== expected)
           return yield* new AuthError.AuthorizationError({
             server,
             step: "authorization",
             reason: "the pasted address answers another authorization (its state is not this one's); refused"
           })
-        return parsed.right
+        return parsed.right.params
       }
     })
   )
@@ -164,7 +173,7 @@ export const loopback = (interaction: Interaction): Layer.Layer<Authorizer.Autho
           Effect.map(listenForRedirect(server), ({ redirectUri, received }) => ({
             redirectUri,
             // The live progress line is paused while the user is away in the browser.
-            complete: (url: string) =>
+            complete: (url: string, options?: Authorizer.CompleteOptions) =>
               output.paused(
                 Effect.gen(function* () {
                   const wait = Duration.decode(interaction.wait ?? WAIT_FOR_USER)
@@ -176,7 +185,9 @@ export const loopback = (interaction: Interaction): Layer.Layer<Authorizer.Autho
                   )
                   if (interaction.open) yield* openBrowser(url)
                   const back =
-                    interaction.paste === true ? Effect.raceFirst(received, pasted(server, url, output)) : received
+                    interaction.paste === true
+                      ? Effect.raceFirst(received, pasted(server, url, output, options?.codeAlone === true))
+                      : received
                   return yield* back.pipe(
                     Effect.timeoutFail({
                       duration: wait,

@@ -132,7 +132,7 @@ describe("effect-mcp auth", () => {
   )
 
   it.scopedLive(
-    "login --no-browser takes the address the browser was sent to, pasted; another authorization's is refused",
+    "login --no-browser takes the address the browser was sent to, or the code alone, pasted; another authorization's is refused",
     () =>
       Effect.gen(function* () {
         const { authorization, url, file, env } = yield* world()
@@ -161,6 +161,45 @@ describe("effect-mcp auth", () => {
         expect(refused.stderr).toContain("the pasted address answers another authorization")
         expect(storedTokens(other)).toStrictEqual([])
         expect(authorization.seen.filter((entry) => entry.path === "/token")).toHaveLength(1)
+
+        // A code alone is taken as this authorization's: another one's fails at the token endpoint (PKCE).
+        const [mineFile, theirsFile] = [0, 1].map(() =>
+          join(mkdtempSync(join(tmpdir(), "effect-mcp-auth-")), "oauth.json")
+        )
+        const [own, foreign] = yield* Effect.promise(async () => {
+          const mine = await redirectOf(url, { EFFECT_MCP_TOKEN_FILE: mineFile ?? "" })
+          const theirs = await redirectOf(url, { EFFECT_MCP_TOKEN_FILE: theirsFile ?? "" })
+          const code = new URL(mine.location).searchParams.get("code") ?? ""
+          theirs.run.child.stdin?.end(`${code}\n`)
+          const foreign = await theirs.run.finished
+          mine.run.child.stdin?.end(`  ${code}  \n`)
+          return [await mine.run.finished, foreign] as const
+        })
+        expect(foreign.code, foreign.stderr).toBe(4)
+        expect(foreign.stderr).toContain("PKCE verification failed")
+        expect(storedTokens(theirsFile ?? "")).toStrictEqual([])
+        expect(own.code, own.stderr).toBe(0)
+        expect(storedTokens(mineFile ?? "")).toHaveLength(1)
+      })
+  )
+
+  it.scopedLive(
+    "a code alone is not taken from a server that promises iss (RFC 9207): the whole address is asked for",
+    () =>
+      Effect.gen(function* () {
+        const { url, file, env } = yield* world({ issSupported: true })
+        const finished = yield* Effect.promise(async () => {
+          const { run, location } = await redirectOf(url, env)
+          run.child.stdin?.write(`${new URL(location).searchParams.get("code") ?? ""}\n`)
+          await eventually(
+            () => run.stderr().includes("cannot be trusted with a code alone"),
+            "the refusal of a code alone"
+          )
+          run.child.stdin?.end(`${location}\n`)
+          return run.finished
+        })
+        expect(finished.code, finished.stderr).toBe(0)
+        expect(storedTokens(file)).toHaveLength(1)
       })
   )
 

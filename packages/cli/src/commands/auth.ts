@@ -76,7 +76,7 @@ export const login = Command.make(
     ),
     noBrowser: Options.boolean("no-browser").pipe(
       Options.withDescription(
-        "Print the authorization URL instead of opening a browser, and also take the address the browser was sent to pasted here"
+        "Print the authorization URL instead of opening a browser, and also take the address the browser was sent to (or the code the page shows) pasted here"
       )
     ),
     wait: Options.float("wait").pipe(

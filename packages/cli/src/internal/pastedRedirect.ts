@@ -1,8 +1,8 @@
 /**
  * What a user pastes when the browser cannot reach the CLI's loopback listener (another
  * machine, a container): the whole address the browser was sent to, its query alone, or
- * `CODE#STATE` as some authorization servers show it. Each carries the `state`, which the
- * authorizer checks; a code alone is refused, since nothing would tie it to this authorization.
+ * `CODE#STATE` as some authorization servers show it, each carrying the `state` the authorizer
+ * checks; or a code alone, which carries none (the authorizer takes it only where PKCE binds it).
  */
 import * as Either from "effect/Either"
 
@@ -18,12 +18,19 @@ const paramsOf = (line: string): URLSearchParams | undefined => {
   return undefined
 }
 
-/** The redirect's parameters from a pasted line, or why the line is not one. */
-export const parsePasted = (text: string): Either.Either<URLSearchParams, string> => {
+/** What a pasted line is: a redirect's parameters, or a code alone. */
+export type Pasted =
+  | { readonly _tag: "Redirect"; readonly params: URLSearchParams }
+  | { readonly _tag: "Code"; readonly code: string }
+
+/** What a pasted line is, or why it is neither a redirect nor a code. */
+export const parsePasted = (text: string): Either.Either<Pasted, string> => {
   const line = text.trim()
   const params = paramsOf(line)
-  if (params !== undefined && (params.has("code") || params.has("error"))) return Either.right(params)
-  if (params === undefined && /^[\w.~+/-]+$/.test(line))
-    return Either.left(`a code alone cannot be checked against this authorization; ${WHOLE_ADDRESS}`)
+  if (params !== undefined && (params.has("code") || params.has("error")))
+    return Either.right({ _tag: "Redirect", params })
+  // A code: visible ASCII (RFC 6749's VSCHAR) without blanks, long enough not to be a stray word.
+  if (params === undefined && line.length >= 8 && /^[\x21-\x7e]+$/.test(line) && !line.includes("#"))
+    return Either.right({ _tag: "Code", code: line })
   return Either.left(`that is not where the browser was sent (no code in it); ${WHOLE_ADDRESS}`)
 }

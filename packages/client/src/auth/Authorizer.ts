@@ -24,8 +24,28 @@ import { AuthorizationError } from "./AuthError.js"
 export interface AuthorizationSession {
   /** Where the authorization server sends the user back. */
   readonly redirectUri: string
-  /** Lets the user authorize at `url`; the query parameters of the redirect back. */
-  readonly complete: (url: string) => Effect.Effect<URLSearchParams, AuthorizationError>
+  /**
+   * Lets the user authorize at `url`; the query parameters of the redirect back. With
+   * `codeAlone`, a code given without the redirect (a user pasting what the page shows) may be
+   * taken as this authorization's: the flow says so only when PKCE binds it (see
+   * {@link CompleteOptions}).
+   */
+  readonly complete: (url: string, options?: CompleteOptions) => Effect.Effect<URLSearchParams, AuthorizationError>
+}
+
+/**
+ * What the flow tells an authorization session.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompleteOptions {
+  /**
+   * A code alone (no `state`) may stand for this authorization: the authorization server published
+   * metadata that lists PKCE S256 (the token endpoint then refuses a code issued for another
+   * challenge) and does not promise an `iss` in its redirects (RFC 9207).
+   */
+  readonly codeAlone?: boolean
 }
 
 /**

@@ -31,6 +31,8 @@ export interface Discovered {
   readonly metadata: AuthorizationServerMetadata
   /** The resource's `scopes_supported`, when it has metadata. */
   readonly resourceScopes: ReadonlyArray<string> | undefined
+  /** The authorization server published no metadata: `metadata` is the 2025-03-26 defaults, assumed. */
+  readonly assumed?: boolean
 }
 
 /** Fails unless the URL is HTTPS or on this machine. */
@@ -117,7 +119,8 @@ export const discover = (
           code_challenge_methods_supported: ["S256"]
         })
       ),
-      resourceScopes: undefined
+      resourceScopes: undefined,
+      ...(Option.isNone(legacy) ? { assumed: true } : {})
     }
   })
 }

@@ -6,7 +6,7 @@
  * server can require scopes per method, refuse every token, or move to another
  * authorization server.
  */
-import { createHash, webcrypto } from "node:crypto"
+import { createHash, randomUUID, webcrypto } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Effect from "effect/Effect"
@@ -232,7 +232,7 @@ export const authorizationServer = (registry: TokenRegistry, options: Authorizat
       }
       if (seen.method === "GET" && seen.path === "/authorize") {
         const redirect = new URL(seen.query.get("redirect_uri") ?? "http://127.0.0.1/none")
-        const code = `code-${challenges.size + 1}`
+        const code = `code-${challenges.size + 1}-${randomUUID()}`
         challenges.set(code, {
           challenge: seen.query.get("code_challenge") ?? "",
           scopes: (seen.query.get("scope") ?? "").split(" ").filter((scope) => scope !== ""),

@@ -94,7 +94,9 @@ export const grant = (
         resource: discovered.resource
       })
       for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value)
-      const code = yield* checkRedirect(ctx, yield* session.complete(url.href), expected, metadata)
+      // A code alone is bound to this authorization by PKCE only where the server says it checks S256.
+      const codeAlone = discovered.assumed !== true && metadata.authorization_response_iss_parameter_supported !== true
+      const code = yield* checkRedirect(ctx, yield* session.complete(url.href, { codeAlone }), expected, metadata)
       const tokens = yield* TokenEndpoint.request(
         ctx,
         discovered,
