@@ -34,12 +34,13 @@ const require = createRequire(import.meta.url)
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js")
 
 /** The published packages (the bench package is private), by directory under packages/. */
-const published = ["protocol", "client", "node", "host", "ai", "cli"] as const
+const published = ["protocol", "jsonrpc", "client", "node", "host", "ai", "cli"] as const
 type Published = (typeof published)[number]
 
 /** What each package needs from the build, beyond dist/index.js: without it the test cannot start. */
 const built: Record<Published, ReadonlyArray<string>> = {
   protocol: ["dist/index.js"],
+  jsonrpc: ["dist/index.js", "dist/Peer.js"],
   client: ["dist/index.js", "dist/Platform.js"],
   node: ["dist/index.js", "dist/NodeTransports.js", "dist/bundle/NodePromiseClient.js"],
   host: ["dist/index.js"],

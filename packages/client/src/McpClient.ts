@@ -109,7 +109,7 @@ export {
    * @category services
    */
   TraceState
-} from "./internal/peer/peer.js"
+} from "@effect-mcp/jsonrpc/Peer"
 
 /**
  * The client of one MCP server.

@@ -5,149 +5,76 @@
  *
  * @since 0.1.0
  */
-import { JsonRpc, ProtocolVersion, Revision } from "@effect-mcp/protocol"
-import * as DurationRuntime from "effect/Duration"
+
+import {
+  type AuthorizationError,
+  type DecodeError,
+  type RequestTimeout,
+  type RpcError,
+  recognizeAcrossCopies,
+  type TransportError
+} from "@effect-mcp/jsonrpc/PeerError"
+import { ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Schema from "effect/Schema"
-import type { AuthorizationError } from "./auth/AuthError.js"
-import { recognizeAcrossCopies } from "./internal/recognized.js"
 
-/**
- * The connection is gone or failed: nothing more can be sent or received on it.
- *
- * @since 0.1.0
- * @category errors
- */
-export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
-  server: Schema.String,
-  reason: Schema.String,
-  /** What went wrong underneath (encoded as a defect). */
-  cause: Schema.optional(Schema.Defect),
-  /** stdio: the server process's exit code, when it exited. */
-  exitCode: Schema.optional(Schema.Number),
-  /** stdio: the signal that ended the server process. */
-  signal: Schema.optional(Schema.String),
-  /** stdio: the last lines the server wrote to stderr. */
-  stderr: Schema.optional(Schema.String),
-  /** HTTP: the response status. */
-  status: Schema.optional(Schema.Number),
-  /** HTTP: the server's `Retry-After` (429, 503), in milliseconds. */
-  retryAfter: Schema.optional(Schema.Number)
-}) {
-  override get message(): string {
-    const tail = this.stderr === undefined || this.stderr === "" ? "" : `\n--- last lines of stderr ---\n${this.stderr}`
-    return `${this.server}: transport failed: ${this.reason}${tail}`
-  }
-}
-
-/**
- * A transport's signal (not a request error): the HTTP server no longer knows the session (404
- * or 400 on a request that carried its id, or a JSON-RPC -32000 saying so: a restarted server).
- * The session initializes again and retries the request.
- *
- * @since 0.1.0
- * @category errors
- */
-export class SessionExpired extends Schema.TaggedError<SessionExpired>()("SessionExpired", {
-  server: Schema.String,
-  /** The HTTP status the server refused the session with (404, or 400 from the official SDKs' servers). Default: 404. */
-  status: Schema.optional(Schema.Number),
-  /** What the server said, when it said something (its JSON-RPC error message). */
-  detail: Schema.optional(Schema.String)
-}) {
-  /** What happened, in words (the transport failure it becomes when nothing recovers). */
-  get reason(): string {
-    return `the server no longer knows the session (${this.status ?? 404}${this.detail === undefined ? "" : `: ${this.detail}`})`
-  }
-  override get message(): string {
-    return `${this.server}: transport failed: ${this.reason}`
-  }
-}
-
-/**
- * A transport's signal (not a request error): a request before any session was refused with
- * 400, 404 or 405, as a legacy HTTP+SSE server does; the `auto` HTTP transport falls back to it.
- *
- * @since 0.1.0
- * @category errors
- */
-export class LegacyServer extends Schema.TaggedError<LegacyServer>()("LegacyServer", {
-  server: Schema.String,
-  status: Schema.Number
-}) {
-  /** What happened, in words (the transport failure it becomes when nothing falls back). */
-  get reason(): string {
-    return `HTTP ${this.status}: the server does not speak Streamable HTTP (a legacy HTTP+SSE server? try the auto or sse transport)`
-  }
-  override get message(): string {
-    return `${this.server}: transport failed: ${this.reason}`
-  }
-}
-
-/**
- * A transport's signal (not a request error): a 2026-07-28 request's response stream closed before
- * its answer. That revision has no resumption: the request is sent again under a new id.
- *
- * @since 0.1.0
- * @category errors
- */
-export class StreamBroken extends Schema.TaggedError<StreamBroken>()("StreamBroken", {
-  server: Schema.String,
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `${this.server}: transport failed: ${this.reason}`
-  }
-}
-
-/**
- * The server answered a request with a JSON-RPC error object.
- *
- * @since 0.1.0
- * @category errors
- */
-export class RpcError extends Schema.TaggedError<RpcError>()("RpcError", {
-  server: Schema.String,
-  method: Schema.String,
-  code: Schema.Number,
-  errorMessage: Schema.String,
-  data: Schema.optional(Schema.Unknown)
-}) {
+export {
   /**
-   * What the code means, when the protocol names it: `HeaderMismatch` (-32020),
-   * `MissingRequiredClientCapability` (-32021), `UnsupportedProtocolVersion` (-32022),
-   * `ResourceNotFound` (-32002, and 2026-07-28's -32602 for `resources/read`), the JSON-RPC codes.
+   * A message from the server did not match the protocol's Schema.
+   *
+   * @since 0.1.0
+   * @category errors
    */
-  get kind(): JsonRpc.ErrorCodeName | "ServerError" {
-    if (this.code === JsonRpc.ErrorCode.InvalidParams && this.method === "resources/read") return "ResourceNotFound"
-    const known = (Object.keys(JsonRpc.ErrorCode) as ReadonlyArray<JsonRpc.ErrorCodeName>).find(
-      (name) => JsonRpc.ErrorCode[name] === this.code
-    )
-    return known ?? "ServerError"
-  }
-
-  override get message(): string {
-    return `${this.server}: ${this.method} failed with ${this.code}: ${this.errorMessage}`
-  }
-}
-
-/**
- * No answer in time. The request was cancelled on the server (`notifications/cancelled`).
- *
- * @since 0.1.0
- * @category errors
- */
-export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", {
-  server: Schema.String,
-  method: Schema.String,
-  timeout: Schema.Duration,
-  /** `idle`: no answer (or progress, when that resets it) within the timeout; `total`: the maximum total time passed. */
-  kind: Schema.Literal("idle", "total")
-}) {
-  override get message(): string {
-    const what = this.kind === "total" ? "maximum total time" : "timeout"
-    return `${this.server}: ${this.method} got no answer within its ${what} of ${DurationRuntime.format(this.timeout)}`
-  }
-}
+  DecodeError,
+  /**
+   * A handler of a server request fails with this to answer with a chosen JSON-RPC error.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  JsonRpcFailure,
+  /**
+   * A transport's signal: the server speaks legacy HTTP+SSE (the `auto` HTTP transport falls back to it).
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  LegacyServer,
+  /**
+   * No answer in time; the request was cancelled on the server.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  RequestTimeout,
+  /**
+   * The server answered a request with a JSON-RPC error object.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  RpcError,
+  /**
+   * A transport's signal: the HTTP server no longer knows the session (the session initializes again).
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  SessionExpired,
+  /**
+   * A transport's signal: a 2026-07-28 request's response stream closed before its answer.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  StreamBroken,
+  /**
+   * The connection is gone or failed: nothing more can be sent or received on it.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  TransportError
+} from "@effect-mcp/jsonrpc/PeerError"
 
 /**
  * The feature needs a capability the other side did not declare; nothing was sent.
@@ -162,23 +89,6 @@ export class CapabilityNotSupported extends Schema.TaggedError<CapabilityNotSupp
 }) {
   override get message(): string {
     return `${this.server}: ${this.method} needs the server capability ${this.capability}, which the server did not declare`
-  }
-}
-
-/**
- * A message from the server did not match the protocol's Schema.
- *
- * @since 0.1.0
- * @category errors
- */
-export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError", {
-  server: Schema.String,
-  method: Schema.String,
-  /** The Schema's explanation, with the path of the offending value. */
-  issue: Schema.String
-}) {
-  override get message(): string {
-    return `${this.server}: the answer to ${this.method} is not valid: ${this.issue}`
   }
 }
 
@@ -419,34 +329,10 @@ export type RequestError =
  */
 export type InitializeError = RequestError | UnsupportedProtocolVersion
 
-/**
- * A handler of a server request fails with this to answer with a chosen JSON-RPC error;
- * any other failure is answered as an internal error (-32603).
- *
- * @since 0.1.0
- * @category errors
- */
-export class JsonRpcFailure extends Schema.TaggedError<JsonRpcFailure>()("JsonRpcFailure", {
-  code: Schema.Number,
-  errorMessage: Schema.String,
-  data: Schema.optional(Schema.Unknown)
-}) {
-  override get message(): string {
-    return `${this.code}: ${this.errorMessage}`
-  }
-}
-
 // An error made by another copy of these modules (the one-file Promise client's) is still an
-// instance of these classes.
+// instance of these classes (the transport's and the peer's register themselves).
 recognizeAcrossCopies({
-  TransportError,
-  SessionExpired,
-  LegacyServer,
-  StreamBroken,
-  RpcError,
-  RequestTimeout,
   CapabilityNotSupported,
-  DecodeError,
   InvalidInput,
   InputNotGiven,
   ToolOutputInvalid,
@@ -457,6 +343,5 @@ recognizeAcrossCopies({
   SkillNotFound,
   UnsupportedProtocolVersion,
   UnrepresentableMessage,
-  Overloaded,
-  JsonRpcFailure
+  Overloaded
 })

@@ -12,6 +12,8 @@
  *
  * @since 0.1.0
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import type { Methods } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -30,7 +32,6 @@ import type {
 } from "./internal/api.js"
 import * as Client from "./internal/client.js"
 import { toRequestOptions } from "./internal/features/callOptions.js"
-import type * as Peer from "./internal/peer/peer.js"
 import type * as Session from "./internal/session/session.js"
 import { SessionUnavailable } from "./McpError.js"
 import { Transport, type TransportService } from "./Transport.js"

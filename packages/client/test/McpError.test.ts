@@ -9,7 +9,7 @@ import { AuthError, McpError } from "@effect-mcp/client"
 /** An error as another copy of the classes makes it: another prototype, the same global brand and tag. */
 const fromAnotherCopy = (tag: string) => {
   const prototype = Object.create(Error.prototype)
-  Object.defineProperty(prototype, Symbol.for("@effect-mcp/client/McpError"), { value: tag })
+  Object.defineProperty(prototype, Symbol.for("@effect-mcp/jsonrpc/PeerError"), { value: tag })
   return Object.assign(Object.create(prototype), { _tag: tag, server: "s", reason: "r" })
 }
 

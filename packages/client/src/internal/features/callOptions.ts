@@ -1,10 +1,11 @@
 /** Per-call options of the client's API, and those options as the session takes them. */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Retry from "../../Retry.js"
-import type * as Peer from "../peer/peer.js"
 import type * as Session from "../session/types.js"
 
 /** Progress reported by the server for one request. */

@@ -4,6 +4,8 @@
  * of the client's scope; the server then asks `tasks/get`, `tasks/result` (which waits for the
  * end), `tasks/list` and `tasks/cancel`. A finished task is forgotten after its TTL.
  */
+
+import * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -13,7 +15,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import type { JsonRpcFailure } from "../../McpError.js"
-import * as Peer from "../peer/peer.js"
 import type { SessionService } from "../session/types.js"
 import { isTerminal } from "./tasks.js"
 

@@ -5,11 +5,12 @@
  * recovery, the bound, retries); a result that is not `complete` is refused; the result is
  * decoded with the extension's Schema.
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import { DecodeError, type RequestError } from "../../McpError.js"
-import type * as Peer from "../peer/peer.js"
 import type { SessionService as Session } from "../session/types.js"
 
 /** A result decoder (compiled once by the caller: `Schema.decodeUnknownEither(schema)`). */

@@ -3,6 +3,8 @@
  * with the method table, results encoded and taken down to the negotiated revision, form
  * elicitation answers completed with defaults and checked.
  */
+
+import * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpc, McpSchema, Methods, type ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -12,7 +14,6 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Handlers, RequestContext } from "../../Capabilities.js"
 import type { JsonRpcFailure } from "../../McpError.js"
-import * as Peer from "../peer/peer.js"
 import type { ServerRequestHandler, SessionService as Session } from "../session/types.js"
 import type * as ClientTasks from "./clientTasks.js"
 import * as ElicitationContent from "./elicitation.js"

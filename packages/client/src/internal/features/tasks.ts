@@ -5,6 +5,8 @@
  * must be used is checked before anything is sent: the server's `tasks.requests.tools.call`
  * capability and the tool's `execution.taskSupport`.
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
@@ -24,7 +26,6 @@ import {
   TaskNotAllowed,
   type ToolOutputInvalid
 } from "../../McpError.js"
-import type * as Peer from "../peer/peer.js"
 import { request } from "../session/request.js"
 import type { SessionService as Session } from "../session/types.js"
 import * as Lists from "./lists.js"

@@ -7,6 +7,8 @@
  * it, and a warning says so, once per tool and schema. A call is never refused, nor a result the
  * server produced lost, because the client cannot read the tool's schema.
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpc, type Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -14,7 +16,6 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { InvalidInput, type RequestError, TaskRequired, ToolOutputInvalid } from "../../McpError.js"
-import type * as Peer from "../peer/peer.js"
 import { request } from "../session/request.js"
 import type { Prepared, SessionService as Session, RequestOptions as SessionRequestOptions } from "../session/types.js"
 import * as McpHeaders from "../transport/mcpHeaders.js"

@@ -5,6 +5,8 @@
  * The era is chosen by a `server/discover` probe, classified as the spec's backward
  * compatibility sections say (never on a single error code), unless the caller pins a revision.
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -19,7 +21,6 @@ import {
   TransportError
 } from "../../McpError.js"
 import type { ProbeOutcome, TransportService } from "../../Transport.js"
-import type * as Peer from "../peer/peer.js"
 
 /** What a request can fail with on the wire: a request error, or a transport's signal for the session. */
 export type WireError = RequestError | SessionExpired | LegacyServer | StreamBroken

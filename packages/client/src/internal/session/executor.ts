@@ -6,6 +6,8 @@
  * combinators over executors, composed once when the session is built, in the way `HttpClient`
  * composes behaviour around its one `execute`.
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -13,7 +15,6 @@ import * as Exit from "effect/Exit"
 import * as Random from "effect/Random"
 import type { RequestError } from "../../McpError.js"
 import * as Retry from "../../Retry.js"
-import type * as Peer from "../peer/peer.js"
 import { asRequestError } from "./dialect.js"
 import type { Limiter } from "./limiter.js"
 import type { Executor, Prepared, RequestOptions } from "./types.js"

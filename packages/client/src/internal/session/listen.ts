@@ -7,6 +7,8 @@
  * declares list changes) is asked again the same few times, quietly, then never again for the
  * session, with one warning: lists still refresh when used (their `ttlMs`).
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -15,7 +17,6 @@ import * as HashSet from "effect/HashSet"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as Peer from "../peer/peer.js"
 
 /** When a subscription that failed is opened again: after 1, 2, 4 and 8 seconds, then no more. */
 export const RELISTEN: Schedule.Schedule<unknown> = Schedule.exponential("1 second").pipe(

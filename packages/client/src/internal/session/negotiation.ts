@@ -4,6 +4,8 @@
  * that has a stateless revision both sides speak gets the stateless dialect, any other initializes
  * (negotiating down), unless the caller insisted on a stateless revision.
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { type McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -12,7 +14,6 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type { InitializeError, RequestError } from "../../McpError.js"
 import type { TransportService } from "../../Transport.js"
-import type * as Peer from "../peer/peer.js"
 import * as Dialect from "./dialect.js"
 import * as Stateless from "./stateless.js"
 import type { Established, ServerRequestHandler } from "./types.js"

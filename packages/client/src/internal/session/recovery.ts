@@ -5,13 +5,14 @@
  * requests join: one given up meanwhile does not stop it (the others wait on it, and it restores
  * what the session had, such as resource subscriptions; its `initialize` is never abandoned).
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { RequestError, SessionExpired } from "../../McpError.js"
-import type * as Peer from "../peer/peer.js"
 import type { WireError } from "./dialect.js"
 import type { Executor, Prepared } from "./types.js"
 

@@ -6,6 +6,8 @@
  * (recovery of an expired session, `recovery.ts`; the in-flight bound, `limiter.ts`; retries).
  * Features (tools, resources, prompts, tasks) are built over it.
  */
+
+import * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { McpSchema, type Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -17,7 +19,6 @@ import { type RequestError, SessionUnavailable, TransportError } from "../../Mcp
 import * as Retry from "../../Retry.js"
 import { isTerminal, SessionState } from "../../SessionState.js"
 import { Transport } from "../../Transport.js"
-import * as Peer from "../peer/peer.js"
 import * as Dialect from "./dialect.js"
 import * as Executor from "./executor.js"
 import * as Lifecycle from "./lifecycle.js"

@@ -6,6 +6,8 @@
  * `requestState`, a bounded number of rounds within one deadline. `ping` is a `server/discover`;
  * `logging/setLevel` is local (the level travels with each request).
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { McpSchema, type ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -18,7 +20,6 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { DecodeError, InputNotGiven, RequestTimeout } from "../../McpError.js"
-import type * as Peer from "../peer/peer.js"
 import type { Dialect, WireError } from "./dialect.js"
 import * as Listen from "./listen.js"
 import * as TaskExtension from "./taskExtension.js"

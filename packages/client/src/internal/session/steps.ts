@@ -4,6 +4,8 @@
  * its raw result decoded. Each is a total function returning an `Either`: no effect, so a Promise
  * adapter takes the very same steps.
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { McpSchema, Methods, Revision } from "@effect-mcp/protocol"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -15,7 +17,6 @@ import {
   SessionUnavailable
 } from "../../McpError.js"
 import type { SessionState } from "../../SessionState.js"
-import type * as Peer from "../peer/peer.js"
 import type { Established, Prepared, RequestOptions, SessionService } from "./types.js"
 
 /** The server capability a request needs, if any (`tasks/list` and `tasks/cancel` by the receiver's `tasks`). */

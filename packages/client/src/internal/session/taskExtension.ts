@@ -5,6 +5,8 @@
  * answers `input_required` tasks with the host's handlers through `tasks/update`, and cancels the
  * task with `tasks/cancel` when the caller gives up. The caller of `callTool` sees the result.
  */
+
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
@@ -12,7 +14,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { DecodeError, RpcError } from "../../McpError.js"
-import type * as Peer from "../peer/peer.js"
 import type { WireError } from "./dialect.js"
 
 /** The extension's identifier, declared under `capabilities.extensions`. */

@@ -2,6 +2,13 @@
  * The session's types: its options, what it established, a request as the steps prepare it, the
  * executor, and the service itself. The public `Session` module re-exports them.
  */
+
+import type {
+  RequestOptions as PeerRequestOptions,
+  RequestHandler,
+  Violation,
+  WireObject
+} from "@effect-mcp/jsonrpc/Peer"
 import type { JsonRpc, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
@@ -15,9 +22,8 @@ import type { RequestContext } from "../../Capabilities.js"
 import type { DecodeError, InitializeError, JsonRpcFailure, RequestError, TransportError } from "../../McpError.js"
 import type * as Retry from "../../Retry.js"
 import type { SessionState } from "../../SessionState.js"
-import type { RequestOptions as PeerRequestOptions, RequestHandler, Violation, WireObject } from "../peer/types.js"
 
-export type { RequestFailure, RequestHandler, Violation, WireObject } from "../peer/types.js"
+export type { RequestFailure, RequestHandler, Violation, WireObject } from "@effect-mcp/jsonrpc/Peer"
 
 /** Counters of a connection. */
 export interface Stats {

@@ -7,6 +7,8 @@
  * `Ended`, so the session initializes there. Only while the probe waits: any other end is the
  * connection's.
  */
+
+import type { Incoming, ProbeOutcome, TransportService } from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -16,7 +18,6 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { TransportError } from "../../McpError.js"
 import type { StdioProcessService } from "./stdio.js"
-import type { Incoming, ProbeOutcome, TransportService } from "./types.js"
 
 const isAnswer = (message: JsonRpc.JSONRPCMessage) =>
   JsonRpc.isResultResponse(message) || JsonRpc.isErrorResponse(message)

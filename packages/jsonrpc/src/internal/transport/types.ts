@@ -6,8 +6,7 @@ import type { JsonRpc } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as ParseResult from "effect/ParseResult"
-import type { AuthorizationError } from "../../auth/AuthError.js"
-import type { LegacyServer, SessionExpired, StreamBroken, TransportError } from "../../McpError.js"
+import type { AuthorizationError, LegacyServer, SessionExpired, StreamBroken, TransportError } from "../../PeerError.js"
 
 /**
  * One inbound item: a decoded message; a value that is not a valid JSON-RPC message; or the

@@ -25,8 +25,8 @@ import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
-import { JsonRpcFailure, TransportError } from "../../McpError.js"
 import { Middleware } from "../../Middleware.js"
+import { JsonRpcFailure, TransportError } from "../../PeerError.js"
 import type { Incoming, TransportService } from "../../Transport.js"
 import * as Inbound from "./inbound.js"
 import * as Outbound from "./outbound.js"
@@ -39,7 +39,7 @@ export type * from "./types.js"
  * The W3C `tracestate` to send beside `traceparent`, when the host has one (for example from
  * the inbound request that started this work). Effect's spans carry no trace state of their own.
  */
-export class TraceState extends Context.Reference<TraceState>()("@effect-mcp/client/TraceState", {
+export class TraceState extends Context.Reference<TraceState>()("@effect-mcp/jsonrpc/TraceState", {
   defaultValue: (): string | undefined => undefined
 }) {}
 

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { RequestTimeout } from "../../McpError.js"
+import { RequestTimeout } from "../../PeerError.js"
 import type { RequestFailure, RequestOptions, WireObject } from "./types.js"
 
 /** An outstanding request. */

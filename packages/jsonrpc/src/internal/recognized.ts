@@ -7,7 +7,7 @@
  */
 import * as Predicate from "effect/Predicate"
 
-const ErrorTypeId = Symbol.for("@effect-mcp/client/McpError")
+const ErrorTypeId = Symbol.for("@effect-mcp/jsonrpc/PeerError")
 
 /** The classes of `classes` (each keyed by its tag) recognise instances of every copy of themselves. */
 export const recognizeAcrossCopies = (classes: Readonly<Record<string, { readonly prototype: object }>>): void => {

@@ -6,8 +6,8 @@
  */
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
-import type { TransportError } from "../../McpError.js"
 import { composeOutbound, type Interceptor } from "../../Middleware.js"
+import type { TransportError } from "../../PeerError.js"
 import type { TransportService } from "../../Transport.js"
 
 /** Writing messages. */

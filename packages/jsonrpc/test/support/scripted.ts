@@ -1,10 +1,12 @@
 /** A peer over an in-memory pair whose server end the test scripts by hand. */
-import { InMemoryTransport, Transport } from "@effect-mcp/client"
+
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
-import * as Peer from "../../src/internal/peer/peer.js"
+import * as InMemoryTransport from "../../src/InMemoryTransport.js"
+import * as Peer from "../../src/Peer.js"
+import * as Transport from "../../src/Transport.js"
 
 /** Builds a peer (default timeout 10 s) and the server end, with its inbound messages in a mailbox. */
 export const scriptedPeer = (options: Partial<Peer.PeerOptions> = {}) =>

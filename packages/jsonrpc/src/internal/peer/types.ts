@@ -10,8 +10,8 @@ import type * as Option from "effect/Option"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type { AuthorizationError } from "../../auth/AuthError.js"
 import type {
+  AuthorizationError,
   DecodeError,
   JsonRpcFailure,
   LegacyServer,
@@ -20,7 +20,7 @@ import type {
   SessionExpired,
   StreamBroken,
   TransportError
-} from "../../McpError.js"
+} from "../../PeerError.js"
 
 /** What an outbound request can fail with: request errors, and the transport's signals for the session. */
 export type RequestFailure =

@@ -1,7 +1,6 @@
 /** The JSON-RPC peer against a scripted server: correlation, timeouts, cancellation and every fault. */
 
 import { describe, expect, it } from "@effect/vitest"
-import { Middleware } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -14,7 +13,8 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import * as Peer from "../src/internal/peer/peer.js"
+import * as Middleware from "../src/Middleware.js"
+import * as Peer from "../src/Peer.js"
 import { scriptedPeer } from "./support/scripted.js"
 
 const requestOf = (message: JsonRpc.JSONRPCMessage) => {

@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type { TransportError } from "../../McpError.js"
+import type { TransportError } from "../../PeerError.js"
 import type { Incoming, TransportService } from "./types.js"
 
 /** Where a transport puts what it receives. */

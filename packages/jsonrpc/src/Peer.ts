@@ -1,0 +1,90 @@
+/**
+ * The JSON-RPC peer: one end of a connection, on either side. It correlates outbound requests with
+ * their responses (timeouts, progress, cancellation), serves inbound requests with handlers, and
+ * passes notifications on. It speaks JSON-RPC only: MCP's methods, Schemas and revisions belong to
+ * the session above it (the client's, or a server's).
+ *
+ * @since 0.1.0
+ */
+export {
+  /**
+   * Fails an inbound request's handler with a JSON-RPC error.
+   *
+   * @since 0.1.0
+   * @category constructors
+   */
+  failWith,
+  /**
+   * Starts a peer over a transport, for as long as the scope lives.
+   *
+   * @since 0.1.0
+   * @category constructors
+   */
+  make,
+  /**
+   * The W3C `tracestate` to send beside `traceparent`.
+   *
+   * @since 0.1.0
+   * @category tracing
+   */
+  TraceState
+} from "./internal/peer/peer.js"
+
+export type {
+  /**
+   * Context of an inbound request, for its handler.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  InboundRequest,
+  /**
+   * A running peer.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Peer,
+  /**
+   * The peer's options.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  PeerOptions,
+  /**
+   * What an outbound request can fail with.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RequestFailure,
+  /**
+   * A handler of inbound requests of one method.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RequestHandler,
+  /**
+   * What one outbound request may ask for.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  RequestOptions,
+  /**
+   * A protocol violation the peer logged, counted and survived.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Violation,
+  /**
+   * A JSON object as it is on the wire.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  WireObject
+} from "./internal/peer/types.js"

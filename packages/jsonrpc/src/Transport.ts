@@ -1,0 +1,137 @@
+/**
+ * The transport seam: a connection that pushes inbound JSON-RPC messages to its reader as
+ * they arrive and sends outbound ones. A transport is built by a scoped `Layer`: acquiring it connects,
+ * releasing it closes. The peer above it never knows which transport it has.
+ *
+ * @since 0.1.0
+ */
+import { JsonRpc } from "@effect-mcp/protocol"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Mailbox from "effect/Mailbox"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import type { Incoming, TransportService } from "./internal/transport/types.js"
+import type { TransportError } from "./PeerError.js"
+
+export type {
+  /**
+   * One inbound item: a decoded message, a value that is not a valid JSON-RPC message, or the failure
+   * of one request that the transport could not deliver or answer.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Incoming,
+  /**
+   * What came back from a probe: the answer, the connection ending without one, or nothing in time.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ProbeOutcome,
+  /**
+   * The transport service.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  TransportService
+} from "./internal/transport/types.js"
+
+/**
+ * The inbound items as a `Stream`, for readers that want one (tests, tools): built on `run`, so
+ * it is one more reader, not a second copy of the items.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const incoming = (transport: TransportService): Stream.Stream<Incoming, TransportError> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const mailbox = yield* Mailbox.make<Incoming, TransportError>()
+      yield* transport
+        .run((item) => {
+          mailbox.unsafeOffer(item)
+        })
+        .pipe(
+          Effect.exit,
+          Effect.flatMap((exit) => mailbox.done(exit)),
+          Effect.forkScoped
+        )
+      return Mailbox.toStream(mailbox)
+    })
+  )
+
+export {
+  /**
+   * Where a transport puts what it receives.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  type Inbound,
+  /**
+   * A new inbound with no reader.
+   *
+   * @since 0.1.0
+   * @category constructors
+   */
+  make as makeInbound
+} from "./internal/transport/inbound.js"
+
+/**
+ * The connection the client speaks over.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Transport extends Context.Tag("@effect-mcp/jsonrpc/Transport")<Transport, TransportService>() {}
+
+/**
+ * Decodes one parsed JSON value into inbound items: one per message, several for a
+ * 2025-03-26 batch. Transports call this once per received JSON text.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const decodeIncoming = (raw: unknown): ReadonlyArray<Incoming> => {
+  if (Array.isArray(raw) && raw.length > 0) return raw.flatMap(decodeIncoming)
+  const decoded = JsonRpc.decodeMessage(raw)
+  return Either.isRight(decoded)
+    ? [{ _tag: "Message", message: decoded.right }]
+    : [{ _tag: "Malformed", raw, error: decoded.left }]
+}
+
+/**
+ * The inbound item for text that is not JSON at all (kept short).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const notJson = (text: string): Incoming => {
+  const raw = text.length > 200 ? `${text.slice(0, 200)}…` : text
+  return {
+    _tag: "Malformed",
+    raw,
+    error: new ParseResult.ParseError({ issue: new ParseResult.Type(Schema.String.ast, raw, "text that is not JSON") })
+  }
+}
+
+/**
+ * Parses one JSON text into inbound items; text that is not JSON is one `Malformed` item.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const parseIncoming = (text: string): ReadonlyArray<Incoming> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return [notJson(text)]
+  }
+  return decodeIncoming(parsed)
+}
