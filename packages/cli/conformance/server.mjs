@@ -24,7 +24,7 @@
  * stderr to server-stderr.log there).
  */
 import { spawn, spawnSync } from "node:child_process"
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
@@ -68,10 +68,11 @@ const parseArguments = (args) => {
 /** Starts `command` in its own process group (its stderr into `log`) and resolves with the URL it announces. */
 const start = (command, log) =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, { shell: true, detached: true, stdio: ["ignore", "pipe", "pipe"] })
-    child.stderr.pipe(createWriteStream(log))
+    const stderr = openSync(log, "w")
+    const child = spawn(command, { shell: true, detached: true, stdio: ["ignore", "pipe", stderr] })
+    closeSync(stderr)
     const timer = setTimeout(() => {
-      stop(child)
+      void stop(child)
       reject(new Error(`no 'listening <url>' line from '${command}' within ${startupLimitMs / 1000} s`))
     }, startupLimitMs)
     child.once("exit", (code, signal) => {
@@ -87,13 +88,24 @@ const start = (command, log) =>
     })
   })
 
-/** Ends the process group this script started. */
-const stop = (child) => {
+/** Whether any process of the group this script started is still alive. */
+const groupAlive = (child) => {
   try {
-    process.kill(-child.pid, "SIGTERM")
+    process.kill(-child.pid, 0)
+    return true
   } catch {
-    // Already gone.
+    return false
   }
+}
+
+/** Ends the process group this script started: SIGTERM, then SIGKILL if it outlives 10 s. */
+const stop = async (child) => {
+  if (!groupAlive(child)) return
+  process.kill(-child.pid, "SIGTERM")
+  for (let waited = 0; waited < 10_000 && groupAlive(child); waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  if (groupAlive(child)) process.kill(-child.pid, "SIGKILL")
 }
 
 /** Runs one conformance run into `folder`, returning the runner's exit status and output. */
@@ -147,8 +159,8 @@ const main = async () => {
   const started = options.command === undefined ? undefined : await start(options.command, log)
   const url = started?.url ?? options.url
   process.once("SIGINT", () => {
-    if (started !== undefined) stop(started.child)
-    process.exit(130)
+    const stopping = started === undefined ? Promise.resolve() : stop(started.child)
+    void stopping.then(() => process.exit(130))
   })
   console.log(`conformance server (@modelcontextprotocol/conformance 0.2.0-alpha.12) against ${url}`)
   if (started !== undefined) console.log(`the server's stderr: ${log}`)
@@ -186,7 +198,7 @@ const main = async () => {
       else if (result.status !== 0) process.stdout.write(result.text.slice(result.text.indexOf("=== SUMMARY")))
     }
   } finally {
-    if (started !== undefined) stop(started.child)
+    if (started !== undefined) await stop(started.child)
   }
   process.exit(failed ? 1 : 0)
 }
