@@ -22,6 +22,7 @@ import type { OAuthSession } from "./auth/OAuthSession.js"
 import { TokenStore } from "./auth/TokenStore.js"
 import { parseEndpoint } from "./internal/transport/httpBody.js"
 import { gated } from "./internal/transport/route.js"
+import { resendUnanswered } from "./internal/transport/unanswered.js"
 import { TransportError } from "./McpError.js"
 import type { HttpRoute } from "./Platform.js"
 import * as SseTransport from "./SseTransport.js"
@@ -198,7 +199,9 @@ const build = (
 ): Effect.Effect<TransportService, TransportError, HttpClient.HttpClient | Scope_.Scope> =>
   Effect.gen(function* () {
     const url = yield* parseEndpoint(options.url, options.name)
-    const raw = yield* HttpClient.HttpClient
+    // Every request, OAuth's included: one that met a kept-alive connection the server had closed
+    // is sent again once (unanswered.ts says when, and why only then).
+    const raw = resendUnanswered(yield* HttpClient.HttpClient)
     const transport = options.transport ?? "auto"
     /** The transport, its Streamable HTTP requests over `over` when there is a route. */
     const made = (over: HttpRoute | undefined) =>
@@ -207,7 +210,7 @@ const build = (
         : transport === "sse"
           ? SseTransport.make(options)
           : auto(options, over)
-    if (options.auth === false) return yield* made(route)
+    if (options.auth === false) return yield* Effect.provideService(made(route), HttpClient.HttpClient, raw)
     const auth = options.auth ?? {}
     const makeSession = OAuth.make(options.name ?? url.host, options.url, raw, auth)
     // Without a `TokenStore` no token of an earlier run can be sent: nothing is added to a request

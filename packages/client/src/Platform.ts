@@ -14,6 +14,10 @@
  *   started with callbacks, its {@link RouteAnswer} read with callbacks; and the body helpers
  *   ({@link decodeChunks}, {@link cutShort}, {@link closedMidBody}) that word a broken body as the
  *   client's own transports do.
+ * - A connection reset under a request: {@link markReusedConnection}, which a platform's HTTP
+ *   client (its pool) calls for a request it gives a kept-alive connection, and
+ *   {@link resetOnReusedConnection}, the one failure a request is sent again for, once (the
+ *   `HttpClient` path of `HttpTransport` and a platform's route alike).
  *
  * @since 0.1.0
  */
@@ -144,3 +148,38 @@ export {
    */
   probedInPlace
 } from "./internal/transport/stdioProbe.js"
+
+/** A request on a kept-alive connection the server had closed: marked by the platform, sent again once. */
+export {
+  /**
+   * What {@link markReusedConnection} takes: a request that emits its failure as an `error`
+   * event, as Node's `ClientRequest` does.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  type ErrorEmitter,
+  /**
+   * A connection reset (`ECONNRESET`), or a write on a connection the server closed (`EPIPE`).
+   *
+   * @since 0.1.0
+   * @category guards
+   */
+  isReset,
+  /**
+   * For a platform's HTTP client, when its pool hands `request` a connection that served requests
+   * before: the error the request may raise is then known to come from a reused connection.
+   *
+   * @since 0.1.0
+   * @category utils
+   */
+  markReusedConnection,
+  /**
+   * Whether a request's error is a reset of a connection reused from the pool: the request got
+   * no answer (when it failed before any), and is sent once more on a new connection.
+   *
+   * @since 0.1.0
+   * @category guards
+   */
+  resetOnReusedConnection
+} from "./internal/transport/unanswered.js"

@@ -31,7 +31,9 @@ import {
   cutShort,
   decodeChunks,
   type HttpRoute,
-  type RouteAnswer
+  markReusedConnection,
+  type RouteAnswer,
+  resetOnReusedConnection
 } from "@effect-mcp/client/Platform"
 import { Transport, type TransportService } from "@effect-mcp/client/Transport"
 import * as Effect from "effect/Effect"
@@ -142,6 +144,39 @@ const answerOf = (request: Http.ClientRequest, response: Http.IncomingMessage): 
   }
 }
 
+/** `agent`, telling `Platform.resetOnReusedConnection` which requests it gives a pooled connection. */
+const marking = <A extends Http.Agent>(agent: A): A => {
+  const reuse = agent.reuseSocket.bind(agent)
+  agent.reuseSocket = (socket, request) => {
+    reuse(socket, request)
+    markReusedConnection(request)
+  }
+  return agent
+}
+
+/**
+ * Keep-alive agents for `http` and `https` (destroyed with the scope) whose requests on a pooled
+ * connection are marked, so that one reset before any answer is sent again once, also through an
+ * `HttpClient` on them (`NodeHttpClient.layerWithoutAgent` with these as its `HttpAgent`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeAgents = (
+  options: Http.AgentOptions = {}
+): Effect.Effect<{ readonly http: Http.Agent; readonly https: Https.Agent }, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => ({
+      http: marking(new Http.Agent({ keepAlive: true, ...options })),
+      https: marking(new Https.Agent({ keepAlive: true, ...options }))
+    })),
+    (made) =>
+      Effect.sync(() => {
+        made.http.destroy()
+        made.https.destroy()
+      })
+  )
+
 /** Keep-alive agents for `http` and `https`, each made on first use and destroyed with the scope. */
 const agents = (options: NodeHttpOptions) =>
   Effect.map(
@@ -156,10 +191,10 @@ const agents = (options: NodeHttpOptions) =>
     (made) =>
       (protocol: string): Http.Agent => {
         if (protocol === "https:") {
-          made.https ??= new Https.Agent({ keepAlive: true, ...options.agent })
+          made.https ??= marking(new Https.Agent({ keepAlive: true, ...options.agent }))
           return made.https
         }
-        made.http ??= new Http.Agent({ keepAlive: true, ...options.agent })
+        made.http ??= marking(new Http.Agent({ keepAlive: true, ...options.agent }))
         return made.http
       }
   )
@@ -209,9 +244,9 @@ const route = (agentFor: (protocol: string) => Http.Agent): HttpRoute => {
         })
         sent.on("error", (cause) => {
           if (answered || request !== sent) return
-          // A kept-alive connection the server closed as the request came (its idle timeout): the
-          // request never reached it, and is sent once more on a new connection, as browsers do.
-          if (!again && sent.reusedSocket && isReset(cause)) return send(true)
+          // A kept-alive connection the server closed as the request came (its idle timeout), before
+          // any answer: sent once more on a new connection (the rule of `Platform.resetOnReusedConnection`).
+          if (!again && resetOnReusedConnection(cause)) return send(true)
           answered = true
           handlers.onError(cause)
         })
@@ -224,13 +259,6 @@ const route = (agentFor: (protocol: string) => Http.Agent): HttpRoute => {
     }
   }
 }
-
-/** A connection reset or a write on a closed one. */
-const isReset = (cause: unknown) =>
-  typeof cause === "object" &&
-  cause !== null &&
-  "code" in cause &&
-  (cause.code === "ECONNRESET" || cause.code === "EPIPE")
 
 /**
  * The route on `node:http`/`node:https` over keep-alive agents of its own (destroyed with the

@@ -7,6 +7,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeHttpTransport from "@effect-mcp/node/NodeHttpTransport"
 import * as NodeTransports from "@effect-mcp/node/NodeTransports"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -60,7 +61,19 @@ export const main = (
     Effect.provide(
       NodeTransports.layer.pipe(
         Layer.provideMerge(NodeHttpClient.layerWithoutAgent),
-        Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+        // Keep-alive agents that mark pooled connections: a request the server reset on one
+        // before any answer (its idle timeout, as after an OAuth 401) is sent again once.
+        Layer.provide(
+          Layer.scoped(
+            NodeHttpClient.HttpAgent,
+            Effect.map(NodeHttpTransport.makeAgents(), (agents) =>
+              NodeHttpClient.HttpAgent.of({
+                [NodeHttpClient.HttpAgentTypeId]: NodeHttpClient.HttpAgentTypeId,
+                ...agents
+              })
+            )
+          )
+        )
       )
     ),
     Effect.provide(NodeContext.layer),
