@@ -1,7 +1,8 @@
 /**
  * The test helpers leave nothing running: what `start` and `startOnTerminal` started is killed,
  * with every process under it (the reference server the command started, and on a terminal the
- * command under `script`), when a bounded wait on it fails and when the test ends.
+ * command under `script`), when a bounded wait on it fails and when the test ends (in a
+ * concurrent suite, where the running test is not known: when the suite's tests have ended).
  */
 import { describe, expect, it, onTestFinished } from "@effect/vitest"
 import { eventually, everythingStdio, start } from "./support/cli.js"
@@ -28,7 +29,7 @@ const treeOf = (pid: number | undefined): ReadonlyArray<number> => {
 }
 
 const allGone = async (pids: ReadonlyArray<number>) => {
-  for (let waited = 0; waited < 5_000 && !pids.every(isGone); waited += 25) {
+  for (let waited = 0; waited < 10_000 && !pids.every(isGone); waited += 25) {
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
   expect(pids.filter((pid) => !isGone(pid))).toStrictEqual([])
@@ -63,4 +64,42 @@ describe("the test helpers' processes", () => {
     await eventually(() => /progress trigger-long-running-operation: 1/.test(started.stderr()), "progress")
     pids.push(...treeOf(terminal.child.pid), ...treeOf(started.child.pid))
   })
+})
+
+/** A promise and its resolving, for tests that wait on each other. */
+const signal = () => {
+  let resolve = () => {}
+  const promise = new Promise<void>((done) => {
+    resolve = done
+  })
+  return { promise, resolve: () => resolve() }
+}
+
+describe("in a concurrent suite", () => {
+  const siblingStarted = signal()
+  const runStarted = signal()
+  const siblingEnded = signal()
+  const pids: Array<number> = []
+  describe.concurrent("two tests", () => {
+    it("a run outlives the sibling test that started last and ended first", async () => {
+      // Started while the sibling is the running test.
+      await siblingStarted.promise
+      const started = start(long)
+      await eventually(() => /progress trigger-long-running-operation: 1/.test(started.stderr()), "progress")
+      pids.push(...treeOf(started.child.pid))
+      runStarted.resolve()
+      await siblingEnded.promise
+      // Still running: it goes on reporting progress.
+      const seen = started.stderr().length
+      await eventually(() => started.stderr().slice(seen).includes("progress"), "more progress", 5_000)
+    })
+
+    it("the sibling", async () => {
+      onTestFinished(() => siblingEnded.resolve())
+      siblingStarted.resolve()
+      await runStarted.promise
+    })
+  })
+
+  it("the run is killed once the suite's tests have ended", () => allGone(pids))
 })

@@ -5,11 +5,15 @@
  * test that started it ends, and when this worker exits: a failing test leaves nothing running.
  */
 import { type ChildProcessWithoutNullStreams, execFileSync, type SpawnOptions, spawn } from "node:child_process"
-import { onTestFinished } from "vitest"
+import type { RunnerTask, RunnerTestCase as Test } from "vitest"
 import { getCurrentTest } from "vitest/suite"
 
-/** The processes started and not yet seen to end, each with the test that started it (none in a suite hook). */
-const running = new Map<ChildProcessWithoutNullStreams, ReturnType<typeof getCurrentTest>>()
+/**
+ * The processes started and not yet seen to end, each with the test that started it: none when
+ * that is not known (started in a suite hook, or in a concurrent test, where the running test is
+ * whichever started last).
+ */
+const running = new Map<ChildProcessWithoutNullStreams, Test | undefined>()
 
 const send = (pid: number, signal: NodeJS.Signals) => {
   try {
@@ -65,15 +69,46 @@ export const stop = (child: ChildProcessWithoutNullStreams): void => {
   running.delete(child)
 }
 
-/** Kills what the running test started: a bounded wait of it failed. */
+/** Kills what the running test started: a bounded wait of it failed. (In a concurrent test: nothing yet.) */
 export const stopTestProcesses = (): void => {
   const test = getCurrentTest()
+  if (test === undefined) return
   for (const [child, startedBy] of running) if (startedBy === test) stop(child)
+}
+
+const unfinished = (task: RunnerTask): task is Test =>
+  task.type === "test" &&
+  task.concurrent === true &&
+  (task.mode === "run" || task.mode === "queued") &&
+  (task.result === undefined || task.result.state === "run" || task.result.state === "queued")
+
+/**
+ * The tests a process started now belongs to: the running test, or in a concurrent suite (where
+ * the running one is not known) every test of the suite not yet finished.
+ */
+const ownersOf = (test: Test): ReadonlyArray<Test> =>
+  test.concurrent === true ? (test.suite?.tasks ?? []).filter(unfinished) : [test]
+
+/** Kills `child` once every test in `owners` has ended. */
+const stopAfter = (child: ChildProcessWithoutNullStreams, owners: ReadonlyArray<Test>) => {
+  let left = 0
+  for (const owner of owners) {
+    try {
+      owner.context.onTestFinished(() => {
+        left -= 1
+        if (left === 0) stop(child)
+      })
+      left += 1
+    } catch {
+      // The test is running its own end hooks: it is over.
+    }
+  }
 }
 
 /**
  * Starts `command` in a process group of its own, its stdio piped; it is killed, with everything
- * under it, when the test that started it ends (or, started outside a test, when the worker exits).
+ * under it, when the test that started it ends (in a concurrent suite: when the suite's tests
+ * running or to come have ended; started outside a test: when the worker exits).
  */
 export const spawnOwned = (
   command: string,
@@ -82,9 +117,9 @@ export const spawnOwned = (
 ): ChildProcessWithoutNullStreams => {
   const child = spawn(command, [...args], { ...options, stdio: "pipe", detached: true })
   const test = getCurrentTest()
-  running.set(child, test)
+  running.set(child, test?.concurrent === true ? undefined : test)
   child.once("exit", () => running.delete(child))
-  if (test !== undefined) onTestFinished(() => stop(child))
+  if (test !== undefined) stopAfter(child, ownersOf(test))
   return child
 }
 
