@@ -6,7 +6,6 @@
  * program as a process. Then the failures: a server with no tools, an unreachable server, an
  * `--out` that cannot be written.
  */
-import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -15,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { McpClient, StdioTransport } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { everything, everythingStdio, run } from "./support/cli.js"
+import { everything, everythingStdio, run, startCommand } from "./support/cli.js"
 import { typecheck } from "./support/typecheck.js"
 
 const cliRoot = fileURLToPath(new URL("..", import.meta.url))
@@ -45,25 +44,7 @@ require("node:readline").createInterface({ input: process.stdin }).on("line", (l
 
 /** Runs a TypeScript program with `tsx` (the packages as built); its exit code and output. */
 const runProgram = (file: string, args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(join(repoRoot, "node_modules", ".bin", "tsx"), [file, ...args], { cwd: dir })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk
-    })
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk
-    })
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`${file} did not end in time\nstdout: ${stdout}\nstderr: ${stderr}`))
-    }, 60_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      setImmediate(() => resolve({ code, stdout, stderr }))
-    })
-  })
+  startCommand(join(repoRoot, "node_modules", ".bin", "tsx"), [file, ...args], { cwd: dir, timeoutMs: 60_000 }).finished
 
 /** What the test uses of the generated module: imported at run time, its types checked by `tsc` beside. */
 interface Generated {

@@ -3,51 +3,34 @@
  * answers prompts built from the server's form, or declines.
  */
 
-import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
-import { bin } from "./support/cli.js"
+import { startOnTerminal } from "./support/pty.js"
 
 const testServer = fileURLToPath(new URL("fixtures/test-server.mjs", import.meta.url))
-const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
-
 /** Runs `effect-mcp tools call <tool>` on a pseudo-terminal, typing each answer when its prompt shows. */
-const converse = (steps: ReadonlyArray<readonly [prompt: string, keys: string]>, tool = "ask") =>
-  new Promise<{ readonly code: number | null; readonly screen: string; readonly received: string }>(
-    (resolve, reject) => {
-      const received = join(mkdtempSync(join(tmpdir(), "effect-mcp-pty-")), "received.log")
-      writeFileSync(received, "")
-      const command = [process.execPath, bin, "tools", "call", tool, "--", process.execPath, testServer, received]
-        .map(quote)
-        .join(" ")
-      const child = spawn("script", ["-qfec", command, "/dev/null"], {
-        stdio: ["pipe", "pipe", "pipe"],
-        env: { ...process.env, NO_COLOR: "1" }
-      })
-      let screen = ""
-      let step = 0
-      child.stdout.on("data", (chunk: Buffer) => {
-        screen += chunk.toString()
-        const next = steps[step]
-        if (next !== undefined && screen.lastIndexOf(next[0]) > screen.lastIndexOf("✔")) {
-          step += 1
-          // Typed like a person, a moment after the prompt shows.
-          setTimeout(() => child.stdin.write(next[1]), 300)
-        }
-      })
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL")
-        reject(new Error(`the conversation did not end; screen so far:\n${screen}`))
-      }, 30_000)
-      child.once("exit", (code) => {
-        clearTimeout(timer)
-        resolve({ code, screen, received: readFileSync(received, "utf8") })
-      })
+const converse = async (steps: ReadonlyArray<readonly [prompt: string, keys: string]>, tool = "ask") => {
+  const received = join(mkdtempSync(join(tmpdir(), "effect-mcp-pty-")), "received.log")
+  writeFileSync(received, "")
+  const terminal = startOnTerminal(["tools", "call", tool, "--", process.execPath, testServer, received], {
+    env: { NO_COLOR: "1" }
+  })
+  let step = 0
+  terminal.child.stdout?.on("data", () => {
+    const screen = terminal.screen()
+    const next = steps[step]
+    if (next !== undefined && screen.lastIndexOf(next[0]) > screen.lastIndexOf("✔")) {
+      step += 1
+      // Typed like a person, a moment after the prompt shows.
+      setTimeout(() => terminal.child.stdin?.write(next[1]), 300)
     }
-  )
+  })
+  const { code, screen } = await terminal.finished
+  return { code, screen, received: readFileSync(received, "utf8") }
+}
 
 const answerOf = (received: string) =>
   received

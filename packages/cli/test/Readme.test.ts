@@ -5,7 +5,6 @@
  * loopback Anthropic Messages API). A fragment that continues an earlier block gets only the
  * declarations of what a reader supplies, listed below.
  */
-import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -13,6 +12,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import ts from "typescript"
 import { everythingServer } from "../../client/test/support/processes.js"
 import { fakeAnthropic } from "./support/fakeAnthropic.js"
+import { spawnOwned } from "./support/processes.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 
@@ -142,11 +142,12 @@ describe("README", () => {
     new Promise<{ readonly code: number | null; readonly output: string }>((resolve, reject) => {
       const block = files.find((file) => file.heading === heading)
       if (block === undefined) return reject(new Error(`no TypeScript block under ${heading}`))
-      const child = spawn(join(root, "node_modules", ".bin", "tsx"), ["--conditions=@effect-mcp/source", block.file], {
-        cwd,
-        env: { ...process.env, ...env },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
+      const child = spawnOwned(
+        join(root, "node_modules", ".bin", "tsx"),
+        ["--conditions=@effect-mcp/source", block.file],
+        { cwd, env: { ...process.env, ...env } }
+      )
+      child.stdin.end()
       let output = ""
       child.stdout.on("data", (chunk: Buffer) => {
         output += chunk.toString()

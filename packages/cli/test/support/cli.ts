@@ -1,10 +1,12 @@
 /**
  * Runs the built `effect-mcp` binary as a user would, with a bounded wait: the process is
- * killed if it has not ended in time, and the test fails with what it printed.
+ * killed if it has not ended in time, and the test fails with what it printed. What a test
+ * started is killed, with its servers, when the test ends (see `processes.ts`).
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
+import { spawnOwned, stop, stopTestProcesses } from "./processes.js"
 
 /** The built binary; `EFFECT_MCP_BIN` runs the tests against another build (an older one, say). */
 export const bin = process.env.EFFECT_MCP_BIN ?? fileURLToPath(new URL("../../bin/effect-mcp.js", import.meta.url))
@@ -44,27 +46,33 @@ export interface Started {
   readonly finished: Promise<Finished>
 }
 
+/** Starts `command <args>`, a program other than the binary (one `generate` wrote, say), as `start` does. */
+export const startCommand = (command: string, args: ReadonlyArray<string>, options: RunOptions = {}): Started =>
+  launch(command, args, `${command} ${args.join(" ")}`, options)
+
 /** Starts `effect-mcp <args>`. */
-export const start = (args: ReadonlyArray<string>, options: RunOptions = {}): Started => {
-  const child = spawn(process.execPath, [bin, ...args], {
+export const start = (args: ReadonlyArray<string>, options: RunOptions = {}): Started =>
+  launch(process.execPath, [bin, ...args], `effect-mcp ${args.join(" ")}`, options)
+
+const launch = (command: string, args: ReadonlyArray<string>, name: string, options: RunOptions): Started => {
+  const child = spawnOwned(command, args, {
     cwd: options.cwd ?? process.cwd(),
-    env: { ...process.env, NO_COLOR: "1", ...options.env },
-    stdio: ["pipe", "pipe", "pipe"]
+    env: { ...process.env, NO_COLOR: "1", ...options.env }
   })
   let stdout = ""
   let stderr = ""
-  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     stdout += chunk
   })
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     stderr += chunk
   })
-  if (options.input !== undefined) child.stdin?.end(options.input)
-  else if (options.keepStdinOpen !== true) child.stdin?.end()
+  if (options.input !== undefined) child.stdin.end(options.input)
+  else if (options.keepStdinOpen !== true) child.stdin.end()
   const finished = new Promise<Finished>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`effect-mcp ${args.join(" ")} did not end in time\nstdout: ${stdout}\nstderr: ${stderr}`))
+      stop(child)
+      reject(new Error(`${name} did not end in time\nstdout: ${stdout}\nstderr: ${stderr}`))
     }, options.timeoutMs ?? 30_000)
     child.once("exit", (code, signal) => {
       clearTimeout(timer)
@@ -79,11 +87,12 @@ export const start = (args: ReadonlyArray<string>, options: RunOptions = {}): St
 export const run = (args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Finished> =>
   start(args, options).finished
 
-/** Waits (bounded) until `condition` holds, polling every 50 ms. */
+/** Waits (bounded) until `condition` holds, polling every 50 ms; in vain, it kills what the test started. */
 export const eventually = async (condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> => {
   for (let waited = 0; waited < timeoutMs; waited += 50) {
     if (condition()) return
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
+  stopTestProcesses()
   throw new Error(`timed out waiting for ${what}`)
 }

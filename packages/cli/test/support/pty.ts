@@ -1,10 +1,14 @@
 /**
  * Runs the built `effect-mcp` binary on a real pseudo-terminal (`script` from util-linux), as
  * a person at a terminal would, with a bounded wait: what the terminal received (stdout and
- * stderr together, control sequences included) and the exit code.
+ * stderr together, control sequences included) and the exit code. `script` and the command
+ * under it are killed, with the command's servers, when a wait fails and when the test ends.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { bin } from "./cli.js"
+import { spawnOwned, stop } from "./processes.js"
+
+export { descendantsOf } from "./processes.js"
 
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
 
@@ -16,7 +20,7 @@ export interface OnTerminal {
   readonly finished: Promise<{ readonly code: number | null; readonly screen: string }>
   /**
    * Waits (bounded) until the screen shows `text` after position `from`; resolves with the
-   * position just after it, so the next wait can start there.
+   * position just after it, so the next wait can start there. In vain, it kills the run.
    */
   readonly waitFor: (text: string | RegExp, from?: number, timeoutMs?: number) => Promise<number>
   /** Types keys, as a person would (a moment after the last output). */
@@ -47,8 +51,7 @@ export const startOnTerminal = (args: ReadonlyArray<string>, options: TerminalOp
   }
   if (options.env?.NO_COLOR === undefined) delete env.NO_COLOR
   // -e: the exit code is the command's; -f: flush at once.
-  const child = spawn("script", ["-qfec", command, "/dev/null"], {
-    stdio: ["pipe", "pipe", "pipe"],
+  const child = spawnOwned("script", ["-qfec", command, "/dev/null"], {
     env,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd })
   })
@@ -58,7 +61,7 @@ export const startOnTerminal = (args: ReadonlyArray<string>, options: TerminalOp
   })
   const finished = new Promise<{ readonly code: number | null; readonly screen: string }>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill("SIGKILL")
+      stop(child)
       reject(new Error(`effect-mcp ${args.join(" ")} did not end in time; screen so far:\n${screen}`))
     }, options.timeoutMs ?? 30_000)
     child.once("exit", (code) => {
@@ -76,6 +79,7 @@ export const startOnTerminal = (args: ReadonlyArray<string>, options: TerminalOp
       }
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
+    stop(child)
     throw new Error(`the screen never showed ${String(text)}; screen so far:\n${screen.slice(from)}`)
   }
   const type = async (keys: string) => {
@@ -88,17 +92,3 @@ export const startOnTerminal = (args: ReadonlyArray<string>, options: TerminalOp
 /** Runs `effect-mcp <args>` on a pseudo-terminal to its end. */
 export const runOnTerminal = (args: ReadonlyArray<string>, options: TerminalOptions = {}) =>
   startOnTerminal(args, options).finished
-
-/** The process ids of every descendant of a process. */
-export const descendantsOf = (pid: number): ReadonlyArray<number> => {
-  let children: ReadonlyArray<number> = []
-  try {
-    children = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
-      .split("\n")
-      .map((line) => Number(line.trim()))
-      .filter((child) => child > 0)
-  } catch {
-    return []
-  }
-  return children.flatMap((child) => [child, ...descendantsOf(child)])
-}
