@@ -15,6 +15,7 @@ import { complete, logs, servers } from "./commands/misc.js"
 import { prompts } from "./commands/prompts.js"
 import { replay } from "./commands/replay.js"
 import { resources } from "./commands/resources.js"
+import { serve } from "./commands/serve.js"
 import { info, inspect, ping } from "./commands/server.js"
 import { shell } from "./commands/shell.js"
 import { skills } from "./commands/skills.js"
@@ -48,6 +49,7 @@ export const root = Command.make("effect-mcp").pipe(
     config,
     auth,
     host,
+    serve,
     chat,
     generate,
     replay,

@@ -100,7 +100,7 @@ describe("effect-mcp host shell", () => {
     })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain("showing log messages at debug and above from one, two")
-    expect(result.stderr).toMatch(/^one: \[\w+\] .*-level message/m)
+    expect(result.stderr).toMatch(/^one: \[\w+\] .*level.message/m)
     expect(result.stderr).toMatch(
       new RegExp(`error: ${DOCUMENT} can be read from one and two: add --server one or --server two`)
     )

@@ -34,7 +34,7 @@ const require = createRequire(import.meta.url)
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js")
 
 /** The published packages (the bench package is private), by directory under packages/. */
-const published = ["protocol", "jsonrpc", "client", "node", "host", "ai", "cli"] as const
+const published = ["protocol", "jsonrpc", "client", "node", "host", "gateway", "ai", "cli"] as const
 type Published = (typeof published)[number]
 
 /** What each package needs from the build, beyond dist/index.js: without it the test cannot start. */
@@ -44,6 +44,7 @@ const built: Record<Published, ReadonlyArray<string>> = {
   client: ["dist/index.js", "dist/Platform.js"],
   node: ["dist/index.js", "dist/NodeTransports.js", "dist/bundle/NodePromiseClient.js"],
   host: ["dist/index.js"],
+  gateway: ["dist/index.js", "dist/McpGateway.js"],
   ai: ["dist/index.js"],
   cli: ["dist/index.js", "dist/bin.js", "dist/bundle/effect-mcp.js"]
 }

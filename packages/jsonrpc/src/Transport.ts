@@ -116,7 +116,8 @@ export const notJson = (text: string): Incoming => {
   return {
     _tag: "Malformed",
     raw,
-    error: new ParseResult.ParseError({ issue: new ParseResult.Type(Schema.String.ast, raw, "text that is not JSON") })
+    error: new ParseResult.ParseError({ issue: new ParseResult.Type(Schema.String.ast, raw, "text that is not JSON") }),
+    notJson: true
   }
 }
 

@@ -38,13 +38,20 @@ export const config = Options.file("config").pipe(
 
 /**
  * Runs `use` with a host of every configured server; closes them all after. `handlers`
- * replace the command-line handlers they provide (chat serves sampling by its model).
+ * replace the command-line handlers they provide (chat serves sampling by its model; serve asks
+ * its own client).
  */
-export const withHost = <A, E, R, RH = never>(
+export const withHost = <
+  A,
+  E,
+  R,
+  RH = never,
+  RO extends Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots = never
+>(
   configFile: Option.Option<string>,
   run: CommonOptions.RunOptions,
   use: (host: McpHost.McpHostService) => Effect.Effect<A, E, R>,
-  handlers: Layer.Layer<never, never, RH> | Layer.Layer<Capabilities.Sampling, never, RH> = Layer.empty
+  handlers?: Layer.Layer<RO, never, RH>
 ) =>
   Effect.gen(function* () {
     const interactive = isInteractive()
@@ -78,7 +85,7 @@ export const withHost = <A, E, R, RH = never>(
         }
       }))
     }).pipe(
-      Layer.provide(handlers),
+      Layer.provide(handlers ?? Layer.empty),
       Layer.provide(auth.services),
       Layer.provide(
         Handlers.layer({

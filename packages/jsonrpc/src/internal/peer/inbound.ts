@@ -76,6 +76,8 @@ export interface InboundOptions {
   readonly pending: Pending
   readonly interceptors: ReadonlyArray<Interceptor>
   readonly write: (message: JsonRpc.JSONRPCMessage) => Effect.Effect<void, unknown>
+  /** Answer malformed requests with a JSON-RPC error (a server's duty). */
+  readonly answerMalformed: boolean
 }
 
 /** The inbound side; handlers run in fibers of the scope. */
@@ -215,7 +217,13 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
           Effect.sync(() => pending.complete(entry, Exit.fail(error)))
         )
       }
-      return violation("malformed", item.raw)
+      if (!options.answerMalformed || looksLikeResponse) return violation("malformed", item.raw)
+      const code = item.notJson === true ? JsonRpc.ErrorCode.ParseError : JsonRpc.ErrorCode.InvalidRequest
+      const message = item.notJson === true ? "Parse error" : "Invalid request"
+      return Effect.zipRight(
+        violation("malformed", item.raw),
+        reply({ jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: { code, message } })
+      )
     }
 
     return { dispatch, outcomeOf, handlers, observers, hub, running: FiberMap.size(inbound), violations }

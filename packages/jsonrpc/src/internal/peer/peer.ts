@@ -111,7 +111,13 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       defaultTimeout: Duration.decode(options.requestTimeout),
       cancel: (entry, reason) => cancel(entry.id, reason)
     })
-    const inbound = yield* Inbound.make({ server, pending, interceptors, write: outbound.write })
+    const inbound = yield* Inbound.make({
+      server,
+      pending,
+      interceptors,
+      write: outbound.write,
+      answerMalformed: options.answerMalformed === true
+    })
 
     const gone = () =>
       Option.getOrElse(

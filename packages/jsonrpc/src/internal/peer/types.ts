@@ -77,6 +77,12 @@ export interface PeerOptions {
   readonly server: string | (() => string)
   /** The default timeout of every request. */
   readonly requestTimeout: Duration.DurationInput
+  /**
+   * Answer what is not a valid message with a JSON-RPC error, as a server does (-32700 for text
+   * that is not JSON, -32600 for a value that is no message, with its id when it has one); responses
+   * are never answered. Default: false (a client only logs and counts them: servers write stray lines).
+   */
+  readonly answerMalformed?: boolean
 }
 
 /** A running peer. */

@@ -15,7 +15,13 @@ import type { AuthorizationError, LegacyServer, SessionExpired, StreamBroken, Tr
  */
 export type Incoming =
   | { readonly _tag: "Message"; readonly message: JsonRpc.JSONRPCMessage }
-  | { readonly _tag: "Malformed"; readonly raw: unknown; readonly error: ParseResult.ParseError }
+  | {
+      readonly _tag: "Malformed"
+      readonly raw: unknown
+      readonly error: ParseResult.ParseError
+      /** The text was not JSON at all (`raw` is the text, cut short). */
+      readonly notJson?: true
+    }
   | {
       readonly _tag: "Failed"
       readonly id: JsonRpc.RequestId

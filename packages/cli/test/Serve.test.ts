@@ -1,0 +1,189 @@
+/**
+ * `effect-mcp serve` on the built binary, used by the official SDK v1 client over stdio (as an
+ * editor launches it), with the reference server behind it: the catalog under host-wide names,
+ * calls with progress, the server's sampling, elicitation and roots requests answered by the SDK
+ * client, logging, and what a client gets for bad input.
+ */
+import { spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { bin, everything } from "./support/cli.js"
+
+const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-serve-"))
+const config = join(cwd, ".mcp.json")
+writeFileSync(
+  config,
+  JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } })
+)
+
+let client: Client
+let stderr = ""
+const seen = { sampling: 0, elicitation: 0, roots: 0 }
+
+beforeAll(async () => {
+  client = new Client(
+    { name: "sdk-v1-editor", version: "1.0.0" },
+    { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } } }
+  )
+  client.setRequestHandler(CreateMessageRequestSchema, async () => {
+    seen.sampling++
+    return { model: "test-model", role: "assistant", content: { type: "text", text: "sampled by the editor" } }
+  })
+  client.setRequestHandler(ElicitRequestSchema, async () => {
+    seen.elicitation++
+    return { action: "accept", content: { color: "blue" } }
+  })
+  client.setRequestHandler(ListRootsRequestSchema, async () => {
+    seen.roots++
+    return { roots: [{ uri: "file:///editor/project", name: "project" }] }
+  })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "serve", "--config", config],
+    cwd,
+    stderr: "pipe"
+  })
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  await client.connect(transport)
+}, 60_000)
+
+afterAll(async () => {
+  await client?.close()
+})
+
+describe("effect-mcp serve, used by the official SDK v1 client over stdio", () => {
+  it("initializes as one server with the gateway's capabilities", () => {
+    expect(client.getServerVersion()?.name).toBe("effect-mcp-gateway")
+    expect(client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: true },
+      resources: { subscribe: true },
+      prompts: {},
+      completions: {},
+      logging: {}
+    })
+  })
+
+  it("lists the servers' tools under host-wide names and routes a call", async () => {
+    const { tools } = await client.listTools()
+    const names = tools.map((tool) => tool.name)
+    expect(names).toContain("everything__get-sum")
+    expect(names).toContain("everything__echo")
+    const sum = tools.find((tool) => tool.name === "everything__get-sum")
+    expect(sum?.inputSchema.properties).toHaveProperty("a")
+    const result = await client.callTool({ name: "everything__get-sum", arguments: { a: 2, b: 3 } })
+    expect(JSON.stringify(result.content)).toContain("5")
+  })
+
+  it("an unknown tool is a JSON-RPC invalid-params error, and the gateway goes on serving", async () => {
+    await expect(client.callTool({ name: "everything__nope", arguments: {} })).rejects.toMatchObject({ code: -32602 })
+    await expect(client.callTool({ name: "nowhere", arguments: {} })).rejects.toMatchObject({ code: -32602 })
+    await expect(client.ping()).resolves.toEqual({})
+  })
+
+  it("passes the server's progress on under the client's token", async () => {
+    const progress: Array<number> = []
+    const result = await client.callTool(
+      { name: "everything__trigger-long-running-operation", arguments: { duration: 0.2, steps: 2 } },
+      undefined,
+      { onprogress: (event) => void progress.push(event.progress) }
+    )
+    expect(JSON.stringify(result.content)).toContain("completed")
+    expect(progress).toEqual([1, 2])
+  })
+
+  it("resources, templates, reads and prompts pass through", async () => {
+    const { resources } = await client.listResources()
+    const document = resources.find((resource) => resource.uri.startsWith("demo://resource/static/document/"))
+    expect(document).toBeDefined()
+    const read = await client.readResource({ uri: document?.uri ?? "" })
+    expect(read.contents[0]?.uri).toBe(document?.uri)
+    const { resourceTemplates } = await client.listResourceTemplates()
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toContain(
+      "demo://resource/dynamic/text/{resourceId}"
+    )
+    const { prompts } = await client.listPrompts()
+    expect(prompts.map((prompt) => prompt.name)).toContain("everything__args-prompt")
+    const prompt = await client.getPrompt({ name: "everything__args-prompt", arguments: { city: "Paris" } })
+    expect(JSON.stringify(prompt.messages)).toContain("Paris")
+    await expect(client.readResource({ uri: "demo://nowhere" })).rejects.toMatchObject({ code: -32002 })
+  })
+
+  it("completion is routed by the prompt's host-wide name", async () => {
+    const { completion } = await client.complete({
+      ref: { type: "ref/prompt", name: "everything__completable-prompt" },
+      argument: { name: "department", value: "Eng" }
+    })
+    expect(completion.values).toContain("Engineering")
+  })
+
+  it("the server's sampling, elicitation and roots requests are asked of the editor", async () => {
+    const sampled = await client.callTool({
+      name: "everything__trigger-sampling-request",
+      arguments: { prompt: "hello", maxTokens: 10 }
+    })
+    expect(JSON.stringify(sampled.content)).toContain("sampled by the editor")
+    const roots = await client.callTool({ name: "everything__get-roots-list", arguments: {} })
+    expect(JSON.stringify(roots.content)).toContain("file:///editor/project")
+    expect(seen.sampling).toBe(1)
+    expect(seen.roots).toBeGreaterThanOrEqual(1)
+  })
+
+  it("logging/setLevel is accepted and applied to the servers", async () => {
+    await expect(client.setLoggingLevel("debug")).resolves.toEqual({})
+  })
+
+  it("writes nothing but protocol messages to stdout (the SDK client would have failed on any other line)", () => {
+    expect(stderr).not.toContain("Error")
+  })
+})
+
+describe("effect-mcp serve, given bad input", () => {
+  it("answers a line that is not JSON with -32700 and a value that is no message with -32600, then serves on", async () => {
+    const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd, stdio: ["pipe", "pipe", "pipe"] })
+    const lines: Array<unknown> = []
+    let buffered = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const parts = buffered.split("\n")
+      buffered = parts.pop() ?? ""
+      for (const part of parts) if (part.trim() !== "") lines.push(JSON.parse(part))
+    })
+    const answered = (count: number) =>
+      new Promise<void>((resolve, reject) => {
+        const check = setInterval(() => {
+          if (lines.length >= count) resolve(clearInterval(check))
+        }, 20)
+        child.once("exit", () => reject(new Error(`serve exited after ${lines.length} answers`)))
+      })
+    try {
+      child.stdin.write("this is not json\n")
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: 42 })}\n`)
+      child.stdin.write(
+        `${JSON.stringify({
+          jsonrpc: "2.0",
+          id: 8,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+        })}\n`
+      )
+      await answered(3)
+      expect(lines[0]).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" } })
+      expect(lines[1]).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32600, message: "Invalid request" } })
+      expect(lines[2]).toMatchObject({ id: 8, result: { protocolVersion: "2025-06-18" } })
+    } finally {
+      child.stdin.end()
+      await new Promise((resolve) => child.once("exit", resolve))
+    }
+  }, 60_000)
+})

@@ -1,0 +1,145 @@
+/**
+ * The host served as one MCP server. Each connection is a client of the gateway: it initializes,
+ * then sees every ready server's tools and prompts under host-wide names, their resources and
+ * templates, completion, logging and subscriptions; its calls are routed by the host (with its
+ * allow and deny lists, retries, bounded concurrency and restarts), progress and cancellation pass
+ * through, and the servers' requests (sampling, elicitation, roots) are asked of the client.
+ *
+ * @example
+ * ```ts
+ * import { McpGateway, StdioServerTransport } from "@effect-mcp/gateway"
+ * import { McpHost } from "@effect-mcp/host"
+ * import { NodeTransports } from "@effect-mcp/node"
+ * import { NodeSink, NodeStream } from "@effect/platform-node"
+ * import { Effect, Layer, Stream } from "effect"
+ *
+ * const host = McpHost.layer({
+ *   servers: [{ name: "everything", target: { _tag: "Stdio", command: "npx", args: ["@modelcontextprotocol/server-everything"] } }]
+ * }).pipe(Layer.provide(McpGateway.handlers), Layer.provide(NodeTransports.layer))
+ *
+ * const program = Effect.gen(function* () {
+ *   const transport = yield* StdioServerTransport.make({
+ *     input: NodeStream.stdin,
+ *     write: (text) => Effect.sync(() => void process.stdout.write(text))
+ *   })
+ *   yield* McpGateway.serve(transport)
+ * }).pipe(Effect.scoped, Effect.provide(Layer.provideMerge(host, McpGateway.layerAttachments)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { Capabilities } from "@effect-mcp/client"
+import { McpHost } from "@effect-mcp/host"
+import * as Peer from "@effect-mcp/jsonrpc/Peer"
+import type { TransportService } from "@effect-mcp/jsonrpc/Transport"
+import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Catalog from "./internal/catalog.js"
+import * as Handshake from "./internal/handshake.js"
+import * as ServerRequests from "./internal/serverRequests.js"
+import * as Subscriptions from "./internal/subscriptions.js"
+import { failure } from "./internal/wire.js"
+
+/**
+ * How the gateway presents itself.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The name and version the gateway gives in `initialize`. Default: `effect-mcp-gateway`. */
+  readonly serverInfo?: McpSchema.Implementation
+  /** Instructions for the client's model. */
+  readonly instructions?: string
+  /** The client's name in errors and logs. Default: the name the client gives, once it has. */
+  readonly clientName?: string
+}
+
+/**
+ * The clients connected to the gateway, where the servers' requests go; one set per gateway,
+ * shared by the host's handlers and every connection.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export const Attachments = ServerRequests.Attachments
+
+/**
+ * An empty {@link Attachments}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerAttachments = ServerRequests.layerAttachments
+
+/**
+ * The host's handler services (provide them to `McpHost.layer`): a server's sampling, elicitation
+ * and roots requests are asked of the connected client that can answer them.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const handlers: Layer.Layer<
+  Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots,
+  never,
+  ServerRequests.Attachments
+> = ServerRequests.layer
+
+const defaultServerInfo: McpSchema.Implementation = { name: "effect-mcp-gateway", version: "0.1.0" }
+
+/** The aggregate's list notifications, as the host reports changes (a server's status changes them all). */
+const listChanges = (host: McpHost.McpHostService, peer: Peer.Peer) =>
+  host.changes.pipe(
+    Stream.mapConcat((change) =>
+      change._tag === "List" ? [change.list] : (["tools", "resources", "prompts"] as const)
+    ),
+    Stream.runForEach((list) => Effect.ignore(peer.notify(`notifications/${list}/list_changed`)))
+  )
+
+/**
+ * Serves one client over `transport` until the connection ends (or the scope closes): the
+ * handshake, then the host's catalog (before `initialize`, its methods are not found: -32601).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const serve = (
+  transport: TransportService,
+  options: Options = {}
+): Effect.Effect<void, never, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
+  Effect.gen(function* () {
+    const host = yield* McpHost.McpHost
+    const attachments = yield* ServerRequests.Attachments
+    let clientName = options.clientName ?? "client"
+    const peer = yield* Peer.make(transport, {
+      server: () => clientName,
+      requestTimeout: "60 seconds",
+      answerMalformed: true
+    })
+    const serverInfo = options.serverInfo ?? defaultServerInfo
+    const subscriptions = yield* Subscriptions.make(host, peer)
+    const scope = yield* Effect.scope
+    let initialized = false
+
+    yield* peer.handle("initialize", (request) => {
+      if (initialized) return Effect.fail(failure(JsonRpc.ErrorCode.InvalidRequest, "Already initialized"))
+      const answer = Handshake.initialize(request.params, serverInfo, options.instructions)
+      if (Either.isLeft(answer)) {
+        return Effect.fail(failure(JsonRpc.ErrorCode.InvalidParams, `Invalid params for initialize: ${answer.left}`))
+      }
+      const { negotiated, result } = answer.right
+      initialized = true
+      if (options.clientName === undefined) clientName = negotiated.clientInfo.name
+      return Effect.gen(function* () {
+        yield* Catalog.register({ host, peer, client: negotiated, subscriptions })
+        yield* ServerRequests.attach(attachments, { peer, client: negotiated }).pipe(Scope.extend(scope))
+        yield* Effect.forkIn(listChanges(host, peer), scope)
+        return result
+      })
+    })
+    yield* peer.closed
+  })

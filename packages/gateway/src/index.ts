@@ -1,0 +1,15 @@
+/**
+ * `@effect-mcp/gateway`: effect-mcp's host served as one MCP server.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ */
+export * as McpGateway from "./McpGateway.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as StdioServerTransport from "./StdioServerTransport.js"

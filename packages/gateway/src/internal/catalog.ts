@@ -1,0 +1,144 @@
+/**
+ * What the gateway serves from the host: the aggregated lists under host-wide names, and each call
+ * routed to the server that offers it. Progress reaches the client under its own token; a client's
+ * cancellation interrupts the handler, which cancels the call on the server.
+ */
+import type { McpClient } from "@effect-mcp/client"
+import type { Aggregate, McpHost } from "@effect-mcp/host"
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import { JsonRpc, McpSchema, type Methods } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import type { Negotiated } from "./handshake.js"
+import type { Subscriptions } from "./subscriptions.js"
+import { behind, failure, handler } from "./wire.js"
+
+/** What serving the catalog needs. */
+export interface CatalogContext {
+  readonly host: McpHost.McpHostService
+  readonly peer: Peer.Peer
+  readonly client: Negotiated
+  readonly subscriptions: Subscriptions
+}
+
+/** The client's progress token, when its request asked for progress. */
+const progressToken = (request: Peer.InboundRequest): string | number | undefined => {
+  const meta = request.params?._meta
+  const token = McpSchema.isJsonObject(meta) ? meta.progressToken : undefined
+  return typeof token === "string" || typeof token === "number" ? token : undefined
+}
+
+/** Call options that send the server's progress on to the client, under the client's token. */
+const progressTo = (peer: Peer.Peer, request: Peer.InboundRequest): McpClient.CallOptions => {
+  const token = progressToken(request)
+  if (token === undefined) return {}
+  return {
+    onProgress: (progress) =>
+      Effect.ignore(peer.notify("notifications/progress", { progressToken: token, ...progress }))
+  }
+}
+
+/** The first entry of each key (a URI two servers list is listed once, for the first). */
+const firstOf = <A>(entries: ReadonlyArray<A>, key: (entry: A) => string): Array<A> => {
+  const seen = new Set<string>()
+  return entries.filter((entry) => !seen.has(key(entry)) && seen.add(key(entry)) !== undefined)
+}
+
+/** The server and the server's own reference behind a completion's host-wide reference. */
+const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestParamsOf<"completion/complete">["ref"]) =>
+  Effect.gen(function* () {
+    if (ref.type === "ref/prompt") {
+      const prompts = yield* host.prompts
+      const prompt = prompts.find((entry: Aggregate.HostPrompt) => entry.name === ref.name)
+      if (prompt === undefined) return yield* failure(JsonRpc.ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`)
+      return { server: prompt.server, ref: { ...ref, name: prompt.prompt.name } }
+    }
+    const templates = yield* host.resourceTemplates
+    const template = templates.find((entry) => entry.template.uriTemplate === ref.uri)
+    if (template !== undefined) return { server: template.server, ref }
+    const resources = yield* host.resources
+    const resource = resources.find((entry) => entry.resource.uri === ref.uri)
+    if (resource !== undefined) return { server: resource.server, ref }
+    return yield* failure(JsonRpc.ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`)
+  })
+
+/** Registers the catalog's handlers on the peer. */
+export const register = (context: CatalogContext): Effect.Effect<void> => {
+  const { host, peer, client, subscriptions } = context
+  const version = client.version
+  return Effect.all(
+    [
+      peer.handle(
+        "tools/list",
+        handler("tools/list", version, () =>
+          Effect.map(host.tools, (tools) => ({ tools: tools.map((entry) => ({ ...entry.tool, name: entry.name })) }))
+        )
+      ),
+      peer.handle(
+        "tools/call",
+        handler("tools/call", version, (params, request) =>
+          behind(host.callTool(params.name, params.arguments, progressTo(peer, request)))
+        )
+      ),
+      peer.handle(
+        "resources/list",
+        handler("resources/list", version, () =>
+          Effect.map(host.resources, (resources) => ({
+            resources: firstOf(resources, (entry) => entry.resource.uri).map((entry) => entry.resource)
+          }))
+        )
+      ),
+      peer.handle(
+        "resources/templates/list",
+        handler("resources/templates/list", version, () =>
+          Effect.map(host.resourceTemplates, (templates) => ({
+            resourceTemplates: firstOf(templates, (entry) => entry.template.uriTemplate).map((entry) => entry.template)
+          }))
+        )
+      ),
+      peer.handle(
+        "resources/read",
+        handler("resources/read", version, (params, request) =>
+          behind(host.readResource(params.uri, progressTo(peer, request)))
+        )
+      ),
+      peer.handle(
+        "resources/subscribe",
+        handler("resources/subscribe", version, (params) => Effect.as(subscriptions.add(params.uri), {}))
+      ),
+      peer.handle(
+        "resources/unsubscribe",
+        handler("resources/unsubscribe", version, (params) => Effect.as(subscriptions.remove(params.uri), {}))
+      ),
+      peer.handle(
+        "prompts/list",
+        handler("prompts/list", version, () =>
+          Effect.map(host.prompts, (prompts) => ({
+            prompts: prompts.map((entry) => ({ ...entry.prompt, name: entry.name }))
+          }))
+        )
+      ),
+      peer.handle(
+        "prompts/get",
+        handler("prompts/get", version, (params, request) =>
+          behind(host.getPrompt(params.name, params.arguments, progressTo(peer, request)))
+        )
+      ),
+      peer.handle(
+        "completion/complete",
+        handler("completion/complete", version, (params) =>
+          Effect.gen(function* () {
+            const target = yield* completionTarget(host, params.ref)
+            const server = yield* behind(host.client(target.server))
+            const completion = yield* behind(server.complete({ ...params, ref: target.ref }))
+            return { completion }
+          })
+        )
+      ),
+      peer.handle(
+        "logging/setLevel",
+        handler("logging/setLevel", version, (params) => Effect.as(subscriptions.setLevel(params.level), {}))
+      )
+    ],
+    { discard: true }
+  )
+}

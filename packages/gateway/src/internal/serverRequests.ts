@@ -1,0 +1,124 @@
+/**
+ * A server's requests (sampling, elicitation, roots) passed on to the gateway's client: the host's
+ * handler services, answering each request by asking the connected client and decoding its answer
+ * with the revision that client speaks. A client that did not declare the capability is not asked:
+ * the server gets -32601, as that client would have answered; with no client connected, -32603.
+ */
+import { Capabilities } from "@effect-mcp/client"
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
+import { JsonRpc, McpSchema, Methods } from "@effect-mcp/protocol"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import type { Negotiated } from "./handshake.js"
+import { failure } from "./wire.js"
+
+/** A connected, initialized client. */
+export interface Attached {
+  readonly peer: Peer.Peer
+  readonly client: Negotiated
+}
+
+/** The clients connected to the gateway, newest first: where the servers' requests go. */
+export class Attachments extends Context.Tag("@effect-mcp/gateway/Attachments")<
+  Attachments,
+  Ref.Ref<ReadonlyArray<Attached>>
+>() {}
+
+/** An empty set of attachments. */
+export const layerAttachments: Layer.Layer<Attachments> = Layer.effect(
+  Attachments,
+  Ref.make<ReadonlyArray<Attached>>([])
+)
+
+/** Adds a client to `attachments` for as long as the scope lives. */
+export const attach = (
+  attachments: Ref.Ref<ReadonlyArray<Attached>>,
+  attached: Attached
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Ref.update(attachments, (all) => [attached, ...all]),
+    () => Ref.update(attachments, (all) => all.filter((entry) => entry !== attached))
+  )
+
+type Forwarded = "sampling/createMessage" | "elicitation/create" | "roots/list"
+
+/** Asks the newest client that can answer `method`, and decodes its answer. */
+const ask = <M extends Forwarded>(
+  attachments: Ref.Ref<ReadonlyArray<Attached>>,
+  method: M,
+  params: Methods.RequestParamsOf<M> | undefined,
+  declared: (capabilities: McpSchema.ClientCapabilities) => boolean
+): Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure> =>
+  Effect.gen(function* () {
+    const all = yield* Ref.get(attachments)
+    if (all.length === 0) {
+      return yield* failure(
+        JsonRpc.ErrorCode.InternalError,
+        `No client is connected to the gateway to answer ${method}`
+      )
+    }
+    const target = all.find((entry) => declared(entry.client.capabilities))
+    if (target === undefined) {
+      return yield* failure(JsonRpc.ErrorCode.MethodNotFound, `The gateway's client does not support ${method}`)
+    }
+    const version = target.client.version
+    const encoded =
+      params === undefined ? Either.right(undefined) : Methods.encodeRequestParams(method, params, version)
+    if (Either.isLeft(encoded) || (encoded.right !== undefined && !McpSchema.isJsonObject(encoded.right))) {
+      return yield* failure(JsonRpc.ErrorCode.InvalidParams, `The ${method} request cannot be sent at ${version}`)
+    }
+    const answer = yield* target.peer
+      .request(method, encoded.right, { timeout: "1 hour" })
+      .pipe(
+        Effect.mapError((error) =>
+          error._tag === "RpcError"
+            ? failure(error.code, error.errorMessage, error.data)
+            : failure(
+                JsonRpc.ErrorCode.InternalError,
+                `The gateway's client did not answer ${method}: ${error.message}`
+              )
+        )
+      )
+    const decoded = Methods.decodeResult(method, answer, version)
+    if (Either.isLeft(decoded)) {
+      const why = ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+      return yield* failure(JsonRpc.ErrorCode.InternalError, `The gateway's client answered ${method} wrongly: ${why}`)
+    }
+    return decoded.right
+  })
+
+/** The host's handler services, each passing the request on to the connected client. */
+export const layer: Layer.Layer<
+  Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots,
+  never,
+  Attachments
+> = Layer.unwrapEffect(
+  Effect.map(Attachments, (attachments) =>
+    Layer.mergeAll(
+      Layer.succeed(Capabilities.Sampling, {
+        createMessage: (params) =>
+          ask(attachments, "sampling/createMessage", params, (capabilities) => capabilities.sampling !== undefined),
+        tools: true,
+        context: true
+      }),
+      Layer.succeed(Capabilities.Elicitation, {
+        form: (params) =>
+          ask(attachments, "elicitation/create", params, (capabilities) => capabilities.elicitation !== undefined),
+        url: (params) =>
+          ask(attachments, "elicitation/create", params, (capabilities) => capabilities.elicitation?.url !== undefined)
+      }),
+      Layer.succeed(Capabilities.Roots, {
+        list: Effect.map(
+          ask(attachments, "roots/list", undefined, (capabilities) => capabilities.roots !== undefined),
+          (result) => result.roots
+        )
+      })
+    )
+  )
+)

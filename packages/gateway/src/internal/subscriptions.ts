@@ -1,0 +1,106 @@
+/**
+ * One client's standing requests to the servers behind the gateway: the resources it subscribed to
+ * (each with the server that serves it) and the log level it asked for. Both are applied again to a
+ * server's new session when the host restarts it, and the server's log messages and updates of
+ * subscribed resources are passed on to the client, for as long as the connection lives.
+ */
+import type { McpClient } from "@effect-mcp/client"
+import { Aggregate, type McpHost } from "@effect-mcp/host"
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
+import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { behind, failure } from "./wire.js"
+
+/** A client's subscriptions and log level. */
+export interface Subscriptions {
+  readonly add: (uri: string) => Effect.Effect<void, JsonRpcFailure>
+  readonly remove: (uri: string) => Effect.Effect<void, JsonRpcFailure>
+  readonly setLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void>
+}
+
+/** The server that serves `uri`: the one that lists it, else the first whose template matches it. */
+const serverOf = (host: McpHost.McpHostService, uri: string) =>
+  Effect.gen(function* () {
+    const listed = (yield* host.resources).find((entry) => entry.resource.uri === uri)
+    if (listed !== undefined) return listed.server
+    const templated = (yield* host.resourceTemplates).find((entry) =>
+      Aggregate.templateMatches(entry.template.uriTemplate, uri)
+    )
+    if (templated !== undefined) return templated.server
+    return yield* failure(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
+  })
+
+/**
+ * The client's subscriptions, and the forwarding of each ready server's log messages and resource
+ * updates to `peer`, following the host's restarts, until the scope closes.
+ */
+export const make = (host: McpHost.McpHostService, peer: Peer.Peer): Effect.Effect<Subscriptions, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const subscribed = new Map<string, string>()
+    let level: McpSchema.LoggingLevel | undefined
+    const forwarding = yield* FiberMap.make<string>()
+
+    /** Applies the client's standing requests to a server's (new) session, then forwards what it sends. */
+    const follow = (server: string, client: McpClient.McpClientService) =>
+      Effect.gen(function* () {
+        if (level !== undefined) yield* Effect.ignore(client.setLoggingLevel(level))
+        for (const [uri, owner] of subscribed) if (owner === server) yield* Effect.ignore(client.subscribe(uri))
+        const logs = Stream.mapEffect(client.logMessages, (message) =>
+          peer.notify("notifications/message", {
+            ...message,
+            logger: message.logger === undefined ? server : `${server}/${message.logger}`
+          })
+        )
+        const updates = client.resourceUpdates.pipe(
+          Stream.filter((update) => subscribed.get(update.uri) === server),
+          Stream.mapEffect((update) => peer.notify("notifications/resources/updated", update))
+        )
+        yield* Stream.runDrain(Stream.merge(logs, updates))
+      }).pipe(Effect.ignore)
+
+    yield* host.statusChanges.pipe(
+      Stream.runForEach((event) =>
+        event.status._tag === "Ready"
+          ? Effect.flatMap(Effect.option(host.client(event.server)), (client) =>
+              client._tag === "Some"
+                ? FiberMap.run(forwarding, event.server, follow(event.server, client.value))
+                : Effect.void
+            )
+          : FiberMap.remove(forwarding, event.server)
+      ),
+      Effect.forkScoped
+    )
+
+    return {
+      add: (uri) =>
+        Effect.gen(function* () {
+          const server = yield* serverOf(host, uri)
+          const client = yield* behind(host.client(server))
+          yield* behind(client.subscribe(uri))
+          subscribed.set(uri, server)
+        }),
+      remove: (uri) =>
+        Effect.gen(function* () {
+          const server = subscribed.get(uri)
+          if (server === undefined) return
+          subscribed.delete(uri)
+          const client = yield* behind(host.client(server))
+          yield* behind(client.unsubscribe(uri))
+        }),
+      setLevel: (next) =>
+        Effect.gen(function* () {
+          level = next
+          const servers = yield* host.servers
+          yield* Effect.forEach(
+            servers.filter((server) => server.status._tag === "Ready"),
+            (server) =>
+              Effect.ignore(Effect.flatMap(host.client(server.name), (client) => client.setLoggingLevel(next))),
+            { concurrency: "unbounded", discard: true }
+          )
+        })
+    }
+  })
