@@ -6,11 +6,13 @@
  * failures, then reads every scenario's checks.json and prints scenario → verdict; runs
  * `--suite all` again at the current revision (`--spec-version 2026-07-28`); then the official
  * scoring of both revisions (`--requirements 2025-11-25` and `--requirements 2026-07-28`, each
- * exits 0 only when every scenario that revision requires passes). Exits non-zero when any run
- * does, or when a scenario that must pass recorded no checks.
+ * exits 0 only when every scenario that revision requires passes); then the server side through
+ * the gateway (`server.mjs` against `effect-mcp serve --port 0` in front of the SDK v2 fixture:
+ * `--suite active` and `--requirements 2025-11-25`). Exits non-zero when any run does, or when a
+ * scenario that must pass recorded no checks.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -119,10 +121,35 @@ const scoring = ["2025-11-25", "2026-07-28"].map((revision) => {
   )
   return scored.status ?? 1
 })
+// The server side, through the gateway: `effect-mcp serve` over Streamable HTTP in front of the
+// SDK v2 fixture server (over stdio, spoken to at 2025-11-25), graded by the runner's server suite.
+const gatewayFolder = join(here, "..", "build", "conformance-gateway")
+mkdirSync(gatewayFolder, { recursive: true })
+const gatewayConfig = join(gatewayFolder, ".mcp.json")
+const tsx = join(here, "..", "..", "..", "node_modules", ".bin", "tsx")
+const fixture = join(here, "..", "..", "gateway", "test", "fixtures", "conformanceServer.ts")
+writeFileSync(gatewayConfig, JSON.stringify({ mcpServers: { fixture: { command: tsx, args: [fixture, "stdio"] } } }))
+const served = spawnSync(
+  process.execPath,
+  [
+    join(here, "server.mjs"),
+    "--runs",
+    "active,2025-11-25",
+    "--",
+    `exec "${process.execPath}" "${cli}" serve --port 0 --namespace none --protocol-version 2025-11-25 --config "${gatewayConfig}"`
+  ],
+  { encoding: "utf8" }
+)
+const servedLines = served.stdout.split("\n").filter((line) => line.startsWith("--"))
+for (const line of servedLines) console.log(`the gateway, server side: ${line}`)
+if (served.status !== 0) process.stdout.write(served.stdout + served.stderr)
+
 process.exit(
-  run.status !== 0
-    ? (run.status ?? 1)
-    : current.status !== 0
-      ? (current.status ?? 1)
-      : (scoring.find((status) => status !== 0) ?? (missing.length > 0 ? 1 : 0))
+  served.status !== 0
+    ? (served.status ?? 1)
+    : run.status !== 0
+      ? (run.status ?? 1)
+      : current.status !== 0
+        ? (current.status ?? 1)
+        : (scoring.find((status) => status !== 0) ?? (missing.length > 0 ? 1 : 0))
 )

@@ -40,6 +40,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Catalog from "./internal/catalog.js"
 import * as Handshake from "./internal/handshake.js"
+import * as InFlight from "./internal/inflight.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import * as Subscriptions from "./internal/subscriptions.js"
 import { failure } from "./internal/wire.js"
@@ -121,7 +122,8 @@ export const serve = (
       answerMalformed: true
     })
     const serverInfo = options.serverInfo ?? defaultServerInfo
-    const subscriptions = yield* Subscriptions.make(host, peer)
+    const inFlight = InFlight.make()
+    const subscriptions = yield* Subscriptions.make(host, peer, inFlight)
     const scope = yield* Effect.scope
     let initialized = false
 
@@ -135,8 +137,8 @@ export const serve = (
       initialized = true
       if (options.clientName === undefined) clientName = negotiated.clientInfo.name
       return Effect.gen(function* () {
-        yield* Catalog.register({ host, peer, client: negotiated, subscriptions })
-        yield* ServerRequests.attach(attachments, { peer, client: negotiated }).pipe(Scope.extend(scope))
+        yield* Catalog.register({ host, peer, client: negotiated, subscriptions, inFlight })
+        yield* ServerRequests.attach(attachments, { peer, client: negotiated, inFlight }).pipe(Scope.extend(scope))
         yield* Effect.forkIn(listChanges(host, peer), scope)
         return result
       })

@@ -13,3 +13,8 @@ export * as McpGateway from "./McpGateway.js"
  * @since 0.1.0
  */
 export * as StdioServerTransport from "./StdioServerTransport.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as StreamableHttpServer from "./StreamableHttpServer.js"

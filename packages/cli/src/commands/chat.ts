@@ -364,7 +364,7 @@ export const chat = Command.make("chat", chatOptions, (options) =>
             Effect.provideService(McpToolkit.McpToolkit, McpToolkit.make(host, { skills: !options.noSkills })),
             Effect.provide(model)
           ),
-        sampling
+        { handlers: sampling }
       )
     }).pipe(Effect.provide(ChatInput.stdin))
   )

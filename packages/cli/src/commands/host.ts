@@ -8,7 +8,8 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type { Capabilities } from "@effect-mcp/client"
-import { ConfigLoader, McpHost, ServerEntry, ServerStatus } from "@effect-mcp/host"
+import { type Aggregate, ConfigLoader, McpHost, ServerEntry, ServerStatus } from "@effect-mcp/host"
+import type { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -36,6 +37,15 @@ export const config = Options.file("config").pipe(
   Options.optional
 )
 
+/** What a command may add to the host: its own handlers, how names are made, the servers' revision. */
+export interface HostExtras<RO, RH> {
+  /** Replace the command-line handlers they provide. */
+  readonly handlers?: Layer.Layer<RO, never, RH>
+  readonly namespace?: Aggregate.Namespace
+  /** The revision every server is spoken to in (default: each server's own choice). */
+  readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
+}
+
 /**
  * Runs `use` with a host of every configured server; closes them all after. `handlers`
  * replace the command-line handlers they provide (chat serves sampling by its model; serve asks
@@ -51,7 +61,7 @@ export const withHost = <
   configFile: Option.Option<string>,
   run: CommonOptions.RunOptions,
   use: (host: McpHost.McpHostService) => Effect.Effect<A, E, R>,
-  handlers?: Layer.Layer<RO, never, RH>
+  extras: HostExtras<RO, RH> = {}
 ) =>
   Effect.gen(function* () {
     const interactive = isInteractive()
@@ -76,16 +86,18 @@ export const withHost = <
     const auth = yield* Authorization.settings(run)
     const host = McpHost.layer({
       clientInfo,
+      ...(extras.namespace === undefined ? {} : { namespace: extras.namespace }),
       servers: servers.map((server) => ({
         ...server,
         options: {
           ...server.options,
           ...(Option.isSome(timeout) ? { requestTimeout: timeout.value } : {}),
-          ...(Option.isSome(retry) ? { retry: retry.value } : {})
+          ...(Option.isSome(retry) ? { retry: retry.value } : {}),
+          ...(extras.protocolVersion === undefined ? {} : { protocolVersion: extras.protocolVersion })
         }
       }))
     }).pipe(
-      Layer.provide(handlers ?? Layer.empty),
+      Layer.provide(extras.handlers ?? Layer.empty),
       Layer.provide(auth.services),
       Layer.provide(
         Handlers.layer({

@@ -1,19 +1,30 @@
 /**
  * `effect-mcp serve`: every configured server behind one MCP server (`@effect-mcp/gateway`), over
- * stdio for an editor or agent to launch. stdout carries only the protocol; notes and logs go to
- * stderr. The servers' sampling, elicitation and roots requests are asked of the client that
- * launched it.
+ * stdio for an editor or agent to launch, or with `--port` over Streamable HTTP. On stdio, stdout
+ * carries only the protocol; notes and logs go to stderr. The servers' sampling, elicitation and
+ * roots requests are asked of the client whose call caused them.
  */
+import { createServer } from "node:http"
 import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { McpGateway, StdioServerTransport } from "@effect-mcp/gateway"
+import { McpGateway, StdioServerTransport, StreamableHttpServer } from "@effect-mcp/gateway"
 import { McpHost } from "@effect-mcp/host"
+import { ProtocolVersion } from "@effect-mcp/protocol"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { clientInfo } from "../Connect.js"
+import { Output } from "../Output.js"
 import { config, withHost } from "./host.js"
 import { runCommand } from "./shared.js"
+
+const gateway: McpGateway.Options = { serverInfo: { name: "effect-mcp-gateway", version: clientInfo.version } }
 
 /** Writes to stdout, waiting while the pipe is full so that a slow reader is not buffered without bound. */
 const write = (text: string) =>
@@ -22,30 +33,89 @@ const write = (text: string) =>
     else process.stdout.once("drain", () => resume(Effect.void))
   })
 
+const stdio = Effect.gen(function* () {
+  const transport = yield* StdioServerTransport.make({ input: NodeStream.stdin, write })
+  yield* McpGateway.serve(transport, gateway)
+})
+
+const loopback = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/
+
+/** Serves over Streamable HTTP until interrupted; `listening <url>` is printed once it listens. */
+const http = (host: string, port: number) =>
+  Effect.gen(function* () {
+    const token = yield* Config.option(Config.redacted("EFFECT_MCP_GATEWAY_TOKEN")).pipe(Effect.orDie)
+    if (Option.isNone(token) && !loopback.test(host)) {
+      return yield* new UsageError({
+        reason: `listening on ${host} needs a token: set EFFECT_MCP_GATEWAY_TOKEN (clients send it as a bearer token)`
+      })
+    }
+    const app = yield* StreamableHttpServer.make({
+      gateway,
+      ...(Option.isSome(token) ? { token: Redacted.value(token.value) } : {})
+    })
+    const server = yield* NodeHttpServer.make(() => createServer(), { host, port }).pipe(
+      Effect.mapError((error) => new UsageError({ reason: `cannot listen on ${host}:${port}: ${error.message}` }))
+    )
+    yield* server.serve(app)
+    const bound = server.address._tag === "TcpAddress" ? server.address.port : port
+    const output = yield* Output
+    yield* output.line(`listening http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`)
+    return yield* Effect.never
+  })
+
 /** `effect-mcp serve`. */
-export const serve = Command.make("serve", { config, run: CommonOptions.run }, ({ config, run }) =>
-  runCommand(
-    run,
-    Effect.gen(function* () {
-      const attachments = yield* Layer.build(McpGateway.layerAttachments)
-      const handlers = McpGateway.handlers.pipe(Layer.provide(Layer.succeedContext(attachments)))
-      yield* withHost(
-        config,
-        run,
-        (host) =>
-          Effect.gen(function* () {
-            const transport = yield* StdioServerTransport.make({ input: NodeStream.stdin, write })
-            yield* McpGateway.serve(transport, {
-              serverInfo: { name: "effect-mcp-gateway", version: clientInfo.version }
-            })
-          }).pipe(Effect.provideService(McpHost.McpHost, host), Effect.provide(attachments)),
-        handlers
-      )
-    }).pipe(Effect.scoped)
-  )
+export const serve = Command.make(
+  "serve",
+  {
+    config,
+    run: CommonOptions.run,
+    port: Options.integer("port").pipe(
+      Options.withDescription("Serve over Streamable HTTP on this port (0: any free port) instead of stdio"),
+      Options.optional
+    ),
+    host: Options.text("host").pipe(
+      Options.withDescription(
+        "The address to listen on with --port (default 127.0.0.1; any other needs EFFECT_MCP_GATEWAY_TOKEN)"
+      ),
+      Options.withDefault("127.0.0.1")
+    ),
+    namespace: Options.choice("namespace", ["server", "none"]).pipe(
+      Options.withDescription(
+        "Names of tools and prompts: server (default: server__tool) or none (as each server names them; the first server keeps a name two share)"
+      ),
+      Options.withDefault("server" as const)
+    ),
+    protocolVersion: Options.choice("protocol-version", ["auto", ...ProtocolVersion.SUPPORTED]).pipe(
+      Options.withDescription("The revision the gateway speaks to every server (default: auto, each server's newest)"),
+      Options.withDefault("auto" as const)
+    )
+  },
+  ({ config, run, port, host, namespace, protocolVersion }) =>
+    runCommand(
+      run,
+      Effect.gen(function* () {
+        const attachments = yield* Layer.build(McpGateway.layerAttachments)
+        const handlers = McpGateway.handlers.pipe(Layer.provide(Layer.succeedContext(attachments)))
+        yield* withHost(
+          config,
+          run,
+          (mcpHost) =>
+            (Option.isSome(port) ? http(host, port.value) : stdio).pipe(
+              Effect.scoped,
+              Effect.provideService(McpHost.McpHost, mcpHost),
+              Effect.provide(attachments)
+            ),
+          {
+            handlers,
+            protocolVersion,
+            ...(namespace === "none" ? { namespace: (_server: string, name: string) => name } : {})
+          }
+        )
+      }).pipe(Effect.scoped)
+    )
 ).pipe(
   Command.withDescription(
-    "Every configured server behind one MCP server over stdio, for an editor or agent to launch: namespaced tools (server__tool), resources, prompts; calls routed with the host's policies; the servers' sampling, elicitation and roots requests asked of the launching client.\n" +
+    "Every configured server behind one MCP server: over stdio for an editor or agent to launch, or with --port over Streamable HTTP. Namespaced tools (server__tool), resources, prompts; calls routed with the host's policies; the servers' sampling, elicitation and roots requests asked of the calling client.\n" +
       "Example: effect-mcp serve --config .mcp.json"
   )
 )

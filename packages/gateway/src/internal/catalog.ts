@@ -4,11 +4,13 @@
  * cancellation interrupts the handler, which cancels the call on the server.
  */
 import type { McpClient } from "@effect-mcp/client"
-import type { Aggregate, McpHost } from "@effect-mcp/host"
+import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpc, McpSchema, type Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import type { Negotiated } from "./handshake.js"
+import { type InFlight, relatedTo } from "./inflight.js"
+import { promptOf, serverOfTool, serverOfUri } from "./routing.js"
 import type { Subscriptions } from "./subscriptions.js"
 import { behind, failure, handler } from "./wire.js"
 
@@ -18,6 +20,7 @@ export interface CatalogContext {
   readonly peer: Peer.Peer
   readonly client: Negotiated
   readonly subscriptions: Subscriptions
+  readonly inFlight: InFlight
 }
 
 /** The client's progress token, when its request asked for progress. */
@@ -33,7 +36,9 @@ const progressTo = (peer: Peer.Peer, request: Peer.InboundRequest): McpClient.Ca
   if (token === undefined) return {}
   return {
     onProgress: (progress) =>
-      Effect.ignore(peer.notify("notifications/progress", { progressToken: token, ...progress }))
+      Effect.ignore(peer.notify("notifications/progress", { progressToken: token, ...progress })).pipe(
+        relatedTo(request.id)
+      )
   }
 }
 
@@ -47,8 +52,7 @@ const firstOf = <A>(entries: ReadonlyArray<A>, key: (entry: A) => string): Array
 const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestParamsOf<"completion/complete">["ref"]) =>
   Effect.gen(function* () {
     if (ref.type === "ref/prompt") {
-      const prompts = yield* host.prompts
-      const prompt = prompts.find((entry: Aggregate.HostPrompt) => entry.name === ref.name)
+      const prompt = yield* promptOf(host, ref.name)
       if (prompt === undefined) return yield* failure(JsonRpc.ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`)
       return { server: prompt.server, ref: { ...ref, name: prompt.prompt.name } }
     }
@@ -63,7 +67,7 @@ const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestPara
 
 /** Registers the catalog's handlers on the peer. */
 export const register = (context: CatalogContext): Effect.Effect<void> => {
-  const { host, peer, client, subscriptions } = context
+  const { host, peer, client, subscriptions, inFlight } = context
   const version = client.version
   return Effect.all(
     [
@@ -76,7 +80,11 @@ export const register = (context: CatalogContext): Effect.Effect<void> => {
       peer.handle(
         "tools/call",
         handler("tools/call", version, (params, request) =>
-          behind(host.callTool(params.name, params.arguments, progressTo(peer, request)))
+          Effect.flatMap(serverOfTool(host, params.name), (server) =>
+            behind(host.callTool(params.name, params.arguments, progressTo(peer, request))).pipe(
+              inFlight.track(request.id, server)
+            )
+          )
         )
       ),
       peer.handle(
@@ -98,7 +106,9 @@ export const register = (context: CatalogContext): Effect.Effect<void> => {
       peer.handle(
         "resources/read",
         handler("resources/read", version, (params, request) =>
-          behind(host.readResource(params.uri, progressTo(peer, request)))
+          Effect.flatMap(serverOfUri(host, params.uri), (server) =>
+            behind(host.readResource(params.uri, progressTo(peer, request))).pipe(inFlight.track(request.id, server))
+          )
         )
       ),
       peer.handle(
@@ -120,7 +130,11 @@ export const register = (context: CatalogContext): Effect.Effect<void> => {
       peer.handle(
         "prompts/get",
         handler("prompts/get", version, (params, request) =>
-          behind(host.getPrompt(params.name, params.arguments, progressTo(peer, request)))
+          Effect.flatMap(promptOf(host, params.name), (prompt) =>
+            behind(host.getPrompt(params.name, params.arguments, progressTo(peer, request))).pipe(
+              inFlight.track(request.id, prompt?.server)
+            )
+          )
         )
       ),
       peer.handle(

@@ -1,12 +1,13 @@
 /**
  * A server's requests (sampling, elicitation, roots) passed on to the gateway's client: the host's
- * handler services, answering each request by asking the connected client and decoding its answer
- * with the revision that client speaks. A client that did not declare the capability is not asked:
+ * handler services, answering each request by asking the client it is for (the one calling that
+ * server; roots, asked with no server named, go to the newest client) and decoding its answer with
+ * the revision that client speaks. A client that did not declare the capability is not asked:
  * the server gets -32601, as that client would have answered; with no client connected, -32603.
  */
 import { Capabilities } from "@effect-mcp/client"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
-import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
+import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, Methods } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -16,12 +17,14 @@ import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import type { Negotiated } from "./handshake.js"
+import { type InFlight, relatedTo } from "./inflight.js"
 import { failure } from "./wire.js"
 
 /** A connected, initialized client. */
 export interface Attached {
   readonly peer: Peer.Peer
   readonly client: Negotiated
+  readonly inFlight: InFlight
 }
 
 /** The clients connected to the gateway, newest first: where the servers' requests go. */
@@ -48,23 +51,43 @@ export const attach = (
 
 type Forwarded = "sampling/createMessage" | "elicitation/create" | "roots/list"
 
+/**
+ * The client a server's request is for: the one with requests in flight to that server (several at
+ * once cannot be told apart, and no client may see another's requests: refused), else the newest.
+ */
+const targetOf = (
+  all: ReadonlyArray<Attached>,
+  server: string | undefined,
+  method: string
+): Attached | JsonRpcFailure | undefined => {
+  const calling = server === undefined ? [] : all.filter((entry) => entry.inFlight.latest(server) !== undefined)
+  if (calling.length > 1) {
+    return failure(
+      JsonRpc.ErrorCode.InternalError,
+      `${method} from ${server} cannot be routed: ${calling.length} of the gateway's clients have calls in flight to it`
+    )
+  }
+  return calling.length === 1 ? calling[0] : all[0]
+}
+
 /** Asks the newest client that can answer `method`, and decodes its answer. */
 const ask = <M extends Forwarded>(
   attachments: Ref.Ref<ReadonlyArray<Attached>>,
+  server: string | undefined,
   method: M,
   params: Methods.RequestParamsOf<M> | undefined,
   declared: (capabilities: McpSchema.ClientCapabilities) => boolean
 ): Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure> =>
   Effect.gen(function* () {
-    const all = yield* Ref.get(attachments)
-    if (all.length === 0) {
+    const target = targetOf(yield* Ref.get(attachments), server, method)
+    if (target === undefined) {
       return yield* failure(
         JsonRpc.ErrorCode.InternalError,
         `No client is connected to the gateway to answer ${method}`
       )
     }
-    const target = all.find((entry) => declared(entry.client.capabilities))
-    if (target === undefined) {
+    if (target instanceof JsonRpcFailure) return yield* target
+    if (!declared(target.client.capabilities)) {
       return yield* failure(JsonRpc.ErrorCode.MethodNotFound, `The gateway's client does not support ${method}`)
     }
     const version = target.client.version
@@ -73,18 +96,14 @@ const ask = <M extends Forwarded>(
     if (Either.isLeft(encoded) || (encoded.right !== undefined && !McpSchema.isJsonObject(encoded.right))) {
       return yield* failure(JsonRpc.ErrorCode.InvalidParams, `The ${method} request cannot be sent at ${version}`)
     }
-    const answer = yield* target.peer
-      .request(method, encoded.right, { timeout: "1 hour" })
-      .pipe(
-        Effect.mapError((error) =>
-          error._tag === "RpcError"
-            ? failure(error.code, error.errorMessage, error.data)
-            : failure(
-                JsonRpc.ErrorCode.InternalError,
-                `The gateway's client did not answer ${method}: ${error.message}`
-              )
-        )
+    const answer = yield* target.peer.request(method, encoded.right, { timeout: "1 hour" }).pipe(
+      relatedTo(server === undefined ? undefined : target.inFlight.latest(server)),
+      Effect.mapError((error) =>
+        error._tag === "RpcError"
+          ? failure(error.code, error.errorMessage, error.data)
+          : failure(JsonRpc.ErrorCode.InternalError, `The gateway's client did not answer ${method}: ${error.message}`)
       )
+    )
     const decoded = Methods.decodeResult(method, answer, version)
     if (Either.isLeft(decoded)) {
       const why = ParseResult.TreeFormatter.formatErrorSync(decoded.left)
@@ -102,20 +121,38 @@ export const layer: Layer.Layer<
   Effect.map(Attachments, (attachments) =>
     Layer.mergeAll(
       Layer.succeed(Capabilities.Sampling, {
-        createMessage: (params) =>
-          ask(attachments, "sampling/createMessage", params, (capabilities) => capabilities.sampling !== undefined),
+        createMessage: (params, context) =>
+          ask(
+            attachments,
+            context.server,
+            "sampling/createMessage",
+            params,
+            (capabilities) => capabilities.sampling !== undefined
+          ),
         tools: true,
         context: true
       }),
       Layer.succeed(Capabilities.Elicitation, {
-        form: (params) =>
-          ask(attachments, "elicitation/create", params, (capabilities) => capabilities.elicitation !== undefined),
-        url: (params) =>
-          ask(attachments, "elicitation/create", params, (capabilities) => capabilities.elicitation?.url !== undefined)
+        form: (params, context) =>
+          ask(
+            attachments,
+            context.server,
+            "elicitation/create",
+            params,
+            (capabilities) => capabilities.elicitation !== undefined
+          ),
+        url: (params, context) =>
+          ask(
+            attachments,
+            context.server,
+            "elicitation/create",
+            params,
+            (capabilities) => capabilities.elicitation?.url !== undefined
+          )
       }),
       Layer.succeed(Capabilities.Roots, {
         list: Effect.map(
-          ask(attachments, "roots/list", undefined, (capabilities) => capabilities.roots !== undefined),
+          ask(attachments, undefined, "roots/list", undefined, (capabilities) => capabilities.roots !== undefined),
           (result) => result.roots
         )
       })

@@ -5,7 +5,7 @@
  * subscribed resources are passed on to the client, for as long as the connection lives.
  */
 import type { McpClient } from "@effect-mcp/client"
-import { Aggregate, type McpHost } from "@effect-mcp/host"
+import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
@@ -13,6 +13,9 @@ import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type { InFlight } from "./inflight.js"
+import { relatedTo } from "./inflight.js"
+import { serverOfUri } from "./routing.js"
 import { behind, failure } from "./wire.js"
 
 /** A client's subscriptions and log level. */
@@ -22,23 +25,16 @@ export interface Subscriptions {
   readonly setLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void>
 }
 
-/** The server that serves `uri`: the one that lists it, else the first whose template matches it. */
-const serverOf = (host: McpHost.McpHostService, uri: string) =>
-  Effect.gen(function* () {
-    const listed = (yield* host.resources).find((entry) => entry.resource.uri === uri)
-    if (listed !== undefined) return listed.server
-    const templated = (yield* host.resourceTemplates).find((entry) =>
-      Aggregate.templateMatches(entry.template.uriTemplate, uri)
-    )
-    if (templated !== undefined) return templated.server
-    return yield* failure(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
-  })
-
 /**
  * The client's subscriptions, and the forwarding of each ready server's log messages and resource
- * updates to `peer`, following the host's restarts, until the scope closes.
+ * updates to `peer`, following the host's restarts, until the scope closes. A log message relates
+ * to the client's newest request in flight to its server, if any.
  */
-export const make = (host: McpHost.McpHostService, peer: Peer.Peer): Effect.Effect<Subscriptions, never, Scope.Scope> =>
+export const make = (
+  host: McpHost.McpHostService,
+  peer: Peer.Peer,
+  inFlight: InFlight
+): Effect.Effect<Subscriptions, never, Scope.Scope> =>
   Effect.gen(function* () {
     const subscribed = new Map<string, string>()
     let level: McpSchema.LoggingLevel | undefined
@@ -50,10 +46,12 @@ export const make = (host: McpHost.McpHostService, peer: Peer.Peer): Effect.Effe
         if (level !== undefined) yield* Effect.ignore(client.setLoggingLevel(level))
         for (const [uri, owner] of subscribed) if (owner === server) yield* Effect.ignore(client.subscribe(uri))
         const logs = Stream.mapEffect(client.logMessages, (message) =>
-          peer.notify("notifications/message", {
-            ...message,
-            logger: message.logger === undefined ? server : `${server}/${message.logger}`
-          })
+          peer
+            .notify("notifications/message", {
+              ...message,
+              logger: message.logger === undefined ? server : `${server}/${message.logger}`
+            })
+            .pipe(relatedTo(inFlight.latest(server)))
         )
         const updates = client.resourceUpdates.pipe(
           Stream.filter((update) => subscribed.get(update.uri) === server),
@@ -78,7 +76,10 @@ export const make = (host: McpHost.McpHostService, peer: Peer.Peer): Effect.Effe
     return {
       add: (uri) =>
         Effect.gen(function* () {
-          const server = yield* serverOf(host, uri)
+          const server = yield* serverOfUri(host, uri)
+          if (server === undefined) {
+            return yield* failure(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
+          }
           const client = yield* behind(host.client(server))
           yield* behind(client.subscribe(uri))
           subscribed.set(uri, server)
