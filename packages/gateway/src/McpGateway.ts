@@ -137,8 +137,21 @@ export const serve = (
       initialized = true
       if (options.clientName === undefined) clientName = negotiated.clientInfo.name
       return Effect.gen(function* () {
-        yield* Catalog.register({ host, peer, client: negotiated, subscriptions, inFlight })
-        yield* ServerRequests.attach(attachments, { peer, client: negotiated, inFlight }).pipe(Scope.extend(scope))
+        yield* Catalog.register(
+          peer,
+          Catalog.handlers({
+            host,
+            version: negotiated.version,
+            notify: (method, params) => Effect.ignore(peer.notify(method, params)),
+            subscriptions,
+            inFlight
+          })
+        )
+        yield* ServerRequests.attach(attachments, {
+          client: negotiated,
+          inFlight,
+          request: ServerRequests.askPeer(peer)
+        }).pipe(Scope.extend(scope))
         yield* Effect.forkIn(listChanges(host, peer), scope)
         return result
       })

@@ -6,9 +6,8 @@
 import type { McpClient } from "@effect-mcp/client"
 import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
-import { JsonRpc, McpSchema, type Methods } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema, type Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
-import type { Negotiated } from "./handshake.js"
 import { type InFlight, relatedTo } from "./inflight.js"
 import { promptOf, serverOfTool, serverOfUri } from "./routing.js"
 import type { Subscriptions } from "./subscriptions.js"
@@ -17,11 +16,17 @@ import { behind, failure, handler } from "./wire.js"
 /** What serving the catalog needs. */
 export interface CatalogContext {
   readonly host: McpHost.McpHostService
-  readonly peer: Peer.Peer
-  readonly client: Negotiated
-  readonly subscriptions: Subscriptions
+  /** The revision the client speaks: params are decoded and results encoded with its definitions. */
+  readonly version: ProtocolVersion.ProtocolVersion
+  /** Sends a notification to the client (progress; sent related to the request it is about). */
+  readonly notify: (method: string, params: Peer.WireObject) => Effect.Effect<void>
+  /** The client's standing requests (stateful revisions only: subscriptions and the log level). */
+  readonly subscriptions?: Subscriptions
   readonly inFlight: InFlight
 }
+
+/** The catalog's handlers by method. */
+export type Handlers = ReadonlyMap<string, Peer.RequestHandler>
 
 /** The client's progress token, when its request asked for progress. */
 const progressToken = (request: Peer.InboundRequest): string | number | undefined => {
@@ -31,14 +36,12 @@ const progressToken = (request: Peer.InboundRequest): string | number | undefine
 }
 
 /** Call options that send the server's progress on to the client, under the client's token. */
-const progressTo = (peer: Peer.Peer, request: Peer.InboundRequest): McpClient.CallOptions => {
+const progressTo = (context: CatalogContext, request: Peer.InboundRequest): McpClient.CallOptions => {
   const token = progressToken(request)
   if (token === undefined) return {}
   return {
     onProgress: (progress) =>
-      Effect.ignore(peer.notify("notifications/progress", { progressToken: token, ...progress })).pipe(
-        relatedTo(request.id)
-      )
+      context.notify("notifications/progress", { progressToken: token, ...progress }).pipe(relatedTo(request.id))
   }
 }
 
@@ -65,94 +68,99 @@ const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestPara
     return yield* failure(JsonRpc.ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`)
   })
 
-/** Registers the catalog's handlers on the peer. */
-export const register = (context: CatalogContext): Effect.Effect<void> => {
-  const { host, peer, client, subscriptions, inFlight } = context
-  const version = client.version
-  return Effect.all(
+/** The catalog's handlers: the host's lists and calls, and the client's standing requests when it has them. */
+export const handlers = (context: CatalogContext): Handlers => {
+  const { host, version, subscriptions, inFlight } = context
+  const entries: Array<readonly [string, Peer.RequestHandler]> = [
     [
-      peer.handle(
-        "tools/list",
-        handler("tools/list", version, () =>
-          Effect.map(host.tools, (tools) => ({ tools: tools.map((entry) => ({ ...entry.tool, name: entry.name })) }))
-        )
-      ),
-      peer.handle(
-        "tools/call",
-        handler("tools/call", version, (params, request) =>
-          Effect.flatMap(serverOfTool(host, params.name), (server) =>
-            behind(host.callTool(params.name, params.arguments, progressTo(peer, request))).pipe(
-              inFlight.track(request.id, server)
-            )
-          )
-        )
-      ),
-      peer.handle(
-        "resources/list",
-        handler("resources/list", version, () =>
-          Effect.map(host.resources, (resources) => ({
-            resources: firstOf(resources, (entry) => entry.resource.uri).map((entry) => entry.resource)
-          }))
-        )
-      ),
-      peer.handle(
-        "resources/templates/list",
-        handler("resources/templates/list", version, () =>
-          Effect.map(host.resourceTemplates, (templates) => ({
-            resourceTemplates: firstOf(templates, (entry) => entry.template.uriTemplate).map((entry) => entry.template)
-          }))
-        )
-      ),
-      peer.handle(
-        "resources/read",
-        handler("resources/read", version, (params, request) =>
-          Effect.flatMap(serverOfUri(host, params.uri), (server) =>
-            behind(host.readResource(params.uri, progressTo(peer, request))).pipe(inFlight.track(request.id, server))
-          )
-        )
-      ),
-      peer.handle(
-        "resources/subscribe",
-        handler("resources/subscribe", version, (params) => Effect.as(subscriptions.add(params.uri), {}))
-      ),
-      peer.handle(
-        "resources/unsubscribe",
-        handler("resources/unsubscribe", version, (params) => Effect.as(subscriptions.remove(params.uri), {}))
-      ),
-      peer.handle(
-        "prompts/list",
-        handler("prompts/list", version, () =>
-          Effect.map(host.prompts, (prompts) => ({
-            prompts: prompts.map((entry) => ({ ...entry.prompt, name: entry.name }))
-          }))
-        )
-      ),
-      peer.handle(
-        "prompts/get",
-        handler("prompts/get", version, (params, request) =>
-          Effect.flatMap(promptOf(host, params.name), (prompt) =>
-            behind(host.getPrompt(params.name, params.arguments, progressTo(peer, request))).pipe(
-              inFlight.track(request.id, prompt?.server)
-            )
-          )
-        )
-      ),
-      peer.handle(
-        "completion/complete",
-        handler("completion/complete", version, (params) =>
-          Effect.gen(function* () {
-            const target = yield* completionTarget(host, params.ref)
-            const server = yield* behind(host.client(target.server))
-            const completion = yield* behind(server.complete({ ...params, ref: target.ref }))
-            return { completion }
-          })
-        )
-      ),
-      peer.handle(
-        "logging/setLevel",
-        handler("logging/setLevel", version, (params) => Effect.as(subscriptions.setLevel(params.level), {}))
+      "tools/list",
+      handler("tools/list", version, () =>
+        Effect.map(host.tools, (tools) => ({ tools: tools.map((entry) => ({ ...entry.tool, name: entry.name })) }))
       )
     ],
-    { discard: true }
-  )
+    [
+      "tools/call",
+      handler("tools/call", version, (params, request) =>
+        Effect.flatMap(serverOfTool(host, params.name), (server) =>
+          behind(host.callTool(params.name, params.arguments, progressTo(context, request))).pipe(
+            inFlight.track(request.id, server)
+          )
+        )
+      )
+    ],
+    [
+      "resources/list",
+      handler("resources/list", version, () =>
+        Effect.map(host.resources, (resources) => ({
+          resources: firstOf(resources, (entry) => entry.resource.uri).map((entry) => entry.resource)
+        }))
+      )
+    ],
+    [
+      "resources/templates/list",
+      handler("resources/templates/list", version, () =>
+        Effect.map(host.resourceTemplates, (templates) => ({
+          resourceTemplates: firstOf(templates, (entry) => entry.template.uriTemplate).map((entry) => entry.template)
+        }))
+      )
+    ],
+    [
+      "resources/read",
+      handler("resources/read", version, (params, request) =>
+        Effect.flatMap(serverOfUri(host, params.uri), (server) =>
+          behind(host.readResource(params.uri, progressTo(context, request))).pipe(inFlight.track(request.id, server))
+        )
+      )
+    ],
+    [
+      "prompts/list",
+      handler("prompts/list", version, () =>
+        Effect.map(host.prompts, (prompts) => ({
+          prompts: prompts.map((entry) => ({ ...entry.prompt, name: entry.name }))
+        }))
+      )
+    ],
+    [
+      "prompts/get",
+      handler("prompts/get", version, (params, request) =>
+        Effect.flatMap(promptOf(host, params.name), (prompt) =>
+          behind(host.getPrompt(params.name, params.arguments, progressTo(context, request))).pipe(
+            inFlight.track(request.id, prompt?.server)
+          )
+        )
+      )
+    ],
+    [
+      "completion/complete",
+      handler("completion/complete", version, (params) =>
+        Effect.gen(function* () {
+          const target = yield* completionTarget(host, params.ref)
+          const server = yield* behind(host.client(target.server))
+          const completion = yield* behind(server.complete({ ...params, ref: target.ref }))
+          return { completion }
+        })
+      )
+    ]
+  ]
+  if (subscriptions !== undefined) {
+    entries.push(
+      [
+        "resources/subscribe",
+        handler("resources/subscribe", version, (params) => Effect.as(subscriptions.add(params.uri), {}))
+      ],
+      [
+        "resources/unsubscribe",
+        handler("resources/unsubscribe", version, (params) => Effect.as(subscriptions.remove(params.uri), {}))
+      ],
+      [
+        "logging/setLevel",
+        handler("logging/setLevel", version, (params) => Effect.as(subscriptions.setLevel(params.level), {}))
+      ]
+    )
+  }
+  return new Map(entries)
 }
+
+/** Serves the handlers on a peer. */
+export const register = (peer: Peer.Peer, served: Handlers): Effect.Effect<void> =>
+  Effect.forEach(served, ([method, serve]) => peer.handle(method, serve), { discard: true })

@@ -8,7 +8,7 @@
 import { Capabilities } from "@effect-mcp/client"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
-import { JsonRpc, McpSchema, Methods } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema, Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -16,16 +16,40 @@ import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import type { Negotiated } from "./handshake.js"
 import { type InFlight, relatedTo } from "./inflight.js"
 import { failure } from "./wire.js"
 
-/** A connected, initialized client. */
+/** A client of the gateway, as far as the servers' requests are concerned. */
 export interface Attached {
-  readonly peer: Peer.Peer
-  readonly client: Negotiated
+  /** The revision it speaks and what it declared. */
+  readonly client: {
+    readonly version: ProtocolVersion.ProtocolVersion
+    readonly capabilities: McpSchema.ClientCapabilities
+  }
   readonly inFlight: InFlight
+  /** Asks it (a request to a stateful client; a stateless one cannot be asked mid-call). */
+  readonly request: (
+    method: string,
+    params: Peer.WireObject | undefined
+  ) => Effect.Effect<Peer.WireObject, JsonRpcFailure>
 }
+
+/** How a stateful client connected over `peer` is asked. */
+export const askPeer =
+  (peer: Peer.Peer): Attached["request"] =>
+  (method, params) =>
+    peer
+      .request(method, params, { timeout: "1 hour" })
+      .pipe(
+        Effect.mapError((error) =>
+          error._tag === "RpcError"
+            ? failure(error.code, error.errorMessage, error.data)
+            : failure(
+                JsonRpc.ErrorCode.InternalError,
+                `The gateway's client did not answer ${method}: ${error.message}`
+              )
+        )
+      )
 
 /** The clients connected to the gateway, newest first: where the servers' requests go. */
 export class Attachments extends Context.Tag("@effect-mcp/gateway/Attachments")<
@@ -96,14 +120,9 @@ const ask = <M extends Forwarded>(
     if (Either.isLeft(encoded) || (encoded.right !== undefined && !McpSchema.isJsonObject(encoded.right))) {
       return yield* failure(JsonRpc.ErrorCode.InvalidParams, `The ${method} request cannot be sent at ${version}`)
     }
-    const answer = yield* target.peer.request(method, encoded.right, { timeout: "1 hour" }).pipe(
-      relatedTo(server === undefined ? undefined : target.inFlight.latest(server)),
-      Effect.mapError((error) =>
-        error._tag === "RpcError"
-          ? failure(error.code, error.errorMessage, error.data)
-          : failure(JsonRpc.ErrorCode.InternalError, `The gateway's client did not answer ${method}: ${error.message}`)
-      )
-    )
+    const answer = yield* target
+      .request(method, encoded.right)
+      .pipe(relatedTo(server === undefined ? undefined : target.inFlight.latest(server)))
     const decoded = Methods.decodeResult(method, answer, version)
     if (Either.isLeft(decoded)) {
       const why = ParseResult.TreeFormatter.formatErrorSync(decoded.left)
