@@ -102,7 +102,7 @@ const listChanges = (host: McpHost.McpHostService, peer: Peer.Peer) =>
   )
 
 /**
- * Serves one client over `transport` until the connection ends (or the scope closes): the
+ * Serves one client over `transport` until the connection ends (or the fiber is interrupted): the
  * handshake, then the host's catalog (before `initialize`, its methods are not found: -32601).
  *
  * @since 0.1.0
@@ -111,10 +111,10 @@ const listChanges = (host: McpHost.McpHostService, peer: Peer.Peer) =>
 export const serve = (
   transport: TransportService,
   options: Options = {}
-): Effect.Effect<void, never, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
+): Effect.Effect<void, never, McpHost.McpHost | ServerRequests.Attachments> =>
   Effect.gen(function* () {
     const host = yield* McpHost.McpHost
-    const attachments = yield* ServerRequests.Attachments
+    const shared = yield* ServerRequests.Attachments
     let clientName = options.clientName ?? "client"
     const peer = yield* Peer.make(transport, {
       server: () => clientName,
@@ -123,7 +123,7 @@ export const serve = (
     })
     const serverInfo = options.serverInfo ?? defaultServerInfo
     const inFlight = InFlight.make()
-    const subscriptions = yield* Subscriptions.make(host, peer, inFlight)
+    const subscriptions = yield* Subscriptions.make(host, peer, inFlight, shared.subscribers)
     const scope = yield* Effect.scope
     let initialized = false
 
@@ -147,7 +147,7 @@ export const serve = (
             inFlight
           })
         )
-        yield* ServerRequests.attach(attachments, {
+        yield* ServerRequests.attach(shared.attached, {
           client: negotiated,
           inFlight,
           request: ServerRequests.askPeer(peer)
@@ -157,4 +157,8 @@ export const serve = (
       })
     })
     yield* peer.closed
-  })
+  }).pipe(
+    // The connection's own scope: when it ends, its handlers (and so its calls on the servers) are
+    // interrupted, its subscriptions released and it is no longer asked anything.
+    Effect.scoped
+  )

@@ -51,16 +51,26 @@ export const askPeer =
         )
       )
 
-/** The clients connected to the gateway, newest first: where the servers' requests go. */
-export class Attachments extends Context.Tag("@effect-mcp/gateway/Attachments")<
-  Attachments,
-  Ref.Ref<ReadonlyArray<Attached>>
->() {}
+/**
+ * What the gateway's connections share: the clients, newest first (where the servers' requests
+ * go), and how many connections subscribe to each server's resource (the server's one session is
+ * unsubscribed when the last of them leaves).
+ */
+export interface AttachmentsService {
+  readonly attached: Ref.Ref<ReadonlyArray<Attached>>
+  readonly subscribers: Map<string, number>
+}
+
+/** The gateway's shared state. */
+export class Attachments extends Context.Tag("@effect-mcp/gateway/Attachments")<Attachments, AttachmentsService>() {}
 
 /** An empty set of attachments. */
 export const layerAttachments: Layer.Layer<Attachments> = Layer.effect(
   Attachments,
-  Ref.make<ReadonlyArray<Attached>>([])
+  Effect.map(Ref.make<ReadonlyArray<Attached>>([]), (attached) => ({
+    attached,
+    subscribers: new Map<string, number>()
+  }))
 )
 
 /** Adds a client to `attachments` for as long as the scope lives. */
@@ -137,7 +147,7 @@ export const layer: Layer.Layer<
   never,
   Attachments
 > = Layer.unwrapEffect(
-  Effect.map(Attachments, (attachments) =>
+  Effect.map(Attachments, ({ attached: attachments }) =>
     Layer.mergeAll(
       Layer.succeed(Capabilities.Sampling, {
         createMessage: (params, context) =>
@@ -158,7 +168,9 @@ export const layer: Layer.Layer<
             context.server,
             "elicitation/create",
             params,
-            (capabilities) => capabilities.elicitation !== undefined
+            (capabilities) =>
+              capabilities.elicitation !== undefined &&
+              (capabilities.elicitation.form !== undefined || capabilities.elicitation.url === undefined)
           ),
         url: (params, context) =>
           ask(

@@ -1,6 +1,8 @@
 /**
  * One client's standing requests to the servers behind the gateway: the resources it subscribed to
- * (each with the server that serves it) and the log level it asked for. Both are applied again to a
+ * (each with the server that serves it; the server's session stays subscribed while any connection
+ * is, and the connection's subscriptions are released when it ends) and the log level it asked
+ * for (applied to the servers' sessions, which every connection shares: the last one set wins). Both are applied again to a
  * server's new session when the host restarts it, and the server's log messages and updates of
  * subscribed resources are passed on to the client, for as long as the connection lives.
  */
@@ -33,10 +35,25 @@ export interface Subscriptions {
 export const make = (
   host: McpHost.McpHostService,
   peer: Peer.Peer,
-  inFlight: InFlight
+  inFlight: InFlight,
+  subscribers: Map<string, number>
 ): Effect.Effect<Subscriptions, never, Scope.Scope> =>
   Effect.gen(function* () {
     const subscribed = new Map<string, string>()
+    /** The server's session subscribes while at least one connection does (key: server and URI). */
+    const keyOf = (server: string, uri: string) => `${server}\u0000${uri}`
+    const release = (server: string, uri: string) =>
+      Effect.gen(function* () {
+        const key = keyOf(server, uri)
+        const left = (subscribers.get(key) ?? 1) - 1
+        if (left > 0) return subscribers.set(key, left)
+        subscribers.delete(key)
+        const client = yield* behind(host.client(server))
+        yield* behind(client.unsubscribe(uri))
+      })
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach(subscribed, ([uri, server]) => Effect.ignore(release(server, uri)), { discard: true })
+    )
     let level: McpSchema.LoggingLevel | undefined
     const forwarding = yield* FiberMap.make<string>()
 
@@ -80,17 +97,19 @@ export const make = (
           if (server === undefined) {
             return yield* failure(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
           }
+          if (subscribed.get(uri) === server) return
           const client = yield* behind(host.client(server))
           yield* behind(client.subscribe(uri))
           subscribed.set(uri, server)
+          const key = keyOf(server, uri)
+          subscribers.set(key, (subscribers.get(key) ?? 0) + 1)
         }),
       remove: (uri) =>
         Effect.gen(function* () {
           const server = subscribed.get(uri)
           if (server === undefined) return
           subscribed.delete(uri)
-          const client = yield* behind(host.client(server))
-          yield* behind(client.unsubscribe(uri))
+          yield* release(server, uri)
         }),
       setLevel: (next) =>
         Effect.gen(function* () {
