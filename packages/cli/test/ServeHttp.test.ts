@@ -152,6 +152,61 @@ describe("effect-mcp serve --port refuses", () => {
   })
 })
 
+describe("effect-mcp serve --port, at 2026-07-28 (stateless)", () => {
+  const envelope = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "stateless", version: "1" }
+  }
+  const stateless = (method: string, params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    post(
+      { jsonrpc: "2.0", id: 31, method, params: { ...params, _meta: envelope } },
+      { ...authorized, "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...headers }
+    )
+
+  it("server/discover and a call, each a POST standing alone: no session, resultType and serverInfo in every result", async () => {
+    const discovered = await stateless("server/discover", {})
+    expect(discovered.headers.get("mcp-session-id")).toBeNull()
+    expect(await discovered.json()).toMatchObject({
+      id: 31,
+      result: { resultType: "complete", supportedVersions: expect.arrayContaining(["2026-07-28", "2025-11-25"]) }
+    })
+    const called = await stateless(
+      "tools/call",
+      { name: "everything__get-sum", arguments: { a: 1, b: 2 } },
+      { "mcp-name": "everything__get-sum" }
+    )
+    const body = (await called.json()) as { result: { content: unknown } }
+    expect(body.result).toMatchObject({
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "effect-mcp-gateway" } }
+    })
+    expect(JSON.stringify(body.result.content)).toContain("3")
+    const listed = (await (await stateless("tools/list", {})).json()) as { result: unknown }
+    expect(listed.result).toMatchObject({ ttlMs: 0, cacheScope: "private" })
+  })
+
+  it("refuses what the revision forbids: a header that disagrees (-32020), a removed method (404), an unknown revision (-32022)", async () => {
+    const mismatch = await stateless("tools/call", { name: "everything__echo", arguments: {} }, { "mcp-name": "other" })
+    expect(mismatch.status).toBe(400)
+    expect(await mismatch.json()).toMatchObject({ id: 31, error: { code: -32020 } })
+    const removed = await stateless("ping", {})
+    expect(removed.status).toBe(404)
+    expect(await removed.json()).toMatchObject({ error: { code: -32601 } })
+    const unknown = await post(
+      {
+        jsonrpc: "2.0",
+        id: 32,
+        method: "tools/list",
+        params: { _meta: { ...envelope, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }
+      },
+      { ...authorized, "mcp-protocol-version": "2099-01-01", "mcp-method": "tools/list" }
+    )
+    expect(unknown.status).toBe(400)
+    expect(await unknown.json()).toMatchObject({ id: 32, error: { code: -32022, data: { requested: "2099-01-01" } } })
+  })
+})
+
 describe("effect-mcp serve --port, stopped", () => {
   it("ends on SIGTERM with its sessions open (a session's fiber must not inherit the server's uninterruptible handler)", async () => {
     const client = await connect("left-open")

@@ -90,7 +90,13 @@ export const handlers: Layer.Layer<
   ServerRequests.Attachments
 > = ServerRequests.layer
 
-const defaultServerInfo: McpSchema.Implementation = { name: "effect-mcp-gateway", version: "0.1.0" }
+/**
+ * The name and version the gateway gives by default.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultServerInfo: McpSchema.Implementation = { name: "effect-mcp-gateway", version: "0.1.0" }
 
 /** The aggregate's list notifications, as the host reports changes (a server's status changes them all). */
 const listChanges = (host: McpHost.McpHostService, peer: Peer.Peer) =>

@@ -15,14 +15,16 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import type { McpHost } from "@effect-mcp/host"
+import { McpHost } from "@effect-mcp/host"
 import * as Transport from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as HttpSession from "./internal/httpSession.js"
-import type * as ServerRequests from "./internal/serverRequests.js"
+import * as ServerRequests from "./internal/serverRequests.js"
+import * as Stateless from "./internal/stateless.js"
 import * as McpGateway from "./McpGateway.js"
 
 /**
@@ -71,6 +73,8 @@ export const make = (
     const sessions = new Map<string, HttpSession.HttpSession>()
     const scope = yield* Effect.scope
     const context = yield* Effect.context<McpHost.McpHost | ServerRequests.Attachments>()
+    const host = Context.get(context, McpHost.McpHost)
+    const attachments = Context.get(context, ServerRequests.Attachments)
     const allowed = new Set(options.allowedOrigins ?? [])
 
     /** A new session, served until it ends (or the gateway's scope closes). */
@@ -110,6 +114,15 @@ export const make = (
         if (items.length === 0 || items.some((item) => item._tag !== "Message")) {
           return refuse(400, JsonRpc.ErrorCode.InvalidRequest, "Invalid request")
         }
+        const only = items.length === 1 && items[0]?._tag === "Message" ? items[0].message : undefined
+        if (only !== undefined && Stateless.isStateless(only, request.headers)) {
+          return yield* Stateless.serve(only, request.headers, {
+            host,
+            serverInfo: options.gateway?.serverInfo ?? McpGateway.defaultServerInfo,
+            instructions: options.gateway?.instructions,
+            attachments
+          })
+        }
         const opening = items.some(
           (item) => item._tag === "Message" && "method" in item.message && item.message.method === "initialize"
         )
@@ -133,9 +146,10 @@ export const make = (
       if (new URL(request.url, "http://gateway").pathname !== path) {
         return refuse(404, JsonRpc.ErrorCode.InvalidRequest, `Not found: the endpoint is ${path}`)
       }
+      // A POST's revision is read with its body (a stateless request's envelope decides).
       const version = request.headers["mcp-protocol-version"]
-      if (version !== undefined && !ProtocolVersion.isStateful(version)) {
-        return refuse(400, JsonRpc.ErrorCode.InvalidRequest, `Bad Request: unsupported protocol version ${version}`)
+      if (request.method !== "POST" && version !== undefined && !ProtocolVersion.isStateful(version)) {
+        return refuse(400, -32022, `Bad Request: unsupported protocol version ${version}`)
       }
       switch (request.method) {
         case "POST":

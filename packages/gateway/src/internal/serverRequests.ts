@@ -27,6 +27,8 @@ export interface Attached {
     readonly capabilities: McpSchema.ClientCapabilities
   }
   readonly inFlight: InFlight
+  /** Told when a server asked for what it did not declare (a stateless request then fails with -32021). */
+  readonly undeclared?: (method: string) => void
   /** Asks it (a request to a stateful client; a stateless one cannot be asked mid-call). */
   readonly request: (
     method: string,
@@ -122,6 +124,7 @@ const ask = <M extends Forwarded>(
     }
     if (target instanceof JsonRpcFailure) return yield* target
     if (!declared(target.client.capabilities)) {
+      target.undeclared?.(method)
       return yield* failure(JsonRpc.ErrorCode.MethodNotFound, `The gateway's client does not support ${method}`)
     }
     const version = target.client.version

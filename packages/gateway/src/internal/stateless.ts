@@ -1,0 +1,299 @@
+/**
+ * 2026-07-28 over HTTP: every POST is one request standing alone, with no session. Its `_meta`
+ * envelope says the revision and the client's capabilities; its headers must agree with its body
+ * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). The catalog serves it as it serves a
+ * session's requests, and the result is completed as the revision asks (`resultType`, the
+ * gateway's `serverInfo` in `_meta`, cache hints on lists and reads). Progress asked for turns the
+ * answer into an event stream. A server's request during such a call cannot reach the client
+ * (input rounds are not relayed yet): the server is refused, the call fails naming it.
+ */
+
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { McpHost } from "@effect-mcp/host"
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
+import { JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Mailbox from "effect/Mailbox"
+import * as ParseResult from "effect/ParseResult"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as Catalog from "./catalog.js"
+import { capabilities } from "./handshake.js"
+import * as InFlight from "./inflight.js"
+import type * as ServerRequests from "./serverRequests.js"
+import { failure } from "./wire.js"
+
+const VERSION = "2026-07-28"
+const ENVELOPE = "io.modelcontextprotocol/"
+
+/** Methods this revision removed: 404 with -32601, as for an unknown method. */
+const REMOVED = new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"])
+
+/** Results a client may cache: they carry `ttlMs` and `cacheScope`. */
+const CACHEABLE = new Set([
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "prompts/list",
+  "resources/read"
+])
+
+/** The body member `Mcp-Name` mirrors, per method. */
+const NAMED: Readonly<Record<string, string>> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" }
+
+/** The client capability each server request needs. */
+const REQUIRED: Readonly<Record<string, string>> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots"
+}
+
+/** The error for a request that needed capabilities the client did not declare. */
+const missing = (required: Record<string, object>) =>
+  failure(-32021, `The request needs client capabilities it did not declare: ${Object.keys(required).join(", ")}`, {
+    requiredCapabilities: required
+  })
+
+/** What serving a stateless request needs. */
+export interface StatelessContext {
+  readonly host: McpHost.McpHostService
+  readonly serverInfo: McpSchema.Implementation
+  readonly instructions: string | undefined
+  readonly attachments: ServerRequests.AttachmentsService
+}
+
+const answer = (status: number, id: JsonRpc.RequestId | undefined, error: JsonRpcFailure) =>
+  HttpServerResponse.unsafeJson(
+    {
+      jsonrpc: "2.0",
+      ...(id === undefined ? {} : { id }),
+      error: {
+        code: error.code,
+        message: error.errorMessage,
+        ...(error.data === undefined ? {} : { data: error.data })
+      }
+    },
+    { status }
+  )
+
+const decodeCapabilities = Schema.decodeUnknownEither(McpSchema.ClientCapabilities)
+
+/** The request's envelope, or the error its absence or its revision earns. */
+const envelopeOf = (request: JsonRpc.JSONRPCRequest, headers: HttpServerRequest.HttpServerRequest["headers"]) => {
+  const meta = McpSchema.isJsonObject(request.params?._meta) ? request.params._meta : {}
+  const version = meta[`${ENVELOPE}protocolVersion`]
+  const client = meta[`${ENVELOPE}clientCapabilities`]
+  if (typeof version !== "string" || !McpSchema.isJsonObject(client)) {
+    return Either.left(
+      failure(JsonRpc.ErrorCode.InvalidParams, "The request's _meta must carry protocolVersion and clientCapabilities")
+    )
+  }
+  const named = NAMED[request.method]
+  const name = named === undefined ? undefined : request.params?.[named]
+  const mismatch =
+    headers["mcp-protocol-version"] !== version
+      ? "MCP-Protocol-Version"
+      : headers["mcp-method"]?.trim() !== request.method
+        ? "Mcp-Method"
+        : typeof name === "string" && headers["mcp-name"]?.trim() !== name
+          ? "Mcp-Name"
+          : undefined
+  if (mismatch !== undefined) {
+    return Either.left(failure(-32020, `The ${mismatch} header does not match the request`))
+  }
+  if (version !== VERSION) {
+    return Either.left(
+      failure(-32022, `Unsupported protocol version ${version}`, {
+        requested: version,
+        supported: [VERSION, ...ProtocolVersion.STATEFUL]
+      })
+    )
+  }
+  return Either.mapBoth(decodeCapabilities(client), {
+    onLeft: (error) =>
+      failure(
+        JsonRpc.ErrorCode.InvalidParams,
+        `Invalid clientCapabilities: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
+      ),
+    onRight: (capabilities) => ({ version, capabilities })
+  })
+}
+
+/** A result as this revision sends it. */
+const completed = (method: string, result: Peer.WireObject, serverInfo: McpSchema.Implementation): Peer.WireObject => ({
+  ...result,
+  resultType: "complete",
+  _meta: { ...(McpSchema.isJsonObject(result._meta) ? result._meta : {}), [`${ENVELOPE}serverInfo`]: serverInfo },
+  ...(CACHEABLE.has(method) ? { ttlMs: result.ttlMs ?? 0, cacheScope: result.cacheScope ?? "private" } : {})
+})
+
+/** `server/discover`'s result. */
+const discover = (context: StatelessContext): Peer.WireObject => ({
+  supportedVersions: [VERSION, ...ProtocolVersion.STATEFUL],
+  capabilities: { ...capabilities, resources: { listChanged: true } },
+  serverInfo: context.serverInfo,
+  ...(context.instructions === undefined ? {} : { instructions: context.instructions }),
+  ttlMs: 0,
+  cacheScope: "private"
+})
+
+const event = (message: unknown) => new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+
+/** The list notifications a `subscriptions/listen` filter asks for, by the host's list names. */
+const LISTS = { toolsListChanged: "tools", promptsListChanged: "prompts", resourcesListChanged: "resources" } as const
+
+/**
+ * `subscriptions/listen`: an event stream that acknowledges the filter it honours (the list changes;
+ * not resource updates yet), then carries each change of the host's lists it asked for, tagged
+ * with the subscription's id, until the client closes it.
+ */
+const listen = (message: JsonRpc.JSONRPCRequest, context: StatelessContext) => {
+  const asked = McpSchema.isJsonObject(message.params?.notifications) ? message.params.notifications : {}
+  const honoured = Object.fromEntries(
+    Object.keys(LISTS)
+      .filter((key) => asked[key] === true)
+      .map((key) => [key, true])
+  )
+  const lists = new Set<string>(Object.entries(LISTS).flatMap(([key, list]) => (honoured[key] === true ? [list] : [])))
+  const tag = { [`${ENVELOPE}subscriptionId`]: message.id }
+  const ack = {
+    jsonrpc: "2.0",
+    method: "notifications/subscriptions/acknowledged",
+    params: { notifications: honoured, _meta: tag }
+  }
+  const changes = context.host.changes.pipe(
+    Stream.mapConcat((change) =>
+      change._tag === "List" ? [change.list] : (["tools", "resources", "prompts"] as const)
+    ),
+    Stream.filter((list) => lists.has(list)),
+    Stream.map((list) =>
+      event({ jsonrpc: "2.0", method: `notifications/${list}/list_changed`, params: { _meta: tag } })
+    )
+  )
+  return Effect.succeed(
+    HttpServerResponse.stream(Stream.concat(Stream.make(event(ack)), changes), {
+      contentType: "text/event-stream",
+      headers: { "cache-control": "no-cache" }
+    })
+  )
+}
+
+/** Serves one stateless request. */
+export const serve = (
+  message: JsonRpc.JSONRPCRequest,
+  headers: HttpServerRequest.HttpServerRequest["headers"],
+  context: StatelessContext
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.gen(function* () {
+    const { id, method } = message
+    if (REMOVED.has(method)) {
+      return answer(404, id, failure(JsonRpc.ErrorCode.MethodNotFound, `${method} does not exist at ${VERSION}`))
+    }
+    const envelope = envelopeOf(message, headers)
+    if (Either.isLeft(envelope)) return answer(400, id, envelope.left)
+    if (method === "subscriptions/listen") return yield* listen(message, context)
+    if (method === "server/discover") {
+      return HttpServerResponse.unsafeJson({
+        jsonrpc: "2.0",
+        id,
+        result: completed(method, discover(context), context.serverInfo)
+      })
+    }
+    const progress = yield* Mailbox.make<Uint8Array>()
+    const inFlight = InFlight.make()
+    const handlers = Catalog.handlers({
+      host: context.host,
+      version: VERSION,
+      notify: (notification, params) =>
+        Effect.asVoid(progress.offer(event({ jsonrpc: "2.0", method: notification, params }))),
+      inFlight
+    })
+    const handler = handlers.get(method)
+    if (handler === undefined) {
+      return answer(404, id, failure(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`))
+    }
+    const required: Record<string, object> = {}
+    const attached: ServerRequests.Attached = {
+      client: { version: VERSION, capabilities: envelope.right.capabilities },
+      inFlight,
+      undeclared: (asked) => {
+        required[REQUIRED[asked] ?? asked] = {}
+      },
+      request: (asked) =>
+        Effect.fail(
+          failure(
+            JsonRpc.ErrorCode.InternalError,
+            `${asked} cannot be relayed to a ${VERSION} client of the gateway yet`
+          )
+        )
+    }
+    const run = handler({ id, method, params: message.params }).pipe(
+      Effect.flatMap((result) =>
+        Object.keys(required).length > 0
+          ? Effect.fail(missing(required))
+          : Effect.succeed({ jsonrpc: "2.0" as const, id, result: completed(method, result, context.serverInfo) })
+      ),
+      Effect.tapError((error) =>
+        Object.keys(required).length > 0 && error.code !== -32021 ? Effect.fail(missing(required)) : Effect.void
+      ),
+      Effect.catchAll((error) =>
+        Effect.succeed({
+          jsonrpc: "2.0" as const,
+          id,
+          error: {
+            code: error.code,
+            message: error.errorMessage,
+            ...(error.data === undefined ? {} : { data: error.data })
+          }
+        })
+      ),
+      (effect) =>
+        Effect.acquireUseRelease(
+          Ref.update(context.attachments.attached, (all) => [attached, ...all]),
+          () => effect,
+          () => Ref.update(context.attachments.attached, (all) => all.filter((entry) => entry !== attached))
+        )
+    )
+    const meta = message.params?._meta
+    const wantsProgress = McpSchema.isJsonObject(meta) && meta.progressToken !== undefined
+    if (!wantsProgress) {
+      const response = yield* run
+      return HttpServerResponse.unsafeJson(response, {
+        status: "error" in response && response.error.code === -32021 ? 400 : 200
+      })
+    }
+    // The call runs in the stream's scope: a client that closes the stream cancels it.
+    const body = Stream.unwrapScoped(
+      run.pipe(
+        Effect.flatMap((response) => progress.offer(event(response))),
+        Effect.ensuring(progress.done(Exit.void)),
+        Effect.forkScoped,
+        Effect.as(Mailbox.toStream(progress))
+      )
+    )
+    return HttpServerResponse.stream(body, {
+      contentType: "text/event-stream",
+      headers: { "cache-control": "no-cache" }
+    })
+  })
+
+/**
+ * Whether a POST is for this revision: its `MCP-Protocol-Version` header or its one message's
+ * envelope names a revision that is not stateful (an unknown one is refused here, with -32022).
+ */
+export const isStateless = (
+  message: JsonRpc.JSONRPCMessage,
+  headers: HttpServerRequest.HttpServerRequest["headers"]
+): message is JsonRpc.JSONRPCRequest => {
+  if (!JsonRpc.isRequest(message)) return false
+  const header = headers["mcp-protocol-version"]
+  if (header !== undefined) return !ProtocolVersion.isStateful(header)
+  const meta = message.params?._meta
+  const version = McpSchema.isJsonObject(meta) ? meta[`${ENVELOPE}protocolVersion`] : undefined
+  return typeof version === "string" && !ProtocolVersion.isStateful(version)
+}
