@@ -23,6 +23,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as HttpSession from "./internal/httpSession.js"
+import * as Sealing from "./internal/sealing.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import * as Stateless from "./internal/stateless.js"
 import * as McpGateway from "./McpGateway.js"
@@ -42,7 +43,29 @@ export interface Options {
   readonly allowedOrigins?: ReadonlyArray<string>
   /** How each connection presents the gateway. */
   readonly gateway?: McpGateway.Options
+  /**
+   * The keys of 2026-07-28 input rounds' `requestState` (the first seals; all open): every instance
+   * behind one balancer needs the same. Default: a random key of this process (one instance only).
+   */
+  readonly sealing?: ReadonlyArray<Sealing.SealingKey>
 }
+
+/**
+ * A key of input rounds' `requestState`: an id, and 32 bytes of secret.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SealingKey = Sealing.SealingKey
+
+/**
+ * Keys from their text form, `id:secret[,id:secret…]` (each secret hashed to 32 bytes; the first
+ * seals, the others still open what they sealed: rotation).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sealingKeys: (text: string) => Effect.Effect<ReadonlyArray<SealingKey>> = Sealing.keysFrom
 
 const SESSION = "mcp-session-id"
 
@@ -76,6 +99,9 @@ export const make = (
     const host = Context.get(context, McpHost.McpHost)
     const attachments = Context.get(context, ServerRequests.Attachments)
     const allowed = new Set(options.allowedOrigins ?? [])
+    const sealer = yield* Sealing.make(
+      options.sealing !== undefined && options.sealing.length > 0 ? options.sealing : [yield* Sealing.localKey]
+    )
 
     /** A new session, served until it ends (or the gateway's scope closes). */
     const open = Effect.gen(function* () {
@@ -120,7 +146,8 @@ export const make = (
             host,
             serverInfo: options.gateway?.serverInfo ?? McpGateway.defaultServerInfo,
             instructions: options.gateway?.instructions,
-            attachments
+            attachments,
+            sealer
           })
         }
         const opening = items.some(
@@ -173,5 +200,7 @@ export const make = (
           return refuse(405, JsonRpc.ErrorCode.InvalidRequest, "Method not allowed", { allow: "GET, POST, DELETE" })
       }
     })
-    return app
+    // The platform's HTTP server runs a handler uninterruptibly; the gateway's work (a call racing
+    // its input rounds, a session's fiber) must stay interruptible, or a lost race never ends.
+    return Effect.interruptible(app)
   })

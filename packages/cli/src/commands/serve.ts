@@ -49,8 +49,11 @@ const http = (host: string, port: number) =>
         reason: `listening on ${host} needs a token: set EFFECT_MCP_GATEWAY_TOKEN (clients send it as a bearer token)`
       })
     }
+    const secrets = yield* Config.option(Config.redacted("EFFECT_MCP_GATEWAY_SECRETS")).pipe(Effect.orDie)
+    const sealing = Option.isSome(secrets) ? yield* StreamableHttpServer.sealingKeys(Redacted.value(secrets.value)) : []
     const app = yield* StreamableHttpServer.make({
       gateway,
+      sealing,
       ...(Option.isSome(token) ? { token: Redacted.value(token.value) } : {})
     })
     const server = yield* NodeHttpServer.make(() => createServer(), { host, port }).pipe(
@@ -75,7 +78,7 @@ export const serve = Command.make(
     ),
     host: Options.text("host").pipe(
       Options.withDescription(
-        "The address to listen on with --port (default 127.0.0.1; any other needs EFFECT_MCP_GATEWAY_TOKEN)"
+        "The address to listen on with --port (default 127.0.0.1; any other needs EFFECT_MCP_GATEWAY_TOKEN). Instances behind one balancer share EFFECT_MCP_GATEWAY_SECRETS (id:secret[,id:secret…], the first seals)"
       ),
       Options.withDefault("127.0.0.1")
     ),

@@ -19,6 +19,12 @@ import type * as Scope from "effect/Scope"
 import { type InFlight, relatedTo } from "./inflight.js"
 import { failure } from "./wire.js"
 
+/** The server that asks, and its own name for the request (a 2026-07-28 server's input key). */
+export interface Asker {
+  readonly server: string
+  readonly requestId: JsonRpc.RequestId
+}
+
 /** A client of the gateway, as far as the servers' requests are concerned. */
 export interface Attached {
   /** The revision it speaks and what it declared. */
@@ -32,7 +38,8 @@ export interface Attached {
   /** Asks it (a request to a stateful client; a stateless one cannot be asked mid-call). */
   readonly request: (
     method: string,
-    params: Peer.WireObject | undefined
+    params: Peer.WireObject | undefined,
+    from: Asker | undefined
   ) => Effect.Effect<Peer.WireObject, JsonRpcFailure>
 }
 
@@ -109,12 +116,13 @@ const targetOf = (
 /** Asks the newest client that can answer `method`, and decodes its answer. */
 const ask = <M extends Forwarded>(
   attachments: Ref.Ref<ReadonlyArray<Attached>>,
-  server: string | undefined,
+  from: Asker | undefined,
   method: M,
   params: Methods.RequestParamsOf<M> | undefined,
   declared: (capabilities: McpSchema.ClientCapabilities) => boolean
 ): Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure> =>
   Effect.gen(function* () {
+    const server = from?.server
     const target = targetOf(yield* Ref.get(attachments), server, method)
     if (target === undefined) {
       return yield* failure(
@@ -134,7 +142,7 @@ const ask = <M extends Forwarded>(
       return yield* failure(JsonRpc.ErrorCode.InvalidParams, `The ${method} request cannot be sent at ${version}`)
     }
     const answer = yield* target
-      .request(method, encoded.right)
+      .request(method, encoded.right, from)
       .pipe(relatedTo(server === undefined ? undefined : target.inFlight.latest(server)))
     const decoded = Methods.decodeResult(method, answer, version)
     if (Either.isLeft(decoded)) {
@@ -156,7 +164,7 @@ export const layer: Layer.Layer<
         createMessage: (params, context) =>
           ask(
             attachments,
-            context.server,
+            context,
             "sampling/createMessage",
             params,
             (capabilities) => capabilities.sampling !== undefined
@@ -168,7 +176,7 @@ export const layer: Layer.Layer<
         form: (params, context) =>
           ask(
             attachments,
-            context.server,
+            context,
             "elicitation/create",
             params,
             (capabilities) =>
@@ -178,7 +186,7 @@ export const layer: Layer.Layer<
         url: (params, context) =>
           ask(
             attachments,
-            context.server,
+            context,
             "elicitation/create",
             params,
             (capabilities) => capabilities.elicitation?.url !== undefined

@@ -4,15 +4,15 @@
  * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). The catalog serves it as it serves a
  * session's requests, and the result is completed as the revision asks (`resultType`, the
  * gateway's `serverInfo` in `_meta`, cache hints on lists and reads). Progress asked for turns the
- * answer into an event stream. A server's request during such a call cannot reach the client
- * (input rounds are not relayed yet): the server is refused, the call fails naming it.
+ * answer into an event stream. A server's input requests during a call are relayed in rounds
+ * (`inputRelay.ts`).
  */
 
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
-import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
+import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -25,6 +25,9 @@ import * as Stream from "effect/Stream"
 import * as Catalog from "./catalog.js"
 import { capabilities } from "./handshake.js"
 import * as InFlight from "./inflight.js"
+import * as InputRelay from "./inputRelay.js"
+import { RELAYED } from "./inputRelay.js"
+import * as Sealing from "./sealing.js"
 import type * as ServerRequests from "./serverRequests.js"
 import { failure } from "./wire.js"
 
@@ -62,22 +65,22 @@ const missing = (required: Record<string, object>) =>
 /** What serving a stateless request needs. */
 export interface StatelessContext {
   readonly host: McpHost.McpHostService
+  /** Seals and opens the `requestState` of input rounds. */
+  readonly sealer: Sealing.Sealer
   readonly serverInfo: McpSchema.Implementation
   readonly instructions: string | undefined
   readonly attachments: ServerRequests.AttachmentsService
 }
 
+const errorObject = (error: JsonRpcFailure) => ({
+  code: error.code,
+  message: error.errorMessage,
+  ...(error.data === undefined ? {} : { data: error.data })
+})
+
 const answer = (status: number, id: JsonRpc.RequestId | undefined, error: JsonRpcFailure) =>
   HttpServerResponse.unsafeJson(
-    {
-      jsonrpc: "2.0",
-      ...(id === undefined ? {} : { id }),
-      error: {
-        code: error.code,
-        message: error.errorMessage,
-        ...(error.data === undefined ? {} : { data: error.data })
-      }
-    },
+    { jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: errorObject(error) },
     { status }
   )
 
@@ -127,7 +130,7 @@ const envelopeOf = (request: JsonRpc.JSONRPCRequest, headers: HttpServerRequest.
 /** A result as this revision sends it. */
 const completed = (method: string, result: Peer.WireObject, serverInfo: McpSchema.Implementation): Peer.WireObject => ({
   ...result,
-  resultType: "complete",
+  resultType: result.resultType === "input_required" ? "input_required" : "complete",
   _meta: { ...(McpSchema.isJsonObject(result._meta) ? result._meta : {}), [`${ENVELOPE}serverInfo`]: serverInfo },
   ...(CACHEABLE.has(method) ? { ttlMs: result.ttlMs ?? 0, cacheScope: result.cacheScope ?? "private" } : {})
 })
@@ -183,6 +186,58 @@ const listen = (message: JsonRpc.JSONRPCRequest, context: StatelessContext) => {
   )
 }
 
+/**
+ * The relay of a request that may need input: the answers of its sealed `requestState` (which must
+ * be this caller's, for this very request, and current) and of its retry's `inputResponses`.
+ */
+const relayFor = (
+  message: JsonRpc.JSONRPCRequest,
+  headers: HttpServerRequest.HttpServerRequest["headers"],
+  context: StatelessContext
+) =>
+  Effect.gen(function* () {
+    const params = message.params ?? {}
+    const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : ""
+    const binding = {
+      caller: yield* Sealing.digest(headers.authorization ?? ""),
+      method: message.method,
+      name,
+      arguments: yield* Sealing.digest(JSON.stringify(params.arguments ?? {}))
+    }
+    let answers: Record<string, unknown> = {}
+    let asked: Readonly<Record<string, string>> = {}
+    if (params.requestState !== undefined) {
+      const opened = yield* Effect.either(context.sealer.open(String(params.requestState), Date.now()))
+      const payload = Either.getOrUndefined(opened)
+      const refusal = Either.isLeft(opened)
+        ? opened.left
+        : payload !== undefined &&
+            (payload.caller !== binding.caller ||
+              payload.method !== binding.method ||
+              payload.name !== binding.name ||
+              payload.arguments !== binding.arguments)
+          ? "not this request"
+          : undefined
+      if (refusal !== undefined || payload === undefined) {
+        return failure(JsonRpc.ErrorCode.InvalidParams, `Invalid requestState (${refusal ?? "malformed"})`, {
+          reason: "invalid_request_state"
+        })
+      }
+      answers = { ...payload.answers }
+      asked = payload.asked
+    }
+    // The retry's answers, under the keys the gateway gave their requests (others are ignored).
+    const responses = McpSchema.isJsonObject(params.inputResponses) ? params.inputResponses : {}
+    for (const [shown, key] of Object.entries(asked)) if (shown in responses) answers[key] = responses[shown]
+    return yield* InputRelay.make({
+      host: context.host,
+      sealer: context.sealer,
+      binding,
+      answers,
+      tool: message.method === "tools/call" ? name : undefined
+    })
+  })
+
 /** Serves one stateless request. */
 export const serve = (
   message: JsonRpc.JSONRPCRequest,
@@ -217,6 +272,8 @@ export const serve = (
     if (handler === undefined) {
       return answer(404, id, failure(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`))
     }
+    const relay = RELAYED.has(method) ? yield* relayFor(message, headers, context) : undefined
+    if (relay instanceof JsonRpcFailure) return answer(200, id, relay)
     const required: Record<string, object> = {}
     const attached: ServerRequests.Attached = {
       client: { version: VERSION, capabilities: envelope.right.capabilities },
@@ -224,34 +281,34 @@ export const serve = (
       undeclared: (asked) => {
         required[REQUIRED[asked] ?? asked] = {}
       },
-      request: (asked) =>
-        Effect.fail(
-          failure(
-            JsonRpc.ErrorCode.InternalError,
-            `${asked} cannot be relayed to a ${VERSION} client of the gateway yet`
-          )
-        )
+      request: (asked, params, from) =>
+        relay === undefined
+          ? Effect.fail(
+              failure(JsonRpc.ErrorCode.InternalError, `${asked} cannot be asked of a ${VERSION} client here`)
+            )
+          : relay.request(asked, params, from)
     }
-    const run = handler({ id, method, params: message.params }).pipe(
-      Effect.flatMap((result) =>
-        Object.keys(required).length > 0
-          ? Effect.fail(missing(required))
-          : Effect.succeed({ jsonrpc: "2.0" as const, id, result: completed(method, result, context.serverInfo) })
-      ),
-      Effect.tapError((error) =>
-        Object.keys(required).length > 0 && error.code !== -32021 ? Effect.fail(missing(required)) : Effect.void
-      ),
-      Effect.catchAll((error) =>
-        Effect.succeed({
-          jsonrpc: "2.0" as const,
-          id,
-          error: {
-            code: error.code,
-            message: error.errorMessage,
-            ...(error.data === undefined ? {} : { data: error.data })
-          }
+    const call = Effect.map(handler({ id, method, params: message.params }), (result) => ({ result }))
+    // A request without an answer stops the run once the round's other requests are collected too
+    // (they are asked side by side, each reaching the relay before anything else happens).
+    const collected = relay?.needed.pipe(Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 20)), Effect.as(undefined))
+    const run = (collected === undefined ? call : Effect.raceFirst(call, collected)).pipe(
+      Effect.flatMap((outcome) =>
+        Effect.gen(function* () {
+          if (Object.keys(required).length > 0) return yield* missing(required)
+          const refused = relay?.refused()
+          if (refused !== undefined) return yield* refused
+          const result =
+            outcome === undefined && relay !== undefined
+              ? yield* relay.inputRequired(Date.now())
+              : (outcome?.result ?? {})
+          return { jsonrpc: "2.0" as const, id, result: completed(method, result, context.serverInfo) }
         })
       ),
+      Effect.catchAll((error) => {
+        const refusedFirst = Object.keys(required).length > 0 ? missing(required) : (relay?.refused() ?? error)
+        return Effect.succeed({ jsonrpc: "2.0" as const, id, error: errorObject(refusedFirst) })
+      }),
       (effect) =>
         Effect.acquireUseRelease(
           Ref.update(context.attachments.attached, (all) => [attached, ...all]),
