@@ -207,6 +207,116 @@ describe("effect-mcp serve --port, at 2026-07-28 (stateless)", () => {
   })
 })
 
+/** One SSE event's fields as sent. */
+interface SseEvent {
+  readonly id: string | undefined
+  readonly retry: string | undefined
+  readonly data: string
+}
+
+/** The events of an SSE body as they arrive; leaving the loop early drops the connection. */
+async function* sseEvents(response: Response): AsyncGenerator<SseEvent> {
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader()
+  if (reader === undefined) return
+  let buffer = ""
+  try {
+    while (true) {
+      const { value, done } = await reader.read()
+      if (done) return
+      buffer += value
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const fields = new Map<string, string>()
+        for (const line of buffer.slice(0, end).split("\n")) {
+          const colon = line.indexOf(":")
+          if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart())
+        }
+        buffer = buffer.slice(end + 2)
+        yield { id: fields.get("id"), retry: fields.get("retry"), data: fields.get("data") ?? "" }
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
+
+describe("effect-mcp serve --port resumes an event stream with Last-Event-ID", () => {
+  /** A raw session at 2025-11-25: its headers for later requests. */
+  const session = async () => {
+    const opened = await post(
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+      },
+      authorized
+    )
+    await opened.text()
+    const headers = {
+      ...authorized,
+      "mcp-session-id": opened.headers.get("mcp-session-id") ?? "",
+      "mcp-protocol-version": "2025-11-25"
+    }
+    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" }, headers)).status).toBe(202)
+    return headers
+  }
+  const resume = (headers: Record<string, string>, lastEventId: string) =>
+    fetch(url, { headers: { ...headers, accept: "text/event-stream", "last-event-id": lastEventId } })
+
+  it("a client that drops a call's stream mid-call gets the missed progress and the result once", async () => {
+    const headers = await session()
+    const dropped = new AbortController()
+    const call = await fetch(url, {
+      method: "POST",
+      signal: dropped.signal,
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: {
+          name: "everything__trigger-long-running-operation",
+          arguments: { duration: 1, steps: 5 },
+          _meta: { progressToken: "p" }
+        }
+      })
+    })
+    const before: Array<SseEvent> = []
+    for await (const event of sseEvents(call)) {
+      before.push(event)
+      if (event.data !== "") break
+    }
+    dropped.abort()
+    expect(before[0]).toEqual({ id: expect.any(String), retry: "1000", data: "" })
+    const lastEventId = before.at(-1)?.id ?? ""
+    const resumed = await resume(headers, lastEventId)
+    expect(resumed.status).toBe(200)
+    const after: Array<SseEvent> = []
+    for await (const event of sseEvents(resumed)) after.push(event)
+
+    const messages = [...before, ...after].flatMap((event) => (event.data === "" ? [] : [JSON.parse(event.data)]))
+    expect(
+      messages.filter((message) => message.method === "notifications/progress").map((m) => m.params.progress)
+    ).toEqual([1, 2, 3, 4, 5])
+    const results = messages.filter((message) => message.id === 2)
+    expect(results).toHaveLength(1)
+    expect(JSON.stringify(results[0].result)).toContain("Long running operation completed")
+    const ids = [...before, ...after].map((event) => event.id)
+    expect(new Set(ids).size).toBe(ids.length)
+
+    // The stream has ended and nothing came after its last event: the SSE standard's "stop" (204).
+    expect((await resume(headers, after.at(-1)?.id ?? "")).status).toBe(204)
+  })
+
+  it("a Last-Event-ID that the session never gave is refused (400), as is a resume without a session (400)", async () => {
+    const headers = await session()
+    const unknown = await resume(headers, "99.12345")
+    expect(unknown.status).toBe(400)
+    expect(await unknown.json()).toMatchObject({ error: { message: expect.stringContaining("99.12345") } })
+    expect((await resume(authorized, "1.1")).status).toBe(400)
+  })
+})
+
 describe("effect-mcp serve --port, stopped", () => {
   it("ends on SIGTERM with its sessions open (a session's fiber must not inherit the server's uninterruptible handler)", async () => {
     const client = await connect("left-open")

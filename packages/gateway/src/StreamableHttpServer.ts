@@ -3,7 +3,9 @@
  * `HttpApp` for `@effect/platform`'s `HttpServer`. `initialize` opens a session (its id in
  * `Mcp-Session-Id`), each session a gateway connection of its own; a POST that carries requests is
  * answered with an event stream, one that carries only notifications or responses with 202; GET
- * opens the session's stream for what relates to no request; DELETE ends the session.
+ * opens the session's stream for what relates to no request, or with `Last-Event-ID` resumes the
+ * stream that event was on (every event has an id; a session keeps its newest 1000 events, within
+ * 4 MiB); DELETE ends the session.
  *
  * Guarded as the specification asks: a bearer token when one is configured (401 without it), the
  * `Origin` of browsers checked against DNS rebinding (403), unknown sessions 404, a request without
@@ -155,10 +157,36 @@ export const make = (
         )
         const session = opening ? yield* open : sessionOf(request)
         if (HttpServerResponse.isServerResponse(session)) return session
-        const answers = yield* session.post(items)
+        const answers = yield* session.post(items, request.headers["mcp-protocol-version"])
         return answers === undefined
           ? HttpServerResponse.empty({ status: 202, headers: { [SESSION]: session.id } })
           : sse(answers, session.id)
+      })
+
+    /** The session's GET stream, or with `Last-Event-ID` the rest of the stream that event was on. */
+    const get = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function* () {
+        const session = sessionOf(request)
+        if (HttpServerResponse.isServerResponse(session)) return session
+        const listened = yield* session.listen({
+          version: request.headers["mcp-protocol-version"],
+          lastEventId: request.headers["last-event-id"]
+        })
+        switch (listened._tag) {
+          case "Stream":
+            return sse(listened.stream, session.id)
+          case "Busy":
+            return refuse(409, JsonRpc.ErrorCode.InvalidRequest, "Conflict: this session's stream is already open")
+          case "Unknown":
+            return refuse(
+              400,
+              JsonRpc.ErrorCode.InvalidRequest,
+              `Bad Request: Last-Event-ID ${listened.lastEventId} is unknown or has expired`
+            )
+          case "Finished":
+            // The SSE standard's "stop reconnecting": the stream has ended and nothing was missed.
+            return HttpServerResponse.empty({ status: 204, headers: { [SESSION]: session.id } })
+        }
       })
 
     const app = Effect.gen(function* () {
@@ -181,14 +209,8 @@ export const make = (
       switch (request.method) {
         case "POST":
           return yield* post(request)
-        case "GET": {
-          const session = sessionOf(request)
-          if (HttpServerResponse.isServerResponse(session)) return session
-          const stream = yield* session.listen
-          return stream === undefined
-            ? refuse(409, JsonRpc.ErrorCode.InvalidRequest, "Conflict: this session's stream is already open")
-            : sse(stream, session.id)
-        }
+        case "GET":
+          return yield* get(request)
         case "DELETE": {
           const session = sessionOf(request)
           if (HttpServerResponse.isServerResponse(session)) return session
