@@ -3,7 +3,7 @@
  * killed if it has not ended in time, and the test fails with what it printed. What a test
  * started is killed, with its servers, when the test ends (see `processes.ts`).
  */
-import type { ChildProcess } from "node:child_process"
+import type { ChildProcessWithoutNullStreams } from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { spawnOwned, stop, stopTestProcesses } from "./processes.js"
@@ -40,7 +40,7 @@ export interface RunOptions {
 
 /** A started run: the child, and its end. */
 export interface Started {
-  readonly child: ChildProcess
+  readonly child: ChildProcessWithoutNullStreams
   readonly stdout: () => string
   readonly stderr: () => string
   readonly finished: Promise<Finished>

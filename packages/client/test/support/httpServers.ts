@@ -21,7 +21,8 @@ export const freePort = (): Promise<number> =>
     })
   })
 
-const canConnect = (port: number) =>
+/** Does something accept a TCP connection on 127.0.0.1 at `port` now? */
+export const canConnect = (port: number): Promise<boolean> =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, "127.0.0.1")
     socket.once("connect", () => {
