@@ -108,7 +108,9 @@ export const handlers = (context: CatalogContext): Handlers => {
       "resources/read",
       handler("resources/read", version, (params, request) =>
         Effect.flatMap(serverOfUri(host, params.uri), (server) =>
-          behind(host.readResource(params.uri, progressTo(context, request))).pipe(inFlight.track(request.id, server))
+          behind(host.readResource(params.uri, progressTo(context, request)), version).pipe(
+            inFlight.track(request.id, server)
+          )
         )
       )
     ],

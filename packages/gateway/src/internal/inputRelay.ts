@@ -68,6 +68,8 @@ export interface RoundContext {
   readonly binding: Omit<Payload, "answers" | "expires" | "asked">
   /** The answers known so far: the token's and the retry's. */
   readonly answers: Readonly<Record<string, unknown>>
+  /** The retry's `inputResponses` as sent (by the keys the client saw). */
+  readonly direct: Readonly<Record<string, unknown>>
   /** The tool, when the request is a call (its annotations say whether a stateful server may run it again). */
   readonly tool: string | undefined
 }
@@ -107,9 +109,11 @@ export const make = (context: RoundContext): Effect.Effect<Relay> =>
           const rank = ranks.get(question) ?? 0
           ranks.set(question, rank + 1)
           const key = `${question}:${rank}`
-          const answer = context.answers[key]
-          if (McpSchema.isJsonObject(answer)) return answer
           const era = yield* eraOf(context, server)
+          // The gateway's key; or a 2026-07-28 server's own, which a client may answer by directly.
+          const own = era === "stateless" && typeof from?.requestId === "string" ? from.requestId : undefined
+          const answer = context.answers[key] ?? (own === undefined ? undefined : context.direct[own])
+          if (McpSchema.isJsonObject(answer)) return answer
           if (era === "stateful" && !(yield* replayable(context))) {
             refusal = failure(
               JsonRpc.ErrorCode.InternalError,
@@ -119,7 +123,7 @@ export const make = (context: RoundContext): Effect.Effect<Relay> =>
             return yield* refusal
           }
           // A 2026-07-28 server's own key goes to the client (it may mean something to it).
-          const shown = era === "stateless" && typeof from?.requestId === "string" ? from.requestId : key
+          const shown = own ?? key
           asked.set(shown, { key, method, params })
           yield* Deferred.succeed(signal, undefined)
           return yield* Effect.never

@@ -234,6 +234,7 @@ const relayFor = (
       sealer: context.sealer,
       binding,
       answers,
+      direct: responses,
       tool: message.method === "tools/call" ? name : undefined
     })
   })

@@ -7,7 +7,7 @@ import type { McpError } from "@effect-mcp/client"
 import type { HostError } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
-import { JsonRpc, McpSchema, Methods, type ProtocolVersion } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -32,13 +32,20 @@ export type BehindFailure =
  * as the specification says; unknown resources as -32002); anything else (a server down, a
  * timeout, a broken answer) as an internal error whose message names the server.
  */
-export const toFailure = (error: BehindFailure): JsonRpcFailure => {
+export const toFailure = (error: BehindFailure, version?: ProtocolVersion.ProtocolVersion): JsonRpcFailure => {
   switch (error._tag) {
     case "RpcError":
       return failure(error.code, error.errorMessage, error.data)
     case "NotFound":
       return error.kind === "resource"
-        ? failure(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${error.name}`, { uri: error.name })
+        ? failure(
+            // SEP-2164: from 2026-07-28 an unknown resource is invalid params.
+            version !== undefined && ProtocolVersion.isStateless(version)
+              ? JsonRpc.ErrorCode.InvalidParams
+              : JsonRpc.ErrorCode.ResourceNotFound,
+            `Resource not found: ${error.name}`,
+            { uri: error.name }
+          )
         : failure(JsonRpc.ErrorCode.InvalidParams, `Unknown ${error.kind}: ${error.name}`)
     case "ToolNotAllowed":
       return failure(JsonRpc.ErrorCode.InvalidParams, `Unknown tool: ${error.tool} (excluded by the gateway)`)
@@ -91,5 +98,7 @@ export const handler =
   }
 
 /** Runs a request behind the gateway, its failure turned into the client's JSON-RPC error. */
-export const behind = <A>(effect: Effect.Effect<A, BehindFailure>): Effect.Effect<A, JsonRpcFailure> =>
-  Effect.mapError(effect, toFailure)
+export const behind = <A>(
+  effect: Effect.Effect<A, BehindFailure>,
+  version?: ProtocolVersion.ProtocolVersion
+): Effect.Effect<A, JsonRpcFailure> => Effect.mapError(effect, (error) => toFailure(error, version))
