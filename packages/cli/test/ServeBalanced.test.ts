@@ -9,7 +9,6 @@
  * HAProxy is required, not optional: `.ci/run` installs it (Debian's), and without it this file
  * fails saying so.
  */
-import { execFileSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -22,18 +21,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { canConnect, freePort } from "../../client/test/support/httpServers.js"
-import { eventually, everything, type Started, start, startCommand } from "./support/cli.js"
+import { type Balancer, haproxyMissing, type Instance, startBalancer, startInstance } from "./support/balancer.js"
+import { eventually, everything } from "./support/cli.js"
 import { stop } from "./support/processes.js"
-
-const haproxyMissing = (() => {
-  try {
-    execFileSync("haproxy", ["-v"], { stdio: "ignore" })
-    return undefined
-  } catch (error) {
-    return `haproxy is needed by this test and could not be run (${String(error)}): install it (Debian: apt-get install haproxy; .ci/run does)`
-  }
-})()
 
 const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-serve-balanced-"))
 const config = join(cwd, ".mcp.json")
@@ -42,30 +32,9 @@ writeFileSync(
   JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } })
 )
 
-/** A gateway instance: its process and its own (not balanced) URL. */
-interface Instance {
-  readonly name: string
-  readonly started: Started
-  readonly url: URL
-}
-
-/** An HAProxy in front of both instances. */
-interface Balancer {
-  readonly started: Started
-  readonly url: URL
-}
-
 let instances: ReadonlyArray<Instance> = []
 let sticky: Balancer
 let roundRobin: Balancer
-
-const startInstance = async (name: string): Promise<Instance> => {
-  const started = start(["serve", "--config", config, "--port", "0"], { cwd, timeoutMs: 600_000 })
-  started.finished.catch(() => undefined)
-  const listening = () => /listening (http:\/\/\S+)/.exec(started.stdout())?.[1]
-  await eventually(() => listening() !== undefined, `gateway ${name} to listen`)
-  return { name, started, url: new URL(listening() ?? "") }
-}
 
 /** The stickiness the issue asks for: the session id learned from the response, then routed on. */
 const stickLines = [
@@ -74,45 +43,11 @@ const stickLines = [
   "  stick on req.hdr(mcp-session-id)"
 ]
 
-const startBalancer = async (name: string, stickiness: ReadonlyArray<string>): Promise<Balancer> => {
-  // A port free now, for HAProxy to bind.
-  const port = await freePort()
-  const file = join(cwd, `${name}.cfg`)
-  writeFileSync(
-    file,
-    [
-      "defaults",
-      "  mode http",
-      "  timeout connect 2s",
-      "  timeout client 30s",
-      "  timeout server 30s",
-      "frontend mcp",
-      `  bind 127.0.0.1:${port}`,
-      "  default_backend gateways",
-      "backend gateways",
-      "  balance roundrobin",
-      ...stickiness,
-      // A TCP check every 100 ms: an instance that is gone is marked down at the first failure.
-      ...instances.map((instance) => `  server ${instance.name} ${instance.url.host} check inter 100ms fall 1 rise 1`),
-      ""
-    ].join("\n")
-  )
-  const started = startCommand("haproxy", ["-f", file, "-db"], { cwd, timeoutMs: 600_000 })
-  started.finished.catch(() => undefined)
-  // Bounded: 200 probes, 50 ms apart.
-  for (let probes = 0; !(await canConnect(port)); probes++) {
-    if (started.child.exitCode !== null) throw new Error(`haproxy (${name}) ended: ${started.stderr()}`)
-    if (probes === 200) throw new Error(`haproxy (${name}) is not listening on ${port}: ${started.stderr()}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return { started, url: new URL(`http://127.0.0.1:${port}/mcp`) }
-}
-
 beforeAll(async () => {
   if (haproxyMissing !== undefined) throw new Error(haproxyMissing)
-  instances = await Promise.all([startInstance("one"), startInstance("two")])
-  sticky = await startBalancer("sticky", stickLines)
-  roundRobin = await startBalancer("round-robin", [])
+  instances = await Promise.all(["one", "two"].map((name) => startInstance(name, ["--config", config], { cwd })))
+  sticky = await startBalancer("sticky", instances, stickLines, cwd)
+  roundRobin = await startBalancer("round-robin", instances, [], cwd)
 }, 60_000)
 
 afterAll(() => {
