@@ -16,7 +16,7 @@ import {
   ListRootsRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bin, everything } from "./support/cli.js"
+import { bin, everything, run } from "./support/cli.js"
 
 const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-serve-"))
 const config = join(cwd, ".mcp.json")
@@ -146,6 +146,21 @@ describe("effect-mcp serve, used by the official SDK v1 client over stdio", () =
   it("writes nothing but protocol messages to stdout (the SDK client would have failed on any other line)", () => {
     expect(stderr).not.toContain("Error")
   })
+})
+
+describe("effect-mcp serve, used by our own client at each era", () => {
+  it("2026-07-28 (found by its server/discover probe, stateless: no initialize) and 2025-11-25 (pinned) both call through", async () => {
+    const gateway = [process.execPath, bin, "serve", "--config", config]
+    const info = await run(["info", "--json", "--", ...gateway], { cwd, timeoutMs: 60_000 })
+    expect(JSON.parse(info.stdout)).toMatchObject({ protocolVersion: "2026-07-28", era: "stateless" })
+    for (const version of ["2026-07-28", "2025-11-25"]) {
+      const call = await run(
+        ["tools", "call", "everything__get-sum", "a=1", "b=2", "--protocol-version", version, "--", ...gateway],
+        { cwd, timeoutMs: 60_000 }
+      )
+      expect([version, call.code, call.stdout.trim()]).toEqual([version, 0, "The sum of 1 and 2 is 3."])
+    }
+  }, 120_000)
 })
 
 describe("effect-mcp serve, given bad input", () => {

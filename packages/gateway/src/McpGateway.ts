@@ -41,7 +41,9 @@ import * as Stream from "effect/Stream"
 import * as Catalog from "./internal/catalog.js"
 import * as Handshake from "./internal/handshake.js"
 import * as InFlight from "./internal/inflight.js"
+import * as Sealing from "./internal/sealing.js"
 import * as ServerRequests from "./internal/serverRequests.js"
+import * as StatelessPeer from "./internal/statelessPeer.js"
 import * as Subscriptions from "./internal/subscriptions.js"
 import { failure } from "./internal/wire.js"
 
@@ -122,6 +124,8 @@ export const serve = (
     const host = yield* McpHost.McpHost
     const shared = yield* ServerRequests.Attachments
     let clientName = options.clientName ?? "client"
+    // Everything asynchronous comes before the peer reads: a request must find its handler.
+    const sealer = yield* Sealing.make([yield* Sealing.localKey])
     const peer = yield* Peer.make(transport, {
       server: () => clientName,
       requestTimeout: "60 seconds",
@@ -132,6 +136,13 @@ export const serve = (
     const subscriptions = yield* Subscriptions.make(host, peer, inFlight, shared.subscribers)
     const scope = yield* Effect.scope
     let initialized = false
+    yield* StatelessPeer.register(peer, {
+      host,
+      serverInfo,
+      instructions: options.instructions,
+      attachments: shared,
+      sealer
+    })
 
     yield* peer.handle("initialize", (request) => {
       if (initialized) return Effect.fail(failure(JsonRpc.ErrorCode.InvalidRequest, "Already initialized"))

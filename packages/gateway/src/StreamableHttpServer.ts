@@ -27,7 +27,8 @@ import type * as Stream from "effect/Stream"
 import * as HttpSession from "./internal/httpSession.js"
 import * as Sealing from "./internal/sealing.js"
 import * as ServerRequests from "./internal/serverRequests.js"
-import * as Stateless from "./internal/stateless.js"
+import * as Stateless from "./internal/statelessHttp.js"
+import * as StatelessRequest from "./internal/statelessRequest.js"
 import * as McpGateway from "./McpGateway.js"
 
 /**
@@ -143,7 +144,7 @@ export const make = (
           return refuse(400, JsonRpc.ErrorCode.InvalidRequest, "Invalid request")
         }
         const only = items.length === 1 && items[0]?._tag === "Message" ? items[0].message : undefined
-        if (only !== undefined && Stateless.isStateless(only, request.headers)) {
+        if (only !== undefined && StatelessRequest.isStateless(only, request.headers)) {
           return yield* Stateless.serve(only, request.headers, {
             host,
             serverInfo: options.gateway?.serverInfo ?? McpGateway.defaultServerInfo,

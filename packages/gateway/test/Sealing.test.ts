@@ -32,7 +32,7 @@ describe("the sealed requestState", () => {
         const opened = yield* (yield* sealerOf("k1:shared secret")).open(token, value.expires - 1)
         expect(opened).toStrictEqual(value)
       }),
-    { fastCheck: { numRuns: 50 } }
+    { fastCheck: { numRuns: 20 } }
   )
 
   it.effect("is refused when changed anywhere, expired, sealed under another secret, or under a retired key", () =>

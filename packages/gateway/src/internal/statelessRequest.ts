@@ -1,23 +1,19 @@
 /**
- * 2026-07-28 over HTTP: every POST is one request standing alone, with no session. Its `_meta`
- * envelope says the revision and the client's capabilities; its headers must agree with its body
- * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). The catalog serves it as it serves a
- * session's requests, and the result is completed as the revision asks (`resultType`, the
- * gateway's `serverInfo` in `_meta`, cache hints on lists and reads). Progress asked for turns the
- * answer into an event stream. A server's input requests during a call are relayed in rounds
- * (`inputRelay.ts`).
+ * One 2026-07-28 request, whatever carries it: no session, no handshake. Its `_meta` envelope says
+ * the revision and the client's capabilities; over HTTP its headers must agree with its body
+ * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`; stdio has none). The catalog serves it as it
+ * serves a session's requests, the result is completed as the revision asks (`resultType`, the
+ * gateway's `serverInfo` in `_meta`, cache hints on lists and reads), and a server's input requests
+ * during it are relayed in rounds (`inputRelay.ts`). The transports (`statelessHttp.ts`, the stdio
+ * peer's handlers) frame what this decides.
  */
-
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
-import * as Mailbox from "effect/Mailbox"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -31,8 +27,8 @@ import * as Sealing from "./sealing.js"
 import type * as ServerRequests from "./serverRequests.js"
 import { failure } from "./wire.js"
 
-const VERSION = "2026-07-28"
-const ENVELOPE = "io.modelcontextprotocol/"
+export const VERSION = "2026-07-28"
+export const ENVELOPE = "io.modelcontextprotocol/"
 
 /** Methods this revision removed: 404 with -32601, as for an unknown method. */
 const REMOVED = new Set(["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"])
@@ -62,6 +58,9 @@ const missing = (required: Record<string, object>) =>
     requiredCapabilities: required
   })
 
+/** An HTTP request's headers (lower-case names); a stdio request has none. */
+export type Headers = HttpServerRequest.HttpServerRequest["headers"]
+
 /** What serving a stateless request needs. */
 export interface StatelessContext {
   readonly host: McpHost.McpHostService
@@ -78,16 +77,21 @@ const errorObject = (error: JsonRpcFailure) => ({
   ...(error.data === undefined ? {} : { data: error.data })
 })
 
-const answer = (status: number, id: JsonRpc.RequestId | undefined, error: JsonRpcFailure) =>
-  HttpServerResponse.unsafeJson(
-    { jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: errorObject(error) },
-    { status }
-  )
+/** A response to send, and the HTTP status it goes with. */
+export interface Answer {
+  readonly status: number
+  readonly message: JsonRpc.JSONRPCResponse
+}
+
+const answer = (status: number, id: JsonRpc.RequestId | undefined, error: JsonRpcFailure): Answer => ({
+  status,
+  message: { jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: errorObject(error) }
+})
 
 const decodeCapabilities = Schema.decodeUnknownEither(McpSchema.ClientCapabilities)
 
 /** The request's envelope, or the error its absence or its revision earns. */
-const envelopeOf = (request: JsonRpc.JSONRPCRequest, headers: HttpServerRequest.HttpServerRequest["headers"]) => {
+const envelopeOf = (request: JsonRpc.JSONRPCRequest, headers: Headers | undefined) => {
   const meta = McpSchema.isJsonObject(request.params?._meta) ? request.params._meta : {}
   const version = meta[`${ENVELOPE}protocolVersion`]
   const client = meta[`${ENVELOPE}clientCapabilities`]
@@ -99,13 +103,15 @@ const envelopeOf = (request: JsonRpc.JSONRPCRequest, headers: HttpServerRequest.
   const named = NAMED[request.method]
   const name = named === undefined ? undefined : request.params?.[named]
   const mismatch =
-    headers["mcp-protocol-version"] !== version
-      ? "MCP-Protocol-Version"
-      : headers["mcp-method"]?.trim() !== request.method
-        ? "Mcp-Method"
-        : typeof name === "string" && headers["mcp-name"]?.trim() !== name
-          ? "Mcp-Name"
-          : undefined
+    headers === undefined
+      ? undefined
+      : headers["mcp-protocol-version"] !== version
+        ? "MCP-Protocol-Version"
+        : headers["mcp-method"]?.trim() !== request.method
+          ? "Mcp-Method"
+          : typeof name === "string" && headers["mcp-name"]?.trim() !== name
+            ? "Mcp-Name"
+            : undefined
   if (mismatch !== undefined) {
     return Either.left(failure(-32020, `The ${mismatch} header does not match the request`))
   }
@@ -145,17 +151,18 @@ const discover = (context: StatelessContext): Peer.WireObject => ({
   cacheScope: "private"
 })
 
-const event = (message: unknown) => new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
-
 /** The list notifications a `subscriptions/listen` filter asks for, by the host's list names. */
 const LISTS = { toolsListChanged: "tools", promptsListChanged: "prompts", resourcesListChanged: "resources" } as const
 
 /**
- * `subscriptions/listen`: an event stream that acknowledges the filter it honours (the list changes;
- * not resource updates yet), then carries each change of the host's lists it asked for, tagged
- * with the subscription's id, until the client closes it.
+ * `subscriptions/listen`: the acknowledgement of the filter it honours (the list changes; not
+ * resource updates yet), then each change of the host's lists it asked for, tagged with the
+ * subscription's id, for as long as the stream is read.
  */
-const listen = (message: JsonRpc.JSONRPCRequest, context: StatelessContext) => {
+export const listen = (
+  message: JsonRpc.JSONRPCRequest,
+  context: StatelessContext
+): Stream.Stream<JsonRpc.JSONRPCNotification> => {
   const asked = McpSchema.isJsonObject(message.params?.notifications) ? message.params.notifications : {}
   const honoured = Object.fromEntries(
     Object.keys(LISTS)
@@ -164,7 +171,7 @@ const listen = (message: JsonRpc.JSONRPCRequest, context: StatelessContext) => {
   )
   const lists = new Set<string>(Object.entries(LISTS).flatMap(([key, list]) => (honoured[key] === true ? [list] : [])))
   const tag = { [`${ENVELOPE}subscriptionId`]: message.id }
-  const ack = {
+  const ack: JsonRpc.JSONRPCNotification = {
     jsonrpc: "2.0",
     method: "notifications/subscriptions/acknowledged",
     params: { notifications: honoured, _meta: tag }
@@ -174,32 +181,27 @@ const listen = (message: JsonRpc.JSONRPCRequest, context: StatelessContext) => {
       change._tag === "List" ? [change.list] : (["tools", "resources", "prompts"] as const)
     ),
     Stream.filter((list) => lists.has(list)),
-    Stream.map((list) =>
-      event({ jsonrpc: "2.0", method: `notifications/${list}/list_changed`, params: { _meta: tag } })
+    Stream.map(
+      (list): JsonRpc.JSONRPCNotification => ({
+        jsonrpc: "2.0",
+        method: `notifications/${list}/list_changed`,
+        params: { _meta: tag }
+      })
     )
   )
-  return Effect.succeed(
-    HttpServerResponse.stream(Stream.concat(Stream.make(event(ack)), changes), {
-      contentType: "text/event-stream",
-      headers: { "cache-control": "no-cache" }
-    })
-  )
+  return Stream.concat(Stream.make(ack), changes)
 }
 
 /**
  * The relay of a request that may need input: the answers of its sealed `requestState` (which must
  * be this caller's, for this very request, and current) and of its retry's `inputResponses`.
  */
-const relayFor = (
-  message: JsonRpc.JSONRPCRequest,
-  headers: HttpServerRequest.HttpServerRequest["headers"],
-  context: StatelessContext
-) =>
+const relayFor = (message: JsonRpc.JSONRPCRequest, headers: Headers | undefined, context: StatelessContext) =>
   Effect.gen(function* () {
     const params = message.params ?? {}
     const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : ""
     const binding = {
-      caller: yield* Sealing.digest(headers.authorization ?? ""),
+      caller: yield* Sealing.digest(headers?.authorization ?? ""),
       method: message.method,
       name,
       arguments: yield* Sealing.digest(JSON.stringify(params.arguments ?? {}))
@@ -239,12 +241,16 @@ const relayFor = (
     })
   })
 
-/** Serves one stateless request. */
-export const serve = (
+/**
+ * Answers one stateless request (not `subscriptions/listen`, see {@link listen}); `notify` sends
+ * what relates to it meanwhile (progress).
+ */
+export const respond = (
   message: JsonRpc.JSONRPCRequest,
-  headers: HttpServerRequest.HttpServerRequest["headers"],
-  context: StatelessContext
-): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  headers: Headers | undefined,
+  context: StatelessContext,
+  notify: (notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>
+): Effect.Effect<Answer> =>
   Effect.gen(function* () {
     const { id, method } = message
     if (REMOVED.has(method)) {
@@ -252,21 +258,17 @@ export const serve = (
     }
     const envelope = envelopeOf(message, headers)
     if (Either.isLeft(envelope)) return answer(400, id, envelope.left)
-    if (method === "subscriptions/listen") return yield* listen(message, context)
     if (method === "server/discover") {
-      return HttpServerResponse.unsafeJson({
-        jsonrpc: "2.0",
-        id,
-        result: completed(method, discover(context), context.serverInfo)
-      })
+      return {
+        status: 200,
+        message: { jsonrpc: "2.0", id, result: completed(method, discover(context), context.serverInfo) }
+      }
     }
-    const progress = yield* Mailbox.make<Uint8Array>()
     const inFlight = InFlight.make()
     const handlers = Catalog.handlers({
       host: context.host,
       version: VERSION,
-      notify: (notification, params) =>
-        Effect.asVoid(progress.offer(event({ jsonrpc: "2.0", method: notification, params }))),
+      notify: (notification, params) => notify({ jsonrpc: "2.0", method: notification, params }),
       inFlight
     })
     const handler = handlers.get(method)
@@ -317,39 +319,20 @@ export const serve = (
           () => Ref.update(context.attachments.attached, (all) => all.filter((entry) => entry !== attached))
         )
     )
-    const meta = message.params?._meta
-    const wantsProgress = McpSchema.isJsonObject(meta) && meta.progressToken !== undefined
-    if (!wantsProgress) {
-      const response = yield* run
-      return HttpServerResponse.unsafeJson(response, {
-        status: "error" in response && response.error.code === -32021 ? 400 : 200
-      })
-    }
-    // The call runs in the stream's scope: a client that closes the stream cancels it.
-    const body = Stream.unwrapScoped(
-      run.pipe(
-        Effect.flatMap((response) => progress.offer(event(response))),
-        Effect.ensuring(progress.done(Exit.void)),
-        Effect.forkScoped,
-        Effect.as(Mailbox.toStream(progress))
-      )
-    )
-    return HttpServerResponse.stream(body, {
-      contentType: "text/event-stream",
-      headers: { "cache-control": "no-cache" }
-    })
+    const response: JsonRpc.JSONRPCResponse = yield* run
+    return { status: "error" in response && response.error.code === -32021 ? 400 : 200, message: response }
   })
 
 /**
- * Whether a POST is for this revision: its `MCP-Protocol-Version` header or its one message's
- * envelope names a revision that is not stateful (an unknown one is refused here, with -32022).
+ * Whether a request is for this revision: its `MCP-Protocol-Version` header (HTTP) or its
+ * envelope names a revision that is not stateful (an unknown one is then refused, with -32022).
  */
 export const isStateless = (
   message: JsonRpc.JSONRPCMessage,
-  headers: HttpServerRequest.HttpServerRequest["headers"]
+  headers: Headers | undefined
 ): message is JsonRpc.JSONRPCRequest => {
   if (!JsonRpc.isRequest(message)) return false
-  const header = headers["mcp-protocol-version"]
+  const header = headers?.["mcp-protocol-version"]
   if (header !== undefined) return !ProtocolVersion.isStateful(header)
   const meta = message.params?._meta
   const version = McpSchema.isJsonObject(meta) ? meta[`${ENVELOPE}protocolVersion`] : undefined
