@@ -7,11 +7,14 @@
  * effect-mcp to the SDK and to the raw client (the median of those ratios is the claim);
  * writes everything as JSON to `bench-results/`. The `cli` workloads (`cli.ts`) time the
  * `effect-mcp` binary against the MCP Inspector's CLI in the same rounds, in a table of their own.
+ * The `gateway` workloads (`gateway.ts`) time calls through `effect-mcp serve --port` against the
+ * same server reached directly and through mcp-proxy, in a third table.
  *
  *   npm run bench                      the full run (a few minutes)
  *   node dist/run.js --smoke           tiny sizes, one round: checks that the harness works
  *   node dist/run.js --rounds 7 --only sequential,inflight
  *   node dist/run.js --rounds 3 --only cli     the CLI start-up and listing only
+ *   node dist/run.js --rounds 3 --only gateway the gateway against direct and mcp-proxy only
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -19,6 +22,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type CliTool, cliTools, cliWorkloads, installRivals, measureCli } from "./cli.js"
 import type { Target } from "./clients/Client.js"
+import { type GatewayRoute, gatewayRoutes, gatewayWorkloads, measureRoute } from "./gateway.js"
 import type { Figures, WorkloadSpec } from "./workloads.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -81,7 +85,10 @@ const lowerIsBetter = new Set([
   "heapKBPerSession",
   "wallMs",
   "outputMs",
-  "cpuMs"
+  "cpuMs",
+  "serverCpuUsPerCall",
+  "serverRssKBPerSession",
+  "serverRssMB"
 ])
 
 /** Starts the benchmark server over Streamable HTTP on a free loopback port. */
@@ -144,18 +151,72 @@ const getOrAdd = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
   return made
 }
 
+/** One column of a comparison table: who, the key of its figures in the JSON, its header. */
+interface Column<Name extends string> {
+  readonly name: Name
+  readonly key: string
+  readonly header: string
+}
+
+/**
+ * A table of `subject` beside the others, and its JSON rows: per workload and metric, the median
+ * of each column and the median over rounds of the subject's value over each other's in the same
+ * round (`ratioTo<Key>`).
+ */
+const comparison = <Name extends string>(
+  results: Results<Name>,
+  columns: ReadonlyArray<Column<Name>>,
+  subject: Name
+) => {
+  const others = columns.filter((column) => column.name !== subject)
+  const title = columns.find((column) => column.name === subject)?.header ?? subject
+  const lines = [
+    `| workload | metric | ${columns.map((column) => column.header).join(" | ")} | ${others.map((other) => `${title} / ${other.header}`).join(" | ")} |`,
+    `| --- | --- |${" ---: |".repeat(columns.length + others.length)}`
+  ]
+  const rows: Array<Record<string, unknown>> = []
+  for (const [label, perName] of results) {
+    for (const metric of perName.get(subject)?.keys() ?? []) {
+      const values = (name: Name) => perName.get(name)?.get(metric) ?? []
+      const ratios = others.map((other) =>
+        median(values(subject).map((value, round) => value / (values(other.name)[round] ?? Number.NaN)))
+      )
+      const medians = columns.map((column) => median(values(column.name)))
+      rows.push({
+        workload: label,
+        metric,
+        better: lowerIsBetter.has(metric) ? "lower" : "higher",
+        ...Object.fromEntries(columns.map((column, index) => [column.key, medians[index]])),
+        ...Object.fromEntries(
+          others.map((other, index) => [`ratioTo${other.key[0]?.toUpperCase()}${other.key.slice(1)}`, ratios[index]])
+        ),
+        rounds: Object.fromEntries(columns.map((column) => [column.key, values(column.name)]))
+      })
+      lines.push(
+        `| ${label} | ${metric} ${lowerIsBetter.has(metric) ? "↓" : "↑"} | ${medians.map(format).join(" | ")} | ${ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(" | ")} |`
+      )
+    }
+  }
+  return { lines, rows }
+}
+
 /** Runs the benchmark; returns the results and the printed table. */
 export const run = async (settings: Settings) => {
   const workloads = workloadsFor(settings.smoke).filter(
     (workload) =>
       settings.only === undefined || settings.only.includes(workload.name) || settings.only.includes(workload.transport)
   )
-  const cli = cliWorkloads.filter((workload) => settings.only === undefined || settings.only.includes(workload.name))
-  if (cli.length > 0) installRivals()
+  const cliRuns = cliWorkloads.filter(
+    (workload) => settings.only === undefined || settings.only.includes(workload.name)
+  )
+  const gatewayRuns =
+    settings.only === undefined || settings.only.includes("gateway") ? gatewayWorkloads(settings.smoke) : []
+  if (cliRuns.length > 0) installRivals()
   const http = workloads.some((workload) => workload.transport === "http") ? await startHttpServer() : undefined
   const stdio: Target = { kind: "stdio", command: process.execPath, args: [serverScript, "stdio"] }
   const results: Results = new Map()
   const cliResults: Results<CliTool> = new Map()
+  const gatewayResults: Results<GatewayRoute> = new Map()
   const record = <Name extends string>(results: Results<Name>, label: string, name: Name, figures: Figures) => {
     const perClient = getOrAdd(
       getOrAdd(results, label, () => new Map()),
@@ -172,9 +233,18 @@ export const run = async (settings: Settings) => {
         const order = clients.map((_, index) => clients[(index + round) % clients.length] as ClientName)
         for (const client of order) record(results, workload.label, client, await runWorker(client, workload, target))
       }
-      for (const workload of cli) {
+      for (const workload of cliRuns) {
         const order = cliTools.map((_, index) => cliTools[(index + round) % cliTools.length] as CliTool)
         for (const tool of order) record(cliResults, workload.label, tool, await measureCli(tool, workload))
+      }
+      for (const workload of gatewayRuns) {
+        const order = gatewayRoutes.map(
+          (_, index) => gatewayRoutes[(index + round) % gatewayRoutes.length] as GatewayRoute
+        )
+        for (const route of order) {
+          const figures = await measureRoute(route, (target) => runWorker("sdk-v1", workload, target))
+          record(gatewayResults, workload.label, route, figures)
+        }
       }
     }
   } finally {
@@ -219,43 +289,42 @@ export const run = async (settings: Settings) => {
       )
     }
   }
-  const cliLines = [
-    `| workload | metric | Inspector CLI | mcporter | effect-mcp | effect-mcp / Inspector CLI | effect-mcp / mcporter |`,
-    `| --- | --- | ---: | ---: | ---: | ---: | ---: |`
+  const cli = comparison(
+    cliResults,
+    [
+      { name: "inspector", key: "inspector", header: "Inspector CLI" },
+      { name: "mcporter", key: "mcporter", header: "mcporter" },
+      { name: "effect-mcp", key: "effect", header: "effect-mcp" }
+    ],
+    "effect-mcp"
+  )
+  const gateway = comparison(
+    gatewayResults,
+    [
+      { name: "direct", key: "direct", header: "direct" },
+      { name: "gateway", key: "gateway", header: "gateway" },
+      { name: "mcp-proxy", key: "mcpProxy", header: "mcp-proxy" }
+    ],
+    "gateway"
+  )
+  const tables = [
+    ...(rows.length > 0 ? [lines] : []),
+    ...(cli.rows.length > 0 ? [cli.lines] : []),
+    ...(gateway.rows.length > 0 ? [gateway.lines] : [])
   ]
-  const cliRows: Array<Record<string, unknown>> = []
-  for (const [label, perTool] of cliResults) {
-    for (const metric of perTool.get("effect-mcp")?.keys() ?? []) {
-      const values = (tool: CliTool) => perTool.get(tool)?.get(metric) ?? []
-      /** The median over rounds of effect-mcp's value over the rival's in the same round. */
-      const ratioTo = (rival: CliTool) =>
-        median(values("effect-mcp").map((value, round) => value / (values(rival)[round] ?? Number.NaN)))
-      const row = {
-        workload: label,
-        metric,
-        better: lowerIsBetter.has(metric) ? "lower" : "higher",
-        inspector: median(values("inspector")),
-        mcporter: median(values("mcporter")),
-        effect: median(values("effect-mcp")),
-        ratioToInspector: ratioTo("inspector"),
-        ratioToMcporter: ratioTo("mcporter"),
-        rounds: { inspector: values("inspector"), mcporter: values("mcporter"), effect: values("effect-mcp") }
-      }
-      cliRows.push(row)
-      cliLines.push(
-        `| ${label} | ${metric} ${lowerIsBetter.has(metric) ? "↓" : "↑"} | ${format(row.inspector)} | ${format(row.mcporter)} | ${format(row.effect)} | ${row.ratioToInspector.toFixed(2)}× | ${row.ratioToMcporter.toFixed(2)}× |`
-      )
-    }
+  return {
+    rows,
+    cliRows: cli.rows,
+    gatewayRows: gateway.rows,
+    table: tables.map((table) => table.join("\n")).join("\n\n")
   }
-  const tables = [...(rows.length > 0 ? [lines] : []), ...(cliRows.length > 0 ? [cliLines] : [])]
-  return { rows, cliRows, table: tables.map((table) => table.join("\n")).join("\n\n") }
 }
 
 const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]
 if (isMain) {
   const settings = parseSettings(process.argv.slice(2))
   const started = Date.now()
-  const { rows, cliRows, table } = await run(settings)
+  const { rows, cliRows, gatewayRows, table } = await run(settings)
   console.log(
     `effect-mcp benchmark: ${settings.rounds} round(s), Node ${process.version}, ${settings.smoke ? "smoke sizes" : "full sizes"}`
   )
@@ -264,6 +333,9 @@ if (isMain) {
   const directory = join(here, "..", "bench-results")
   mkdirSync(directory, { recursive: true })
   const file = join(directory, `bench-${new Date(started).toISOString().replaceAll(":", "-")}.json`)
-  writeFileSync(file, `${JSON.stringify({ node: process.version, settings, rows, cli: cliRows }, null, 2)}\n`)
+  writeFileSync(
+    file,
+    `${JSON.stringify({ node: process.version, settings, rows, cli: cliRows, gateway: gatewayRows }, null, 2)}\n`
+  )
   console.log(`\nJSON: ${file} (${Math.round((Date.now() - started) / 1000)} s)`)
 }

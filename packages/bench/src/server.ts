@@ -2,7 +2,8 @@
  * The one server every client is measured against, written with the official SDK's server
  * classes (v1): `echo`, `blob` (a result of N KB), `sleep` (answers after N ms) and a resource.
  * Over stdio (`node server.js stdio`) or Streamable HTTP on 127.0.0.1 (`node server.js http
- * <port>`, stateful sessions, JSON responses), printing `listening <port>` when ready.
+ * <port>`, stateful sessions, JSON responses; `http-sse <port>`: each POST answered with an event
+ * stream, as the gateway and mcp-proxy answer), printing `listening <port>` when ready.
  */
 
 import { randomUUID } from "node:crypto"
@@ -68,7 +69,7 @@ const readBody = (request: IncomingMessage) =>
     request.on("error", reject)
   })
 
-const serveHttp = (port: number) => {
+const serveHttp = (port: number, json: boolean) => {
   const sessions = new Map<string, StreamableHTTPServerTransport>()
   const http = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     try {
@@ -82,7 +83,7 @@ const serveHttp = (port: number) => {
       }
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: true,
+        enableJsonResponse: json,
         onsessioninitialized: (session) => {
           sessions.set(session, transport)
         }
@@ -104,7 +105,7 @@ const serveHttp = (port: number) => {
 }
 
 const [mode = "stdio", port = "0", startDelay = "0"] = process.argv.slice(2)
-if (mode === "http") serveHttp(Number(port))
+if (mode === "http" || mode === "http-sse") serveHttp(Number(port), mode === "http")
 else {
   // A server that takes a while to start (loading a model, opening a database): `stdio <port> <ms>`.
   await new Promise((resolve) => setTimeout(resolve, Number(startDelay)))

@@ -3,7 +3,7 @@
  * Prints one line `RESULT <json>` with the figures (other output, such as logs, is ignored).
  */
 import type { Client, Session, Target } from "./clients/Client.js"
-import { type Figures, gc, measure, type WorkloadSpec } from "./workloads.js"
+import { type Figures, gc, measure, measureIdle, type WorkloadSpec } from "./workloads.js"
 
 const [clientName = "raw", specJson = "{}", targetJson = "{}"] = process.argv.slice(2)
 const spec = JSON.parse(specJson) as WorkloadSpec
@@ -70,10 +70,11 @@ const main = async (): Promise<Figures> => {
       rssMB: before.rss / 2 ** 20
     }
   }
+  if (spec.name === "idle") return measureIdle(spec, client, target)
   const session = await client.connect(target)
   await session.list()
   // Process start → imported, connected, listed.
-  const figures = spec.name === "cold" ? { coldMs: performance.now() } : await measure(spec, session)
+  const figures = spec.name === "cold" ? { coldMs: performance.now() } : await measure(spec, session, target)
   await session.close()
   return figures
 }

@@ -1,13 +1,16 @@
 /**
  * The workloads, each run in a fresh client process: what is measured and how. Times come
  * from `performance.now()`, CPU from `process.cpuUsage()` around the workload, memory from
- * `process.memoryUsage()` after a full GC (the worker runs with `--expose-gc`).
+ * `process.memoryUsage()` after a full GC (the worker runs with `--expose-gc`). When the benchmark
+ * started the server (`Target.serverPid`), the server's side too: its CPU per call (the process
+ * and its descendants, from `/proc`) and, for `idle`, its RSS per open session.
  */
-import type { Session } from "./clients/Client.js"
+import type { Client, Session, Target } from "./clients/Client.js"
+import { rssKB, treeCpuMicros } from "./proc.js"
 
 /** A workload's name, transport and sizes. */
 export interface WorkloadSpec {
-  readonly name: "import" | "cold" | "sequential" | "inflight" | "big" | "pending" | "sessions"
+  readonly name: "import" | "cold" | "sequential" | "inflight" | "big" | "pending" | "sessions" | "idle"
   readonly transport: "stdio" | "http"
   readonly n: number
   readonly concurrency?: number
@@ -34,7 +37,7 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0
 
 /** Runs `n` calls with `concurrency` in flight. */
-const lanes = async (n: number, concurrency: number, call: () => Promise<unknown>) => {
+export const lanes = async (n: number, concurrency: number, call: () => Promise<unknown>) => {
   let next = 0
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -46,43 +49,51 @@ const lanes = async (n: number, concurrency: number, call: () => Promise<unknown
   )
 }
 
-/** Runs a workload on an open session (`import`, `cold` and `sessions` are measured by the worker around connecting). */
-export const measure = async (spec: WorkloadSpec, session: Session): Promise<Figures> => {
+/** The server's CPU per call over `n` calls, when the benchmark started the server. */
+const serverCpu = (target: Target | undefined) => {
+  const pid = target?.serverPid
+  if (pid === undefined) return () => ({})
+  const since = treeCpuMicros([pid])
+  return (n: number) => ({ serverCpuUsPerCall: (treeCpuMicros([pid]) - since) / n })
+}
+
+/** Echo calls, each timed, `concurrency` at a time. */
+const timedEchoes = async (n: number, concurrency: number, session: Session) => {
+  const latencies: Array<number> = []
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await lanes(n, concurrency, async () => {
+    const t = performance.now()
+    await session.echo("hello")
+    latencies.push(performance.now() - t)
+  })
+  const elapsed = performance.now() - started
+  const cpuUs = cpuMicros(cpu)
+  latencies.sort((a, b) => a - b)
+  return {
+    callsPerSec: (n / elapsed) * 1000,
+    p50Us: percentile(latencies, 50) * 1000,
+    p99Us: percentile(latencies, 99) * 1000,
+    cpuUsPerCall: cpuUs / n
+  }
+}
+
+/** Runs a workload on an open session (`import`, `cold`, `sessions` and `idle` are measured by the worker around connecting). */
+export const measure = async (spec: WorkloadSpec, session: Session, target?: Target): Promise<Figures> => {
   switch (spec.name) {
     case "sequential": {
       for (let i = 0; i < Math.min(200, spec.n); i++) await session.echo("warm")
-      const latencies: Array<number> = []
-      const cpu = process.cpuUsage()
-      const started = performance.now()
-      for (let i = 0; i < spec.n; i++) {
-        const t = performance.now()
-        await session.echo("hello")
-        latencies.push(performance.now() - t)
-      }
-      const elapsed = performance.now() - started
-      const cpuUs = cpuMicros(cpu)
-      latencies.sort((a, b) => a - b)
-      return {
-        callsPerSec: (spec.n / elapsed) * 1000,
-        p50Us: percentile(latencies, 50) * 1000,
-        p99Us: percentile(latencies, 99) * 1000,
-        cpuUsPerCall: cpuUs / spec.n
-      }
+      const server = serverCpu(target)
+      const figures = await timedEchoes(spec.n, 1, session)
+      return { ...figures, ...server(spec.n) }
     }
     case "inflight": {
       await lanes(Math.min(500, spec.n), spec.concurrency ?? 100, () => session.echo("warm"))
-      const cpu = process.cpuUsage()
-      const started = performance.now()
-      await lanes(spec.n, spec.concurrency ?? 100, () => session.echo("hello"))
-      const elapsed = performance.now() - started
-      const cpuUs = cpuMicros(cpu)
+      const server = serverCpu(target)
+      const figures = await timedEchoes(spec.n, spec.concurrency ?? 100, session)
+      const serverFigures = server(spec.n)
       const memory = heap()
-      return {
-        callsPerSec: (spec.n / elapsed) * 1000,
-        cpuUsPerCall: cpuUs / spec.n,
-        heapMB: memory.heapUsed / 2 ** 20,
-        rssMB: memory.rss / 2 ** 20
-      }
+      return { ...figures, ...serverFigures, heapMB: memory.heapUsed / 2 ** 20, rssMB: memory.rss / 2 ** 20 }
     }
     case "big": {
       const kb = spec.kb ?? 1024
@@ -105,4 +116,31 @@ export const measure = async (spec: WorkloadSpec, session: Session): Promise<Fig
     default:
       return {}
   }
+}
+
+/**
+ * `idle`: `n` sessions opened (initialized, tools listed, 50 at a time) and left open; the growth
+ * of the server process's RSS per session, between one session open and all of them, each read
+ * after a second's rest (no GC can be forced from outside: garbage counts).
+ */
+export const measureIdle = async (spec: WorkloadSpec, client: Client, target: Target): Promise<Figures> => {
+  const pid = target.serverPid
+  if (pid === undefined) throw new Error("the idle workload needs the server's process id")
+  const rest = () => new Promise((resolve) => setTimeout(resolve, 1000))
+  const first = await client.connect(target)
+  await first.list()
+  await rest()
+  const before = rssKB(pid)
+  const sessions: Array<Session> = []
+  const started = performance.now()
+  await lanes(spec.n, 50, async () => {
+    const session = await client.connect(target)
+    await session.list()
+    sessions.push(session)
+  })
+  const elapsed = performance.now() - started
+  await rest()
+  const after = rssKB(pid)
+  await Promise.all([first, ...sessions].map((session) => session.close()))
+  return { sessionsMs: elapsed, serverRssKBPerSession: (after - before) / spec.n, serverRssMB: after / 1024 }
 }

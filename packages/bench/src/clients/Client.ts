@@ -7,6 +7,8 @@ export type Target = (
 ) & {
   /** effect-mcp only: a bound on requests in flight (the others have none to set). */
   readonly maxInFlight?: number
+  /** The process serving it, when the benchmark started one (`gateway` workloads read its CPU and RSS). */
+  readonly serverPid?: number
 }
 
 /** One connected client session. */
