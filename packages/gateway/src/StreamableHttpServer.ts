@@ -24,6 +24,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
+import * as EventBody from "./internal/eventBody.js"
 import * as HttpSession from "./internal/httpSession.js"
 import * as Sealing from "./internal/sealing.js"
 import * as ServerRequests from "./internal/serverRequests.js"
@@ -159,9 +160,14 @@ export const make = (
         const session = opening ? yield* open : sessionOf(request)
         if (HttpServerResponse.isServerResponse(session)) return session
         const answers = yield* session.post(items, request.headers["mcp-protocol-version"])
-        return answers === undefined
-          ? HttpServerResponse.empty({ status: 202, headers: { [SESSION]: session.id } })
-          : sse(answers, session.id)
+        if (answers === undefined) return HttpServerResponse.empty({ status: 202, headers: { [SESSION]: session.id } })
+        const settled = yield* EventBody.settle(answers)
+        return settled._tag === "Whole"
+          ? HttpServerResponse.uint8Array(settled.bytes, {
+              contentType: "text/event-stream",
+              headers: { "cache-control": "no-cache", [SESSION]: session.id }
+            })
+          : sse(settled.stream, session.id)
       })
 
     /** The session's GET stream, or with `Last-Event-ID` the rest of the stream that event was on. */
