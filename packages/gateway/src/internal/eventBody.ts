@@ -31,8 +31,12 @@ const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
 
 /** Reads `stream` for a moment: whole when it ended meanwhile, else the stream from its start. */
 export const settle = (stream: Stream.Stream<Uint8Array>): Effect.Effect<Body> =>
+  Effect.flatMap(Scope.make(), (scope) =>
+    settleIn(stream, scope).pipe(Effect.onInterrupt(() => Scope.close(scope, Exit.void)))
+  )
+
+const settleIn = (stream: Stream.Stream<Uint8Array>, scope: Scope.CloseableScope): Effect.Effect<Body> =>
   Effect.gen(function* () {
-    const scope = yield* Scope.make()
     const pull = yield* Scope.extend(Stream.toPull(stream), scope)
     const taken: Array<Uint8Array> = []
     let ended = false
