@@ -146,7 +146,10 @@ const auto = (
         }),
       setProtocolVersion: (version) => Effect.suspend(() => current.setProtocolVersion(version)),
       // Streamable HTTP sessions expire; after a fallback to HTTP+SSE, nothing says so.
-      expiresSessions: true
+      expiresSessions: true,
+      sessionId: () => current.sessionId?.(),
+      // A reattached session is Streamable HTTP's: its requests carry the id, so no fallback follows.
+      reattach: (sessionId) => Effect.suspend(() => current.reattach?.(sessionId) ?? Effect.void)
     } satisfies TransportService
   })
 

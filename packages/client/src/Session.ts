@@ -25,6 +25,19 @@ export {
    */
   request
 } from "./internal/session/request.js"
+export {
+  /**
+   * A saved session: the server's `Mcp-Session-Id` and what `initialize` negotiated (revision,
+   * server capabilities, server info, instructions), as `McpClientService.savedSession` gives it,
+   * for another client to reattach to (`McpClientOptions.reattach`). A Schema: keep it as JSON
+   * (`Schema.parseJson(SavedSession)`, or a `KeyValueStore`'s `forSchema`) and decode it when read
+   * back, which fails with a `ParseError` saying where a stored value does not fit.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  SavedSession
+} from "./internal/session/saved.js"
 export type {
   /**
    * What a handshake or discovery established; replaced as a whole when the session is

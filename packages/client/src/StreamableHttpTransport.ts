@@ -23,7 +23,9 @@
  * - 404 on a request that carried a session id means the session is gone (a `SessionExpired`
  *   item); so does 400 (what the official SDKs' servers answer after a restart), unless its
  *   JSON-RPC error is about the request itself. The client re-initializes.
- * - Close sends `DELETE` with the session id (405 tolerated).
+ * - Close sends `DELETE` with the session id (405 tolerated), unless `terminateOnClose` is false:
+ *   then the session outlives the transport, and another one (another process's) can `reattach`
+ *   to it with its id.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
@@ -62,6 +64,12 @@ export interface StreamableHttpOptions {
   readonly maxReconnects?: number
   /** The wait before resuming when the server sent no `retry`. Default: 1 second. */
   readonly reconnectDelay?: Duration.DurationInput
+  /**
+   * Whether closing ends the server's session with `DELETE`. `false` leaves it to the server, so
+   * that a later client (a function's next invocation behind a balancer, say) can reattach to it
+   * (`McpClientOptions.reattach`). Default: true.
+   */
+  readonly terminateOnClose?: boolean
 }
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -155,7 +163,7 @@ const build = (
       Effect.gen(function* () {
         connection.closed = true
         fast?.abortAll()
-        if (connection.sessionId !== undefined) {
+        if (connection.sessionId !== undefined && options.terminateOnClose !== false) {
           const request = HttpClientRequest.del(options.url).pipe(
             HttpClientRequest.setHeaders(connection.headersFor("application/json"))
           )
@@ -214,7 +222,12 @@ const build = (
           connection.listening = session
           yield* FiberSet.run(fibers, Effect.interruptible(listen(session)))
         }),
-      expiresSessions: true
+      expiresSessions: true,
+      sessionId: () => connection.sessionId,
+      reattach: (sessionId) =>
+        Effect.sync(() => {
+          connection.sessionId = sessionId
+        })
     } satisfies TransportService
   })
 

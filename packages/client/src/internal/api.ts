@@ -17,6 +17,7 @@ import type { CallOptions, Progress } from "./features/callOptions.js"
 import type * as ClientTasks from "./features/clientTasks.js"
 import type * as Tasks from "./features/tasks.js"
 import type { CallToolResult, Tool } from "./features/tools.js"
+import type { SavedSession } from "./session/saved.js"
 import type { Stats } from "./session/types.js"
 
 export type { CallOptions, Progress } from "./features/callOptions.js"
@@ -82,6 +83,16 @@ export interface McpClientOptions {
    * refresh fails (a warning says so), so a host keeps its toolset through a blip. Default: false.
    */
   readonly serveStaleLists?: boolean
+  /**
+   * Reattach to a Streamable HTTP session another client saved (`savedSession`, kept as JSON with
+   * the `Session.SavedSession` Schema): no handshake; its id goes with the first request, and the
+   * client speaks the saved revision to the saved server. A server that forgot the session refuses
+   * the first request, and the client initializes a new one (as after a restart, `sessionRetries`).
+   * Over a transport that keeps no session (stdio, legacy HTTP+SSE), starting fails with
+   * `SessionUnavailable`. Pair it with the transport's `terminateOnClose: false` to leave the
+   * session for the next client.
+   */
+  readonly reattach?: SavedSession
 }
 
 /** When the client pings its server, and how long each ping may take. */
@@ -131,6 +142,12 @@ export interface McpClientService {
   readonly state: Effect.Effect<SessionState>
   /** The session's state, now and on every change. */
   readonly stateChanges: Stream.Stream<SessionState>
+  /**
+   * The session as a value to keep, for another client to reattach to (`reattach`): the server's
+   * session id and what `initialize` negotiated, now (a session initialized again has a new id).
+   * None before the session is ready, at 2026-07-28 (no sessions), and over stdio or HTTP+SSE.
+   */
+  readonly savedSession: Effect.Effect<Option.Option<SavedSession>>
 
   /** Sends `ping`; succeeds when the server answers. */
   readonly ping: (options?: CallOptions) => Effect.Effect<void, RequestError>

@@ -81,7 +81,8 @@ export const startSession = (
       retry: options.retry,
       maxInFlight: options.maxInFlight,
       maxQueued: options.maxQueued,
-      serveStale: options.serveStaleLists
+      serveStale: options.serveStaleLists,
+      reattach: options.reattach
     })
     // Server-to-client requests, for the capabilities the provided handlers declare. Registered
     // before the handshake: a server may ask as soon as it has seen notifications/initialized.
@@ -176,6 +177,7 @@ export const fromSession = (
       },
       state: session.state,
       stateChanges: session.stateChanges,
+      savedSession: session.saved,
       ping: (call) => Effect.asVoid(request("ping", undefined, call)),
       tools: tools.list.get,
       toolsStream: tools.stream,

@@ -2,7 +2,8 @@
  * Negotiation: which era and revision the session speaks, and establishing it. A pinned stateful
  * revision initializes; otherwise a `server/discover` probe chooses (`Dialect.classify`): a server
  * that has a stateless revision both sides speak gets the stateless dialect, any other initializes
- * (negotiating down), unless the caller insisted on a stateless revision.
+ * (negotiating down), unless the caller insisted on a stateless revision. A saved session is
+ * taken up as it was established, with no handshake, over a transport that can reattach to it.
  */
 
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
@@ -12,9 +13,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import type { InitializeError, RequestError } from "../../McpError.js"
+import { type InitializeError, type RequestError, SessionUnavailable } from "../../McpError.js"
 import type { TransportService } from "../../Transport.js"
 import * as Dialect from "./dialect.js"
+import { establishedOf, type SavedSession } from "./saved.js"
 import * as Stateless from "./stateless.js"
 import type { Established, ServerRequestHandler } from "./types.js"
 
@@ -31,6 +33,8 @@ export interface NegotiationOptions {
   readonly requestTimeout: Duration.DurationInput
   readonly maxInputRounds: number
   readonly serve: ServerRequestHandler
+  /** A session saved from another client, taken up instead of negotiating. */
+  readonly reattach: SavedSession | undefined
   /** Sends `initialize` (never cancelled) and decodes its result. */
   readonly initialize: (
     params: McpSchema.InitializeRequestParams
@@ -41,7 +45,7 @@ export interface NegotiationOptions {
 
 /** The session's negotiation: the first establishment (`select`) and a stateful one again (`handshake`). */
 export interface Negotiation {
-  /** Chooses the era (pinned, or by a probe) and establishes the session in it. */
+  /** Takes up the saved session, or chooses the era (pinned, or by a probe) and establishes the session in it. */
   readonly select: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
   /** The `initialize` handshake at the revision chosen, then `notifications/initialized`. */
   readonly handshake: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
@@ -109,7 +113,21 @@ export const make = (options: NegotiationOptions): Negotiation => {
       (dialect) => options.establish(Dialect.fromDiscover(version, discover, server()), dialect)
     )
 
+  // The saved session's id is sent from the first message on; nothing is sent to take it up. A
+  // server that forgot it refuses the first request, and recovery initializes as after a restart.
+  const reattach = (saved: SavedSession): Effect.Effect<void, RequestError> => {
+    const take = options.transport.reattach
+    if (take === undefined) {
+      return new SessionUnavailable({
+        server: server(),
+        reason: "a saved session cannot be reattached to over this transport (only Streamable HTTP keeps sessions)"
+      })
+    }
+    return Effect.zipRight(take(saved.sessionId), options.establish(establishedOf(saved), Dialect.stateful(peer)))
+  }
+
   const select: Negotiation["select"] = (capabilities) => {
+    if (options.reattach !== undefined) return reattach(options.reattach)
     if (pinned !== "auto" && ProtocolVersion.isStateful(pinned)) return handshake(capabilities)
     const timeout = probeTimeoutOf(options.transport, options.probeTimeout, options.requestTimeout)
     const target = { server, transport: options.transport, peer, timeout }

@@ -26,6 +26,7 @@ import * as Limiter from "./limiter.js"
 import * as Negotiation from "./negotiation.js"
 import * as Recovery from "./recovery.js"
 import * as SessionRequest from "./request.js"
+import * as Saved from "./saved.js"
 import * as Steps from "./steps.js"
 import * as Subscriptions from "./subscriptions.js"
 import type { Established, Executor as ExecutorOf, RequestOptions, SessionOptions, SessionService } from "./types.js"
@@ -94,6 +95,7 @@ export const make = (options: SessionOptions): Effect.Effect<SessionService, nev
       requestTimeout: options.requestTimeout,
       maxInputRounds: options.maxInputRounds,
       serve: options.serve,
+      reattach: options.reattach,
       // Sent before the session is ready, so past the gate; a new session is never left half made.
       initialize: (params) =>
         Either.match(prepareUngated("initialize", params, { cancellable: false }), {
@@ -220,6 +222,12 @@ export const make = (options: SessionOptions): Effect.Effect<SessionService, nev
       state: lifecycle.get,
       stateChanges: lifecycle.changes,
       established: () => established,
+      saved: Effect.sync(() => {
+        const sessionId = transport.sessionId?.()
+        return sessionId === undefined || lifecycle.current()._tag !== "Ready"
+          ? Option.none()
+          : Saved.save(sessionId, established)
+      }),
       era: () => dialect.era,
       freshness: (method) => dialect.freshness(method),
       accepts: (notification) => dialect.accepts(notification),

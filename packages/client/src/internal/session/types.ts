@@ -22,6 +22,7 @@ import type { RequestContext } from "../../Capabilities.js"
 import type { DecodeError, InitializeError, JsonRpcFailure, RequestError, TransportError } from "../../McpError.js"
 import type * as Retry from "../../Retry.js"
 import type { SessionState } from "../../SessionState.js"
+import type { SavedSession } from "./saved.js"
 
 export type { RequestFailure, RequestHandler, Violation, WireObject } from "@effect-mcp/jsonrpc/Peer"
 
@@ -102,6 +103,8 @@ export interface SessionOptions {
   readonly maxQueued?: number | undefined
   /** Lists answer from their last good value when a refresh fails (with a warning). Default: false. */
   readonly serveStale?: boolean | undefined
+  /** A session saved from another client, taken up instead of a handshake (its transport must `reattach`). */
+  readonly reattach?: SavedSession | undefined
 }
 
 /** A session with one server: its state, what was established, and the one request path. */
@@ -114,6 +117,12 @@ export interface SessionService {
   readonly stateChanges: Stream.Stream<SessionState>
   /** What the last handshake or discovery established (before the first one completes: what was requested). */
   readonly established: () => Established
+  /**
+   * The session as a value to keep (the server's session id and what was established), to
+   * reattach to from another client; none before it is ready, at 2026-07-28, or over a transport
+   * that keeps no session id.
+   */
+  readonly saved: Effect.Effect<Option.Option<SavedSession>>
   /** The era the session speaks (stateful until a probe says otherwise). */
   readonly era: () => "stateful" | "stateless"
   /** How long a list method's last listing stays fresh (2026-07-28 `ttlMs`); none: until it changes. */

@@ -61,6 +61,14 @@ export interface TransportService {
    * resends). Transports without it never deliver `SessionExpired`.
    */
   readonly expiresSessions?: boolean
+  /** The id of the session the server keeps for this connection, once it gave one (Streamable HTTP). */
+  readonly sessionId?: () => string | undefined
+  /**
+   * Takes up a session the server gave another connection (another process's, say): its id is sent
+   * from the next message on, as if this connection had been given it. Transports without it keep
+   * no session to reattach to.
+   */
+  readonly reattach?: (sessionId: string) => Effect.Effect<void>
   /** Told the negotiated revision once the handshake is done (HTTP sends it as a header). */
   readonly setProtocolVersion: (version: string) => Effect.Effect<void>
   /**
