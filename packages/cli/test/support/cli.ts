@@ -76,8 +76,14 @@ const launch = (command: string, args: ReadonlyArray<string>, name: string, opti
     }, options.timeoutMs ?? 30_000)
     child.once("exit", (code, signal) => {
       clearTimeout(timer)
-      // Let the pipes drain.
-      setImmediate(() => resolve({ code, signal, stdout, stderr }))
+      const done = () => resolve({ code, signal, stdout, stderr })
+      // What the process wrote may still be in the pipes when it exits (a loaded machine): wait for
+      // them to close, bounded (a grandchild that kept them open must not hold the test).
+      const grace = setTimeout(done, 2_000)
+      child.once("close", () => {
+        clearTimeout(grace)
+        done()
+      })
     })
   })
   return { child, stdout: () => stdout, stderr: () => stderr, finished }
