@@ -70,6 +70,8 @@ export interface StatelessContext {
   readonly serverInfo: McpSchema.Implementation
   readonly instructions: string | undefined
   readonly attachments: ServerRequests.AttachmentsService
+  /** Tool search (`toolSearch.ts`) instead of every tool in `tools/list`. */
+  readonly toolSearch?: boolean
 }
 
 const errorObject = (error: JsonRpcFailure) => ({
@@ -267,7 +269,8 @@ export const serve = (
       version: VERSION,
       notify: (notification, params) =>
         Effect.asVoid(progress.offer(event({ jsonrpc: "2.0", method: notification, params }))),
-      inFlight
+      inFlight,
+      toolSearch: context.toolSearch === true
     })
     const handler = handlers.get(method)
     if (handler === undefined) {
