@@ -5,11 +5,9 @@
  * messages.
  *
  * The lexical rule, deterministic and without a model: the query is the text of the last
- * `recentMessages` user messages; texts become terms (split at non-letters and between camelCase
- * parts, lower-cased, stop words and numbers dropped, lightly stemmed). A tool's terms are those
- * of its host-wide name (server and tool), its title (weight 3 each) and its description
- * (weight 1). Its score sums, over the distinct query terms it has, the term's weight times its
- * rarity among the tools, `ln(1 + tools / tools with the term)`. Tools scoring above zero and at
+ * `recentMessages` user messages, and the tools are scored against it by the host's
+ * `ToolRanking` (terms of the host-wide name and title weigh 3, of the description 1, each times
+ * its rarity among the tools). Tools scoring above zero and at
  * least `minScore` are ranked (ties keep the host's order), the first `maxTools` are offered,
  * and so is every tool the conversation has already called (a provider may refuse a history that
  * names tools it is not given). The tools keep the host's order. When nothing matches, no tool
@@ -19,8 +17,8 @@
  */
 import type * as Prompt from "@effect/ai/Prompt"
 import * as Tool from "@effect/ai/Tool"
+import { ToolRanking } from "@effect-mcp/host"
 import * as Data from "effect/Data"
-import { terms } from "./internal/terms.js"
 import type { McpTool } from "./McpToolkit.js"
 import * as TokenEstimate from "./TokenEstimate.js"
 
@@ -103,20 +101,9 @@ export type Candidate = Pick<McpTool, "modelName" | "hostName" | "tool">
  * @since 0.1.0
  * @category models
  */
-export interface Scored<T> {
-  readonly tool: T
-  readonly score: number
-}
+export type Scored<T> = ToolRanking.Scored<T>
 
-const NAME_WEIGHT = 3
-
-const weightsOf = (candidate: Candidate): ReadonlyMap<string, number> => {
-  const weights = new Map<string, number>()
-  for (const term of terms(candidate.tool.description ?? "")) weights.set(term, 1)
-  const title = candidate.tool.title ?? candidate.tool.annotations?.title ?? ""
-  for (const term of terms(`${candidate.hostName} ${title}`)) weights.set(term, NAME_WEIGHT)
-  return weights
-}
+const fieldsOf = (candidate: Candidate): ToolRanking.Fields => ({ name: candidate.hostName, tool: candidate.tool })
 
 /**
  * Every tool's score against the query, in the tools' order.
@@ -124,20 +111,8 @@ const weightsOf = (candidate: Candidate): ReadonlyMap<string, number> => {
  * @since 0.1.0
  * @category utils
  */
-export const score = <T extends Candidate>(tools: ReadonlyArray<T>, query: string): ReadonlyArray<Scored<T>> => {
-  const weights = tools.map(weightsOf)
-  const frequency = new Map<string, number>()
-  for (const byTerm of weights) for (const term of byTerm.keys()) frequency.set(term, (frequency.get(term) ?? 0) + 1)
-  const asked = [...new Set(terms(query))]
-  return tools.map((tool, index) => {
-    let total = 0
-    for (const term of asked) {
-      const weight = weights[index]?.get(term)
-      if (weight !== undefined) total += weight * Math.log(1 + tools.length / (frequency.get(term) ?? 1))
-    }
-    return { tool, score: total }
-  })
-}
+export const score = <T extends Candidate>(tools: ReadonlyArray<T>, query: string): ReadonlyArray<Scored<T>> =>
+  ToolRanking.score(tools, query, fieldsOf)
 
 /**
  * The text of the last `recentMessages` user messages.
@@ -179,11 +154,10 @@ export const select = <T extends Candidate>(
   selection: Selection
 ): ReadonlyArray<T> => {
   if (selection._tag === "All") return tools
-  const ranked = score(tools, queryOf(prompt, selection.recentMessages))
-    .map((scored, index) => ({ ...scored, index }))
-    .filter((scored) => scored.score > 0 && scored.score >= selection.minScore)
-    .sort((a, b) => b.score - a.score || a.index - b.index)
-    .slice(0, Math.max(0, selection.maxTools))
+  const ranked = ToolRanking.rank(tools, queryOf(prompt, selection.recentMessages), fieldsOf, {
+    limit: selection.maxTools,
+    minScore: selection.minScore
+  })
   const chosen = new Set(ranked.map((scored) => scored.tool))
   const called = calledTools(prompt)
   const offered = tools.filter((tool) => chosen.has(tool) || called.has(tool.modelName))

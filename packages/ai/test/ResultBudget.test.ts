@@ -7,13 +7,13 @@
 import * as AiError from "@effect/ai/AiError"
 import * as Tokenizer from "@effect/ai/Tokenizer"
 import { describe, expect, it } from "@effect/vitest"
+import { TextCut } from "@effect-mcp/host"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { ResultBudget, TokenEstimate, ToolOutput } from "../src/index.js"
-import { boundary, cutFor, fitPrefix, jsonBytes, windowOf } from "../src/internal/textCut.js"
 
 const runs = Number(process.env.PROP_RUNS ?? 50)
 const MARKER = "[… cut to fit"
@@ -57,18 +57,18 @@ describe("where a text is cut", () => {
     "the kept part fits, is a prefix ending at a boundary, and never splits a surrogate pair",
     [anyText, FastCheck.nat(3000)],
     ([text, maxBytes]) => {
-      const cut = cutFor(text, maxBytes)
-      const limit = fitPrefix(text, maxBytes)
+      const cut = TextCut.cutFor(text, maxBytes)
+      const limit = TextCut.fitPrefix(text, maxBytes)
       expect(cut).toBeLessThanOrEqual(limit)
-      expect(jsonBytes(text.slice(0, cut))).toBeLessThanOrEqual(maxBytes)
+      expect(TextCut.jsonBytes(text.slice(0, cut))).toBeLessThanOrEqual(maxBytes)
       // The whole text when it fits; else a cut at a boundary.
-      if (jsonBytes(text) <= maxBytes) {
+      if (TextCut.jsonBytes(text) <= maxBytes) {
         expect(cut).toBe(text.length)
         return
       }
       expect(isHigh(text.charCodeAt(cut - 1)) && isLow(text.charCodeAt(cut))).toBe(false)
       if (cut > 0) expect(SPACE.test(text[cut - 1] ?? "")).toBe(false)
-      const from = limit - windowOf(limit)
+      const from = limit - TextCut.windowOf(limit)
       const spaceInWindow = Array.from({ length: limit - from }, (_, i) => limit - i).some(
         (at) => SPACE.test(text[at] ?? "") && /\S/u.test(text.slice(0, at))
       )
@@ -89,17 +89,17 @@ describe("where a text is cut", () => {
 
   it("prefers a paragraph's end, then a line's, a sentence's, a word's, and keeps code points whole", () => {
     const paragraphs = `${"One two three. ".repeat(30)}\n\n${"Four five six. ".repeat(5)}`
-    expect(paragraphs.slice(boundary(paragraphs, paragraphs.length - 20))).toMatch(/^ \n\nFour/)
+    expect(paragraphs.slice(TextCut.boundary(paragraphs, paragraphs.length - 20))).toMatch(/^ \n\nFour/)
     const lines = `alpha beta gamma\ndelta epsilon zeta eta theta`
-    expect(lines.slice(0, boundary(lines, 30))).toBe("alpha beta gamma")
+    expect(lines.slice(0, TextCut.boundary(lines, 30))).toBe("alpha beta gamma")
     const sentences = "The first one ends here. The second one goes on and on"
-    expect(sentences.slice(0, boundary(sentences, 50))).toBe("The first one ends here.")
+    expect(sentences.slice(0, TextCut.boundary(sentences, 50))).toBe("The first one ends here.")
     const words = "no stops in this text at all just words going on"
-    expect(words.slice(0, boundary(words, 30))).toBe("no stops in this text at all")
+    expect(words.slice(0, TextCut.boundary(words, 30))).toBe("no stops in this text at all")
     const minified = `{"a":[1,2,3],"b":"${"x".repeat(100)}"}`
-    expect(minified.slice(0, boundary(minified, 13))).toBe('{"a":[1,2,3],')
+    expect(minified.slice(0, TextCut.boundary(minified, 13))).toBe('{"a":[1,2,3],')
     const emoji = "😀".repeat(100)
-    for (const limit of [1, 2, 3, 51]) expect(boundary(emoji, limit) % 2).toBe(0)
+    for (const limit of [1, 2, 3, 51]) expect(TextCut.boundary(emoji, limit) % 2).toBe(0)
   })
 })
 

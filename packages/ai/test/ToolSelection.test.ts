@@ -10,14 +10,13 @@ import * as Prompt from "@effect/ai/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import { Transports } from "@effect-mcp/client"
-import { McpHost } from "@effect-mcp/host"
+import { McpHost, ToolRanking } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
 import { everything, stdio } from "../../host/test/support/targets.js"
 import { McpToolkit, ToolLoop, ToolSelection } from "../src/index.js"
-import { terms } from "../src/internal/terms.js"
 import { lastToolResults, scriptedModel } from "./support/scriptedModel.js"
 
 const runs = Number(process.env.PROP_RUNS ?? 50)
@@ -43,7 +42,7 @@ const conversation = (...messages: ReadonlyArray<Prompt.MessageEncoded>) => Prom
 
 describe("the lexical rule", () => {
   it("splits names and sentences into terms: camelCase and snake_case parts, no stop words or numbers, stemmed", () => {
-    expect(terms("Please list the Files_in myRepo, using 2 tools and getTinyImage")).toStrictEqual([
+    expect(ToolRanking.terms("Please list the Files_in myRepo, using 2 tools and getTinyImage")).toStrictEqual([
       "list",
       "file",
       "repo",
@@ -51,7 +50,12 @@ describe("the lexical rule", () => {
       "tiny",
       "image"
     ])
-    expect(terms("searching queries; compresses boxes")).toStrictEqual(["search", "query", "compress", "box"])
+    expect(ToolRanking.terms("searching queries; compresses boxes")).toStrictEqual([
+      "search",
+      "query",
+      "compress",
+      "box"
+    ])
   })
 
   it("ranks by shared rare terms, names above descriptions, and keeps the host's order", () => {

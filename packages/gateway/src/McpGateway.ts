@@ -60,6 +60,13 @@ export interface Options {
   readonly instructions?: string
   /** The client's name in errors and logs. Default: the name the client gives, once it has. */
   readonly clientName?: string
+  /**
+   * Tool search, for clients drowning in tool definitions: `tools/list` answers two tools,
+   * `search_tools` (ranks the servers' tools by name, title and description against a query; an
+   * empty query lists them all) and `call_tool` (calls one by its host-wide name). Every tool
+   * stays callable by its host-wide name with `tools/call`. Default: false (every tool listed).
+   */
+  readonly toolSearch?: boolean
 }
 
 /**
@@ -141,7 +148,8 @@ export const serve = (
       serverInfo,
       instructions: options.instructions,
       attachments: shared,
-      sealer
+      sealer,
+      toolSearch: options.toolSearch === true
     })
 
     yield* peer.handle("initialize", (request) => {
@@ -161,7 +169,8 @@ export const serve = (
             version: negotiated.version,
             notify: (method, params) => Effect.ignore(peer.notify(method, params)),
             subscriptions,
-            inFlight
+            inFlight,
+            toolSearch: options.toolSearch === true
           })
         )
         yield* ServerRequests.attach(shared.attached, {

@@ -151,7 +151,8 @@ export const make = (
             serverInfo: options.gateway?.serverInfo ?? McpGateway.defaultServerInfo,
             instructions: options.gateway?.instructions,
             attachments,
-            sealer
+            sealer,
+            toolSearch: options.gateway?.toolSearch === true
           })
         }
         const opening = items.some(

@@ -23,6 +23,7 @@ import * as PubSub from "effect/PubSub"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Struct from "effect/Struct"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Aggregate from "./Aggregate.js"
 import * as ConfigLoader from "./config/ConfigLoader.js"
@@ -289,6 +290,16 @@ export const make = (options: HostOptions): Effect.Effect<McpHostService, never,
     return service
   })
 
+/** The host options an entry's own keys give; `undefined` when it gives none. */
+const optionsOfEntry = (entry: ServerEntry): ServerOptions | undefined => {
+  const options: ServerOptions = {
+    ...(entry.retry === undefined ? {} : { retry: { reads: { times: entry.retry }, tools: { times: entry.retry } } }),
+    ...(entry.keepAlive === undefined ? {} : { keepAlive: { interval: Duration.seconds(entry.keepAlive) } }),
+    ...Struct.pick(entry, "allowTools", "denyTools", "concurrency", "maxResultBytes")
+  }
+  return Object.keys(options).length === 0 ? undefined : options
+}
+
 /**
  * The servers of a config load, as host servers; entries that cannot be resolved are returned as problems.
  *
@@ -304,16 +315,9 @@ export const serversFromConfig = (
     const loaded = yield* ConfigLoader.load(location)
     const { resolved, problems } = yield* ConfigLoader.resolveAll(loaded, context)
     const servers = resolved.map(({ entry, target }): ServerConfig => {
-      // The entry's own `retry` and `keepAlive` keys, unless the caller's options say otherwise.
-      const fromEntry: ServerOptions | undefined =
-        entry.retry === undefined && entry.keepAlive === undefined
-          ? undefined
-          : {
-              ...(entry.retry === undefined
-                ? {}
-                : { retry: { reads: { times: entry.retry }, tools: { times: entry.retry } } }),
-              ...(entry.keepAlive === undefined ? {} : { keepAlive: { interval: Duration.seconds(entry.keepAlive) } })
-            }
+      // The entry's own keys (`retry`, `keepAlive`, the tool lists, `concurrency`, `maxResultBytes`),
+      // unless the caller's options say otherwise.
+      const fromEntry = optionsOfEntry(entry)
       const given = options(entry)
       const extra = fromEntry === undefined ? given : { ...fromEntry, ...given }
       return extra === undefined ? { name: entry.name, target } : { name: entry.name, target, options: extra }

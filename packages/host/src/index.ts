@@ -108,3 +108,17 @@ export * as ServerStatus from "./ServerStatus.js"
  * @category re-exports
  */
 export * as ServerTransport from "./ServerTransport.js"
+/**
+ * Where to cut a text that is too long for a byte budget (a boundary near the limit).
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as TextCut from "./TextCut.js"
+/**
+ * Tools ranked lexically against a query (the chat's tool selection, the gateway's tool search).
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as ToolRanking from "./ToolRanking.js"

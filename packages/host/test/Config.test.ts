@@ -457,6 +457,66 @@ describe("discovery", () => {
       })
   )
 
+  it.effect(
+    "the policy keys (allowTools, denyTools, concurrency, maxResultBytes) are read in any format into the host's options; a bad one is that entry's problem",
+    () =>
+      Effect.gen(function* () {
+        const policy = { allowTools: ["echo", "get-sum"], denyTools: ["echo"], concurrency: 4, maxResultBytes: 4096 }
+        const zed = only("/home/me/.config/zed/settings.json", {
+          context_servers: { srv: { command: "node", ...policy } }
+        })
+        expect([zed.allowTools, zed.denyTools, zed.concurrency, zed.maxResultBytes]).toStrictEqual([
+          ["echo", "get-sum"],
+          ["echo"],
+          4,
+          4096
+        ])
+        const codex = Either.getOrThrow(
+          ConfigFormats.readCodex("/home/me/.codex/config.toml", {
+            mcp_servers: { srv: { command: "node", ...policy } }
+          })
+        ).entries[0]
+        expect(codex?.denyTools).toStrictEqual(["echo"])
+        expect(codex?.maxResultBytes).toBe(4096)
+        const bad: ReadonlyArray<readonly [string, unknown, RegExp]> = [
+          ["allowTools", "echo", /field "allowTools"/],
+          ["denyTools", ["echo", 3], /field "denyTools\.1"/],
+          ["concurrency", 0, /field "concurrency"/],
+          ["concurrency", 1.5, /field "concurrency"/],
+          ["maxResultBytes", 100, /field "maxResultBytes": .*1024/]
+        ]
+        for (const [key, value, message] of bad) {
+          const parsed = read("/p/.mcp.json", { mcpServers: { srv: { command: "node", [key]: value } } })
+          expect(parsed.entries).toStrictEqual([])
+          expect(parsed.problems.map((problem) => problem.message).join("\n")).toMatch(/server "srv"/)
+          expect(parsed.problems.map((problem) => problem.message).join("\n")).toMatch(message)
+        }
+        const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-policy-"))
+        const home = mkdtempSync(join(tmpdir(), "effect-mcp-home-"))
+        writeFileSync(
+          join(cwd, "mcp.json"),
+          JSON.stringify({ mcpServers: { a: { command: "node", retry: 1, ...policy }, b: { command: "node" } } })
+        )
+        const { servers } = yield* McpHost.serversFromConfig({ cwd, home, platform: "linux" }, context(), (entry) =>
+          entry.name === "a" ? { concurrency: 2 } : undefined
+        ).pipe(Effect.provide(NodeContext.layer))
+        expect(servers.map((server) => [server.name, server.options])).toStrictEqual([
+          [
+            "a",
+            {
+              retry: { reads: { times: 1 }, tools: { times: 1 } },
+              allowTools: ["echo", "get-sum"],
+              denyTools: ["echo"],
+              // The caller's options win.
+              concurrency: 2,
+              maxResultBytes: 4096
+            }
+          ],
+          ["b", undefined]
+        ])
+      })
+  )
+
   it.effect("reads Codex's config.toml; a YAML file and a TOML file without servers say what they are", () =>
     Effect.gen(function* () {
       const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-codex-"))

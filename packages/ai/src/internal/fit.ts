@@ -5,16 +5,17 @@
  * structured content keeps its size when that is at most half of what remains (or when the
  * text needs less), else it is summarised ({@link summarise}) or, when even that is too large,
  * left out; the text blocks (and embedded text resources) share the rest in order, the first
- * that does not fit is cut at a boundary ({@link cutFor}) and the ones after it are left out.
+ * that does not fit is cut at a boundary (`TextCut.cutFor` of the host) and the ones after it are left out.
  * One text block, the marker, follows the cut and says what was left out, roughly how many
  * tokens that was, and how to get the rest. Base64 data (asked for with `binary: "include"`)
  * is neither counted nor cut.
  */
+
+import { TextCut } from "@effect-mcp/host"
 import * as Struct from "effect/Struct"
 import type { Block, ToolOutput } from "../ToolOutput.js"
 import type { Budgeted, Omitted } from "./budgeted.js"
 import { jsonSize, summarise } from "./summarise.js"
-import { codePoints, cutFor, jsonBytes } from "./textCut.js"
 
 /** How to fit one output. */
 export interface FitOptions {
@@ -82,7 +83,7 @@ const markerBlock = (text: string): Block => ({ type: "text", text })
 /** Only the marker: when nothing else fits. */
 const markerOnly = (output: ToolOutput, options: FitOptions): Budgeted => {
   const omitted: Omitted = {
-    characters: output.content.reduce((sum, block) => sum + codePoints(textOf(block) ?? ""), 0),
+    characters: output.content.reduce((sum, block) => sum + TextCut.codePoints(textOf(block) ?? ""), 0),
     tokens: Math.ceil(measure(output) / options.bytesPerToken),
     blocks: output.content.length,
     structuredContent: output.structuredContent === undefined ? "kept" : "dropped"
@@ -102,7 +103,7 @@ const measured = (output: ToolOutput, bytes: number): Measured => {
   const texts = new Map<number, { readonly bytes: number; readonly codePoints: number }>()
   output.content.forEach((block, index) => {
     const text = textOf(block)
-    if (text !== undefined) texts.set(index, { bytes: jsonBytes(text), codePoints: codePoints(text) })
+    if (text !== undefined) texts.set(index, { bytes: TextCut.jsonBytes(text), codePoints: TextCut.codePoints(text) })
   })
   return { output, bytes, texts }
 }
@@ -187,13 +188,13 @@ const attempt = ({ output, bytes, texts }: Measured, maxBytes: number, options: 
       continue
     }
     cutDone = true
-    const cut = remaining > base ? cutFor(text, remaining - base) : 0
+    const cut = remaining > base ? TextCut.cutFor(text, remaining - base) : 0
     const kept = text.slice(0, cut)
     if (cut === 0) blocks++
     else content.push(withText(block, kept))
     markerAt = content.length
-    characters += size.codePoints - codePoints(kept)
-    textBytesLeftOut += size.bytes - jsonBytes(kept)
+    characters += size.codePoints - TextCut.codePoints(kept)
+    textBytesLeftOut += size.bytes - TextCut.jsonBytes(kept)
   }
 
   const omitted: Omitted = {

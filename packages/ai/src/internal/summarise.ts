@@ -6,9 +6,9 @@
  * level whose JSON fits the byte budget wins; the levels are fixed, so the result is
  * deterministic.
  */
+import { TextCut } from "@effect-mcp/host"
 import * as Predicate from "effect/Predicate"
 import { utf8Bytes } from "../TokenEstimate.js"
-import { boundary, codePoints } from "./textCut.js"
 
 /** How much of each array, string and object one level keeps. */
 interface Level {
@@ -33,8 +33,8 @@ const count = (n: number): string => n.toLocaleString("en-US")
 const shrink = (value: unknown, level: Level): unknown => {
   if (typeof value === "string") {
     if (value.length <= level.characters) return value
-    const cut = boundary(value, level.characters)
-    return `${value.slice(0, cut)}… [${count(codePoints(value.slice(cut)))} more characters]`
+    const cut = TextCut.boundary(value, level.characters)
+    return `${value.slice(0, cut)}… [${count(TextCut.codePoints(value.slice(cut)))} more characters]`
   }
   if (Array.isArray(value)) {
     const kept = value.slice(0, level.items).map((item: unknown) => shrink(item, level))

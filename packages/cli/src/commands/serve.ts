@@ -24,7 +24,11 @@ import { Output } from "../Output.js"
 import { config, withHost } from "./host.js"
 import { runCommand } from "./shared.js"
 
-const gateway: McpGateway.Options = { serverInfo: { name: "effect-mcp-gateway", version: clientInfo.version } }
+/** How each connection presents the gateway: with `--tool-search`, two tools instead of every tool. */
+const gatewayOptions = (toolSearch: boolean): McpGateway.Options => ({
+  serverInfo: { name: "effect-mcp-gateway", version: clientInfo.version },
+  toolSearch
+})
 
 /** Writes to stdout, waiting while the pipe is full so that a slow reader is not buffered without bound. */
 const write = (text: string) =>
@@ -33,15 +37,16 @@ const write = (text: string) =>
     else process.stdout.once("drain", () => resume(Effect.void))
   })
 
-const stdio = Effect.gen(function* () {
-  const transport = yield* StdioServerTransport.make({ input: NodeStream.stdin, write })
-  yield* McpGateway.serve(transport, gateway)
-})
+const stdio = (gateway: McpGateway.Options) =>
+  Effect.gen(function* () {
+    const transport = yield* StdioServerTransport.make({ input: NodeStream.stdin, write })
+    yield* McpGateway.serve(transport, gateway)
+  })
 
 const loopback = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/
 
 /** Serves over Streamable HTTP until interrupted; `listening <url>` is printed once it listens. */
-const http = (host: string, port: number) =>
+const http = (host: string, port: number, gateway: McpGateway.Options) =>
   Effect.gen(function* () {
     const token = yield* Config.option(Config.redacted("EFFECT_MCP_GATEWAY_TOKEN")).pipe(Effect.orDie)
     if (Option.isNone(token) && !loopback.test(host)) {
@@ -91,9 +96,14 @@ export const serve = Command.make(
     protocolVersion: Options.choice("protocol-version", ["auto", ...ProtocolVersion.SUPPORTED]).pipe(
       Options.withDescription("The revision the gateway speaks to every server (default: auto, each server's newest)"),
       Options.withDefault("auto" as const)
+    ),
+    toolSearch: Options.boolean("tool-search").pipe(
+      Options.withDescription(
+        "List two tools instead of every tool: search_tools (ranks the tools by name, title and description; an empty query lists them all) and call_tool (calls one by name). Every tool stays callable by name"
+      )
     )
   },
-  ({ config, run, port, host, namespace, protocolVersion }) =>
+  ({ config, run, port, host, namespace, protocolVersion, toolSearch }) =>
     runCommand(
       run,
       Effect.gen(function* () {
@@ -103,11 +113,10 @@ export const serve = Command.make(
           config,
           run,
           (mcpHost) =>
-            (Option.isSome(port) ? http(host, port.value) : stdio).pipe(
-              Effect.scoped,
-              Effect.provideService(McpHost.McpHost, mcpHost),
-              Effect.provide(attachments)
-            ),
+            (Option.isSome(port)
+              ? http(host, port.value, gatewayOptions(toolSearch))
+              : stdio(gatewayOptions(toolSearch))
+            ).pipe(Effect.scoped, Effect.provideService(McpHost.McpHost, mcpHost), Effect.provide(attachments)),
           {
             handlers,
             protocolVersion,
@@ -119,6 +128,6 @@ export const serve = Command.make(
 ).pipe(
   Command.withDescription(
     "Every configured server behind one MCP server: over stdio for an editor or agent to launch, or with --port over Streamable HTTP. Namespaced tools (server__tool), resources, prompts; calls routed with the host's policies; the servers' sampling, elicitation and roots requests asked of the calling client.\n" +
-      "Example: effect-mcp serve --config .mcp.json"
+      "Example: effect-mcp serve --config .mcp.json --tool-search"
   )
 )

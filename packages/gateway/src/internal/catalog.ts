@@ -4,13 +4,14 @@
  * cancellation interrupts the handler, which cancels the call on the server.
  */
 import type { McpClient } from "@effect-mcp/client"
-import type { McpHost } from "@effect-mcp/host"
+import type { Aggregate, McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpc, McpSchema, type Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import { type InFlight, relatedTo } from "./inflight.js"
 import { promptOf, serverOfTool, serverOfUri } from "./routing.js"
 import type { Subscriptions } from "./subscriptions.js"
+import * as ToolSearch from "./toolSearch.js"
 import { behind, failure, handler } from "./wire.js"
 
 /** What serving the catalog needs. */
@@ -23,6 +24,8 @@ export interface CatalogContext {
   /** The client's standing requests (stateful revisions only: subscriptions and the log level). */
   readonly subscriptions?: Subscriptions
   readonly inFlight: InFlight
+  /** Tool search (`toolSearch.ts`): `tools/list` answers the search and call tools instead of every tool. */
+  readonly toolSearch?: boolean
 }
 
 /** The catalog's handlers by method. */
@@ -68,26 +71,47 @@ const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestPara
     return yield* failure(JsonRpc.ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`)
   })
 
+/** A host-wide tool called for the client's request: its progress relayed, its calls tracked as the request's. */
+const callFor =
+  (context: CatalogContext, request: Peer.InboundRequest) =>
+  (name: string, args: { readonly [key: string]: unknown } | undefined) =>
+    Effect.flatMap(serverOfTool(context.host, name), (server) =>
+      behind(context.host.callTool(name, args, progressTo(context, request))).pipe(
+        context.inFlight.track(request.id, server)
+      )
+    )
+
+/** `tools/list` and `tools/call`: the host's tools, or under tool search the search and call tools. */
+const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.RequestHandler]> => {
+  const { host, version } = context
+  const listed = (tools: ReadonlyArray<Aggregate.HostTool>) =>
+    context.toolSearch === true ? ToolSearch.tools : tools.map((entry) => ({ ...entry.tool, name: entry.name }))
+  return [
+    ["tools/list", handler("tools/list", version, () => Effect.map(host.tools, (tools) => ({ tools: listed(tools) })))],
+    [
+      "tools/call",
+      handler("tools/call", version, (params, request) => {
+        if (context.toolSearch !== true) return callFor(context, request)(params.name, params.arguments)
+        switch (params.name) {
+          case ToolSearch.SEARCH:
+            return Effect.map(host.tools, (tools) => ToolSearch.search(tools, params.arguments))
+          case ToolSearch.CALL:
+            return Effect.flatMap(host.tools, (tools) =>
+              ToolSearch.call(tools, params.arguments, callFor(context, request))
+            )
+          default:
+            return callFor(context, request)(params.name, params.arguments)
+        }
+      })
+    ]
+  ]
+}
+
 /** The catalog's handlers: the host's lists and calls, and the client's standing requests when it has them. */
 export const handlers = (context: CatalogContext): Handlers => {
   const { host, version, subscriptions, inFlight } = context
   const entries: Array<readonly [string, Peer.RequestHandler]> = [
-    [
-      "tools/list",
-      handler("tools/list", version, () =>
-        Effect.map(host.tools, (tools) => ({ tools: tools.map((entry) => ({ ...entry.tool, name: entry.name })) }))
-      )
-    ],
-    [
-      "tools/call",
-      handler("tools/call", version, (params, request) =>
-        Effect.flatMap(serverOfTool(host, params.name), (server) =>
-          behind(host.callTool(params.name, params.arguments, progressTo(context, request))).pipe(
-            inFlight.track(request.id, server)
-          )
-        )
-      )
-    ],
+    ...toolHandlers(context),
     [
       "resources/list",
       handler("resources/list", version, () =>

@@ -69,6 +69,8 @@ export interface StatelessContext {
   readonly serverInfo: McpSchema.Implementation
   readonly instructions: string | undefined
   readonly attachments: ServerRequests.AttachmentsService
+  /** Tool search (`toolSearch.ts`) instead of every tool in `tools/list`. */
+  readonly toolSearch?: boolean
 }
 
 const errorObject = (error: JsonRpcFailure) => ({
@@ -269,7 +271,8 @@ export const respond = (
       host: context.host,
       version: VERSION,
       notify: (notification, params) => notify({ jsonrpc: "2.0", method: notification, params }),
-      inFlight
+      inFlight,
+      toolSearch: context.toolSearch === true
     })
     const handler = handlers.get(method)
     if (handler === undefined) {

@@ -70,6 +70,8 @@ export interface ConnectOptions {
   readonly elicitation?: ElicitationHandler
   /** Where our client and its end of the connection live (default: the scope of the test). */
   readonly clientScope?: Scope.Scope
+  /** How the gateway serves this connection. */
+  readonly gateway?: McpGateway.Options
 }
 
 /**
@@ -86,7 +88,7 @@ export const connect = (
   Effect.gen(function* () {
     const clientScope = options.clientScope ?? (yield* Effect.scope)
     const [clientEnd, serverEnd] = yield* Scope.extend(InMemoryTransport.makePair(GATEWAY), clientScope)
-    const served = yield* Effect.forkScoped(McpGateway.serve(serverEnd))
+    const served = yield* Effect.forkScoped(McpGateway.serve(serverEnd, options.gateway))
     const make = McpClient.make({ name: GATEWAY, protocolVersion: "2025-11-25" }).pipe(
       Effect.provideService(Transport, clientEnd)
     )

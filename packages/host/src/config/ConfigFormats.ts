@@ -10,8 +10,9 @@ import * as Arr from "effect/Array"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Struct from "effect/Struct"
 import { ConfigError } from "../HostError.js"
-import type { ConfigFormat, Input, OAuthSettings, ServerEntry, Target } from "./ServerEntry.js"
+import type { ConfigFormat, Input, OAuthSettings, OwnKeys, ServerEntry, Target } from "./ServerEntry.js"
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
 
@@ -47,6 +48,28 @@ const Retry = Schema.Int.pipe(Schema.between(0, 20))
  */
 const KeepAlive = Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(86_400))
 
+/** Tool names, each as the server gives it (not host-wide). */
+const ToolNames = Schema.Array(Schema.NonEmptyString)
+
+/**
+ * effect-mcp's own keys, in an entry of any format (other clients ignore them): `retry`,
+ * `keepAlive`; `allowTools` and `denyTools`, the server's tools shown and callable (by the
+ * server's own names); `concurrency`, at most this many requests in flight to the server;
+ * `maxResultBytes`, a tool result larger than this is cut (at least 1 KiB).
+ */
+const ownKeys = {
+  retry: Schema.optionalWith(Retry, { exact: true }),
+  keepAlive: Schema.optionalWith(KeepAlive, { exact: true }),
+  allowTools: Schema.optionalWith(ToolNames, { exact: true }),
+  denyTools: Schema.optionalWith(ToolNames, { exact: true }),
+  concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000)), { exact: true }),
+  maxResultBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1_024)), { exact: true })
+}
+
+/** The own keys an entry gives (those it leaves out stay absent). */
+const ownOf = (entry: OwnKeys): OwnKeys =>
+  Struct.pick(entry, "retry", "keepAlive", "allowTools", "denyTools", "concurrency", "maxResultBytes")
+
 /** An `mcpServers` entry, as all its formats together write it. */
 const McpServersEntry = Schema.Struct({
   command: Schema.optional(Schema.String),
@@ -60,8 +83,7 @@ const McpServersEntry = Schema.Struct({
   serverUrl: Schema.optional(Schema.String),
   httpUrl: Schema.optional(Schema.String),
   oauth: Schema.optional(OAuthEntry),
-  retry: Schema.optional(Retry),
-  keepAlive: Schema.optional(KeepAlive)
+  ...ownKeys
 })
 
 /** Zed's `context_servers` entry: `command` as a string, or the older `{ path, args, env }`. */
@@ -82,8 +104,7 @@ const ZedEntry = Schema.Struct({
   headers: Schema.optional(StringMap),
   // Zed documents `"source": "custom"` for servers the user runs themselves.
   source: Schema.optional(Schema.Literal("custom", "extension")),
-  retry: Schema.optional(Retry),
-  keepAlive: Schema.optional(KeepAlive)
+  ...ownKeys
 })
 
 /** A Codex `[mcp_servers.NAME]` table (`~/.codex/config.toml`). */
@@ -96,8 +117,7 @@ const CodexEntry = Schema.Struct({
   bearer_token_env_var: Schema.optional(Schema.String),
   http_headers: Schema.optional(StringMap),
   env_http_headers: Schema.optional(StringMap),
-  retry: Schema.optional(Retry),
-  keepAlive: Schema.optional(KeepAlive)
+  ...ownKeys
 })
 
 const VsCodeInput = Schema.Struct({
@@ -285,35 +305,22 @@ const readEntry = (
   inputs: ReadonlyArray<Input>
 ): Either.Either<{ readonly entry: ServerEntry; readonly warnings: ReadonlyArray<string> }, ConfigError> => {
   if (!isRecord(raw)) return Either.left(new ConfigError({ file, entry: name, reason: "must be an object" }))
-  const withRetry =
-    (entry: { readonly retry?: number | undefined; readonly keepAlive?: number | undefined }) => (target: Target) => ({
-      target,
-      retry: entry.retry,
-      keepAlive: entry.keepAlive
-    })
+  const withOwnKeys = (entry: OwnKeys) => (target: Target) => ({ target, own: ownOf(entry) })
   const read =
     format === "zed"
       ? Either.flatMap(decodeEntry(ZedEntry, file, name, raw), (entry) =>
-          Either.map(zedTarget(entry, file, name), withRetry(entry))
+          Either.map(zedTarget(entry, file, name), withOwnKeys(entry))
         )
       : format === "codex"
         ? Either.flatMap(decodeEntry(CodexEntry, file, name, raw), (entry) =>
-            Either.map(codexTarget(entry, file, name), withRetry(entry))
+            Either.map(codexTarget(entry, file, name), withOwnKeys(entry))
           )
         : Either.flatMap(decodeEntry(McpServersEntry, file, name, raw), (entry) =>
-            Either.map(mcpServersTarget(entry, format, file, name), withRetry(entry))
+            Either.map(mcpServersTarget(entry, format, file, name), withOwnKeys(entry))
           )
   const fields = format === "zed" ? zedFields : format === "codex" ? codexFields : mcpServersFields
-  return Either.map(read, ({ target, retry, keepAlive }) => ({
-    entry: {
-      name,
-      file,
-      format,
-      target,
-      inputs,
-      ...(retry === undefined ? {} : { retry }),
-      ...(keepAlive === undefined ? {} : { keepAlive })
-    },
+  return Either.map(read, ({ target, own }) => ({
+    entry: { name, file, format, target, inputs, ...own },
     warnings: unusedFields(raw, fields, file, name)
   }))
 }

@@ -71,7 +71,23 @@ export interface ServerEntry {
   readonly retry?: number
   /** effect-mcp's `"keepAlive": S` key: ping the server every S seconds (a dead session is restarted). */
   readonly keepAlive?: number
+  /** effect-mcp's `"allowTools": [names]` key: only these of the server's tools are shown and callable. */
+  readonly allowTools?: ReadonlyArray<string>
+  /** effect-mcp's `"denyTools": [names]` key: these of the server's tools are hidden and refused. */
+  readonly denyTools?: ReadonlyArray<string>
+  /** effect-mcp's `"concurrency": N` key: at most N requests in flight to the server at once. */
+  readonly concurrency?: number
+  /** effect-mcp's `"maxResultBytes": N` key: a tool result larger than N bytes is cut, and says so. */
+  readonly maxResultBytes?: number
 }
+
+/**
+ * effect-mcp's own keys of an entry, in any format (other clients ignore them).
+ */
+export type OwnKeys = Pick<
+  ServerEntry,
+  "retry" | "keepAlive" | "allowTools" | "denyTools" | "concurrency" | "maxResultBytes"
+>
 
 /** The transport a target uses, for listings: `stdio`, `http`, `sse` or `auto`. */
 export const transportOf = (target: Target): string => (target._tag === "Stdio" ? "stdio" : target.transport)

@@ -12,6 +12,7 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Aggregate from "../Aggregate.js"
 import { NotFound, ServerUnavailable, ToolNotAllowed, UnknownServer } from "../HostError.js"
 import * as Registry from "./registry.js"
+import * as ResultBudget from "./resultBudget.js"
 import type { Live } from "./supervisor.js"
 import type { CallOptions, McpHostService } from "./types.js"
 
@@ -84,11 +85,14 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
     server: string,
     method: string,
     call: CallOptions | undefined,
-    use: (client: McpClient.McpClientService) => Effect.Effect<A, E>,
+    use: (client: McpClient.McpClientService, entry: Registry.Entry) => Effect.Effect<A, E>,
     check: (entry: Registry.Entry) => Effect.Effect<void, E2> = () => Effect.void
   ): Effect.Effect<A, E | E2 | ServerUnavailable> =>
     Effect.flatMap(entryOf(server), (entry) =>
-      Effect.zipRight(check(entry), Effect.flatMap(entry.supervisor.ready(timeoutOf(entry, call), method), use))
+      Effect.zipRight(
+        check(entry),
+        Effect.flatMap(entry.supervisor.ready(timeoutOf(entry, call), method), (client) => use(client, entry))
+      )
     )
 
   return {
@@ -114,7 +118,15 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
           found.server,
           "tools/call",
           call,
-          (client) => client.callTool(found.tool.name, args, call),
+          (client, entry) => {
+            const maxBytes = entry.config.options?.maxResultBytes
+            const called = client.callTool(found.tool.name, args, call)
+            return maxBytes === undefined
+              ? called
+              : Effect.map(called, (result) =>
+                  ResultBudget.cut(result, maxBytes, found.tool.outputSchema !== undefined)
+                )
+          },
           (entry) =>
             Aggregate.allowed(found.tool.name, entry.config.options ?? {})
               ? Effect.void

@@ -30,6 +30,12 @@ export interface ServerOptions {
   readonly allowTools?: ReadonlyArray<string>
   /** These tools are hidden and refused. */
   readonly denyTools?: ReadonlyArray<string>
+  /**
+   * A tool result whose JSON is larger than this many bytes is cut: its text at a boundary near
+   * the budget, the blocks after it and a structured content that does not fit left out, and a
+   * closing text block saying what was left out. Default: unlimited.
+   */
+  readonly maxResultBytes?: number
   /** A disabled server is configured but not started. Default: true. */
   readonly enabled?: boolean
   /** Which of the host's environment variables a stdio server sees. Default: `"safe"`. */

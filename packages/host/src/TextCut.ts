@@ -5,7 +5,10 @@
  * paragraph (a blank line), of a line, of a sentence, of a word (before white space), after a
  * punctuation mark or symbol (minified JSON, paths); only a text with none of those in the
  * window is cut between two code points (never inside a surrogate pair, never before a
- * combining mark or a joiner). The kept part never ends in white space.
+ * combining mark or a joiner). The kept part never ends in white space. Used by the host's
+ * result budget (`maxResultBytes`) and by the chat's.
+ *
+ * @since 0.1.0
  */
 
 /** The size in UTF-8 of one code point written inside a JSON string (as `JSON.stringify` writes it). */
@@ -19,10 +22,20 @@ const escapedBytes = (code: number): number => {
   return 4
 }
 
-/** The size in UTF-8 of a text written as a JSON string, without its quotes. */
+/**
+ * The size in UTF-8 of a text written as a JSON string, without its quotes.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const jsonBytes = (text: string): number => Buffer.byteLength(JSON.stringify(text), "utf8") - 2
 
-/** The longest prefix (ending between code points) whose JSON form takes at most `maxBytes`: its length. */
+/**
+ * The longest prefix (ending between code points) whose JSON form takes at most `maxBytes`: its length.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const fitPrefix = (text: string, maxBytes: number): number => {
   let used = 0
   let index = 0
@@ -40,7 +53,12 @@ export const fitPrefix = (text: string, maxBytes: number): number => {
 
 const SURROGATE = /[\ud800-\udfff]/
 
-/** The number of code points of a text. */
+/**
+ * The number of code points of a text.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const codePoints = (text: string): number => {
   if (!SURROGATE.test(text)) return text.length
   let count = 0
@@ -53,7 +71,12 @@ export const codePoints = (text: string): number => {
   return count
 }
 
-/** How far back from the limit a boundary is looked for. */
+/**
+ * How far back from the limit a boundary is looked for.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const windowOf = (limit: number): number => Math.min(limit, Math.min(2000, Math.max(40, Math.ceil(limit / 5))))
 
 const SPACE = /\s/u
@@ -107,6 +130,9 @@ const codePointCut = (text: string, limit: number): number => {
 /**
  * Where to cut `text` so that at most `limit` code units are kept: `limit` itself when the text
  * is no longer, else the best boundary at or before it (see the module's rules).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const boundary = (text: string, limit: number): number => {
   if (limit >= text.length) return text.length
@@ -121,5 +147,10 @@ export const boundary = (text: string, limit: number): number => {
   return trimBack(text, codePointCut(text, limit))
 }
 
-/** Where to cut `text` so that its kept part, written as JSON, takes at most `maxBytes`. */
+/**
+ * Where to cut `text` so that its kept part, written as JSON, takes at most `maxBytes`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const cutFor = (text: string, maxBytes: number): number => boundary(text, fitPrefix(text, maxBytes))
