@@ -6,7 +6,7 @@
 import { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { Established } from "./types.js"
+import type { Established } from "./established.js"
 
 /** The session id a server gave, and what the handshake established. */
 export class SavedSession extends Schema.Class<SavedSession>("SavedSession")({

@@ -45,13 +45,9 @@ export type ServerRequestHandler = (
   version: ProtocolVersion.ProtocolVersion
 ) => Effect.Effect<WireObject, JsonRpcFailure>
 
-/** What a handshake or discovery established; replaced as a whole when the session is re-established. */
-export interface Established {
-  readonly protocolVersion: ProtocolVersion.ProtocolVersion
-  readonly serverInfo: McpSchema.Implementation
-  readonly serverCapabilities: McpSchema.ServerCapabilities
-  readonly instructions: Option.Option<string>
-}
+import type { Established } from "./established.js"
+
+export type { Established }
 
 /** A request's options at the session: the peer's, and how it may be retried. */
 export interface RequestOptions extends PeerRequestOptions {
