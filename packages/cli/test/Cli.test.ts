@@ -164,8 +164,9 @@ describe.concurrent("against the reference server over stdio", () => {
     expect(prompt.stdout).toMatch(/^user:\n.*Paris/m)
     const complete = await department("E")
     expect(complete.stdout.split("\n")).toContain("Engineering")
+    // The whole result, so a failure shows the exit code and stderr too.
     const ping = await run(["ping", ...everythingStdio])
-    expect(ping.stdout).toMatch(/^pong from .* in [\d.]+ ms$/m)
+    expect(ping).toMatchObject({ code: 0, stdout: expect.stringMatching(/^pong from .* in [\d.]+ ms$/m) })
   })
 
   it("complete with nothing to offer says so (not a blank)", async () => {

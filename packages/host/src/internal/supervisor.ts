@@ -225,7 +225,14 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
       })
 
     // A client whose session has just died (before the supervisor noticed) counts as not ready yet.
-    const ready: Supervisor["ready"] = (timeout, method) =>
+    const readyNow = (current: Live): Effect.Effect<Option.Option<McpClient.McpClientService>> => {
+      if (current.status._tag !== "Ready" || Option.isNone(current.connected)) return Effect.succeed(Option.none())
+      const { client } = current.connected.value
+      return Effect.map(client.state, (state) => (state._tag === "Ready" ? Option.some(client) : Option.none()))
+    }
+
+    // Waits for the server to settle: ready, or failed or stopped (which fails at once).
+    const settled = (timeout: Duration.Duration, method: string | undefined) =>
       live.changes.pipe(
         Stream.filterEffect((current) =>
           current.status._tag === "Connecting" || current.status._tag === "Reconnecting"
@@ -260,6 +267,12 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
               reason: `not ready within ${Duration.format(timeout)}`
             })
         })
+      )
+
+    // The common case, a ready server, reads its state once; only otherwise does a call wait on its changes.
+    const ready: Supervisor["ready"] = (timeout, method) =>
+      Effect.flatMap(SubscriptionRef.get(live), readyNow).pipe(
+        Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => settled(timeout, method) }))
       )
 
     return { name, live, start, stop, ready }
