@@ -8,9 +8,13 @@ import { describe, expect, it } from "@effect/vitest"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Mailbox from "effect/Mailbox"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as EventStore from "../src/internal/eventStore.js"
+import type { Events } from "../src/internal/events.js"
 import * as HttpSession from "../src/internal/httpSession.js"
 import { relatedTo } from "../src/internal/inflight.js"
 
@@ -56,17 +60,29 @@ const changed: JsonRpc.JSONRPCMessage = { jsonrpc: "2.0", method: "notifications
 
 const messages = (events: ReadonlyArray<Event>) => events.flatMap((event) => (event.data === "" ? [] : [event.data]))
 
+/** Events connected at once, as a client reading them: the stream ends the connection when it ends. */
+const connected = (events: Events) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const mailbox = yield* Mailbox.make<Uint8Array>()
+    yield* Scope.extend(
+      events.connect({ write: (bytes) => mailbox.unsafeOffer(bytes), end: () => mailbox.unsafeDone(Exit.void) }),
+      scope
+    )
+    return Mailbox.toStream(mailbox).pipe(Stream.ensuring(Scope.close(scope, Exit.void)))
+  })
+
 /** A POST carrying one request, and its stream. */
-const posted = (session: HttpSession.HttpSession, id: number, version = "2025-11-25") =>
-  Effect.flatMap(session.post([{ _tag: "Message", message: call(id) }], version), (stream) =>
-    stream === undefined ? Effect.dieMessage("a request's POST got no stream") : Effect.succeed(stream)
-  )
+const posted = (session: HttpSession.HttpSession, id: number, version = "2025-11-25") => {
+  const events = session.post([{ _tag: "Message", message: call(id) }], version)
+  return events === undefined ? Effect.dieMessage("a request's POST got no stream") : connected(events)
+}
 
 /** What a GET with `lastEventId` got, when it is a stream. */
-const resumed = (session: HttpSession.HttpSession, lastEventId: string | undefined) =>
-  Effect.flatMap(session.listen({ version: "2025-11-25", lastEventId }), (listened) =>
-    listened._tag === "Stream" ? Effect.succeed(listened.stream) : Effect.dieMessage(`the GET got ${listened._tag}`)
-  )
+const resumed = (session: HttpSession.HttpSession, lastEventId: string | undefined) => {
+  const listened = session.listen({ version: "2025-11-25", lastEventId })
+  return listened._tag === "Stream" ? connected(listened.events) : Effect.dieMessage(`the GET got ${listened._tag}`)
+}
 
 describe("HttpSession, resumed with Last-Event-ID", () => {
   it.effect("a POST's stream dropped mid-call: the missed events and the response, once, then it ends", () =>
@@ -85,7 +101,7 @@ describe("HttpSession, resumed with Last-Event-ID", () => {
       expect(messages(after)).toEqual([JSON.stringify(progress(1, 2)), JSON.stringify(answer(1))])
       expect(new Set([...before, ...after].map((event) => event.id)).size).toBe(4)
 
-      expect(yield* session.listen({ version: "2025-11-25", lastEventId: after[1]?.id })).toEqual({ _tag: "Finished" })
+      expect(session.listen({ version: "2025-11-25", lastEventId: after[1]?.id })).toEqual({ _tag: "Finished" })
     })
   )
 
@@ -118,7 +134,7 @@ describe("HttpSession, resumed with Last-Event-ID", () => {
       yield* session.transport.send(answer(1))
       expect(messages(yield* all(post))).toEqual([JSON.stringify(progress(1, 1)), JSON.stringify(answer(1))])
       const listener = yield* resumed(session, priming?.id)
-      expect(yield* session.listen({ version: "2025-11-25", lastEventId: undefined })).toEqual({ _tag: "Busy" })
+      expect(session.listen({ version: "2025-11-25", lastEventId: undefined })).toEqual({ _tag: "Busy" })
       expect(messages(yield* take(listener, 1))).toEqual([JSON.stringify(changed)])
     })
   )
@@ -129,7 +145,7 @@ describe("HttpSession, resumed with Last-Event-ID", () => {
       const [priming] = yield* take(yield* posted(session, 1), 1)
       expect(priming?.id).toBe("1.1")
       for (const lastEventId of ["nope", "1.2", "2.1", "0.1", "1.1.1"]) {
-        expect(yield* session.listen({ version: "2025-11-25", lastEventId })).toEqual({ _tag: "Unknown", lastEventId })
+        expect(session.listen({ version: "2025-11-25", lastEventId })).toEqual({ _tag: "Unknown", lastEventId })
       }
     })
   )
@@ -145,7 +161,7 @@ describe("HttpSession, resumed with Last-Event-ID", () => {
       const rest = yield* all(yield* resumed(session, lastEventId(8)))
       expect(messages(rest)).toEqual([progress(1, 9), progress(1, 10), answer(1)].map((m) => JSON.stringify(m)))
       for (const expired of [lastEventId(7), lastEventId(0)]) {
-        expect(yield* session.listen({ version: "2025-11-25", lastEventId: expired })).toEqual({
+        expect(session.listen({ version: "2025-11-25", lastEventId: expired })).toEqual({
           _tag: "Unknown",
           lastEventId: expired
         })

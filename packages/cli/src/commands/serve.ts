@@ -4,12 +4,10 @@
  * carries only the protocol; notes and logs go to stderr. The servers' sampling, elicitation and
  * roots requests are asked of the client whose call caused them.
  */
-import { createServer } from "node:http"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { McpGateway, StdioServerTransport, StreamableHttpServer } from "@effect-mcp/gateway"
+import { McpGateway, NodeStreamableHttpServer, StdioServerTransport, StreamableHttpServer } from "@effect-mcp/gateway"
 import { McpHost } from "@effect-mcp/host"
 import { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Config from "effect/Config"
@@ -56,16 +54,13 @@ const http = (host: string, port: number, gateway: McpGateway.Options) =>
     }
     const secrets = yield* Config.option(Config.redacted("EFFECT_MCP_GATEWAY_SECRETS")).pipe(Effect.orDie)
     const sealing = Option.isSome(secrets) ? yield* StreamableHttpServer.sealingKeys(Redacted.value(secrets.value)) : []
-    const app = yield* StreamableHttpServer.make({
+    const { port: bound } = yield* NodeStreamableHttpServer.listen({
+      host,
+      port,
       gateway,
       sealing,
       ...(Option.isSome(token) ? { token: Redacted.value(token.value) } : {})
-    })
-    const server = yield* NodeHttpServer.make(() => createServer(), { host, port }).pipe(
-      Effect.mapError((error) => new UsageError({ reason: `cannot listen on ${host}:${port}: ${error.message}` }))
-    )
-    yield* server.serve(app)
-    const bound = server.address._tag === "TcpAddress" ? server.address.port : port
+    }).pipe(Effect.mapError((error) => new UsageError({ reason: error.message })))
     const output = yield* Output
     yield* output.line(`listening http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`)
     return yield* Effect.never

@@ -18,20 +18,12 @@ import type { Incoming, TransportService } from "@effect-mcp/jsonrpc/Transport"
 import * as Transport from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Mailbox from "effect/Mailbox"
-import * as Stream from "effect/Stream"
 import * as EventStore from "./eventStore.js"
+import { type EventSink, type Events, frame } from "./events.js"
 import { RelatedRequest } from "./inflight.js"
 
 /** How long a client waits before resuming a stream it lost, in milliseconds (the `retry` field). */
 export const RETRY_MS = 1000
-
-/** One event of an event stream. */
-const event =
-  (message: JsonRpc.JSONRPCMessage) =>
-  (id: string): string =>
-    `id: ${id}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`
 
 /** The priming event: an id to resume from and the retry interval, no message. */
 const priming = (id: string): string => `id: ${id}\nretry: ${RETRY_MS}\ndata: \n\n`
@@ -47,12 +39,12 @@ interface Exchange {
 }
 
 /**
- * What a GET gets: a stream; `Busy` when the GET stream is open already; `Unknown` when its
+ * What a GET gets: its events; `Busy` when the GET stream is open already; `Unknown` when its
  * `Last-Event-ID` names no event the session still has; `Finished` when it names a stream that
  * has ended and carried nothing after that event.
  */
 export type Listen =
-  | { readonly _tag: "Stream"; readonly stream: Stream.Stream<Uint8Array> }
+  | { readonly _tag: "Stream"; readonly events: Events }
   | { readonly _tag: "Busy" }
   | { readonly _tag: "Unknown"; readonly lastEventId: string }
   | { readonly _tag: "Finished" }
@@ -62,18 +54,16 @@ export interface HttpSession {
   readonly id: string
   readonly transport: TransportService
   /**
-   * Hands a POST's messages to the peer; the stream of its answers when it carried requests.
-   * `version` is the request's `MCP-Protocol-Version`.
+   * A POST's messages: handed to the peer at once when they are only notifications and responses
+   * (`undefined`); else the POST's events, which hand them over once connected (no answer can come
+   * before its stream). `version` is the request's `MCP-Protocol-Version`.
    */
-  readonly post: (
-    items: ReadonlyArray<Incoming>,
-    version: string | undefined
-  ) => Effect.Effect<Stream.Stream<Uint8Array> | undefined>
+  readonly post: (items: ReadonlyArray<Incoming>, version: string | undefined) => Events | undefined
   /** A GET: the session's GET stream, or, with `lastEventId`, the rest of the stream that event was on. */
   readonly listen: (request: {
     readonly version: string | undefined
     readonly lastEventId: string | undefined
-  }) => Effect.Effect<Listen>
+  }) => Listen
   /** Ends the session: its peer sees the connection end, and its streams close. */
   readonly close: Effect.Effect<void>
 }
@@ -85,26 +75,32 @@ export const make = (id: string, limits: EventStore.Limits = EventStore.defaultL
   /** Each unanswered request's exchange. */
   const exchanges = new Map<JsonRpc.RequestId, Exchange>()
   /** The client's connection to each stream, while it has one. */
-  const connections = new Map<number, Mailbox.Mailbox<Uint8Array>>()
+  const connections = new Map<number, EventSink>()
 
   /** Keeps the message as an event of `stream`, and sends it there when the client is connected. */
   const emit = (stream: number, message: JsonRpc.JSONRPCMessage) => {
-    const bytes = store.append(stream, event(message))
-    connections.get(stream)?.unsafeOffer(bytes)
+    const bytes = store.append(stream, (eventId) => frame(message, eventId))
+    connections.get(stream)?.write(bytes)
   }
 
-  /** The event stream of a connection to `stream`; the stream forgets the connection when it ends. */
-  const connect = (stream: number, mailbox: Mailbox.Mailbox<Uint8Array>): Stream.Stream<Uint8Array> => {
-    connections.get(stream)?.unsafeDone(Exit.void)
-    connections.set(stream, mailbox)
-    return Mailbox.toStream(mailbox).pipe(
-      Stream.ensuring(
+  /**
+   * Connects `sink` to `stream` while the scope is open (a newer connection to the stream replaces
+   * it); `start` runs once it is connected.
+   */
+  const connect = (stream: number, start: (sink: EventSink) => void): Events => ({
+    connect: (sink) =>
+      Effect.acquireRelease(
         Effect.sync(() => {
-          if (connections.get(stream) === mailbox) connections.delete(stream)
-        })
+          connections.get(stream)?.end()
+          connections.set(stream, sink)
+          start(sink)
+        }),
+        () =>
+          Effect.sync(() => {
+            if (connections.get(stream) === sink) connections.delete(stream)
+          })
       )
-    )
-  }
+  })
 
   const send: TransportService["send"] = (message) =>
     Effect.flatMap(RelatedRequest, (related) =>
@@ -118,7 +114,7 @@ export const make = (id: string, limits: EventStore.Limits = EventStore.defaultL
           exchange.unanswered--
           if (exchange.unanswered > 0) return
           store.complete(exchange.stream)
-          connections.get(exchange.stream)?.unsafeDone(Exit.void)
+          connections.get(exchange.stream)?.end()
           return
         }
         const exchange = related === undefined ? undefined : exchanges.get(related)
@@ -127,16 +123,24 @@ export const make = (id: string, limits: EventStore.Limits = EventStore.defaultL
       })
     )
 
-  const resume = (lastEventId: string, mailbox: Mailbox.Mailbox<Uint8Array>): Listen => {
+  const resume = (lastEventId: string): Listen => {
     const replay = store.replay(lastEventId)
     if (replay === undefined) return { _tag: "Unknown", lastEventId }
     if (replay.complete && replay.events.length === 0) return { _tag: "Finished" }
-    for (const bytes of replay.events) mailbox.unsafeOffer(bytes)
-    if (replay.complete) {
-      mailbox.unsafeDone(Exit.void)
-      return { _tag: "Stream", stream: Mailbox.toStream(mailbox) }
+    const missed = (sink: EventSink) => {
+      for (const bytes of replay.events) sink.write(bytes)
     }
-    return { _tag: "Stream", stream: connect(replay.stream, mailbox) }
+    if (!replay.complete) return { _tag: "Stream", events: connect(replay.stream, missed) }
+    return {
+      _tag: "Stream",
+      events: {
+        connect: (sink) =>
+          Effect.sync(() => {
+            missed(sink)
+            sink.end()
+          })
+      }
+    }
   }
 
   return {
@@ -149,27 +153,31 @@ export const make = (id: string, limits: EventStore.Limits = EventStore.defaultL
       const offer = () => {
         for (const item of items) inbound.unsafeOffer(item)
       }
-      if (ids.length === 0) return Effect.as(Effect.sync(offer), undefined)
-      return Effect.map(Mailbox.make<Uint8Array>(), (mailbox) => {
-        const stream = store.open()
-        const exchange: Exchange = { stream, unanswered: ids.length }
-        for (const requestId of ids) exchanges.set(requestId, exchange)
-        if (primes(version)) mailbox.unsafeOffer(store.mark(stream, priming))
-        const answers = connect(stream, mailbox)
+      if (ids.length === 0) {
         offer()
-        return answers
+        return undefined
+      }
+      const stream = store.open()
+      const exchange: Exchange = { stream, unanswered: ids.length }
+      for (const requestId of ids) exchanges.set(requestId, exchange)
+      return connect(stream, (sink) => {
+        if (primes(version)) sink.write(store.mark(stream, priming))
+        offer()
       })
     },
-    listen: ({ lastEventId, version }) =>
-      Effect.map(Mailbox.make<Uint8Array>(), (mailbox): Listen => {
-        if (lastEventId !== undefined && lastEventId !== "") return resume(lastEventId, mailbox)
-        if (connections.has(EventStore.LISTENER)) return { _tag: "Busy" }
-        store.openListener()
-        if (primes(version)) mailbox.unsafeOffer(store.mark(EventStore.LISTENER, priming))
-        return { _tag: "Stream", stream: connect(EventStore.LISTENER, mailbox) }
-      }),
+    listen: ({ lastEventId, version }) => {
+      if (lastEventId !== undefined && lastEventId !== "") return resume(lastEventId)
+      if (connections.has(EventStore.LISTENER)) return { _tag: "Busy" }
+      store.openListener()
+      return {
+        _tag: "Stream",
+        events: connect(EventStore.LISTENER, (sink) => {
+          if (primes(version)) sink.write(store.mark(EventStore.LISTENER, priming))
+        })
+      }
+    },
     close: Effect.sync(() => {
-      for (const mailbox of connections.values()) mailbox.unsafeDone(Exit.void)
+      for (const sink of connections.values()) sink.end()
       connections.clear()
       exchanges.clear()
     }).pipe(Effect.zipRight(inbound.end))

@@ -7,7 +7,6 @@
  * during it are relayed in rounds (`inputRelay.ts`). The transports (`statelessHttp.ts`, the stdio
  * peer's handlers) frame what this decides.
  */
-import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
@@ -59,7 +58,7 @@ const missing = (required: Record<string, object>) =>
   })
 
 /** An HTTP request's headers (lower-case names); a stdio request has none. */
-export type Headers = HttpServerRequest.HttpServerRequest["headers"]
+export type Headers = Readonly<Record<string, string | undefined>>
 
 /** What serving a stateless request needs. */
 export interface StatelessContext {

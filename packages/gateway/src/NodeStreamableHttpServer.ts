@@ -1,0 +1,157 @@
+/**
+ * The gateway over Streamable HTTP on Node's own `node:http` server: the same HTTP core as
+ * `StreamableHttpServer` (sessions, event streams, resumption, 2026-07-28, the guards), with its
+ * answers written straight to Node's response, events included, with no `Stream` per response.
+ * `StreamableHttpServer.make` is the same gateway as an `HttpApp` for any `@effect/platform` server.
+ *
+ * @since 0.1.0
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { McpHost } from "@effect-mcp/host"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import type * as Scope from "effect/Scope"
+import * as HttpCore from "./internal/httpCore.js"
+import type * as Reply from "./internal/reply.js"
+import type * as ServerRequests from "./internal/serverRequests.js"
+
+/**
+ * Where and how the gateway listens, with the address.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends HttpCore.Options {
+  /** The address to listen on. Default: 127.0.0.1. */
+  readonly host?: string
+  /** The port; 0 picks a free one. */
+  readonly port: number
+}
+
+/**
+ * The server could not listen (the port is taken, the address is not this machine's).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ListenError extends Data.TaggedError("ListenError")<{
+  readonly host: string
+  readonly port: number
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    return `cannot listen on ${this.host}:${this.port}: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
+  }
+}
+
+/** A Node request as the core reads it. */
+const requestOf = (request: IncomingMessage): HttpCore.Request => {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = typeof value === "string" ? value : value.join(", ")
+  }
+  return {
+    method: request.method ?? "GET",
+    url: request.url ?? "/",
+    headers,
+    json: Effect.async<unknown, unknown>((resume) => {
+      let text = ""
+      request.setEncoding("utf8")
+      request.on("data", (chunk: string) => {
+        text += chunk
+      })
+      request.once("error", (cause) => resume(Effect.fail(cause)))
+      request.once("end", () => resume(Effect.try(() => JSON.parse(text) as unknown)))
+    })
+  }
+}
+
+/** Writes `reply`; an event stream stays connected until it ends or the client goes away (`closed`). */
+const write = (reply: Reply.Reply, response: ServerResponse, closed: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    switch (reply._tag) {
+      case "Json": {
+        const body = JSON.stringify(reply.body)
+        response.writeHead(reply.status, {
+          ...reply.headers,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body)
+        })
+        return Effect.sync(() => response.end(body))
+      }
+      case "Empty":
+        return Effect.sync(() => response.writeHead(reply.status, reply.headers).end())
+      case "Events": {
+        response.writeHead(200, reply.headers)
+        let ended = false
+        const sink = {
+          write: (bytes: Uint8Array) => {
+            if (!ended) response.write(bytes)
+          },
+          end: () => {
+            if (ended) return
+            ended = true
+            response.end()
+          }
+        }
+        return Effect.scoped(Effect.zipRight(reply.events.connect(sink), closed))
+      }
+    }
+  })
+
+/** Serves one request: its answer written, or a 500 when serving it died. */
+const serveOne = (handle: HttpCore.Handler, request: IncomingMessage, response: ServerResponse) => {
+  // Registered first: a client that leaves before the answer is ready is still seen leaving.
+  let gone = false
+  let leave: (() => void) | undefined
+  response.once("close", () => {
+    gone = true
+    leave?.()
+  })
+  const closed = Effect.async<void>((resume) => {
+    if (gone) return resume(Effect.void)
+    leave = () => resume(Effect.void)
+  })
+  return handle(requestOf(request)).pipe(
+    Effect.flatMap((reply) => (gone ? Effect.void : write(reply, response, closed))),
+    Effect.catchAllCause((cause) =>
+      Effect.sync(() => {
+        if (response.headersSent) response.destroy()
+        else response.writeHead(500).end()
+      }).pipe(Effect.zipRight(Effect.logError("the gateway failed to serve an HTTP request", cause)))
+    )
+  )
+}
+
+/**
+ * Listens and serves the gateway until the scope closes (open streams are ended, sessions closed);
+ * succeeds with the port it listens on.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const listen = (
+  options: Options
+): Effect.Effect<{ readonly port: number }, ListenError, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
+  Effect.gen(function* () {
+    const host = options.host ?? "127.0.0.1"
+    const handle = yield* HttpCore.make(options)
+    const run = yield* FiberSet.makeRuntime<never, void, never>()
+    const server = createServer((request, response) => {
+      run(serveOne(handle, request, response))
+    })
+    yield* Effect.acquireRelease(
+      Effect.async<void, ListenError>((resume) => {
+        server.once("error", (cause) => resume(Effect.fail(new ListenError({ host, port: options.port, cause }))))
+        server.listen(options.port, host, () => resume(Effect.void))
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          server.closeAllConnections()
+        })
+    )
+    const address = server.address()
+    return { port: typeof address === "object" && address !== null ? address.port : options.port }
+  })

@@ -1,0 +1,211 @@
+/**
+ * The gateway over Streamable HTTP, independent of the HTTP server: a request (method, URL,
+ * headers, a JSON body read on demand) in, a {@link Reply.Reply} out. `StreamableHttpServer`
+ * adapts it to `@effect/platform`'s `HttpApp`, `NodeStreamableHttpServer` to `node:http`; both run
+ * this one code path.
+ *
+ * `initialize` opens a session (its id in `Mcp-Session-Id`), each session a gateway connection of
+ * its own; a POST that carries requests is answered with an event stream, one that carries only
+ * notifications or responses with 202; GET opens the session's stream for what relates to no
+ * request, or with `Last-Event-ID` resumes the stream that event was on; DELETE ends the session.
+ * A 2026-07-28 request stands alone (`statelessHttp.ts`).
+ *
+ * Guarded as the specification asks: a bearer token when one is configured (401 without it), the
+ * `Origin` of browsers checked against DNS rebinding (403), unknown sessions 404, a request without
+ * its session 400.
+ */
+import { McpHost } from "@effect-mcp/host"
+import * as Transport from "@effect-mcp/jsonrpc/Transport"
+import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as McpGateway from "../McpGateway.js"
+import * as HttpSession from "./httpSession.js"
+import * as Reply from "./reply.js"
+import * as Sealing from "./sealing.js"
+import * as ServerRequests from "./serverRequests.js"
+import * as Stateless from "./statelessHttp.js"
+import * as StatelessRequest from "./statelessRequest.js"
+
+/** Where and how the gateway listens. */
+export interface Options {
+  /** The endpoint's path. Default: `/mcp`. */
+  readonly path?: string
+  /** Every request must carry `Authorization: Bearer <token>`. Default: none (loopback only). */
+  readonly token?: string
+  /** Browser origins allowed besides the loopback ones (`http://localhost:*`, `127.0.0.1`, `[::1]`). */
+  readonly allowedOrigins?: ReadonlyArray<string>
+  /** How each connection presents the gateway. */
+  readonly gateway?: McpGateway.Options
+  /**
+   * The keys of 2026-07-28 input rounds' `requestState` (the first seals; all open): every instance
+   * behind one balancer needs the same. Default: a random key of this process (one instance only).
+   */
+  readonly sealing?: ReadonlyArray<Sealing.SealingKey>
+}
+
+/** An HTTP request as the gateway reads it. */
+export interface Request {
+  readonly method: string
+  /** The path and query. */
+  readonly url: string
+  /** Lower-case names. */
+  readonly headers: StatelessRequest.Headers
+  /** The body as JSON; fails when it is not JSON. */
+  readonly json: Effect.Effect<unknown, unknown>
+}
+
+/** Answers one HTTP request. */
+export type Handler = (request: Request) => Effect.Effect<Reply.Reply>
+
+const SESSION = "mcp-session-id"
+
+const loopbackOrigin = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/
+
+/** The refusals of requests that cannot be read. */
+const invalid = (message: string) => Reply.refuse(400, JsonRpc.ErrorCode.InvalidRequest, message)
+
+/**
+ * The gateway's handler; sessions live until they are deleted, their client's connection ends or
+ * the scope closes.
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<Handler, never, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
+  Effect.gen(function* () {
+    const path = options.path ?? "/mcp"
+    const sessions = new Map<string, HttpSession.HttpSession>()
+    const scope = yield* Effect.scope
+    const context = yield* Effect.context<McpHost.McpHost | ServerRequests.Attachments>()
+    const stateless: StatelessRequest.StatelessContext = {
+      host: Context.get(context, McpHost.McpHost),
+      serverInfo: options.gateway?.serverInfo ?? McpGateway.defaultServerInfo,
+      instructions: options.gateway?.instructions,
+      attachments: Context.get(context, ServerRequests.Attachments),
+      sealer: yield* Sealing.make(
+        options.sealing !== undefined && options.sealing.length > 0 ? options.sealing : [yield* Sealing.localKey]
+      ),
+      toolSearch: options.gateway?.toolSearch === true
+    }
+    const allowed = new Set(options.allowedOrigins ?? [])
+
+    /** A new session, served until it ends (or the gateway's scope closes). */
+    const open = Effect.sync(() => {
+      const session = HttpSession.make(crypto.randomUUID())
+      sessions.set(session.id, session)
+      return session
+    }).pipe(
+      Effect.tap((session) =>
+        McpGateway.serve(session.transport, options.gateway).pipe(
+          Effect.scoped,
+          Effect.ensuring(
+            Effect.zipRight(
+              Effect.sync(() => sessions.delete(session.id)),
+              session.close
+            )
+          ),
+          Effect.provide(context),
+          // An HTTP server may run its handlers uninterruptibly, and a fork inherits that: the
+          // session must stop when the gateway's scope closes.
+          Effect.interruptible,
+          Effect.forkIn(scope)
+        )
+      )
+    )
+
+    /** The session a request names: 400 without one, 404 for one this gateway does not know. */
+    const sessionOf = (request: Request): HttpSession.HttpSession | Reply.Reply => {
+      const id = request.headers[SESSION]
+      if (id === undefined) return invalid("Bad Request: Mcp-Session-Id is missing")
+      return sessions.get(id) ?? Reply.refuse(404, -32001, "Session not found")
+    }
+    const isReply = (value: HttpSession.HttpSession | Reply.Reply): value is Reply.Reply => "_tag" in value
+
+    const post = (request: Request) =>
+      Effect.gen(function* () {
+        const body = yield* Effect.either(request.json)
+        if (body._tag === "Left") return Reply.refuse(400, JsonRpc.ErrorCode.ParseError, "Parse error")
+        const items = Transport.decodeIncoming(body.right)
+        if (items.length === 0 || items.some((item) => item._tag !== "Message")) return invalid("Invalid request")
+        const only = items.length === 1 && items[0]?._tag === "Message" ? items[0].message : undefined
+        if (only !== undefined && StatelessRequest.isStateless(only, request.headers)) {
+          return yield* Stateless.serve(only, request.headers, stateless)
+        }
+        const opening = items.some(
+          (item) => item._tag === "Message" && "method" in item.message && item.message.method === "initialize"
+        )
+        const session = opening ? yield* open : sessionOf(request)
+        if (isReply(session)) return session
+        const events = session.post(items, request.headers["mcp-protocol-version"])
+        return events === undefined
+          ? Reply.empty(202, { [SESSION]: session.id })
+          : Reply.events(events, { [SESSION]: session.id })
+      })
+
+    /** The session's GET stream, or with `Last-Event-ID` the rest of the stream that event was on. */
+    const get = (request: Request): Reply.Reply => {
+      const session = sessionOf(request)
+      if (isReply(session)) return session
+      const listened = session.listen({
+        version: request.headers["mcp-protocol-version"],
+        lastEventId: request.headers["last-event-id"]
+      })
+      switch (listened._tag) {
+        case "Stream":
+          return Reply.events(listened.events, { [SESSION]: session.id })
+        case "Busy":
+          return Reply.refuse(409, JsonRpc.ErrorCode.InvalidRequest, "Conflict: this session's stream is already open")
+        case "Unknown":
+          return invalid(`Bad Request: Last-Event-ID ${listened.lastEventId} is unknown or has expired`)
+        case "Finished":
+          // The SSE standard's "stop reconnecting": the stream has ended and nothing was missed.
+          return Reply.empty(204, { [SESSION]: session.id })
+      }
+    }
+
+    const remove = (request: Request) => {
+      const session = sessionOf(request)
+      if (isReply(session)) return Effect.succeed(session)
+      sessions.delete(session.id)
+      return Effect.as(session.close, Reply.empty(200))
+    }
+
+    /** The guards every request passes first: token, origin, path, revision. */
+    const refusal = (request: Request): Reply.Reply | undefined => {
+      if (options.token !== undefined && request.headers.authorization !== `Bearer ${options.token}`) {
+        return Reply.refuse(401, JsonRpc.ErrorCode.InvalidRequest, "Unauthorized", { "www-authenticate": "Bearer" })
+      }
+      const origin = request.headers.origin
+      if (origin !== undefined && !loopbackOrigin.test(origin) && !allowed.has(origin)) {
+        return Reply.refuse(403, JsonRpc.ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`)
+      }
+      const query = request.url.indexOf("?")
+      if ((query === -1 ? request.url : request.url.slice(0, query)) !== path) {
+        return Reply.refuse(404, JsonRpc.ErrorCode.InvalidRequest, `Not found: the endpoint is ${path}`)
+      }
+      // A POST's revision is read with its body (a stateless request's envelope decides).
+      const version = request.headers["mcp-protocol-version"]
+      if (request.method !== "POST" && version !== undefined && !ProtocolVersion.isStateful(version)) {
+        return Reply.refuse(400, -32022, `Bad Request: unsupported protocol version ${version}`)
+      }
+      return undefined
+    }
+
+    return (request: Request): Effect.Effect<Reply.Reply> => {
+      const refused = refusal(request)
+      if (refused !== undefined) return Effect.succeed(refused)
+      switch (request.method) {
+        case "POST":
+          return post(request)
+        case "GET":
+          return Effect.sync(() => get(request))
+        case "DELETE":
+          return remove(request)
+        default:
+          return Effect.succeed(
+            Reply.refuse(405, JsonRpc.ErrorCode.InvalidRequest, "Method not allowed", { allow: "GET, POST, DELETE" })
+          )
+      }
+    }
+  })

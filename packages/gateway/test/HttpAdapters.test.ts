@@ -1,0 +1,104 @@
+/**
+ * The gateway's one HTTP core behind both of its adapters: Node's own server
+ * (`NodeStreamableHttpServer`, what `effect-mcp serve --port` runs) and `@effect/platform`'s
+ * (`StreamableHttpServer`, an `HttpApp`, here on platform-node's server). The same checks run on
+ * each, with our own client over Streamable HTTP and the reference server behind the host: a
+ * 2025-11-25 session (progress and a server request on a call's event stream) and 2026-07-28
+ * requests (a JSON answer, an event stream for progress, the refusal to replay an unmarked tool).
+ */
+import { createServer } from "node:http"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { expect, layer } from "@effect/vitest"
+import { Capabilities, McpClient } from "@effect-mcp/client"
+import * as HttpTransport from "@effect-mcp/client/HttpTransport"
+import type { McpHost } from "@effect-mcp/host"
+import type { ProtocolVersion } from "@effect-mcp/protocol"
+import * as Chunk from "effect/Chunk"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { type McpGateway, NodeStreamableHttpServer, StreamableHttpServer } from "../src/index.js"
+import { elicitation, everything, GATEWAY, gatewayHost, textOf } from "./support/gateway.js"
+
+/** Each adapter, listening on a free loopback port for the scope: its port. */
+const adapters = {
+  "node:http (NodeStreamableHttpServer)": Effect.map(
+    NodeStreamableHttpServer.listen({ port: 0 }),
+    ({ port }) => port
+  ).pipe(Effect.orDie),
+  "@effect/platform (StreamableHttpServer)": Effect.gen(function* () {
+    const app = yield* StreamableHttpServer.make()
+    const server = yield* NodeHttpServer.make(() => createServer(), { port: 0, host: "127.0.0.1" }).pipe(Effect.orDie)
+    yield* server.serve(app)
+    return server.address._tag === "TcpAddress" ? server.address.port : 0
+  })
+}
+
+/** Our client at `protocolVersion` on the gateway at `port`, answering elicitation with a name. */
+const clientAt = (port: number, protocolVersion: ProtocolVersion.ProtocolVersion, asked: Array<string>) =>
+  Effect.gen(function* () {
+    // Built in the test's scope: the transport lives as long as the client.
+    const transport = yield* Layer.build(
+      HttpTransport.layer({ url: `http://127.0.0.1:${port}/mcp`, name: GATEWAY, transport: "http" }).pipe(
+        Layer.provide(NodeHttpClient.layer)
+      )
+    )
+    return yield* McpClient.make({ name: GATEWAY, protocolVersion }).pipe(
+      Effect.provideService(Capabilities.Elicitation, elicitation(asked, { name: "Ada" })),
+      Effect.provide(transport)
+    )
+  })
+
+/**
+ * Our client at `protocolVersion` on a fresh listener, after what every era must do: a call, and a
+ * call whose progress comes on its event stream before the result.
+ */
+const served = (
+  listen: Effect.Effect<
+    number,
+    never,
+    Scope.Scope | McpHost.McpHost | Context.Tag.Identifier<typeof McpGateway.Attachments>
+  >,
+  protocolVersion: ProtocolVersion.ProtocolVersion
+) =>
+  Effect.gen(function* () {
+    const asked: Array<string> = []
+    const client = yield* clientAt(yield* listen, protocolVersion, asked)
+    expect(client.protocolVersion).toBe(protocolVersion)
+    expect(textOf(yield* client.callTool("everything__get-sum", { a: 2, b: 40 }))).toContain("42")
+    const events = yield* client
+      .callToolStream("everything__trigger-long-running-operation", { duration: 0.2, steps: 2 })
+      .pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
+    expect(events.map((event) => event._tag)).toStrictEqual(["Progress", "Progress", "Result"])
+    return { client, asked }
+  })
+
+for (const [adapter, listen] of Object.entries(adapters)) {
+  layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
+    excludeTestServices: true,
+    timeout: "60 seconds"
+  })(`the gateway over ${adapter}`, (it) => {
+    it.scoped("2025-11-25: a session; a call's progress and the server's request come on its event stream", () =>
+      Effect.gen(function* () {
+        const { client, asked } = yield* served(listen, "2025-11-25")
+        const elicited = yield* client.callTool("everything__trigger-elicitation-request", {})
+        expect(asked).toStrictEqual([`${GATEWAY}: Please provide inputs for the following fields:`])
+        expect(textOf(elicited)).toContain("Name: Ada")
+      })
+    )
+
+    it.scoped("2026-07-28: requests stand alone; progress on an event stream; an unsafe replay is refused", () =>
+      Effect.gen(function* () {
+        const { client, asked } = yield* served(listen, "2026-07-28")
+        // The reference server (2025-11-25) asks mid-call; answering in a new round would run its
+        // tool again, and the tool is not marked safe to repeat: refused, naming the server.
+        const refused = yield* Effect.flip(client.callTool("everything__trigger-elicitation-request", {}))
+        expect(refused.message).toMatch(/everything asked for elicitation\/create mid-call.*not marked safe to repeat/)
+        expect(asked).toStrictEqual([])
+      })
+    )
+  })
+}
