@@ -153,3 +153,16 @@ export const clientCapabilities = (handlers: Handlers, servesTasks = false): Mcp
     ...(tasks ? { tasks: { list: {}, cancel: {}, requests: taskRequests } } : {})
   }
 }
+
+/**
+ * The client capabilities that 2026-07-28 requests made within an effect declare, in place of the
+ * client's own: a gateway passes on the capabilities of the client it calls for, so that a server
+ * asks only for input that client can give. Default: none (the client's own). Requests of a
+ * stateful revision declare the client's capabilities once, at `initialize`, and are unaffected.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class OnBehalfOf extends Context.Reference<OnBehalfOf>()("@effect-mcp/client/Capabilities/OnBehalfOf", {
+  defaultValue: (): McpSchema.ClientCapabilities | undefined => undefined
+}) {}

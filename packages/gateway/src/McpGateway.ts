@@ -170,7 +170,8 @@ export const serve = (
             notify: (method, params) => Effect.ignore(peer.notify(method, params)),
             subscriptions,
             inFlight,
-            toolSearch: options.toolSearch === true
+            toolSearch: options.toolSearch === true,
+            clientCapabilities: negotiated.capabilities
           })
         )
         yield* ServerRequests.attach(shared.attached, {

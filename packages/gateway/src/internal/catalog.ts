@@ -3,7 +3,7 @@
  * routed to the server that offers it. Progress reaches the client under its own token; a client's
  * cancellation interrupts the handler, which cancels the call on the server.
  */
-import type { McpClient } from "@effect-mcp/client"
+import { Capabilities, type McpClient } from "@effect-mcp/client"
 import type { Aggregate, McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpc, McpSchema, type Methods, type ProtocolVersion } from "@effect-mcp/protocol"
@@ -26,6 +26,11 @@ export interface CatalogContext {
   readonly inFlight: InFlight
   /** Tool search (`toolSearch.ts`): `tools/list` answers the search and call tools instead of every tool. */
   readonly toolSearch?: boolean
+  /**
+   * The client's capabilities, passed on to 2026-07-28 servers with every request made for it
+   * (`Capabilities.OnBehalfOf`): such a server asks only for input this client can give.
+   */
+  readonly clientCapabilities: McpSchema.ClientCapabilities
 }
 
 /** The catalog's handlers by method. */
@@ -184,7 +189,16 @@ export const handlers = (context: CatalogContext): Handlers => {
       ]
     )
   }
-  return new Map(entries)
+  const onBehalfOf = context.clientCapabilities
+  return new Map(
+    entries.map(
+      ([method, serve]) =>
+        [
+          method,
+          (request: Peer.InboundRequest) => Effect.provideService(serve(request), Capabilities.OnBehalfOf, onBehalfOf)
+        ] as const
+    )
+  )
 }
 
 /** Serves the handlers on a peer. */

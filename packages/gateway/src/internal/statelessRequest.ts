@@ -271,7 +271,8 @@ export const respond = (
       version: VERSION,
       notify: (notification, params) => notify({ jsonrpc: "2.0", method: notification, params }),
       inFlight,
-      toolSearch: context.toolSearch === true
+      toolSearch: context.toolSearch === true,
+      clientCapabilities: envelope.right.capabilities
     })
     const handler = handlers.get(method)
     if (handler === undefined) {

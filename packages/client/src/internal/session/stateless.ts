@@ -19,6 +19,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { OnBehalfOf } from "../../Capabilities.js"
 import { DecodeError, InputNotGiven, RequestTimeout } from "../../McpError.js"
 import type { Dialect, WireError } from "./dialect.js"
 import * as Listen from "./listen.js"
@@ -78,7 +79,8 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
   Effect.gen(function* () {
     const { peer } = options
     let logLevel: McpSchema.LoggingLevel | undefined
-    const meta = () => envelope(options.version, options.capabilities, options.clientInfo, logLevel)
+    const meta = (onBehalfOf?: McpSchema.ClientCapabilities) =>
+      envelope(options.version, onBehalfOf ?? options.capabilities, options.clientInfo, logLevel)
 
     // How long each list stays fresh: the least ttlMs of the pages of its last listing (absent: 0).
     const ttls = new Map<string, number>()
@@ -173,6 +175,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
         const now = yield* Clock.currentTimeMillis
         if (now >= deadline) return yield* timedOut()
         // Each attempt gets what is left of the deadline.
+        const onBehalfOf = yield* OnBehalfOf
         const send = Effect.flatMap(Clock.currentTimeMillis, (at) =>
           at >= deadline
             ? Effect.fail(timedOut())
@@ -183,7 +186,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
                   {
                     ...requestOptions,
                     maxTotalTimeout: Duration.millis(deadline - at),
-                    meta: { ...requestOptions.meta, ...meta() }
+                    meta: { ...requestOptions.meta, ...meta(onBehalfOf) }
                   }
                 )
                 .pipe(
