@@ -234,6 +234,12 @@ describe("effect-mcp serve, used by a 2025-03-26 client over stdio (raw JSON-RPC
       ["everything__get-resource-reference", {}]
     ] as const)
       valid("CallToolResult", await request("tools/call", { name, arguments: args }))
+    // A resource link (2025-06-18) is no content block of 2025-03-26: it arrives as a text naming it.
+    const linked = await request("tools/call", { name: "everything__get-resource-links", arguments: { count: 1 } })
+    valid("CallToolResult", linked)
+    expect(linked).toMatchObject({
+      content: [{ type: "text" }, { type: "text", text: "[link] demo://resource/dynamic/blob/1 (Blob Resource 1)" }]
+    })
 
     for (const message of received()) valid("JSONRPCMessage", message)
   })
