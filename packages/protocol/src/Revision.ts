@@ -5,6 +5,9 @@
  * members it does not know are dropped, shapes it cannot represent fail with
  * {@link UnrepresentableMessage} (they are never sent half-right).
  *
+ * The other way, a server's result to a client of an older revision (a gateway's), `serverResult`
+ * takes down the one thing that revision's schema refuses: a content block it does not have.
+ *
  * Decoding needs no counterpart for older revisions: their server messages are a subset of the
  * 2025-11-25 schemas (the one exception, 2025-03-26 batches, is `JsonRpc.decodePayload`).
  * 2026-07-28 is not a subset; the method table holds its own definitions where it differs.
@@ -250,5 +253,43 @@ export const result = (version: ProtocolVersion, method: string, value: WireObje
     }
     default:
       return Either.right(value)
+  }
+}
+
+/** A content block as a client of `version` can read it: before 2025-06-18 a resource link becomes a text naming it. */
+const readableBlock = (version: ProtocolVersion, block: unknown): unknown => {
+  if (!isJsonObject(block) || block.type !== "resource_link" || !before(version, "2025-06-18")) return block
+  const name = typeof block.name === "string" && block.name !== "" ? ` (${block.name})` : ""
+  return { type: "text", text: `[link] ${String(block.uri)}${name}` }
+}
+
+/**
+ * Takes a server's result down to the revision its client negotiated (a gateway answering an older
+ * client): before 2025-06-18, whose content blocks are text, image, audio and embedded resources,
+ * a `resource_link` block in a `tools/call` result or a `prompts/get` message becomes a text block
+ * naming the link (`[link] <uri> (<name>)`). Members the revision does not define are left as they
+ * are (its schema admits them).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const serverResult = (version: ProtocolVersion, method: string, value: WireObject): WireObject => {
+  if (!before(version, "2025-06-18")) return value
+  switch (method) {
+    case "tools/call":
+      return Array.isArray(value.content)
+        ? { ...value, content: value.content.map((block) => readableBlock(version, block)) }
+        : value
+    case "prompts/get":
+      return Array.isArray(value.messages)
+        ? {
+            ...value,
+            messages: value.messages.map((message) =>
+              isJsonObject(message) ? { ...message, content: readableBlock(version, message.content) } : message
+            )
+          }
+        : value
+    default:
+      return value
   }
 }

@@ -217,4 +217,20 @@ describe("Revision", () => {
       "Cannot send sampling/createMessage at content to a server speaking 2025-06-18: revisions before 2025-11-25 carry exactly one content block"
     )
   })
+
+  it("gives a client before 2025-06-18 a resource link as a text naming it, in a call's result and a prompt", () => {
+    const link = { type: "resource_link", uri: "file:///a.txt", name: "a" }
+    const called = { content: [{ type: "text", text: "see" }, link] }
+    const prompt = { messages: [{ role: "user", content: link }] }
+    const named = { type: "text", text: "[link] file:///a.txt (a)" }
+    for (const revision of ["2025-03-26", "2024-11-05"] as const) {
+      const result = Revision.serverResult(revision, "tools/call", called)
+      expect(result).toStrictEqual({ content: [called.content[0], named] })
+      mustValidate(revision, "CallToolResult", result)
+      const got = Revision.serverResult(revision, "prompts/get", prompt)
+      expect(got).toStrictEqual({ messages: [{ role: "user", content: named }] })
+      mustValidate(revision, "GetPromptResult", got)
+    }
+    expect(Revision.serverResult("2025-06-18", "tools/call", called)).toBe(called)
+  })
 })

@@ -7,7 +7,7 @@ import type { McpError } from "@effect-mcp/client"
 import type { HostError } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
-import { JsonRpc, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
+import { JsonRpc, McpSchema, Methods, ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -69,7 +69,8 @@ export type Serve<M extends Methods.RequestMethodName> = (
 
 /**
  * The peer's handler for `method` at `version`: params that do not decode get -32602 with the
- * Schema's explanation; a result that cannot be written at that revision gets -32603.
+ * Schema's explanation; a result is taken down to that revision (`Revision.serverResult`), and one
+ * that cannot be written at it gets -32603.
  */
 export const handler =
   <M extends Methods.RequestMethodName>(
@@ -89,7 +90,9 @@ export const handler =
     }
     return Effect.flatMap(serve(params.right, request), (result) => {
       const encoded = Methods.encodeResult(method, result, version)
-      if (Either.isRight(encoded) && McpSchema.isJsonObject(encoded.right)) return Effect.succeed(encoded.right)
+      if (Either.isRight(encoded) && McpSchema.isJsonObject(encoded.right)) {
+        return Effect.succeed(Revision.serverResult(version, method, encoded.right))
+      }
       const why = Either.isLeft(encoded) ? ParseResult.TreeFormatter.formatErrorSync(encoded.left) : "not an object"
       return Effect.fail(
         failure(JsonRpc.ErrorCode.InternalError, `The result of ${method} cannot be sent at ${version}: ${why}`)
