@@ -207,6 +207,29 @@ export const loopback = (interaction: Interaction): Layer.Layer<Authorizer.Autho
   )
 
 /**
+ * An authorizer that asks nobody, for `serve`: its clients cannot answer a browser flow, and a
+ * call must not wait minutes for one. An authorization that needs a user fails at once, naming
+ * the server and saying to run `effect-mcp auth login` (stored tokens, refreshed, are still used).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const unattended: Layer.Layer<Authorizer.Authorizer> = Layer.succeed(
+  Authorizer.Authorizer,
+  Authorizer.Authorizer.of({
+    begin: (server) =>
+      Effect.fail(
+        new AuthError.AuthorizationError({
+          server,
+          step: "authorization",
+          reason:
+            "a user must authorize this server, which the gateway cannot ask for: run `effect-mcp auth login` for it; the gateway then uses the stored tokens"
+        })
+      )
+  })
+)
+
+/**
  * Where the CLI keeps tokens: `$EFFECT_MCP_TOKEN_FILE`, else `effect-mcp/oauth.json` under `$XDG_CONFIG_HOME` or `~/.config`.
  *
  * @since 0.1.0

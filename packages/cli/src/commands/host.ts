@@ -44,6 +44,8 @@ export interface HostExtras<RO, RH> {
   readonly namespace?: Aggregate.Namespace
   /** The revision every server is spoken to in (default: each server's own choice). */
   readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
+  /** Never ask the user to authorize a server (the gateway): stored tokens only, refreshed when they can be. */
+  readonly unattended?: boolean
 }
 
 /**
@@ -98,7 +100,9 @@ export const withHost = <
       }))
     }).pipe(
       Layer.provide(extras.handlers ?? Layer.empty),
-      Layer.provide(auth.services),
+      Layer.provide(
+        extras.unattended === true ? Layer.merge(Authorization.unattended, Authorization.tokenStore) : auth.services
+      ),
       Layer.provide(
         Handlers.layer({
           interactive,

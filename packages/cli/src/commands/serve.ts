@@ -115,6 +115,8 @@ export const serve = Command.make(
           {
             handlers,
             protocolVersion,
+            // Its clients cannot answer a browser flow: a server that needs one fails, saying to log in.
+            unattended: true,
             ...(namespace === "none" ? { namespace: (_server: string, name: string) => name } : {})
           }
         )
