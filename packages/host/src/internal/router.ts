@@ -47,16 +47,27 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
       })
     )
 
+  // The view of the lists read last. A server's lists are replaced, never mutated, when they change:
+  // the same lists give the same view, so a call (which looks its name up) does not build it again.
+  let last: { readonly lists: ReadonlyArray<Aggregate.ServerLists>; readonly view: Aggregate.Aggregate } | undefined
+  const viewOf = (lists: ReadonlyArray<Aggregate.ServerLists>): Aggregate.Aggregate => {
+    if (last !== undefined && last.lists.length === lists.length && last.lists.every((old, i) => old === lists[i])) {
+      return last.view
+    }
+    const view = Aggregate.aggregate(lists, namespace)
+    last = { lists, view }
+    return view
+  }
+
   // One read of the registry: the view is of one version of it.
   const snapshot = Effect.flatMap(registry.get, (current) =>
     Effect.forEach(Registry.entries(current), (entry) => SubscriptionRef.get(entry.supervisor.live))
   ).pipe(
     Effect.map((lives) =>
-      Aggregate.aggregate(
+      viewOf(
         lives
           .filter((live) => live.status._tag === "Ready" || live.status._tag === "Reconnecting")
-          .map((live) => live.lists),
-        namespace
+          .map((live) => live.lists)
       )
     )
   )
