@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { McpHost } from "@effect-mcp/host"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
 import * as HttpCore from "./internal/httpCore.js"
@@ -67,8 +68,8 @@ const requestOf = (request: IncomingMessage): HttpCore.Request => {
   }
 }
 
-/** Writes `reply`; an event stream stays connected until it ends or the client goes away (`closed`). */
-const write = (reply: Reply.Reply, response: ServerResponse, closed: Effect.Effect<void>): Effect.Effect<void> =>
+/** Writes `reply`; an event stream stays connected until its events end. */
+const write = (reply: Reply.Reply, response: ServerResponse): Effect.Effect<void> =>
   Effect.suspend(() => {
     switch (reply._tag) {
       case "Json": {
@@ -85,6 +86,7 @@ const write = (reply: Reply.Reply, response: ServerResponse, closed: Effect.Effe
       case "Events": {
         response.writeHead(200, reply.headers)
         let ended = false
+        let finish: (() => void) | undefined
         const sink = {
           write: (bytes: Uint8Array) => {
             if (!ended) response.write(bytes)
@@ -93,28 +95,22 @@ const write = (reply: Reply.Reply, response: ServerResponse, closed: Effect.Effe
             if (ended) return
             ended = true
             response.end()
+            finish?.()
           }
         }
-        return Effect.scoped(Effect.zipRight(reply.events.connect(sink), closed))
+        const over = Effect.async<void>((resume) => {
+          if (ended) return resume(Effect.void)
+          finish = () => resume(Effect.void)
+        })
+        return Effect.scoped(Effect.zipRight(reply.events.connect(sink), over))
       }
     }
   })
 
-/** Serves one request: its answer written, or a 500 when serving it died. */
-const serveOne = (handle: HttpCore.Handler, request: IncomingMessage, response: ServerResponse) => {
-  // Registered first: a client that leaves before the answer is ready is still seen leaving.
-  let gone = false
-  let leave: (() => void) | undefined
-  response.once("close", () => {
-    gone = true
-    leave?.()
-  })
-  const closed = Effect.async<void>((resume) => {
-    if (gone) return resume(Effect.void)
-    leave = () => resume(Effect.void)
-  })
-  return handle(requestOf(request)).pipe(
-    Effect.flatMap((reply) => (gone ? Effect.void : write(reply, response, closed))),
+/** Serves one request: its answer written, or a 500 when serving it failed. */
+const serveOne = (handle: HttpCore.Handler, request: IncomingMessage, response: ServerResponse) =>
+  handle(requestOf(request)).pipe(
+    Effect.flatMap((reply) => write(reply, response)),
     Effect.catchAllCause((cause) =>
       Effect.sync(() => {
         if (response.headersSent) response.destroy()
@@ -122,7 +118,6 @@ const serveOne = (handle: HttpCore.Handler, request: IncomingMessage, response: 
       }).pipe(Effect.zipRight(Effect.logError("the gateway failed to serve an HTTP request", cause)))
     )
   )
-}
 
 /**
  * Listens and serves the gateway until the scope closes (open streams are ended, sessions closed);
@@ -139,7 +134,12 @@ export const listen = (
     const handle = yield* HttpCore.make(options)
     const run = yield* FiberSet.makeRuntime<never, void, never>()
     const server = createServer((request, response) => {
-      run(serveOne(handle, request, response))
+      const fiber = run(serveOne(handle, request, response))
+      // A client that goes away before its answer is complete interrupts what serves it: reading
+      // its body, a 2026-07-28 call (cancelled), a connection to an event stream (the stream lives on).
+      response.once("close", () => {
+        if (!response.writableFinished) fiber.unsafeInterruptAsFork(FiberId.none)
+      })
     })
     yield* Effect.acquireRelease(
       Effect.async<void, ListenError>((resume) => {

@@ -18,21 +18,36 @@ export interface SealingKey {
   readonly secret: Uint8Array
 }
 
+/**
+ * A record carried as its entries, and rebuilt with `Object.fromEntries`: every key stays an own
+ * key, `__proto__` included (a record decoded member by member would set the prototype instead).
+ */
+const entriesOf = <V, I>(value: Schema.Schema<V, I>) =>
+  Schema.transform(
+    Schema.Array(Schema.Tuple(Schema.String, value)),
+    Schema.declare((input): input is Readonly<Record<string, V>> => typeof input === "object" && input !== null),
+    {
+      strict: true,
+      decode: (entries) => Object.fromEntries(entries),
+      encode: (record) => Object.entries(record)
+    }
+  )
+
 /** What a token carries. */
 export const Payload = Schema.Struct({
   /** A digest of the caller's credentials: another caller cannot use the token. */
   caller: Schema.String,
   /** Milliseconds since the epoch after which the token is refused. */
-  expires: Schema.Number,
+  expires: Schema.Int.pipe(Schema.positive()),
   method: Schema.String,
   /** The tool, prompt or URI the request names. */
   name: Schema.String,
   /** A digest of the request's arguments: the retry must be the same request. */
   arguments: Schema.String,
   /** The answers to the input requests so far, by the gateway's keys. */
-  answers: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  answers: entriesOf(Schema.Unknown),
   /** The last round's requests: the key the client saw, and the gateway's key for it. */
-  asked: Schema.Record({ key: Schema.String, value: Schema.String })
+  asked: entriesOf(Schema.String)
 })
 
 /** The type of {@link Payload}. */
