@@ -37,8 +37,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import * as Catalog from "./internal/catalog.js"
+import * as Fanout from "./internal/fanout.js"
 import * as Handshake from "./internal/handshake.js"
 import * as InFlight from "./internal/inflight.js"
 import * as Sealing from "./internal/sealing.js"
@@ -107,15 +107,6 @@ export const handlers: Layer.Layer<
  */
 export const defaultServerInfo: McpSchema.Implementation = { name: "effect-mcp-gateway", version: "0.1.0" }
 
-/** The aggregate's list notifications, as the host reports changes (a server's status changes them all). */
-const listChanges = (host: McpHost.McpHostService, peer: Peer.Peer) =>
-  host.changes.pipe(
-    Stream.mapConcat((change) =>
-      change._tag === "List" ? [change.list] : (["tools", "resources", "prompts"] as const)
-    ),
-    Stream.runForEach((list) => Effect.ignore(peer.notify(`notifications/${list}/list_changed`)))
-  )
-
 /**
  * Serves one client over `transport` until the connection ends (or the fiber is interrupted): the
  * handshake, then the host's catalog (before `initialize`, its methods are not found: -32601).
@@ -140,7 +131,8 @@ export const serve = (
     })
     const serverInfo = options.serverInfo ?? defaultServerInfo
     const inFlight = InFlight.make()
-    const subscriptions = yield* Subscriptions.make(host, peer, inFlight, shared.subscribers)
+    const fanout = yield* Fanout.current(host)
+    const subscriptions = yield* Subscriptions.make(host, peer, inFlight, shared.subscribers, fanout)
     const scope = yield* Effect.scope
     let initialized = false
     yield* StatelessPeer.register(peer, {
@@ -179,7 +171,10 @@ export const serve = (
           inFlight,
           request: ServerRequests.askPeer(peer)
         }).pipe(Scope.extend(scope))
-        yield* Effect.forkIn(listChanges(host, peer), scope)
+        // The aggregate's list changes, once the client is initialized.
+        yield* fanout
+          .listen({ listChanged: (list) => Effect.ignore(peer.notify(`notifications/${list}/list_changed`)) })
+          .pipe(Scope.extend(scope))
         return result
       })
     })

@@ -6,15 +6,13 @@
  * server's new session when the host restarts it, and the server's log messages and updates of
  * subscribed resources are passed on to the client, for as long as the connection lives.
  */
-import type { McpClient } from "@effect-mcp/client"
 import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
-import * as FiberMap from "effect/FiberMap"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
+import type { Fanout } from "./fanout.js"
 import type { InFlight } from "./inflight.js"
 import { relatedTo } from "./inflight.js"
 import { serverOfUri } from "./routing.js"
@@ -36,7 +34,8 @@ export const make = (
   host: McpHost.McpHostService,
   peer: Peer.Peer,
   inFlight: InFlight,
-  subscribers: Map<string, number>
+  subscribers: Map<string, number>,
+  fanout: Fanout
 ): Effect.Effect<Subscriptions, never, Scope.Scope> =>
   Effect.gen(function* () {
     const subscribed = new Map<string, string>()
@@ -55,40 +54,25 @@ export const make = (
       Effect.forEach(subscribed, ([uri, server]) => Effect.ignore(release(server, uri)), { discard: true })
     )
     let level: McpSchema.LoggingLevel | undefined
-    const forwarding = yield* FiberMap.make<string>()
-
-    /** Applies the client's standing requests to a server's (new) session, then forwards what it sends. */
-    const follow = (server: string, client: McpClient.McpClientService) =>
-      Effect.gen(function* () {
-        if (level !== undefined) yield* Effect.ignore(client.setLoggingLevel(level))
-        for (const [uri, owner] of subscribed) if (owner === server) yield* Effect.ignore(client.subscribe(uri))
-        const logs = Stream.mapEffect(client.logMessages, (message) =>
-          peer
-            .notify("notifications/message", {
-              ...message,
-              logger: message.logger === undefined ? server : `${server}/${message.logger}`
-            })
-            .pipe(relatedTo(inFlight.latest(server)))
-        )
-        const updates = client.resourceUpdates.pipe(
-          Stream.filter((update) => subscribed.get(update.uri) === server),
-          Stream.mapEffect((update) => peer.notify("notifications/resources/updated", update))
-        )
-        yield* Stream.runDrain(Stream.merge(logs, updates))
-      }).pipe(Effect.ignore)
-
-    yield* host.statusChanges.pipe(
-      Stream.runForEach((event) =>
-        event.status._tag === "Ready"
-          ? Effect.flatMap(Effect.option(host.client(event.server)), (client) =>
-              client._tag === "Some"
-                ? FiberMap.run(forwarding, event.server, follow(event.server, client.value))
-                : Effect.void
-            )
-          : FiberMap.remove(forwarding, event.server)
-      ),
-      Effect.forkScoped
-    )
+    yield* fanout.listen({
+      // A server's new session: the client's standing requests are applied to it again.
+      ready: (server, client) =>
+        Effect.gen(function* () {
+          if (level !== undefined) yield* Effect.ignore(client.setLoggingLevel(level))
+          for (const [uri, owner] of subscribed) if (owner === server) yield* Effect.ignore(client.subscribe(uri))
+        }),
+      log: (server, message) =>
+        peer
+          .notify("notifications/message", {
+            ...message,
+            logger: message.logger === undefined ? server : `${server}/${message.logger}`
+          })
+          .pipe(relatedTo(inFlight.latest(server)), Effect.ignore),
+      updated: (server, update) =>
+        subscribed.get(update.uri) === server
+          ? Effect.ignore(peer.notify("notifications/resources/updated", update))
+          : Effect.void
+    })
 
     return {
       add: (uri) =>

@@ -1,0 +1,102 @@
+/**
+ * What the servers behind the gateway send to no one in particular (log messages, resource
+ * updates, list changes) and their (re)starts, heard once for every connection: one set of fibers
+ * per gateway follows the host, and each connection is a listener in a set. A connection costs an
+ * entry, not its own subscriptions to the host and to every server.
+ */
+import type { McpClient } from "@effect-mcp/client"
+import type { McpHost } from "@effect-mcp/host"
+import type { McpSchema } from "@effect-mcp/protocol"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+
+/** A list whose change the clients hear of. */
+export type List = "tools" | "resources" | "prompts"
+
+/** What one connection does with what the servers send; each effect is its own (failures are its own to handle). */
+export interface Listener {
+  /** A server's session is ready (first, or after a restart): the connection applies its standing requests. */
+  readonly ready?: (server: string, client: McpClient.McpClientService) => Effect.Effect<void>
+  /** A server's log message. */
+  readonly log?: (
+    server: string,
+    message: typeof McpSchema.LoggingMessageNotificationParams.Type
+  ) => Effect.Effect<void>
+  /** A server's update of a resource. */
+  readonly updated?: (
+    server: string,
+    update: typeof McpSchema.ResourceUpdatedNotificationParams.Type
+  ) => Effect.Effect<void>
+  /** A list of the aggregate changed. */
+  readonly listChanged?: (list: List) => Effect.Effect<void>
+}
+
+/** The gateway's listeners. */
+export interface Fanout {
+  /** Hears what the servers send while the scope is open. */
+  readonly listen: (listener: Listener) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** The fan-out the connections share; without one, a connection follows the host alone. */
+export class Shared extends Context.Reference<Shared>()("@effect-mcp/gateway/Fanout", {
+  defaultValue: (): Fanout | undefined => undefined
+}) {}
+
+/** Follows the host for as long as the scope is open. */
+export const make = (host: McpHost.McpHostService): Effect.Effect<Fanout, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const listeners = new Set<Listener>()
+    const each = (hear: (listener: Listener) => Effect.Effect<void> | undefined) =>
+      Effect.forEach(listeners, (listener) => hear(listener) ?? Effect.void, { discard: true })
+
+    const follow = (server: string, client: McpClient.McpClientService) =>
+      Effect.zipRight(
+        each((listener) => listener.ready?.(server, client)),
+        Stream.merge(
+          Stream.map(client.logMessages, (message) => ({ _tag: "Log" as const, message })),
+          Stream.map(client.resourceUpdates, (update) => ({ _tag: "Updated" as const, update }))
+        ).pipe(
+          Stream.runForEach((event) =>
+            event._tag === "Log"
+              ? each((listener) => listener.log?.(server, event.message))
+              : each((listener) => listener.updated?.(server, event.update))
+          )
+        )
+      )
+
+    const forwarding = yield* FiberMap.make<string>()
+    yield* host.statusChanges.pipe(
+      Stream.runForEach((event) =>
+        event.status._tag === "Ready"
+          ? Effect.flatMap(Effect.option(host.client(event.server)), (client) =>
+              client._tag === "Some"
+                ? FiberMap.run(forwarding, event.server, follow(event.server, client.value))
+                : Effect.void
+            )
+          : FiberMap.remove(forwarding, event.server)
+      ),
+      Effect.forkScoped
+    )
+    // A status change changes every list (a server's tools come or go with it).
+    yield* host.changes.pipe(
+      Stream.mapConcat(
+        (change): ReadonlyArray<List> => (change._tag === "List" ? [change.list] : ["tools", "resources", "prompts"])
+      ),
+      Stream.runForEach((list) => each((listener) => listener.listChanged?.(list))),
+      Effect.forkScoped
+    )
+    return {
+      listen: (listener) =>
+        Effect.acquireRelease(
+          Effect.sync(() => listeners.add(listener)),
+          () => Effect.sync(() => listeners.delete(listener))
+        )
+    }
+  })
+
+/** The shared fan-out, or one of the connection's own (one connection: the same cost as before). */
+export const current = (host: McpHost.McpHostService): Effect.Effect<Fanout, never, Scope.Scope> =>
+  Effect.flatMap(Shared, (shared) => (shared === undefined ? make(host) : Effect.succeed(shared)))
