@@ -160,7 +160,13 @@ describe("effect-mcp serve, used by our own client at each era", () => {
         ["tools", "call", "everything__get-sum", "a=1", "b=2", "--protocol-version", version, "--", ...gateway],
         { cwd, timeoutMs: 60_000 }
       )
-      expect([version, call.code, call.stdout.trim()]).toEqual([version, 0, "The sum of 1 and 2 is 3."])
+      // The whole result, so that a failure shows stderr too (once on CI: exit 1, nothing printed).
+      expect({ version, ...call }).toMatchObject({
+        version,
+        code: 0,
+        stderr: "",
+        stdout: "The sum of 1 and 2 is 3.\n"
+      })
     }
   }, 120_000)
 })

@@ -132,7 +132,9 @@ const ask = <M extends Forwarded>(
     }
     if (target instanceof JsonRpcFailure) return yield* target
     if (!declared(target.client.capabilities)) {
-      target.undeclared?.(method)
+      // The client's request fails for it only when the server asked during that client's call
+      // (roots/list, asked with no call in view, is the server's own business: it gets -32601).
+      if (server !== undefined && target.inFlight.latest(server) !== undefined) target.undeclared?.(method)
       return yield* failure(JsonRpc.ErrorCode.MethodNotFound, `The gateway's client does not support ${method}`)
     }
     const version = target.client.version
