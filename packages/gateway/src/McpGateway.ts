@@ -38,7 +38,6 @@ import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Catalog from "./internal/catalog.js"
-import * as Fanout from "./internal/fanout.js"
 import * as Handshake from "./internal/handshake.js"
 import * as InFlight from "./internal/inflight.js"
 import * as Sealing from "./internal/sealing.js"
@@ -131,7 +130,8 @@ export const serve = (
     })
     const serverInfo = options.serverInfo ?? defaultServerInfo
     const inFlight = InFlight.make()
-    const fanout = yield* Fanout.current(host)
+    // What the servers send to no one in particular is followed once for all connections.
+    const fanout = yield* shared.fanout(host)
     const subscriptions = yield* Subscriptions.make(host, peer, inFlight, shared.subscribers, fanout)
     const scope = yield* Effect.scope
     let initialized = false

@@ -9,8 +9,10 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { connect, faultServer, gatewayHost, textOf } from "./support/gateway.js"
 
 /** The longest a test waits for something that should happen at once. */
@@ -18,6 +20,9 @@ const WAIT = "10 seconds"
 
 /** How long a cancellation may take to reach the server once the connection has dropped. */
 const DROPPED_WAIT = "3 seconds"
+
+/** How long a test waits for a log message that only a bug sends it (the caller's comes at once). */
+const ABSENT_WAIT = "3 seconds"
 
 /** How many `slow` calls the fault server has seen cancelled, once there are at least `atLeast`. */
 const cancelledSoFar = (host: McpHost.McpHostService, atLeast = 0) =>
@@ -71,6 +76,28 @@ layer(
       const after = yield* pidOf(host)
       expect(after).toBeTypeOf("number")
       expect(after).not.toBe(before)
+    })
+  )
+
+  it.scoped("a log message sent during one connection's call reaches that connection only", () =>
+    Effect.gen(function* () {
+      const caller = yield* connect()
+      const other = yield* connect()
+      const heard = (client: typeof caller.client) =>
+        client.logMessages.pipe(
+          Stream.filter((message) => message.data === "during the call"),
+          Stream.runHead,
+          Effect.timeout(ABSENT_WAIT),
+          Effect.option,
+          Effect.fork
+        )
+      const byCaller = yield* heard(caller.client)
+      const byOther = yield* heard(other.client)
+      yield* Effect.yieldNow()
+      const call = yield* Effect.fork(caller.client.callTool("fixture__logThenWait", { text: "during the call" }))
+      expect(Option.flatten(yield* Fiber.join(byCaller))._tag).toBe("Some")
+      expect(Option.flatten(yield* Fiber.join(byOther))._tag).toBe("None")
+      yield* Fiber.interrupt(call)
     })
   )
 

@@ -7,7 +7,6 @@
 import type { McpClient } from "@effect-mcp/client"
 import type { McpHost } from "@effect-mcp/host"
 import type { McpSchema } from "@effect-mcp/protocol"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import type * as Scope from "effect/Scope"
@@ -32,6 +31,8 @@ export interface Listener {
   ) => Effect.Effect<void>
   /** A list of the aggregate changed. */
   readonly listChanged?: (list: List) => Effect.Effect<void>
+  /** Whether the connection has a call in flight to the server. */
+  readonly calling?: (server: string) => boolean
 }
 
 /** The gateway's listeners. */
@@ -40,17 +41,26 @@ export interface Fanout {
   readonly listen: (listener: Listener) => Effect.Effect<void, never, Scope.Scope>
 }
 
-/** The fan-out the connections share; without one, a connection follows the host alone. */
-export class Shared extends Context.Reference<Shared>()("@effect-mcp/gateway/Fanout", {
-  defaultValue: (): Fanout | undefined => undefined
-}) {}
-
 /** Follows the host for as long as the scope is open. */
 export const make = (host: McpHost.McpHostService): Effect.Effect<Fanout, never, Scope.Scope> =>
   Effect.gen(function* () {
     const listeners = new Set<Listener>()
     const each = (hear: (listener: Listener) => Effect.Effect<void> | undefined) =>
       Effect.forEach(listeners, (listener) => hear(listener) ?? Effect.void, { discard: true })
+
+    // A log message of a server that connections are calling goes to those only (it most likely
+    // belongs to their calls: a stdio server cannot say); one sent while none is, to every connection.
+    const logTo = (server: string, message: typeof McpSchema.LoggingMessageNotificationParams.Type) =>
+      Effect.suspend(() => {
+        const callers = [...listeners].filter((listener) => listener.calling?.(server) === true)
+        return Effect.forEach(
+          callers.length > 0 ? callers : listeners,
+          (listener) => listener.log?.(server, message) ?? Effect.void,
+          {
+            discard: true
+          }
+        )
+      })
 
     const follow = (server: string, client: McpClient.McpClientService) =>
       Effect.zipRight(
@@ -61,7 +71,7 @@ export const make = (host: McpHost.McpHostService): Effect.Effect<Fanout, never,
         ).pipe(
           Stream.runForEach((event) =>
             event._tag === "Log"
-              ? each((listener) => listener.log?.(server, event.message))
+              ? logTo(server, event.message)
               : each((listener) => listener.updated?.(server, event.update))
           )
         )
@@ -96,7 +106,3 @@ export const make = (host: McpHost.McpHostService): Effect.Effect<Fanout, never,
         )
     }
   })
-
-/** The shared fan-out, or one of the connection's own (one connection: the same cost as before). */
-export const current = (host: McpHost.McpHostService): Effect.Effect<Fanout, never, Scope.Scope> =>
-  Effect.flatMap(Shared, (shared) => (shared === undefined ? make(host) : Effect.succeed(shared)))

@@ -21,7 +21,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as McpGateway from "../McpGateway.js"
-import * as Fanout from "./fanout.js"
 import * as HttpSession from "./httpSession.js"
 import * as Reply from "./reply.js"
 import * as Sealing from "./sealing.js"
@@ -90,8 +89,6 @@ export const make = (
       toolSearch: options.gateway?.toolSearch === true
     }
     const allowed = new Set(options.allowedOrigins ?? [])
-    // What the servers send to every session is heard once, for all of them.
-    const fanout = yield* Fanout.make(stateless.host)
 
     /** A new session, served until it ends (or the gateway's scope closes). */
     const open = Effect.sync(() => {
@@ -109,7 +106,6 @@ export const make = (
             )
           ),
           Effect.provide(context),
-          Effect.provideService(Fanout.Shared, fanout),
           // An HTTP server may run its handlers uninterruptibly, and a fork inherits that: the
           // session must stop when the gateway's scope closes.
           Effect.interruptible,

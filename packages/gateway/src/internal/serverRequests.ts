@@ -6,6 +6,7 @@
  * the server gets -32601, as that client would have answered; with no client connected, -32603.
  */
 import { Capabilities } from "@effect-mcp/client"
+import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, Methods, type ProtocolVersion } from "@effect-mcp/protocol"
@@ -15,7 +16,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
+import * as Fanout from "./fanout.js"
 import { type InFlight, relatedTo } from "./inflight.js"
 import { failure } from "./wire.js"
 
@@ -68,18 +70,35 @@ export const askPeer =
 export interface AttachmentsService {
   readonly attached: Ref.Ref<ReadonlyArray<Attached>>
   readonly subscribers: Map<string, number>
+  /** The connections' fan-out of what the host's servers send, made on first use and kept with these attachments. */
+  readonly fanout: (host: McpHost.McpHostService) => Effect.Effect<Fanout.Fanout>
 }
 
 /** The gateway's shared state. */
 export class Attachments extends Context.Tag("@effect-mcp/gateway/Attachments")<Attachments, AttachmentsService>() {}
 
-/** An empty set of attachments. */
-export const layerAttachments: Layer.Layer<Attachments> = Layer.effect(
+/** An empty set of attachments; the fan-out, once made, lives as long as the layer. */
+export const layerAttachments: Layer.Layer<Attachments> = Layer.scoped(
   Attachments,
-  Effect.map(Ref.make<ReadonlyArray<Attached>>([]), (attached) => ({
-    attached,
-    subscribers: new Map<string, number>()
-  }))
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const lock = yield* Effect.makeSemaphore(1)
+    let shared: Fanout.Fanout | undefined
+    return {
+      attached: yield* Ref.make<ReadonlyArray<Attached>>([]),
+      subscribers: new Map<string, number>(),
+      fanout: (host) =>
+        lock.withPermits(1)(
+          Effect.suspend(() =>
+            shared !== undefined
+              ? Effect.succeed(shared)
+              : Effect.tap(Scope.extend(Fanout.make(host), scope), (made) => {
+                  shared = made
+                })
+          )
+        )
+    }
+  })
 )
 
 /** Adds a client to `attachments` for as long as the scope lives. */

@@ -68,6 +68,7 @@ export const make = (
             logger: message.logger === undefined ? server : `${server}/${message.logger}`
           })
           .pipe(relatedTo(inFlight.latest(server)), Effect.ignore),
+      calling: (server) => inFlight.latest(server) !== undefined,
       updated: (server, update) =>
         subscribed.get(update.uri) === server
           ? Effect.ignore(peer.notify("notifications/resources/updated", update))
