@@ -44,6 +44,7 @@ import * as Sealing from "./internal/sealing.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import * as StatelessPeer from "./internal/statelessPeer.js"
 import * as Subscriptions from "./internal/subscriptions.js"
+import * as Tasks from "./internal/tasks.js"
 import { failure } from "./internal/wire.js"
 
 /**
@@ -161,6 +162,7 @@ export const serve = (
             version: negotiated.version,
             notify: (method, params) => Effect.ignore(peer.notify(method, params)),
             subscriptions,
+            ...(Tasks.canCreate(negotiated.version) ? { tasks: Tasks.make() } : {}),
             inFlight,
             toolSearch: options.toolSearch === true,
             clientCapabilities: negotiated.capabilities

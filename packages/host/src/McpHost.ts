@@ -81,6 +81,13 @@ export type {
    */
   HostSkillError,
   /**
+   * A tool task started through the host: the server running it, the tool's name there, and the task.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  HostTask,
+  /**
    * The host service.
    *
    * @since 0.1.0
@@ -129,7 +136,14 @@ export type {
    * @since 0.1.0
    * @category models
    */
-  StatusEvent
+  StatusEvent,
+  /**
+   * Options of a tool called as a task: its retention and each request's timeout.
+   *
+   * @since 0.2.0
+   * @category options
+   */
+  TaskOptions
 } from "./internal/types.js"
 
 /**

@@ -11,8 +11,9 @@ import * as Effect from "effect/Effect"
 import { type InFlight, relatedTo } from "./inflight.js"
 import { promptOf, serverOfTool, serverOfUri } from "./routing.js"
 import type { Subscriptions } from "./subscriptions.js"
+import * as Tasks from "./tasks.js"
 import * as ToolSearch from "./toolSearch.js"
-import { behind, failure, handler } from "./wire.js"
+import { behind, decodedHandler, failure, handler, written } from "./wire.js"
 
 /** What serving the catalog needs. */
 export interface CatalogContext {
@@ -23,6 +24,8 @@ export interface CatalogContext {
   readonly notify: (method: string, params: Peer.WireObject) => Effect.Effect<void>
   /** The client's standing requests (stateful revisions only: subscriptions and the log level). */
   readonly subscriptions?: Subscriptions
+  /** The tasks the client started (clients that can create tasks only: 2025-11-25). */
+  readonly tasks?: Tasks.SessionTasks
   readonly inFlight: InFlight
   /** Tool search (`toolSearch.ts`): `tools/list` answers the search and call tools instead of every tool. */
   readonly toolSearch?: boolean
@@ -76,38 +79,54 @@ const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestPara
     return yield* failure(JsonRpc.ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`)
   })
 
-/** A host-wide tool called for the client's request: its progress relayed, its calls tracked as the request's. */
+/**
+ * A host-wide tool called for the client's request: its progress relayed, its calls tracked as the
+ * request's. A tool that requires a task is run as one for a client that cannot create tasks.
+ */
 const callFor =
   (context: CatalogContext, request: Peer.InboundRequest) =>
   (name: string, args: { readonly [key: string]: unknown } | undefined) =>
-    Effect.flatMap(serverOfTool(context.host, name), (server) =>
-      behind(context.host.callTool(name, args, progressTo(context, request))).pipe(
-        context.inFlight.track(request.id, server)
-      )
-    )
+    Effect.flatMap(serverOfTool(context.host, name), (server) => {
+      const called = context.host.callTool(name, args, progressTo(context, request))
+      return behind(
+        Tasks.canCreate(context.version)
+          ? called
+          : Effect.catchTag(called, "TaskRequired", () => Tasks.runFor(context.host, name, args))
+      ).pipe(context.inFlight.track(request.id, server))
+    })
 
 /** `tools/list` and `tools/call`: the host's tools, or under tool search the search and call tools. */
 const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.RequestHandler]> => {
   const { host, version } = context
+  // A client that cannot create tasks calls every tool plainly (one that requires a task is run as
+  // one for it), so it is not told how tools support tasks.
+  const named = Tasks.canCreate(version)
+    ? (entry: Aggregate.HostTool) => ({ ...entry.tool, name: entry.name })
+    : ({ tool: { execution: _, ...tool }, name }: Aggregate.HostTool) => ({ ...tool, name })
   const listed = (tools: ReadonlyArray<Aggregate.HostTool>) =>
-    context.toolSearch === true ? ToolSearch.tools : tools.map((entry) => ({ ...entry.tool, name: entry.name }))
+    context.toolSearch === true ? ToolSearch.tools : tools.map(named)
+  const call = (params: Methods.RequestParamsOf<"tools/call">, request: Peer.InboundRequest) => {
+    if (context.toolSearch !== true) return callFor(context, request)(params.name, params.arguments)
+    switch (params.name) {
+      case ToolSearch.SEARCH:
+        return Effect.map(host.tools, (tools) => ToolSearch.search(tools, params.arguments))
+      case ToolSearch.CALL:
+        return Effect.flatMap(host.tools, (tools) =>
+          ToolSearch.call(tools, params.arguments, callFor(context, request))
+        )
+      default:
+        return callFor(context, request)(params.name, params.arguments)
+    }
+  }
   return [
     ["tools/list", handler("tools/list", version, () => Effect.map(host.tools, (tools) => ({ tools: listed(tools) })))],
     [
       "tools/call",
-      handler("tools/call", version, (params, request) => {
-        if (context.toolSearch !== true) return callFor(context, request)(params.name, params.arguments)
-        switch (params.name) {
-          case ToolSearch.SEARCH:
-            return Effect.map(host.tools, (tools) => ToolSearch.search(tools, params.arguments))
-          case ToolSearch.CALL:
-            return Effect.flatMap(host.tools, (tools) =>
-              ToolSearch.call(tools, params.arguments, callFor(context, request))
-            )
-          default:
-            return callFor(context, request)(params.name, params.arguments)
-        }
-      })
+      decodedHandler("tools/call", version, (params, request) =>
+        params.task !== undefined && context.tasks !== undefined
+          ? Tasks.create(host, context.tasks, params)
+          : Effect.flatMap(call(params, request), (result) => written("tools/call", version, result))
+      )
     ]
   ]
 }
@@ -173,6 +192,7 @@ export const handlers = (context: CatalogContext): Handlers => {
       )
     ]
   ]
+  if (context.tasks !== undefined) entries.push(...Tasks.handlers({ ...context, tasks: context.tasks }))
   if (subscriptions !== undefined) {
     entries.push(
       [

@@ -7,6 +7,7 @@ import { type JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Tasks from "./tasks.js"
 
 /** What the gateway knows of a client once it has initialized. */
 export interface Negotiated {
@@ -15,7 +16,11 @@ export interface Negotiated {
   readonly clientInfo: McpSchema.Implementation
 }
 
-/** What the gateway offers: everything the host aggregates. */
+/** What the gateway offers a stateful client: {@link capabilities}, and tool tasks when it can create them. */
+export const capabilitiesAt = (version: ProtocolVersion.StatefulVersion): McpSchema.ServerCapabilities =>
+  Tasks.canCreate(version) ? { ...capabilities, tasks: Tasks.capability } : capabilities
+
+/** What the gateway offers every client: everything the host aggregates. */
 export const capabilities: McpSchema.ServerCapabilities = {
   tools: { listChanged: true },
   resources: { subscribe: true, listChanged: true },
@@ -44,7 +49,7 @@ export const initialize = (
         : ProtocolVersion.LATEST_STATEFUL
       const result = encodeResult({
         protocolVersion: version,
-        capabilities,
+        capabilities: capabilitiesAt(version),
         serverInfo,
         ...(instructions === undefined ? {} : { instructions })
       })

@@ -21,6 +21,7 @@ export type BehindFailure =
   | McpError.RequestError
   | McpError.ToolOutputInvalid
   | McpError.TaskRequired
+  | McpError.TaskNotAllowed
   | HostError.NotFound
   | HostError.ServerUnavailable
   | HostError.ToolNotAllowed
@@ -51,7 +52,10 @@ export const toFailure = (error: BehindFailure, version?: ProtocolVersion.Protoc
       return failure(JsonRpc.ErrorCode.InvalidParams, `Unknown tool: ${error.tool} (excluded by the gateway)`)
     case "InvalidInput":
       return failure(JsonRpc.ErrorCode.InvalidParams, error.message)
+    // As the specification says of a task-augmented call the tool forbids, or a required one made without.
     case "CapabilityNotSupported":
+    case "TaskNotAllowed":
+    case "TaskRequired":
       return failure(JsonRpc.ErrorCode.MethodNotFound, error.message)
     default:
       return failure(JsonRpc.ErrorCode.InternalError, error.message, {
@@ -68,15 +72,17 @@ export type Serve<M extends Methods.RequestMethodName> = (
 ) => Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure>
 
 /**
- * The peer's handler for `method` at `version`: params that do not decode get -32602 with the
- * Schema's explanation; a result is taken down to that revision (`Revision.serverResult`), and one
- * that cannot be written at it gets -32603.
+ * The peer's handler for `method` at `version`, for work that writes its own result: params that
+ * do not decode get -32602 with the Schema's explanation.
  */
-export const handler =
+export const decodedHandler =
   <M extends Methods.RequestMethodName>(
     method: M,
     version: ProtocolVersion.ProtocolVersion,
-    serve: Serve<M>
+    serve: (
+      params: Methods.RequestParamsOf<M>,
+      request: Peer.InboundRequest
+    ) => Effect.Effect<Peer.WireObject, JsonRpcFailure>
   ): Peer.RequestHandler =>
   (request) => {
     const params = Methods.decodeRequestParams(method, request.params ?? {}, version)
@@ -88,17 +94,37 @@ export const handler =
         )
       )
     }
-    return Effect.flatMap(serve(params.right, request), (result) => {
-      const encoded = Methods.encodeResult(method, result, version)
-      if (Either.isRight(encoded) && McpSchema.isJsonObject(encoded.right)) {
-        return Effect.succeed(Revision.serverResult(version, method, encoded.right))
-      }
-      const why = Either.isLeft(encoded) ? ParseResult.TreeFormatter.formatErrorSync(encoded.left) : "not an object"
-      return Effect.fail(
-        failure(JsonRpc.ErrorCode.InternalError, `The result of ${method} cannot be sent at ${version}: ${why}`)
-      )
-    })
+    return serve(params.right, request)
   }
+
+/** `method`'s result written at `version` (`Revision.serverResult`), or -32603 when it cannot be. */
+export const written = <M extends Methods.RequestMethodName>(
+  method: M,
+  version: ProtocolVersion.ProtocolVersion,
+  result: Methods.ResultOf<M>
+): Effect.Effect<Peer.WireObject, JsonRpcFailure> => {
+  const encoded = Methods.encodeResult(method, result, version)
+  if (Either.isRight(encoded) && McpSchema.isJsonObject(encoded.right)) {
+    return Effect.succeed(Revision.serverResult(version, method, encoded.right))
+  }
+  const why = Either.isLeft(encoded) ? ParseResult.TreeFormatter.formatErrorSync(encoded.left) : "not an object"
+  return Effect.fail(
+    failure(JsonRpc.ErrorCode.InternalError, `The result of ${method} cannot be sent at ${version}: ${why}`)
+  )
+}
+
+/**
+ * The peer's handler for `method` at `version`: params decoded ({@link decodedHandler}) and the
+ * result written at that revision ({@link written}).
+ */
+export const handler = <M extends Methods.RequestMethodName>(
+  method: M,
+  version: ProtocolVersion.ProtocolVersion,
+  serve: Serve<M>
+): Peer.RequestHandler =>
+  decodedHandler(method, version, (params, request) =>
+    Effect.flatMap(serve(params, request), (result) => written(method, version, result))
+  )
 
 /** Runs a request behind the gateway, its failure turned into the client's JSON-RPC error. */
 export const behind = <A>(

@@ -72,11 +72,13 @@ export interface ConnectOptions {
   readonly clientScope?: Scope.Scope
   /** How the gateway serves this connection. */
   readonly gateway?: McpGateway.Options
+  /** The revision our client speaks (default: 2025-11-25). */
+  readonly protocolVersion?: "2025-11-25" | "2025-06-18" | "2025-03-26"
 }
 
 /**
  * A connection to the gateway: `serve` on one end of a pair, forked in the scope, and our client
- * (pinned to 2025-11-25) on the other end, which ends with `clientScope`.
+ * (pinned to 2025-11-25 unless told) on the other end, which ends with `clientScope`.
  */
 export const connect = (
   options: ConnectOptions = {}
@@ -89,7 +91,7 @@ export const connect = (
     const clientScope = options.clientScope ?? (yield* Effect.scope)
     const [clientEnd, serverEnd] = yield* Scope.extend(InMemoryTransport.makePair(GATEWAY), clientScope)
     const served = yield* Effect.forkScoped(McpGateway.serve(serverEnd, options.gateway))
-    const make = McpClient.make({ name: GATEWAY, protocolVersion: "2025-11-25" }).pipe(
+    const make = McpClient.make({ name: GATEWAY, protocolVersion: options.protocolVersion ?? "2025-11-25" }).pipe(
       Effect.provideService(Transport, clientEnd)
     )
     const handler = options.elicitation

@@ -28,6 +28,8 @@ export type Router = Pick<
   | "prompts"
   | "skills"
   | "callTool"
+  | "callToolAsTask"
+  | "taskResult"
   | "readResource"
   | "getPrompt"
   | "loadSkill"
@@ -106,6 +108,40 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
       )
     )
 
+  /** A tool's result cut to its server's result budget, when it has one. */
+  const budgeted = <E>(
+    entry: Registry.Entry,
+    tool: Aggregate.HostTool["tool"] | undefined,
+    called: Effect.Effect<McpClient.CallToolResult, E>
+  ): Effect.Effect<McpClient.CallToolResult, E> => {
+    const maxBytes = entry.config.options?.maxResultBytes
+    return maxBytes === undefined
+      ? called
+      : Effect.map(called, (result) => ResultBudget.cut(result, maxBytes, tool?.outputSchema !== undefined))
+  }
+
+  /** Runs a request for a host-wide tool on its server, if the server's allow and deny lists let it. */
+  const toolRoute = <A, E>(
+    name: string,
+    method: string,
+    call: CallOptions | undefined,
+    use: (client: McpClient.McpClientService, entry: Registry.Entry, found: Aggregate.HostTool) => Effect.Effect<A, E>
+  ) =>
+    Effect.gen(function* () {
+      const found = (yield* snapshot).tools.find((tool) => tool.name === name)
+      if (found === undefined) return yield* new NotFound({ kind: "tool", name })
+      return yield* routed(
+        found.server,
+        method,
+        call,
+        (client, entry) => use(client, entry, found),
+        (entry) =>
+          Aggregate.allowed(found.tool.name, entry.config.options ?? {})
+            ? Effect.void
+            : Effect.fail(new ToolNotAllowed({ server: found.server, tool: found.tool.name }))
+      )
+    })
+
   return {
     lookup,
     aggregate: snapshot,
@@ -122,28 +158,26 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
       )
     ).pipe(Effect.map((perServer) => perServer.flat())),
     callTool: (name, args, call) =>
-      Effect.gen(function* () {
-        const found = (yield* snapshot).tools.find((tool) => tool.name === name)
-        if (found === undefined) return yield* new NotFound({ kind: "tool", name })
-        return yield* routed(
-          found.server,
-          "tools/call",
-          call,
-          (client, entry) => {
-            const maxBytes = entry.config.options?.maxResultBytes
-            const called = client.callTool(found.tool.name, args, call)
-            return maxBytes === undefined
-              ? called
-              : Effect.map(called, (result) =>
-                  ResultBudget.cut(result, maxBytes, found.tool.outputSchema !== undefined)
-                )
-          },
-          (entry) =>
-            Aggregate.allowed(found.tool.name, entry.config.options ?? {})
-              ? Effect.void
-              : Effect.fail(new ToolNotAllowed({ server: found.server, tool: found.tool.name }))
+      toolRoute(name, "tools/call", call, (client, entry, found) =>
+        budgeted(entry, found.tool, client.callTool(found.tool.name, args, call))
+      ).pipe(Effect.withSpan("McpHost.callTool", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
+    callToolAsTask: (name, args, options) =>
+      toolRoute(name, "tools/call", options, (client, _, found) =>
+        Effect.map(client.callToolAsTask(found.tool.name, args, options), (task) => ({
+          server: found.server,
+          tool: found.tool.name,
+          task
+        }))
+      ).pipe(Effect.withSpan("McpHost.callToolAsTask", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
+    taskResult: (started, options) =>
+      routed(started.server, "tasks/result", options, (client, entry) =>
+        Effect.flatMap(
+          Effect.map(snapshot, (view) =>
+            view.tools.find((tool) => tool.server === started.server && tool.tool.name === started.tool)
+          ),
+          (listed) => budgeted(entry, listed?.tool, client.taskResult(started.tool, started.task.taskId, options))
         )
-      }).pipe(Effect.withSpan("McpHost.callTool", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
+      ),
     readResource: (uri, call) =>
       Effect.gen(function* () {
         const view = yield* snapshot

@@ -125,6 +125,16 @@ export type HostSkillError = McpError.RequestError | McpError.SkillError | Serve
 /** Per-call options of routed calls. */
 export type CallOptions = McpClient.CallOptions
 
+/** Options of a tool called as a task: its retention (`ttl`) and each request's timeout. */
+export type TaskOptions = NonNullable<Parameters<McpClient.McpClientService["callToolAsTask"]>[2]>
+
+/** A tool task started through the host: the server running it, the tool's name there, and the task. */
+export interface HostTask {
+  readonly server: string
+  readonly tool: string
+  readonly task: McpSchema.Task
+}
+
 /** The host service. */
 export interface McpHostService {
   /** Every server, in configuration order, with its status. */
@@ -167,6 +177,20 @@ export interface McpHostService {
     args?: { readonly [key: string]: unknown },
     options?: CallOptions
   ) => Effect.Effect<McpClient.CallToolResult, HostCallError | McpError.ToolOutputInvalid>
+  /**
+   * Calls a tool by its host-wide name as a task (2025-11-25): the task as its server created it.
+   * Follow it with that server's client (`client`), and fetch its result with `taskResult`.
+   */
+  readonly callToolAsTask: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: TaskOptions
+  ) => Effect.Effect<HostTask, HostCallError | McpError.TaskNotAllowed>
+  /** Waits for a task's result (`tasks/result`), cut to its server's result budget. */
+  readonly taskResult: (
+    task: HostTask,
+    options?: TaskOptions
+  ) => Effect.Effect<McpClient.CallToolResult, McpError.RequestError | McpError.ToolOutputInvalid | ServerUnavailable>
   /** Reads a resource from the server that listed its URI (or whose template matches it). */
   readonly readResource: (
     uri: string,

@@ -1,0 +1,145 @@
+/**
+ * Tool tasks through the gateway (2025-11-25). A client's task-augmented `tools/call` starts the
+ * task on the server behind the tool; the client sees it under a gateway-wide id (the server's name
+ * and its own id), and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` reach that
+ * server. A connection knows only the tasks it started: another connection's id is unknown to it.
+ * A client that cannot use tasks (an older revision, or 2026-07-28, where tasks are an extension the
+ * gateway does not serve) still calls a tool that requires one: the gateway runs it as a task for it.
+ */
+import type { McpHost } from "@effect-mcp/host"
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
+import { JsonRpc, McpSchema, type Methods, ProtocolVersion } from "@effect-mcp/protocol"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { InFlight } from "./inflight.js"
+import { behind, failure, handler } from "./wire.js"
+
+/** Whether a client at `version` can create tasks itself. */
+export const canCreate = (version: ProtocolVersion.ProtocolVersion): boolean =>
+  ProtocolVersion.isStateful(version) && ProtocolVersion.isAtLeast(version, "2025-11-25")
+
+/** The `tasks` capability the gateway declares to clients that can create tasks. */
+export const capability: NonNullable<McpSchema.ServerCapabilities["tasks"]> = {
+  list: {},
+  cancel: {},
+  requests: { tools: { call: {} } }
+}
+
+/** The id a client sees for a server's task: unique across the servers behind the gateway. */
+const gatewayId = (server: string, taskId: string) => `${encodeURIComponent(server)}:${taskId}`
+
+/** One connection's tasks, by the id it knows them by. */
+export interface SessionTasks {
+  readonly started: Map<string, McpHost.HostTask>
+}
+
+/** A connection with no tasks yet. */
+export const make = (): SessionTasks => ({ started: new Map() })
+
+const encodeCreated = Schema.encodeEither(McpSchema.CreateTaskResult)
+
+/** A task as the client knows it: under its gateway-wide id. */
+const seen = (id: string, task: McpSchema.Task): McpSchema.Task => ({ ...task, taskId: id })
+
+/**
+ * A task-augmented `tools/call`: the task started on the tool's server and kept as the connection's.
+ * Answers with the `CreateTaskResult`, written here (the method table's `tools/call` result is a
+ * `CallToolResult`).
+ */
+export const create = (
+  host: McpHost.McpHostService,
+  tasks: SessionTasks,
+  params: Methods.RequestParamsOf<"tools/call">
+): Effect.Effect<Peer.WireObject, JsonRpcFailure> =>
+  Effect.gen(function* () {
+    const ttl = params.task?.ttl
+    const started = yield* behind(
+      host.callToolAsTask(params.name, params.arguments, ttl === undefined ? {} : { ttl: Duration.millis(ttl) })
+    )
+    const id = gatewayId(started.server, started.task.taskId)
+    tasks.started.set(id, started)
+    const encoded = encodeCreated({ task: seen(id, started.task) })
+    if (Either.isLeft(encoded)) {
+      const why = ParseResult.TreeFormatter.formatErrorSync(encoded.left)
+      return yield* failure(JsonRpc.ErrorCode.InternalError, `The task of ${params.name} cannot be sent: ${why}`)
+    }
+    return encoded.right
+  })
+
+/**
+ * A tool that requires a task, called by a client that cannot create one: run as a task to its end
+ * (`tasks/result` waits for it), and cancelled on the server if the client gives up first.
+ */
+export const runFor = (
+  host: McpHost.McpHostService,
+  name: string,
+  args: { readonly [key: string]: unknown } | undefined
+) =>
+  Effect.flatMap(host.callToolAsTask(name, args), (started) =>
+    Effect.onInterrupt(host.taskResult(started), () =>
+      host.client(started.server).pipe(
+        Effect.flatMap((client) => client.cancelTask(started.task.taskId)),
+        Effect.ignore
+      )
+    )
+  )
+
+/** The `tasks/*` handlers of one connection. */
+export const handlers = (context: {
+  readonly host: McpHost.McpHostService
+  readonly version: ProtocolVersion.ProtocolVersion
+  readonly tasks: SessionTasks
+  readonly inFlight: InFlight
+}): Array<readonly [string, Peer.RequestHandler]> => {
+  const { host, version, tasks, inFlight } = context
+  const owned = (id: string) => {
+    const started = tasks.started.get(id)
+    return started === undefined
+      ? Effect.fail(failure(JsonRpc.ErrorCode.InvalidParams, `Unknown task: ${id}`))
+      : Effect.succeed(started)
+  }
+  const state = (id: string, use: "getTask" | "cancelTask") =>
+    Effect.flatMap(owned(id), (started) =>
+      behind(Effect.flatMap(host.client(started.server), (client) => client[use](started.task.taskId))).pipe(
+        Effect.map((task) => seen(id, task))
+      )
+    )
+  return [
+    ["tasks/get", handler("tasks/get", version, (params) => state(params.taskId, "getTask"))],
+    ["tasks/cancel", handler("tasks/cancel", version, (params) => state(params.taskId, "cancelTask"))],
+    [
+      "tasks/result",
+      handler("tasks/result", version, (params, request) =>
+        Effect.flatMap(owned(params.taskId), (started) =>
+          behind(host.taskResult(started)).pipe(
+            inFlight.track(request.id, started.server),
+            Effect.map((result) => ({
+              ...result,
+              _meta: { ...result._meta, [McpSchema.RELATED_TASK_META_KEY]: { taskId: params.taskId } }
+            }))
+          )
+        )
+      )
+    ],
+    [
+      "tasks/list",
+      handler("tasks/list", version, () =>
+        // The connection's tasks as their servers see them now; one its server no longer knows is forgotten.
+        Effect.forEach(
+          [...tasks.started.keys()],
+          (id) =>
+            Effect.catchAll(state(id, "getTask"), (error) =>
+              Effect.sync(() => {
+                if (error.code === JsonRpc.ErrorCode.InvalidParams) tasks.started.delete(id)
+              })
+            ),
+          { concurrency: 8 }
+        ).pipe(Effect.map((found) => ({ tasks: found.filter((task) => task !== undefined) })))
+      )
+    ]
+  ]
+}
