@@ -2,8 +2,9 @@
  * `effect-mcp serve` on the built binary, used by real clients of each revision: the official SDK v2
  * client over stdio (2025-11-25, the reference server behind: calls, progress, the server's sampling
  * and elicitation answered by the client's handlers) and over Streamable HTTP at 2026-07-28 (input
- * rounds answered by its handlers and retried with `requestState`; a stateful server's tool asking
- * mid-call is run again only when marked safe to repeat, else refused naming the server), and a raw
+ * rounds answered by its handlers and retried with `requestState`; a 2026-07-28 server's list changes
+ * on the client's `subscriptions/listen`; a stateful server's tool asking mid-call is run again only
+ * when marked safe to repeat, else refused naming the server), and a raw
  * 2025-03-26 client over stdio whose every answer validates against that revision's schema.json.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -160,6 +161,22 @@ describe("effect-mcp serve --port, used by the official SDK v2 client at 2026-07
   it("a sampling round is answered by the client's sampling handler", async () => {
     const result = await httpClient.callTool({ name: "fixture__test_input_required_result_sampling", arguments: {} })
     expect(result.content).toEqual([{ type: "text", text: "Sampled: sampled by sdk-v2-http" }])
+  })
+
+  it("the tools and prompts list changes of a 2026-07-28 server over stdio reach the client's subscriptions/listen", async () => {
+    const changed: Array<string> = []
+    httpClient.setNotificationHandler("notifications/tools/list_changed", () => void changed.push("tools"))
+    httpClient.setNotificationHandler("notifications/prompts/list_changed", () => void changed.push("prompts"))
+    const subscription = await httpClient.listen({ toolsListChanged: true, promptsListChanged: true })
+    try {
+      expect(subscription.honoredFilter).toEqual({ toolsListChanged: true, promptsListChanged: true })
+      await httpClient.callTool({ name: "fixture__test_trigger_tool_change", arguments: {} })
+      await eventually(() => changed.includes("tools"), "notifications/tools/list_changed on the listen stream")
+      await httpClient.callTool({ name: "fixture__test_trigger_prompt_change", arguments: {} })
+      await eventually(() => changed.includes("prompts"), "notifications/prompts/list_changed on the listen stream")
+    } finally {
+      await subscription.close()
+    }
   })
 })
 
