@@ -46,8 +46,8 @@ export class ListenError extends Data.TaggedError("ListenError")<{
   }
 }
 
-/** A Node request as the core reads it. */
-const requestOf = (request: IncomingMessage): HttpCore.Request => {
+/** A Node request as the core reads it; its body is read up to `limit` bytes. */
+const requestOf = (request: IncomingMessage, limit: number): HttpCore.Request => {
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name] = typeof value === "string" ? value : value.join(", ")
@@ -57,13 +57,19 @@ const requestOf = (request: IncomingMessage): HttpCore.Request => {
     url: request.url ?? "/",
     headers,
     json: Effect.async<unknown, unknown>((resume) => {
-      let text = ""
-      request.setEncoding("utf8")
-      request.on("data", (chunk: string) => {
-        text += chunk
-      })
+      const chunks: Array<Buffer> = []
+      let size = 0
+      const onData = (chunk: Buffer) => {
+        size += chunk.length
+        if (size <= limit) return void chunks.push(chunk)
+        request.off("data", onData)
+        resume(Effect.fail(new HttpCore.BodyTooLarge({ limit })))
+      }
+      request.on("data", onData)
       request.once("error", (cause) => resume(Effect.fail(cause)))
-      request.once("end", () => resume(Effect.try(() => JSON.parse(text) as unknown)))
+      request.once("end", () => {
+        if (size <= limit) resume(Effect.try(() => JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown))
+      })
     })
   }
 }
@@ -108,8 +114,8 @@ const write = (reply: Reply.Reply, response: ServerResponse): Effect.Effect<void
   })
 
 /** Serves one request: its answer written, or a 500 when serving it failed. */
-const serveOne = (handle: HttpCore.Handler, request: IncomingMessage, response: ServerResponse) =>
-  handle(requestOf(request)).pipe(
+const serveOne = (handle: HttpCore.Handler, limit: number, request: IncomingMessage, response: ServerResponse) =>
+  handle(requestOf(request, limit)).pipe(
     Effect.flatMap((reply) => write(reply, response)),
     Effect.catchAllCause((cause) =>
       Effect.sync(() => {
@@ -132,9 +138,10 @@ export const listen = (
   Effect.gen(function* () {
     const host = options.host ?? "127.0.0.1"
     const handle = yield* HttpCore.make(options)
+    const limit = HttpCore.bodyLimit(options)
     const run = yield* FiberSet.makeRuntime<never, void, never>()
     const server = createServer((request, response) => {
-      const fiber = run(serveOne(handle, request, response))
+      const fiber = run(serveOne(handle, limit, request, response))
       // A client that goes away before its answer is complete interrupts what serves it: reading
       // its body, a 2026-07-28 call (cancelled), a connection to an event stream (the stream lives on).
       response.once("close", () => {

@@ -8,10 +8,12 @@
  */
 
 import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { toStream } from "./internal/events.js"
 import * as HttpCore from "./internal/httpCore.js"
@@ -68,15 +70,24 @@ const respond = (reply: Reply.Reply): HttpServerResponse.HttpServerResponse => {
 export const make = (
   options: Options = {}
 ): Effect.Effect<HttpApp.Default, never, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
-  Effect.map(HttpCore.make(options), (handle) =>
+  Effect.map(HttpCore.make(options), (handle) => {
+    const limit = HttpCore.bodyLimit(options)
     // The platform's HTTP server runs a handler uninterruptibly; the gateway's work (a call racing
     // its input rounds, a session's fiber) must stay interruptible, or a lost race never ends.
-    Effect.interruptible(
+    return Effect.interruptible(
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
         Effect.map(
-          handle({ method: request.method, url: request.url, headers: request.headers, json: request.json }),
+          handle({
+            method: request.method,
+            url: request.url,
+            headers: request.headers,
+            // A body declared too large is not read; one that grows past the limit fails as it is read.
+            json: HttpCore.declaredTooLarge(request.headers, limit)
+              ? Effect.fail(new HttpCore.BodyTooLarge({ limit }))
+              : HttpIncomingMessage.withMaxBodySize(request.json, Option.some(limit))
+          }),
           respond
         )
       )
     )
-  )
+  })

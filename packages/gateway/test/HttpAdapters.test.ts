@@ -23,14 +23,17 @@ import * as Stream from "effect/Stream"
 import { type McpGateway, NodeStreamableHttpServer, StreamableHttpServer } from "../src/index.js"
 import { elicitation, everything, GATEWAY, gatewayHost, textOf } from "./support/gateway.js"
 
+/** The largest request body the adapters read here. */
+const LIMIT = 64 * 1024
+
 /** Each adapter, listening on a free loopback port for the scope: its port. */
 const adapters = {
   "node:http (NodeStreamableHttpServer)": Effect.map(
-    NodeStreamableHttpServer.listen({ port: 0 }),
+    NodeStreamableHttpServer.listen({ port: 0, maxBodyBytes: LIMIT }),
     ({ port }) => port
   ).pipe(Effect.orDie),
   "@effect/platform (StreamableHttpServer)": Effect.gen(function* () {
-    const app = yield* StreamableHttpServer.make()
+    const app = yield* StreamableHttpServer.make({ maxBodyBytes: LIMIT })
     const server = yield* NodeHttpServer.make(() => createServer(), { port: 0, host: "127.0.0.1" }).pipe(Effect.orDie)
     yield* server.serve(app)
     return server.address._tag === "TcpAddress" ? server.address.port : 0
@@ -87,6 +90,28 @@ for (const [adapter, listen] of Object.entries(adapters)) {
         const elicited = yield* client.callTool("everything__trigger-elicitation-request", {})
         expect(asked).toStrictEqual([`${GATEWAY}: Please provide inputs for the following fields:`])
         expect(textOf(elicited)).toContain("Name: Ada")
+      })
+    )
+
+    it.scoped("a body over the limit is answered 413 and not read whole; the gateway serves on", () =>
+      Effect.gen(function* () {
+        const port = yield* listen
+        const post = (body: string) =>
+          Effect.promise(() =>
+            fetch(`http://127.0.0.1:${port}/mcp`, {
+              method: "POST",
+              headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+              body
+            }).then(async (response) => ({ status: response.status, text: await response.text() }))
+          )
+        const ping = (padding: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", padding })
+        const refused = yield* post(ping("x".repeat(LIMIT)))
+        expect(refused.status).toBe(413)
+        expect(JSON.parse(refused.text)).toMatchObject({ error: { code: -32600 } })
+        // Just under the limit the same request is read (and refused for what it is: no session).
+        const read = yield* post(ping("x".repeat(LIMIT - 100)))
+        expect(read.status).toBe(400)
+        expect(read.text).not.toMatch(/larger than/)
       })
     )
 

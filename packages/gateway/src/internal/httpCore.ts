@@ -18,6 +18,7 @@ import { McpHost } from "@effect-mcp/host"
 import * as Transport from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as McpGateway from "../McpGateway.js"
@@ -43,6 +44,8 @@ export interface Options {
    * behind one balancer needs the same. Default: a random key of this process (one instance only).
    */
   readonly sealing?: ReadonlyArray<Sealing.SealingKey>
+  /** The largest request body read; a larger one is answered 413. Default: 10 MiB. */
+  readonly maxBodyBytes?: number
 }
 
 /** An HTTP request as the gateway reads it. */
@@ -52,9 +55,22 @@ export interface Request {
   readonly url: string
   /** Lower-case names. */
   readonly headers: StatelessRequest.Headers
-  /** The body as JSON; fails when it is not JSON. */
+  /** The body as JSON; fails when it is not JSON, or with {@link BodyTooLarge}. */
   readonly json: Effect.Effect<unknown, unknown>
 }
+
+/** The most a request body may hold, unless told: as `@effect/platform`'s Node server allows. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024
+
+/** A request body larger than the adapter reads (answered 413). */
+export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
+
+/** The largest body the adapters read. */
+export const bodyLimit = (options: Options): number => options.maxBodyBytes ?? MAX_BODY_BYTES
+
+/** Whether the request says, before it is read, that its body is larger than `limit`. */
+export const declaredTooLarge = (headers: StatelessRequest.Headers, limit: number): boolean =>
+  Number(headers["content-length"] ?? 0) > limit
 
 /** Answers one HTTP request. */
 export type Handler = (request: Request) => Effect.Effect<Reply.Reply>
@@ -125,7 +141,13 @@ export const make = (
     const post = (request: Request) =>
       Effect.gen(function* () {
         const body = yield* Effect.either(request.json)
-        if (body._tag === "Left") return Reply.refuse(400, JsonRpc.ErrorCode.ParseError, "Parse error")
+        if (body._tag === "Left") {
+          return body.left instanceof BodyTooLarge
+            ? Reply.refuse(413, JsonRpc.ErrorCode.InvalidRequest, `Request body larger than ${body.left.limit} bytes`, {
+                connection: "close"
+              })
+            : Reply.refuse(400, JsonRpc.ErrorCode.ParseError, "Parse error")
+        }
         const items = Transport.decodeIncoming(body.right)
         if (items.length === 0 || items.some((item) => item._tag !== "Message")) return invalid("Invalid request")
         const only = items.length === 1 && items[0]?._tag === "Message" ? items[0].message : undefined
