@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import { authorizationServer, resourceServer, TokenRegistry } from "../../client/test/support/authServers.js"
 import { noFibersLeft } from "../../client/test/support/fibers.js"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
@@ -103,6 +104,31 @@ describe("McpHost", () => {
       // The host's scope closed every server.
       expect(pids.filter(isAlive)).toStrictEqual([])
     }).pipe(noFibersLeft)
+  )
+
+  it.live("a call is traced only when someone traces: then its span is the request's parent on the wire", () =>
+    Effect.gen(function* () {
+      const host = yield* McpHost.McpHost
+      const metaOf = (result: { readonly content: ReadonlyArray<{ readonly type: string }> }) =>
+        JSON.parse(textOf(result)) as { readonly traceparent?: string }
+      // Nobody traces: no span, and nothing of tracing reaches the server.
+      expect(metaOf(yield* host.callTool("meta__echo", {}))).toStrictEqual({})
+      // Under a tracer: the host's span, whose trace the server's request joins.
+      const native = yield* Effect.tracer
+      const spans: Array<{ readonly name: string; readonly traceId: string }> = []
+      const tracer = Tracer.make({
+        context: native.context,
+        span: (...args) => {
+          const span = native.span(...args)
+          spans.push({ name: span.name, traceId: span.traceId })
+          return span
+        }
+      })
+      const traced = metaOf(yield* host.callTool("meta__echo", {}).pipe(Effect.withTracer(tracer)))
+      const callSpan = spans.find((span) => span.name === "McpHost.callTool")
+      expect(callSpan).toBeDefined()
+      expect(traced.traceparent?.split("-")[1]).toBe(callSpan?.traceId)
+    }).pipe(Effect.provide(hostLayer({ servers: [{ name: "meta", target: stdio(miniServer, "meta") }] })))
   )
 
   it.live("restarts a killed server while the others keep serving; a call waits for the restart", () =>

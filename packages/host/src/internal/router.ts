@@ -13,6 +13,7 @@ import * as Aggregate from "../Aggregate.js"
 import { NotFound, ServerUnavailable, ToolNotAllowed, UnknownServer } from "../HostError.js"
 import * as Registry from "./registry.js"
 import * as ResultBudget from "./resultBudget.js"
+import { traced } from "./span.js"
 import type { Live } from "./supervisor.js"
 import type { CallOptions, McpHostService } from "./types.js"
 
@@ -160,7 +161,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
     callTool: (name, args, call) =>
       toolRoute(name, "tools/call", call, (client, entry, found) =>
         budgeted(entry, found.tool, client.callTool(found.tool.name, args, call))
-      ).pipe(Effect.withSpan("McpHost.callTool", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
+      ).pipe(traced("McpHost.callTool", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
     callToolAsTask: (name, args, options) =>
       toolRoute(name, "tools/call", options, (client, _, found) =>
         Effect.map(client.callToolAsTask(found.tool.name, args, options), (task) => ({
@@ -168,7 +169,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
           tool: found.tool.name,
           task
         }))
-      ).pipe(Effect.withSpan("McpHost.callToolAsTask", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
+      ).pipe(traced("McpHost.callToolAsTask", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
     taskResult: (started, options) =>
       routed(started.server, "tasks/result", options, (client, entry) =>
         Effect.flatMap(
@@ -197,7 +198,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
       }),
     loadSkill: (server, nameOrUri, call) =>
       routed(server, "resources/read", call, (client) => client.loadSkill(nameOrUri, call)).pipe(
-        Effect.withSpan("McpHost.loadSkill", {
+        traced("McpHost.loadSkill", {
           attributes: { "mcp.server": server, "mcp.skill": nameOrUri },
           captureStackTrace: false
         })
