@@ -263,6 +263,32 @@ describe("effect-mcp serve --port resumes an event stream with Last-Event-ID", (
   const resume = (headers: Record<string, string>, lastEventId: string) =>
     fetch(url, { headers: { ...headers, accept: "text/event-stream", "last-event-id": lastEventId } })
 
+  it("a call with progress gets an event stream: the progress, then the result", async () => {
+    const headers = await session()
+    const streamed = await post(
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: {
+          name: "everything__trigger-long-running-operation",
+          arguments: { duration: 0.2, steps: 2 },
+          _meta: { progressToken: "q" }
+        }
+      },
+      headers
+    )
+    expect(streamed.headers.get("content-type")).toMatch(/^text\/event-stream/)
+    const events: Array<SseEvent> = []
+    for await (const event of sseEvents(streamed)) events.push(event)
+    const messages = events.flatMap((event) => (event.data === "" ? [] : [JSON.parse(event.data)]))
+    expect(messages.map((message) => message.method ?? message.id)).toEqual([
+      "notifications/progress",
+      "notifications/progress",
+      4
+    ])
+  })
+
   it("a client that drops a call's stream mid-call gets the missed progress and the result once", async () => {
     const headers = await session()
     const dropped = new AbortController()

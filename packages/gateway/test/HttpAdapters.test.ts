@@ -26,14 +26,17 @@ import { elicitation, everything, GATEWAY, gatewayHost, textOf } from "./support
 /** The largest request body the adapters read here. */
 const LIMIT = 64 * 1024
 
+/** How long a POST waits for its answer (long: a loaded machine must not turn a JSON answer into a stream). */
+const WINDOW = "1 minute"
+
 /** Each adapter, listening on a free loopback port for the scope: its port. */
 const adapters = {
   "node:http (NodeStreamableHttpServer)": Effect.map(
-    NodeStreamableHttpServer.listen({ port: 0, maxBodyBytes: LIMIT }),
+    NodeStreamableHttpServer.listen({ port: 0, maxBodyBytes: LIMIT, answerWindow: WINDOW }),
     ({ port }) => port
   ).pipe(Effect.orDie),
   "@effect/platform (StreamableHttpServer)": Effect.gen(function* () {
-    const app = yield* StreamableHttpServer.make({ maxBodyBytes: LIMIT })
+    const app = yield* StreamableHttpServer.make({ maxBodyBytes: LIMIT, answerWindow: WINDOW })
     const server = yield* NodeHttpServer.make(() => createServer(), { port: 0, host: "127.0.0.1" }).pipe(Effect.orDie)
     yield* server.serve(app)
     return server.address._tag === "TcpAddress" ? server.address.port : 0
@@ -90,6 +93,49 @@ for (const [adapter, listen] of Object.entries(adapters)) {
         const elicited = yield* client.callTool("everything__trigger-elicitation-request", {})
         expect(asked).toStrictEqual([`${GATEWAY}: Please provide inputs for the following fields:`])
         expect(textOf(elicited)).toContain("Name: Ada")
+      })
+    )
+
+    it.scoped("2025-11-25: a call whose result comes first is answered with it as JSON, not an event stream", () =>
+      Effect.gen(function* () {
+        const port = yield* listen
+        const post = (body: unknown, headers: Record<string, string> = {}) =>
+          Effect.promise(() =>
+            fetch(`http://127.0.0.1:${port}/mcp`, {
+              method: "POST",
+              headers: {
+                "content-type": "application/json",
+                accept: "application/json, text/event-stream",
+                "mcp-protocol-version": "2025-11-25",
+                ...headers
+              },
+              body: JSON.stringify(body)
+            })
+          )
+        const opened = yield* post({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+        })
+        const session = { "mcp-session-id": opened.headers.get("mcp-session-id") ?? "" }
+        expect(opened.headers.get("content-type")).toMatch(/^application\/json/)
+        yield* post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)
+        const called = yield* post(
+          {
+            jsonrpc: "2.0",
+            id: 2,
+            method: "tools/call",
+            params: { name: "everything__echo", arguments: { message: "hi" } }
+          },
+          session
+        )
+        expect(called.headers.get("content-type")).toMatch(/^application\/json/)
+        expect(called.headers.get("mcp-session-id")).toBe(session["mcp-session-id"])
+        expect(yield* Effect.promise(() => called.json())).toMatchObject({
+          id: 2,
+          result: { content: [{ type: "text", text: "Echo: hi" }] }
+        })
       })
     )
 

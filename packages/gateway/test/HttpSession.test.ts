@@ -13,6 +13,7 @@ import * as Fiber from "effect/Fiber"
 import * as Mailbox from "effect/Mailbox"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
 import * as EventStore from "../src/internal/eventStore.js"
 import type { Events } from "../src/internal/events.js"
 import * as HttpSession from "../src/internal/httpSession.js"
@@ -72,17 +73,86 @@ const connected = (events: Events) =>
     return Mailbox.toStream(mailbox).pipe(Stream.ensuring(Scope.close(scope, Exit.void)))
   })
 
-/** A POST carrying one request, and its stream. */
-const posted = (session: HttpSession.HttpSession, id: number, version = "2025-11-25") => {
-  const events = session.post([{ _tag: "Message", message: call(id) }], version)
-  return events === undefined ? Effect.dieMessage("a request's POST got no stream") : connected(events)
-}
+/** A POST carrying one request, waiting for its first message (forked: the test sends it). */
+const post = (session: HttpSession.HttpSession, id: number, version = "2025-11-25") =>
+  Effect.fork(session.post([{ _tag: "Message", message: call(id) }], version))
+
+/** The stream a POST got. */
+const streamOf = (posted: HttpSession.Posted) =>
+  posted._tag === "Stream" ? connected(posted.events) : Effect.dieMessage(`the POST got ${posted._tag}`)
+
+/** A POST carrying one request that nothing answers within the window, and its stream. */
+const posted = (session: HttpSession.HttpSession, id: number, version = "2025-11-25") =>
+  Effect.gen(function* () {
+    const waiting = yield* post(session, id, version)
+    yield* TestClock.adjust(HttpSession.ANSWER_WINDOW)
+    return yield* streamOf(yield* Fiber.join(waiting))
+  })
 
 /** What a GET with `lastEventId` got, when it is a stream. */
 const resumed = (session: HttpSession.HttpSession, lastEventId: string | undefined) => {
   const listened = session.listen({ version: "2025-11-25", lastEventId })
   return listened._tag === "Stream" ? connected(listened.events) : Effect.dieMessage(`the GET got ${listened._tag}`)
 }
+
+describe("HttpSession, a POST with one request", () => {
+  it.effect("its response, when it is the first message within the window, is its JSON answer", () =>
+    Effect.gen(function* () {
+      const session = HttpSession.make("s")
+      const waiting = yield* post(session, 1)
+      yield* session.transport.send(answer(1))
+      expect(yield* Fiber.join(waiting)).toStrictEqual({ _tag: "Answered", message: answer(1) })
+      // Nothing of it was kept as an event: no stream to resume.
+      expect(session.listen({ version: "2025-11-25", lastEventId: "1.1" })).toEqual({
+        _tag: "Unknown",
+        lastEventId: "1.1"
+      })
+    })
+  )
+
+  it.effect(
+    "a related message first opens its stream: priming, that message, then the response; resumable from the priming",
+    () =>
+      Effect.gen(function* () {
+        const session = HttpSession.make("s")
+        const waiting = yield* post(session, 1)
+        yield* session.transport.send(progress(1, 1)).pipe(relatedTo(1))
+        const [priming] = yield* take(yield* streamOf(yield* Fiber.join(waiting)), 1)
+        expect(priming).toEqual({ id: expect.stringMatching(/^1\.\d+$/), retry: "1000", data: "" })
+        yield* session.transport.send(answer(1))
+        // Dropped after the priming event: resuming from it gives everything after it, the first message too.
+        const events = yield* all(yield* resumed(session, priming?.id))
+        expect(messages(events)).toEqual([JSON.stringify(progress(1, 1)), JSON.stringify(answer(1))])
+      })
+  )
+
+  it.effect("a message and the response both before the client connects: the stream carries both and ends", () =>
+    Effect.gen(function* () {
+      const session = HttpSession.make("s")
+      const waiting = yield* post(session, 1)
+      yield* session.transport.send(progress(1, 1)).pipe(relatedTo(1))
+      yield* session.transport.send(answer(1))
+      const events = yield* all(yield* streamOf(yield* Fiber.join(waiting)))
+      expect(messages(events)).toEqual([JSON.stringify(progress(1, 1)), JSON.stringify(answer(1))])
+    })
+  )
+
+  it.effect(
+    "nothing within the window: the stream opens with a priming event; a session closed meanwhile: Closed",
+    () =>
+      Effect.gen(function* () {
+        const session = HttpSession.make("s")
+        const stream = yield* posted(session, 1)
+        yield* session.transport.send(answer(1))
+        const events = yield* all(stream)
+        expect(events[0]).toEqual({ id: expect.stringMatching(/^1\.\d+$/), retry: "1000", data: "" })
+        expect(messages(events)).toEqual([JSON.stringify(answer(1))])
+        const waiting = yield* post(session, 2)
+        yield* session.close
+        expect(yield* Fiber.join(waiting)).toStrictEqual({ _tag: "Closed" })
+      })
+  )
+})
 
 describe("HttpSession, resumed with Last-Event-ID", () => {
   it.effect("a POST's stream dropped mid-call: the missed events and the response, once, then it ends", () =>

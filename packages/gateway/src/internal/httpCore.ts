@@ -19,6 +19,7 @@ import * as Transport from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as McpGateway from "../McpGateway.js"
@@ -46,6 +47,11 @@ export interface Options {
   readonly sealing?: ReadonlyArray<Sealing.SealingKey>
   /** The largest request body read; a larger one is answered 413. Default: 10 MiB. */
   readonly maxBodyBytes?: number
+  /**
+   * How long a 2025-11-25 session's POST with one request waits for its response, which then is its
+   * JSON answer, before it opens its event stream. Default: 1 second.
+   */
+  readonly answerWindow?: Duration.DurationInput
 }
 
 /** An HTTP request as the gateway reads it. */
@@ -108,7 +114,7 @@ export const make = (
 
     /** A new session, served until it ends (or the gateway's scope closes). */
     const open = Effect.sync(() => {
-      const session = HttpSession.make(crypto.randomUUID())
+      const session = HttpSession.make(crypto.randomUUID(), undefined, options.answerWindow)
       sessions.set(session.id, session)
       return session
     }).pipe(
@@ -159,10 +165,17 @@ export const make = (
         )
         const session = opening ? yield* open : sessionOf(request)
         if (isReply(session)) return session
-        const events = session.post(items, request.headers["mcp-protocol-version"])
-        return events === undefined
-          ? Reply.empty(202, { [SESSION]: session.id })
-          : Reply.events(events, { [SESSION]: session.id })
+        const posted = yield* session.post(items, request.headers["mcp-protocol-version"])
+        switch (posted._tag) {
+          case "Accepted":
+            return Reply.empty(202, { [SESSION]: session.id })
+          case "Answered":
+            return Reply.json(posted.message, 200, { [SESSION]: session.id })
+          case "Stream":
+            return Reply.events(posted.events, { [SESSION]: session.id })
+          case "Closed":
+            return Reply.refuse(404, -32001, "Session not found")
+        }
       })
 
     /** The session's GET stream, or with `Last-Event-ID` the rest of the stream that event was on. */

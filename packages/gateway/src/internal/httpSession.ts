@@ -13,10 +13,15 @@
  * 2025-11-25 or later, a new stream starts with a priming event (an id, the `retry` interval and
  * no data), so that a client that loses it before any message can still resume it. The gateway
  * never closes a stream early itself (no SSE polling): a call's stream stays open until it ends.
+ *
+ * A POST with one request waits up to {@link ANSWER_WINDOW} for its first message: when that is the
+ * response, it is the POST's JSON answer (no stream: nothing to parse as events, nothing kept);
+ * anything else first (progress, a server request), or nothing yet, opens the stream as above.
  */
 import type { Incoming, TransportService } from "@effect-mcp/jsonrpc/Transport"
 import * as Transport from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as EventStore from "./eventStore.js"
 import { type EventSink, type Events, frame } from "./events.js"
@@ -32,11 +37,34 @@ const priming = (id: string): string => `id: ${id}\nretry: ${RETRY_MS}\ndata: \n
 const primes = (version: string | undefined): boolean =>
   version !== undefined && ProtocolVersion.isSupported(version) && ProtocolVersion.isAtLeast(version, "2025-11-25")
 
-/** The requests of one POST, on their stream, and how many of them are still unanswered. */
+/** How long a POST with one request waits for its response before it opens its event stream. */
+export const ANSWER_WINDOW = Duration.seconds(1)
+
+/**
+ * The requests of one POST and how many are still unanswered; their stream, once it is open (a
+ * POST with one request has none while it waits for its answer, which is then kept here).
+ */
 interface Exchange {
-  readonly stream: number
+  stream: number | undefined
   unanswered: number
+  /** The revision of the POST (whether its stream starts with a priming event). */
+  readonly version: string | undefined
+  /** The priming event of a stream opened while the POST waited, sent first when it connects. */
+  priming?: Uint8Array
+  answer?: JsonRpc.JSONRPCMessage
+  /** Tells the waiting POST that its first message came. */
+  wake?: (() => void) | undefined
 }
+
+/**
+ * What a POST gets: nothing to wait for (only notifications and responses); its one request's
+ * response; or its event stream. `Closed`: the session ended while it waited.
+ */
+export type Posted =
+  | { readonly _tag: "Accepted" }
+  | { readonly _tag: "Answered"; readonly message: JsonRpc.JSONRPCMessage }
+  | { readonly _tag: "Stream"; readonly events: Events }
+  | { readonly _tag: "Closed" }
 
 /**
  * What a GET gets: its events; `Busy` when the GET stream is open already; `Unknown` when its
@@ -54,11 +82,11 @@ export interface HttpSession {
   readonly id: string
   readonly transport: TransportService
   /**
-   * A POST's messages: handed to the peer at once when they are only notifications and responses
-   * (`undefined`); else the POST's events, which hand them over once connected (no answer can come
+   * A POST's messages, handed to the peer: at once when they are only notifications and responses
+   * or one request (whose answer is awaited); else once the POST's events are connected (no answer can come
    * before its stream). `version` is the request's `MCP-Protocol-Version`.
    */
-  readonly post: (items: ReadonlyArray<Incoming>, version: string | undefined) => Events | undefined
+  readonly post: (items: ReadonlyArray<Incoming>, version: string | undefined) => Effect.Effect<Posted>
   /** A GET: the session's GET stream, or, with `lastEventId`, the rest of the stream that event was on. */
   readonly listen: (request: {
     readonly version: string | undefined
@@ -68,14 +96,19 @@ export interface HttpSession {
   readonly close: Effect.Effect<void>
 }
 
-/** A new session with the given id, keeping its events within `limits`. */
-export const make = (id: string, limits: EventStore.Limits = EventStore.defaultLimits): HttpSession => {
+/** A new session with the given id, keeping its events within `limits`, a POST waiting up to `answerWindow` for its answer. */
+export const make = (
+  id: string,
+  limits: EventStore.Limits = EventStore.defaultLimits,
+  answerWindow: Duration.DurationInput = ANSWER_WINDOW
+): HttpSession => {
   const inbound = Transport.makeInbound()
   const store = EventStore.make(limits)
   /** Each unanswered request's exchange. */
   const exchanges = new Map<JsonRpc.RequestId, Exchange>()
   /** The client's connection to each stream, while it has one. */
   const connections = new Map<number, EventSink>()
+  let closed = false
 
   /** Keeps the message as an event of `stream`, and sends it there when the client is connected. */
   const emit = (stream: number, message: JsonRpc.JSONRPCMessage) => {
@@ -102,6 +135,16 @@ export const make = (id: string, limits: EventStore.Limits = EventStore.defaultL
       )
   })
 
+  /** Opens the stream of an exchange that had none: what comes now is kept and sent there. */
+  const openFor = (exchange: Exchange): number => {
+    if (exchange.stream !== undefined) return exchange.stream
+    const stream = store.open()
+    exchange.stream = stream
+    // Its id comes before any event of the stream: resuming from it misses nothing.
+    if (primes(exchange.version)) exchange.priming = store.mark(stream, priming)
+    return stream
+  }
+
   const send: TransportService["send"] = (message) =>
     Effect.flatMap(RelatedRequest, (related) =>
       Effect.sync(() => {
@@ -110,17 +153,53 @@ export const make = (id: string, limits: EventStore.Limits = EventStore.defaultL
           const exchange = exchanges.get(message.id)
           exchanges.delete(message.id)
           if (exchange === undefined) return
-          emit(exchange.stream, message)
           exchange.unanswered--
+          if (exchange.stream === undefined) {
+            exchange.answer = message
+            return exchange.wake?.()
+          }
+          emit(exchange.stream, message)
           if (exchange.unanswered > 0) return
           store.complete(exchange.stream)
           connections.get(exchange.stream)?.end()
           return
         }
         const exchange = related === undefined ? undefined : exchanges.get(related)
-        if (exchange !== undefined) emit(exchange.stream, message)
-        else if (store.listening()) emit(EventStore.LISTENER, message)
+        if (exchange === undefined) {
+          if (store.listening()) emit(EventStore.LISTENER, message)
+          return
+        }
+        const waiting = exchange.stream === undefined
+        emit(openFor(exchange), message)
+        if (waiting) exchange.wake?.()
       })
+    )
+
+  /** The events of an exchange's stream: its priming event and what it carried so far, then the rest as it comes. */
+  const streamOf = (exchange: Exchange, stream: number): Events =>
+    connect(stream, (sink) => {
+      if (exchange.priming !== undefined) sink.write(exchange.priming)
+      const before = store.replay(`${stream}.0`)
+      for (const bytes of before?.events ?? []) sink.write(bytes)
+      if (before?.complete === true) sink.end()
+    })
+
+  /** A POST with one request: its answer if it is the first message within the window, else its stream. */
+  const awaitFirst = (id: JsonRpc.RequestId, exchange: Exchange) =>
+    Effect.async<void>((resume) => {
+      // Its first message may have come already.
+      if (exchange.answer !== undefined || exchange.stream !== undefined || closed) return resume(Effect.void)
+      exchange.wake = () => resume(Effect.void)
+    }).pipe(
+      Effect.timeoutOption(answerWindow),
+      Effect.map((): Posted => {
+        exchange.wake = undefined
+        if (exchange.answer !== undefined) return { _tag: "Answered", message: exchange.answer }
+        if (closed) return { _tag: "Closed" }
+        return { _tag: "Stream", events: streamOf(exchange, openFor(exchange)) }
+      }),
+      // The client went away while it waited: what comes for its request is no one's.
+      Effect.onInterrupt(() => Effect.sync(() => void exchanges.delete(id)))
     )
 
   const resume = (lastEventId: string): Listen => {
@@ -153,16 +232,26 @@ export const make = (id: string, limits: EventStore.Limits = EventStore.defaultL
       const offer = () => {
         for (const item of items) inbound.unsafeOffer(item)
       }
-      if (ids.length === 0) {
+      const [only] = ids
+      if (only === undefined) {
         offer()
-        return undefined
+        return Effect.succeed({ _tag: "Accepted" })
+      }
+      if (ids.length === 1) {
+        const exchange: Exchange = { stream: undefined, unanswered: 1, version }
+        exchanges.set(only, exchange)
+        offer()
+        return awaitFirst(only, exchange)
       }
       const stream = store.open()
-      const exchange: Exchange = { stream, unanswered: ids.length }
+      const exchange: Exchange = { stream, unanswered: ids.length, version }
       for (const requestId of ids) exchanges.set(requestId, exchange)
-      return connect(stream, (sink) => {
-        if (primes(version)) sink.write(store.mark(stream, priming))
-        offer()
+      return Effect.succeed({
+        _tag: "Stream",
+        events: connect(stream, (sink) => {
+          if (primes(version)) sink.write(store.mark(stream, priming))
+          offer()
+        })
       })
     },
     listen: ({ lastEventId, version }) => {
@@ -177,8 +266,10 @@ export const make = (id: string, limits: EventStore.Limits = EventStore.defaultL
       }
     },
     close: Effect.sync(() => {
+      closed = true
       for (const sink of connections.values()) sink.end()
       connections.clear()
+      for (const exchange of exchanges.values()) exchange.wake?.()
       exchanges.clear()
     }).pipe(Effect.zipRight(inbound.end))
   }
