@@ -17,6 +17,8 @@ export interface WorkloadSpec {
   readonly kb?: number
   /** effect-mcp's `maxInFlight` for this workload (none: unbounded, the default). */
   readonly limit?: number
+  /** `pending`: how long the server holds each call (default 3000 ms); the heap is read a third of the way in. */
+  readonly holdMs?: number
 }
 
 /** A workload's figures, by metric name. */
@@ -107,8 +109,9 @@ export const measure = async (spec: WorkloadSpec, session: Session, target?: Tar
     case "pending": {
       await session.echo("warm")
       const before = heap().heapUsed
-      const calls = Array.from({ length: spec.n }, () => session.sleep(3000))
-      await new Promise((resolve) => setTimeout(resolve, 1000))
+      const hold = spec.holdMs ?? 3000
+      const calls = Array.from({ length: spec.n }, () => session.sleep(hold))
+      await new Promise((resolve) => setTimeout(resolve, hold / 3))
       const during = heap().heapUsed
       await Promise.all(calls)
       return { heapKBPerPending: (during - before) / spec.n / 1024 }

@@ -20,8 +20,8 @@
  *
  * Options: `--timeout <ms>` per scenario (default 120000: whole runs time out on a loaded
  * 2-core machine at the runner's 30 s), `--runs active,2025-11-25,2026-07-28` to pick runs.
- * Results are written to packages/cli/build/conformance-server/<run>/ (a started server's
- * stderr to server-stderr.log there).
+ * Results are written to <folder>/<run>/ (a started server's stderr to <folder>/server-stderr.log),
+ * the folder `--output <folder>` names (emptied first), by default packages/cli/build/conformance-server.
  */
 import { spawn, spawnSync } from "node:child_process"
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs"
@@ -33,13 +33,13 @@ import { fileURLToPath } from "node:url"
 const here = dirname(fileURLToPath(import.meta.url))
 const node24 = join(here, "node_modules", ".bin", "node")
 const runner = join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
-const output = join(here, "..", "build", "conformance-server")
+const defaultOutput = join(here, "..", "build", "conformance-server")
 const allRuns = ["active", "2025-11-25", "2026-07-28"]
 const startupLimitMs = 120_000
 
 const usage = () => {
   process.stderr.write(
-    "usage: server.mjs [--timeout <ms>] [--runs active,2025-11-25,2026-07-28] [--expected-failures <yaml>] (<url> | -- <command…>)\n"
+    "usage: server.mjs [--timeout <ms>] [--runs active,2025-11-25,2026-07-28] [--expected-failures <yaml>] [--output <folder>] (<url> | -- <command…>)\n"
   )
   process.exit(2)
 }
@@ -49,7 +49,14 @@ const expectedScenarios = new Set()
 
 /** Reads the command line: options, then a URL or `--` and a command. */
 const parseArguments = (args) => {
-  const options = { timeout: "120000", runs: allRuns, url: undefined, command: undefined, expected: undefined }
+  const options = {
+    timeout: "120000",
+    runs: allRuns,
+    output: defaultOutput,
+    url: undefined,
+    command: undefined,
+    expected: undefined
+  }
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]
     if (arg === "--") {
@@ -64,6 +71,8 @@ const parseArguments = (args) => {
         const entry = /^\s*-\s*([\w-]+)\s*$/.exec(line)?.[1]
         if (entry !== undefined) expectedScenarios.add(entry)
       }
+    } else if (arg === "--output") {
+      options.output = args[++index] ?? usage()
     } else if (arg === "--runs") {
       options.runs = (args[++index] ?? usage()).split(",")
       if (options.runs.some((run) => !allRuns.includes(run))) usage()
@@ -162,6 +171,7 @@ const main = async () => {
     const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: here, stdio: "inherit" })
     if (install.status !== 0) process.exit(install.status ?? 1)
   }
+  const output = options.output
   rmSync(output, { recursive: true, force: true })
   mkdirSync(output, { recursive: true })
   const log = join(output, "server-stderr.log")

@@ -1,6 +1,6 @@
 /**
  * The README's TypeScript: every `ts` block is type-checked (with the TypeScript compiler API,
- * under the repository's compiler options), and the client, host and model examples run as they
+ * under the repository's compiler options, against the packages' built declarations), and the client, host and model examples run as they
  * are written, as processes (`tsx`), against the reference server (the model example against a
  * loopback Anthropic Messages API). A fragment that continues an earlier block gets only the
  * declarations of what a reader supplies, listed below.
@@ -124,7 +124,10 @@ describe("README", () => {
         composite: false,
         incremental: false,
         declaration: false,
-        declarationMap: false
+        declarationMap: false,
+        // The packages as a reader gets them: their built declarations (npm test builds first), not
+        // their sources, which would make this check type-check every package again (npm run check does).
+        customConditions: []
       }
     )
     const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
