@@ -155,14 +155,16 @@ export const serve = (
       initialized = true
       if (options.clientName === undefined) clientName = negotiated.clientInfo.name
       return Effect.gen(function* () {
+        const notify = (method: string, params: Peer.WireObject) => Effect.ignore(peer.notify(method, params))
+        const tasks = Tasks.canCreate(negotiated.version) ? Tasks.make() : undefined
         yield* Catalog.register(
           peer,
           Catalog.handlers({
             host,
             version: negotiated.version,
-            notify: (method, params) => Effect.ignore(peer.notify(method, params)),
+            notify,
             subscriptions,
-            ...(Tasks.canCreate(negotiated.version) ? { tasks: Tasks.make() } : {}),
+            ...(tasks === undefined ? {} : { tasks }),
             inFlight,
             toolSearch: options.toolSearch === true,
             clientCapabilities: negotiated.capabilities
@@ -171,11 +173,15 @@ export const serve = (
         yield* ServerRequests.attach(shared.attached, {
           client: negotiated,
           inFlight,
-          request: ServerRequests.askPeer(peer)
+          request: ServerRequests.askPeer(peer),
+          ...(tasks === undefined ? {} : { taskIdOf: (server, taskId) => Tasks.idOf(tasks, server, taskId) })
         }).pipe(Scope.extend(scope))
-        // The aggregate's list changes, once the client is initialized.
+        // The aggregate's list changes and its tasks' statuses, once the client is initialized.
         yield* fanout
-          .listen({ listChanged: (list) => Effect.ignore(peer.notify(`notifications/${list}/list_changed`)) })
+          .listen({
+            listChanged: (list) => Effect.ignore(peer.notify(`notifications/${list}/list_changed`)),
+            ...(tasks === undefined ? {} : { taskStatus: Tasks.statusTo(tasks, notify) })
+          })
           .pipe(Scope.extend(scope))
         return result
       })

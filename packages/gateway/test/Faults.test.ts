@@ -68,7 +68,15 @@ layer(
       // The connection is untouched.
       yield* client.ping()
       expect(served.unsafePoll()).toBeNull()
-      // The call waits for the restart, then reaches the new process.
+      // Once the host has seen the process end (the call's error and the exit race each other), a
+      // call waits for the restart, then reaches the new process.
+      yield* host.statusChanges.pipe(
+        Stream.filter(
+          (event) => event.server === "fixture" && !(event.status._tag === "Ready" && event.status.pid === before)
+        ),
+        Stream.runHead,
+        Effect.timeout(WAIT)
+      )
       const echoed = yield* client
         .callTool("fixture__echo", { message: "after the restart" })
         .pipe(Effect.timeout(WAIT))

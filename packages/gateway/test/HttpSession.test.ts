@@ -75,7 +75,10 @@ const connected = (events: Events) =>
 
 /** A POST carrying one request, waiting for its first message (forked: the test sends it). */
 const post = (session: HttpSession.HttpSession, id: number, version = "2025-11-25") =>
-  Effect.fork(session.post([{ _tag: "Message", message: call(id) }], version))
+  Effect.tap(Effect.fork(session.post([{ _tag: "Message", message: call(id) }], version, true)), () =>
+    // The POST has handed its request over before the test answers it.
+    Effect.yieldNow()
+  )
 
 /** The stream a POST got. */
 const streamOf = (posted: HttpSession.Posted) =>
@@ -151,6 +154,29 @@ describe("HttpSession, a POST with one request", () => {
         yield* session.close
         expect(yield* Fiber.join(waiting)).toStrictEqual({ _tag: "Closed" })
       })
+  )
+})
+
+describe("HttpSession, a POST that gets no JSON answer, or leaves", () => {
+  it.effect("a client that accepts no JSON (or sent a batch) gets its stream at once", () =>
+    Effect.gen(function* () {
+      const session = HttpSession.make("s")
+      const posted = yield* session.post([{ _tag: "Message", message: call(1) }], "2025-11-25", false)
+      const stream = yield* streamOf(posted)
+      yield* session.transport.send(answer(1))
+      expect(messages(yield* all(stream))).toEqual([JSON.stringify(answer(1))])
+    })
+  )
+
+  it.effect("a POST that leaves while waiting does not take a retry of the same request id with it", () =>
+    Effect.gen(function* () {
+      const session = HttpSession.make("s")
+      const left = yield* post(session, 1)
+      const retried = yield* post(session, 1)
+      yield* Fiber.interrupt(left)
+      yield* session.transport.send(answer(1))
+      expect(yield* Fiber.join(retried)).toStrictEqual({ _tag: "Answered", message: answer(1) })
+    })
   )
 })
 

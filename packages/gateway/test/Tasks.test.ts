@@ -2,11 +2,16 @@
  * Tool tasks through the gateway, against the reference server's task tool
  * (`simulate-research-query`, task support `required`, about four seconds per run, with an
  * elicitation when the query is ambiguous): our client (2025-11-25) runs it as a task under a
- * gateway-wide id; another connection cannot see or touch that task; a client that cannot create
+ * gateway-wide id, hearing the server's status notifications; another connection cannot see, touch
+ * or hear that task; a client that cannot create
  * tasks (2025-06-18) calls the tool plainly and the gateway runs it as a task for it.
  */
 import { expect, layer } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { connect, elicitation, everything, gatewayHost, textOf } from "./support/gateway.js"
 
 const TOOL = "everything__simulate-research-query"
@@ -18,10 +23,26 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
   it.scoped("a task runs to its result under a gateway-wide id; the server's elicitation reaches its client", () =>
     Effect.gen(function* () {
       const asked: Array<string> = []
-      const { client } = yield* connect({ elicitation: elicitation(asked, { interpretation: "programming" }) })
+      const relatedTo: Array<string | undefined> = []
+      const answer = elicitation(asked, { interpretation: "programming" })
+      const { client } = yield* connect({
+        elicitation: {
+          form: (params, context) => {
+            relatedTo.push(context.relatedTaskId)
+            return answer.form?.(params, context) ?? Effect.die("no form handler")
+          }
+        }
+      })
       expect(client.serverCapabilities.tasks).toStrictEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } })
       const tool = (yield* client.tools).find((entry) => entry.name === TOOL)
       expect(tool?.execution?.taskSupport).toBe("required")
+      const final = (task: { readonly status: string }) => ["completed", "failed", "cancelled"].includes(task.status)
+      const pushed = yield* client.taskStatuses.pipe(
+        Stream.takeUntil(final),
+        Stream.runCollect,
+        Effect.map(Chunk.toReadonlyArray),
+        Effect.fork
+      )
       const ids = new Set<string>()
       const result = yield* client.runToolAsTask(
         TOOL,
@@ -34,8 +55,17 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       expect(ids.size).toBe(1)
       const [id] = [...ids]
       expect(id).toMatch(/^everything:/)
+      // The server's request names the task as its client knows it.
+      expect(relatedTo).toStrictEqual([id])
+      // The server's own status notifications reach its client, under the gateway-wide id.
+      const statuses = yield* Fiber.join(pushed)
+      expect(statuses.map((task) => task.status)).toContain("completed")
+      expect(statuses.every((task) => task.taskId === id)).toBe(true)
       const listed = yield* client.tasks
       expect(listed.map((task) => task.taskId)).toStrictEqual([id])
+      // One page: a cursor is none the gateway gave.
+      const cursor = yield* client.request("tasks/list", { cursor: "elsewhere" }).pipe(Effect.flip)
+      expect(cursor).toMatchObject({ _tag: "RpcError", code: -32602 })
       expect((yield* client.getTask(id ?? "")).status).toBe("completed")
     })
   )
@@ -44,8 +74,20 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
     Effect.gen(function* () {
       const owner = yield* connect()
       const other = yield* connect()
+      const heard: Array<string> = []
+      yield* other.client.taskStatuses.pipe(
+        Stream.runForEach((task) => Effect.sync(() => heard.push(task.taskId))),
+        Effect.forkScoped
+      )
+      const ownerHeard = yield* owner.client.taskStatuses.pipe(Stream.runHead, Effect.fork)
       const task = yield* owner.client.callToolAsTask(TOOL, { topic: "kept apart" })
       expect(task.taskId).toMatch(/^everything:/)
+      // The owner hears the server's next status push (its research moves on); the other connection
+      // hears nothing (a ping after it comes back behind anything the gateway had sent it).
+      const pushed = yield* Fiber.join(ownerHeard)
+      expect(Option.map(pushed, (status) => status.taskId)).toStrictEqual(Option.some(task.taskId))
+      yield* other.client.ping()
+      expect(heard).toStrictEqual([])
       expect(yield* other.client.tasks).toStrictEqual([])
       const foreign = yield* other.client.getTask(task.taskId).pipe(Effect.flip)
       expect(foreign).toMatchObject({ _tag: "RpcError", code: -32602 })
@@ -53,6 +95,18 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       expect(refused).toMatchObject({ _tag: "RpcError", code: -32602 })
       expect((yield* owner.client.cancelTask(task.taskId)).status).toBe("cancelled")
       expect((yield* owner.client.getTask(task.taskId)).status).toBe("cancelled")
+    })
+  )
+
+  it.scoped("under tool search, call_tool runs a tool that requires a task as one; call_tool itself is no task", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connect({ gateway: { toolSearch: true } })
+      const result = yield* client.callTool("call_tool", { name: TOOL, arguments: { topic: "searched" } })
+      expect(textOf(result)).toMatch(/Research Report: searched/)
+      const refused = yield* client
+        .request("tools/call", { name: "call_tool", arguments: { name: TOOL }, task: {} })
+        .pipe(Effect.flip)
+      expect(refused).toMatchObject({ _tag: "RpcError", code: -32601 })
     })
   )
 

@@ -84,12 +84,13 @@ const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestPara
  * request's. A tool that requires a task is run as one for a client that cannot create tasks.
  */
 const callFor =
-  (context: CatalogContext, request: Peer.InboundRequest) =>
+  (context: CatalogContext, request: Peer.InboundRequest, throughSearch = false) =>
   (name: string, args: { readonly [key: string]: unknown } | undefined) =>
     Effect.flatMap(serverOfTool(context.host, name), (server) => {
       const called = context.host.callTool(name, args, progressTo(context, request))
+      // Through call_tool no client can ask for a task: a tool that requires one is run as one.
       return behind(
-        Tasks.canCreate(context.version)
+        Tasks.canCreate(context.version) && !throughSearch
           ? called
           : Effect.catchTag(called, "TaskRequired", () => Tasks.runFor(context.host, name, args))
       ).pipe(context.inFlight.track(request.id, server))
@@ -112,7 +113,7 @@ const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.Req
         return Effect.map(host.tools, (tools) => ToolSearch.search(tools, params.arguments))
       case ToolSearch.CALL:
         return Effect.flatMap(host.tools, (tools) =>
-          ToolSearch.call(tools, params.arguments, callFor(context, request))
+          ToolSearch.call(tools, params.arguments, callFor(context, request, true))
         )
       default:
         return callFor(context, request)(params.name, params.arguments)
@@ -124,7 +125,9 @@ const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.Req
       "tools/call",
       decodedHandler("tools/call", version, (params, request) =>
         params.task !== undefined && context.tasks !== undefined
-          ? Tasks.create(host, context.tasks, params)
+          ? context.toolSearch === true && (params.name === ToolSearch.SEARCH || params.name === ToolSearch.CALL)
+            ? Effect.fail(failure(JsonRpc.ErrorCode.MethodNotFound, `${params.name} cannot be called as a task`))
+            : Tasks.create(host, context.tasks, params)
           : Effect.flatMap(call(params, request), (result) => written("tools/call", version, result))
       )
     ]

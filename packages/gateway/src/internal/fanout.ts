@@ -1,6 +1,6 @@
 /**
  * What the servers behind the gateway send to no one in particular (log messages, resource
- * updates, list changes) and their (re)starts, heard once for every connection: one set of fibers
+ * updates, task statuses, list changes) and their (re)starts, heard once for every connection: one set of fibers
  * per gateway follows the host, and each connection is a listener in a set. A connection costs an
  * entry, not its own subscriptions to the host and to every server.
  */
@@ -29,6 +29,8 @@ export interface Listener {
     server: string,
     update: typeof McpSchema.ResourceUpdatedNotificationParams.Type
   ) => Effect.Effect<void>
+  /** A server's pushed task status (`notifications/tasks/status`). */
+  readonly taskStatus?: (server: string, task: McpSchema.Task) => Effect.Effect<void>
   /** A list of the aggregate changed. */
   readonly listChanged?: (list: List) => Effect.Effect<void>
   /** Whether the connection has a call in flight to the server. */
@@ -66,14 +68,22 @@ export const make = (host: McpHost.McpHostService): Effect.Effect<Fanout, never,
       Effect.zipRight(
         each((listener) => listener.ready?.(server, client)),
         Stream.merge(
-          Stream.map(client.logMessages, (message) => ({ _tag: "Log" as const, message })),
-          Stream.map(client.resourceUpdates, (update) => ({ _tag: "Updated" as const, update }))
+          Stream.merge(
+            Stream.map(client.logMessages, (message) => ({ _tag: "Log" as const, message })),
+            Stream.map(client.resourceUpdates, (update) => ({ _tag: "Updated" as const, update }))
+          ),
+          Stream.map(client.taskStatuses, (task) => ({ _tag: "Task" as const, task }))
         ).pipe(
-          Stream.runForEach((event) =>
-            event._tag === "Log"
-              ? logTo(server, event.message)
-              : each((listener) => listener.updated?.(server, event.update))
-          )
+          Stream.runForEach((event) => {
+            switch (event._tag) {
+              case "Log":
+                return logTo(server, event.message)
+              case "Updated":
+                return each((listener) => listener.updated?.(server, event.update))
+              case "Task":
+                return each((listener) => listener.taskStatus?.(server, event.task))
+            }
+          })
         )
       )
 

@@ -165,7 +165,12 @@ export const make = (
         )
         const session = opening ? yield* open : sessionOf(request)
         if (isReply(session)) return session
-        const posted = yield* session.post(items, request.headers["mcp-protocol-version"])
+        // JSON for one request, unless the client sent a batch (owed an array) or accepts no JSON.
+        const accept = request.headers.accept
+        const answerJson =
+          !Array.isArray(body.right) &&
+          (accept === undefined || accept.includes("application/json") || accept.includes("*/*"))
+        const posted = yield* session.post(items, request.headers["mcp-protocol-version"], answerJson)
         switch (posted._tag) {
           case "Accepted":
             return Reply.empty(202, { [SESSION]: session.id })

@@ -86,7 +86,12 @@ export interface HttpSession {
    * or one request (whose answer is awaited); else once the POST's events are connected (no answer can come
    * before its stream). `version` is the request's `MCP-Protocol-Version`.
    */
-  readonly post: (items: ReadonlyArray<Incoming>, version: string | undefined) => Effect.Effect<Posted>
+  readonly post: (
+    items: ReadonlyArray<Incoming>,
+    version: string | undefined,
+    /** Whether one request may be answered with JSON (the client accepts it, and sent no batch). */
+    answerJson: boolean
+  ) => Effect.Effect<Posted>
   /** A GET: the session's GET stream, or, with `lastEventId`, the rest of the stream that event was on. */
   readonly listen: (request: {
     readonly version: string | undefined
@@ -179,9 +184,9 @@ export const make = (
   const streamOf = (exchange: Exchange, stream: number): Events =>
     connect(stream, (sink) => {
       if (exchange.priming !== undefined) sink.write(exchange.priming)
-      const before = store.replay(`${stream}.0`)
-      for (const bytes of before?.events ?? []) sink.write(bytes)
-      if (before?.complete === true) sink.end()
+      // What the store still keeps of it (the oldest events of a session may have been dropped).
+      for (const bytes of store.replay(`${stream}.0`)?.events ?? []) sink.write(bytes)
+      if (exchange.unanswered === 0) sink.end()
     })
 
   /** A POST with one request: its answer if it is the first message within the window, else its stream. */
@@ -198,8 +203,13 @@ export const make = (
         if (closed) return { _tag: "Closed" }
         return { _tag: "Stream", events: streamOf(exchange, openFor(exchange)) }
       }),
-      // The client went away while it waited: what comes for its request is no one's.
-      Effect.onInterrupt(() => Effect.sync(() => void exchanges.delete(id)))
+      // The client went away while it waited (it has no event id to resume from): its response is
+      // dropped; what the request sends meanwhile goes on the GET stream, if it has one.
+      Effect.onInterrupt(() =>
+        Effect.sync(() => {
+          if (exchanges.get(id) === exchange) exchanges.delete(id)
+        })
+      )
     )
 
   const resume = (lastEventId: string): Listen => {
@@ -225,35 +235,36 @@ export const make = (
   return {
     id,
     transport: { run: inbound.run, send, setProtocolVersion: () => Effect.void },
-    post: (items, version) => {
-      const ids = items.flatMap((item) =>
-        item._tag === "Message" && JsonRpc.isRequest(item.message) ? [item.message.id] : []
-      )
-      const offer = () => {
-        for (const item of items) inbound.unsafeOffer(item)
-      }
-      const [only] = ids
-      if (only === undefined) {
-        offer()
-        return Effect.succeed({ _tag: "Accepted" })
-      }
-      if (ids.length === 1) {
-        const exchange: Exchange = { stream: undefined, unanswered: 1, version }
-        exchanges.set(only, exchange)
-        offer()
-        return awaitFirst(only, exchange)
-      }
-      const stream = store.open()
-      const exchange: Exchange = { stream, unanswered: ids.length, version }
-      for (const requestId of ids) exchanges.set(requestId, exchange)
-      return Effect.succeed({
-        _tag: "Stream",
-        events: connect(stream, (sink) => {
-          if (primes(version)) sink.write(store.mark(stream, priming))
+    post: (items, version, answerJson) =>
+      Effect.suspend((): Effect.Effect<Posted> => {
+        const ids = items.flatMap((item) =>
+          item._tag === "Message" && JsonRpc.isRequest(item.message) ? [item.message.id] : []
+        )
+        const offer = () => {
+          for (const item of items) inbound.unsafeOffer(item)
+        }
+        const [only] = ids
+        if (only === undefined) {
           offer()
+          return Effect.succeed({ _tag: "Accepted" })
+        }
+        if (ids.length === 1 && answerJson) {
+          const exchange: Exchange = { stream: undefined, unanswered: 1, version }
+          exchanges.set(only, exchange)
+          offer()
+          return awaitFirst(only, exchange)
+        }
+        const stream = store.open()
+        const exchange: Exchange = { stream, unanswered: ids.length, version }
+        for (const requestId of ids) exchanges.set(requestId, exchange)
+        return Effect.succeed({
+          _tag: "Stream",
+          events: connect(stream, (sink) => {
+            if (primes(version)) sink.write(store.mark(stream, priming))
+            offer()
+          })
         })
-      })
-    },
+      }),
     listen: ({ lastEventId, version }) => {
       if (lastEventId !== undefined && lastEventId !== "") return resume(lastEventId)
       if (connections.has(EventStore.LISTENER)) return { _tag: "Busy" }

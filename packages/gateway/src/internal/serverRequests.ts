@@ -1,7 +1,8 @@
 /**
  * A server's requests (sampling, elicitation, roots) passed on to the gateway's client: the host's
- * handler services, answering each request by asking the client it is for (the one calling that
- * server; roots, asked with no server named, go to the newest client) and decoding its answer with
+ * handler services, answering each request by asking the client it is for (the one that started
+ * the task it belongs to, else the one calling that server; roots, asked with no server named, go
+ * to the newest client) and decoding its answer with
  * the revision that client speaks. A client that did not declare the capability is not asked:
  * the server gets -32601, as that client would have answered; with no client connected, -32603.
  */
@@ -21,10 +22,14 @@ import * as Fanout from "./fanout.js"
 import { type InFlight, relatedTo } from "./inflight.js"
 import { failure } from "./wire.js"
 
-/** The server that asks, and its own name for the request (a 2026-07-28 server's input key). */
+/**
+ * The server that asks, its own name for the request (a 2026-07-28 server's input key), and the
+ * server's task the request belongs to, if any.
+ */
 export interface Asker {
   readonly server: string
   readonly requestId: JsonRpc.RequestId
+  readonly relatedTaskId?: string | undefined
 }
 
 /** A client of the gateway, as far as the servers' requests are concerned. */
@@ -37,6 +42,8 @@ export interface Attached {
   readonly inFlight: InFlight
   /** Told when a server asked for what it did not declare (a stateless request then fails with -32021). */
   readonly undeclared?: (method: string) => void
+  /** The id it knows a server's task by, when the task is one it started. */
+  readonly taskIdOf?: (server: string, taskId: string) => string | undefined
   /** Asks it (a request to a stateful client; a stateless one cannot be asked mid-call). */
   readonly request: (
     method: string,
@@ -119,9 +126,19 @@ type Forwarded = "sampling/createMessage" | "elicitation/create" | "roots/list"
  */
 const targetOf = (
   all: ReadonlyArray<Attached>,
-  server: string | undefined,
+  from: Asker | undefined,
   method: string
 ): Attached | JsonRpcFailure | undefined => {
+  const server = from?.server
+  const task = from?.relatedTaskId
+  if (server !== undefined && task !== undefined) {
+    // A task's request goes to the client that started the task, and to no other.
+    const owner = all.find((entry) => entry.taskIdOf?.(server, task) !== undefined)
+    return (
+      owner ??
+      failure(JsonRpc.ErrorCode.InternalError, `${method} from ${server} is for task ${task}, whose client has gone`)
+    )
+  }
   const calling = server === undefined ? [] : all.filter((entry) => entry.inFlight.latest(server) !== undefined)
   if (calling.length > 1) {
     return failure(
@@ -130,6 +147,18 @@ const targetOf = (
     )
   }
   return calling.length === 1 ? calling[0] : all[0]
+}
+
+/** The params as the client is asked them: a task's request names the task by the client's id for it. */
+const forClient = <P extends { readonly _meta?: { readonly [key: string]: unknown } | undefined }>(
+  target: Attached,
+  from: Asker | undefined,
+  params: P
+): P => {
+  const taskId = from?.relatedTaskId === undefined ? undefined : target.taskIdOf?.(from.server, from.relatedTaskId)
+  return taskId === undefined
+    ? params
+    : { ...params, _meta: { ...params._meta, [McpSchema.RELATED_TASK_META_KEY]: { taskId } } }
 }
 
 /** Asks the newest client that can answer `method`, and decodes its answer. */
@@ -142,7 +171,7 @@ const ask = <M extends Forwarded>(
 ): Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure> =>
   Effect.gen(function* () {
     const server = from?.server
-    const target = targetOf(yield* Ref.get(attachments), server, method)
+    const target = targetOf(yield* Ref.get(attachments), from, method)
     if (target === undefined) {
       return yield* failure(
         JsonRpc.ErrorCode.InternalError,
@@ -158,7 +187,9 @@ const ask = <M extends Forwarded>(
     }
     const version = target.client.version
     const encoded =
-      params === undefined ? Either.right(undefined) : Methods.encodeRequestParams(method, params, version)
+      params === undefined
+        ? Either.right(undefined)
+        : Methods.encodeRequestParams(method, forClient(target, from, params), version)
     if (Either.isLeft(encoded) || (encoded.right !== undefined && !McpSchema.isJsonObject(encoded.right))) {
       return yield* failure(JsonRpc.ErrorCode.InvalidParams, `The ${method} request cannot be sent at ${version}`)
     }

@@ -10,9 +10,11 @@ import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, type Methods, ProtocolVersion } from "@effect-mcp/protocol"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { InFlight } from "./inflight.js"
@@ -32,13 +34,53 @@ export const capability: NonNullable<McpSchema.ServerCapabilities["tasks"]> = {
 /** The id a client sees for a server's task: unique across the servers behind the gateway. */
 const gatewayId = (server: string, taskId: string) => `${encodeURIComponent(server)}:${taskId}`
 
-/** One connection's tasks, by the id it knows them by. */
+/** One connection's tasks, by the id it knows them by (the newest {@link KEPT}). */
 export interface SessionTasks {
   readonly started: Map<string, McpHost.HostTask>
 }
 
+/** How many of its tasks a connection keeps track of; the oldest are forgotten first. */
+export const KEPT = 1000
+
 /** A connection with no tasks yet. */
 export const make = (): SessionTasks => ({ started: new Map() })
+
+/** Whether the server has stopped keeping a task (its `ttl` after its creation has passed). */
+const expired = (started: McpHost.HostTask, now: number) => {
+  const { createdAt, ttl } = started.task
+  return ttl !== null && Date.parse(createdAt) + ttl < now
+}
+
+/**
+ * Keeps a task as the connection's. Beyond {@link KEPT}, the tasks their servers no longer keep are
+ * forgotten first, then the oldest.
+ */
+const keep = (tasks: SessionTasks, id: string, started: McpHost.HostTask, now: number) => {
+  tasks.started.set(id, started)
+  if (tasks.started.size <= KEPT) return
+  for (const [old, task] of tasks.started) if (expired(task, now)) tasks.started.delete(old)
+  for (const oldest of tasks.started.keys()) {
+    if (tasks.started.size <= KEPT) break
+    tasks.started.delete(oldest)
+  }
+}
+
+/** The id the connection knows a server's task by, when it started it. */
+export const idOf = (tasks: SessionTasks, server: string, taskId: string): string | undefined => {
+  const id = gatewayId(server, taskId)
+  return tasks.started.has(id) ? id : undefined
+}
+
+/**
+ * A server's pushed task status, told to the connection that started the task, under the id it
+ * knows it by (and to no other connection).
+ */
+export const statusTo =
+  (tasks: SessionTasks, notify: (method: string, params: Peer.WireObject) => Effect.Effect<void>) =>
+  (server: string, task: McpSchema.Task): Effect.Effect<void> => {
+    const id = gatewayId(server, task.taskId)
+    return tasks.started.has(id) ? notify("notifications/tasks/status", seen(id, task)) : Effect.void
+  }
 
 const encodeCreated = Schema.encodeEither(McpSchema.CreateTaskResult)
 
@@ -61,7 +103,7 @@ export const create = (
       host.callToolAsTask(params.name, params.arguments, ttl === undefined ? {} : { ttl: Duration.millis(ttl) })
     )
     const id = gatewayId(started.server, started.task.taskId)
-    tasks.started.set(id, started)
+    keep(tasks, id, started, yield* Clock.currentTimeMillis)
     const encoded = encodeCreated({ task: seen(id, started.task) })
     if (Either.isLeft(encoded)) {
       const why = ParseResult.TreeFormatter.formatErrorSync(encoded.left)
@@ -80,13 +122,21 @@ export const runFor = (
   args: { readonly [key: string]: unknown } | undefined
 ) =>
   Effect.flatMap(host.callToolAsTask(name, args), (started) =>
-    Effect.onInterrupt(host.taskResult(started), () =>
-      host.client(started.server).pipe(
-        Effect.flatMap((client) => client.cancelTask(started.task.taskId)),
-        Effect.ignore
-      )
+    Effect.onExit(host.taskResult(started, UNTIL_DONE), (exit) =>
+      Exit.isSuccess(exit)
+        ? Effect.void
+        : host.client(started.server).pipe(
+            Effect.flatMap((client) => client.cancelTask(started.task.taskId)),
+            Effect.ignore
+          )
     )
   )
+
+/**
+ * `tasks/result` waits for the task's end, however long it runs (its caller decides when to give
+ * up): not bounded by the server's request timeout.
+ */
+const UNTIL_DONE = { timeout: Duration.infinity }
 
 /** The `tasks/*` handlers of one connection. */
 export const handlers = (context: {
@@ -115,7 +165,7 @@ export const handlers = (context: {
       "tasks/result",
       handler("tasks/result", version, (params, request) =>
         Effect.flatMap(owned(params.taskId), (started) =>
-          behind(host.taskResult(started)).pipe(
+          behind(host.taskResult(started, UNTIL_DONE)).pipe(
             inFlight.track(request.id, started.server),
             Effect.map((result) => ({
               ...result,
@@ -127,18 +177,21 @@ export const handlers = (context: {
     ],
     [
       "tasks/list",
-      handler("tasks/list", version, () =>
-        // The connection's tasks as their servers see them now; one its server no longer knows is forgotten.
-        Effect.forEach(
-          [...tasks.started.keys()],
-          (id) =>
-            Effect.catchAll(state(id, "getTask"), (error) =>
-              Effect.sync(() => {
-                if (error.code === JsonRpc.ErrorCode.InvalidParams) tasks.started.delete(id)
-              })
-            ),
-          { concurrency: 8 }
-        ).pipe(Effect.map((found) => ({ tasks: found.filter((task) => task !== undefined) })))
+      handler("tasks/list", version, (params) =>
+        // Every task comes in one page: a cursor is none the gateway gave.
+        params?.cursor !== undefined
+          ? Effect.fail(failure(JsonRpc.ErrorCode.InvalidParams, `Unknown cursor: ${params.cursor}`))
+          : // The connection's tasks as their servers see them now; one its server no longer knows is forgotten.
+            Effect.forEach(
+              [...tasks.started.keys()],
+              (id) =>
+                Effect.catchAll(state(id, "getTask"), (error) =>
+                  Effect.sync(() => {
+                    if (error.code === JsonRpc.ErrorCode.InvalidParams) tasks.started.delete(id)
+                  })
+                ),
+              { concurrency: 8 }
+            ).pipe(Effect.map((found) => ({ tasks: found.filter((task) => task !== undefined) })))
       )
     ]
   ]

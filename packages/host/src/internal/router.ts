@@ -171,13 +171,19 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
         }))
       ).pipe(traced("McpHost.callToolAsTask", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
     taskResult: (started, options) =>
-      routed(started.server, "tasks/result", options, (client, entry) =>
+      // The server's readiness is waited for as for any request; the options are the result's own.
+      routed(started.server, "tasks/result", undefined, (client, entry) =>
         Effect.flatMap(
           Effect.map(snapshot, (view) =>
             view.tools.find((tool) => tool.server === started.server && tool.tool.name === started.tool)
           ),
           (listed) => budgeted(entry, listed?.tool, client.taskResult(started.tool, started.task.taskId, options))
         )
+      ).pipe(
+        traced("McpHost.taskResult", {
+          attributes: { "mcp.server": started.server, "mcp.tool": started.tool },
+          captureStackTrace: false
+        })
       ),
     readResource: (uri, call) =>
       Effect.gen(function* () {
