@@ -157,6 +157,8 @@ export const serve = (
       return Effect.gen(function* () {
         const notify = (method: string, params: Peer.WireObject) => Effect.ignore(peer.notify(method, params))
         const tasks = Tasks.canCreate(negotiated.version) ? Tasks.make() : undefined
+        // No one can reach a connection's tasks once it has ended: those still running are cancelled.
+        if (tasks !== undefined) yield* Scope.addFinalizer(scope, Tasks.cancelAll(host, tasks))
         yield* Catalog.register(
           peer,
           Catalog.handlers({
@@ -189,6 +191,6 @@ export const serve = (
     yield* peer.closed
   }).pipe(
     // The connection's own scope: when it ends, its handlers (and so its calls on the servers) are
-    // interrupted, its subscriptions released and it is no longer asked anything.
+    // interrupted, its subscriptions released, its tasks cancelled and it is no longer asked anything.
     Effect.scoped
   )

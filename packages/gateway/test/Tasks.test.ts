@@ -7,10 +7,13 @@
  * tasks (2025-06-18) calls the tool plainly and the gateway runs it as a task for it.
  */
 import { expect, layer } from "@effect/vitest"
+import { McpHost } from "@effect-mcp/host"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { connect, elicitation, everything, gatewayHost, textOf } from "./support/gateway.js"
 
@@ -95,6 +98,20 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       expect(refused).toMatchObject({ _tag: "RpcError", code: -32602 })
       expect((yield* owner.client.cancelTask(task.taskId)).status).toBe("cancelled")
       expect((yield* owner.client.getTask(task.taskId)).status).toBe("cancelled")
+    })
+  )
+
+  it.scoped("a connection's tasks still running when it ends are cancelled on their servers", () =>
+    Effect.gen(function* () {
+      const host = yield* McpHost.McpHost
+      const gone = yield* Scope.make()
+      const { client, served } = yield* connect({ clientScope: gone })
+      const task = yield* client.callToolAsTask(TOOL, { topic: "left behind" })
+      yield* Scope.close(gone, Exit.void)
+      yield* Fiber.await(served)
+      const serverTaskId = task.taskId.slice("everything:".length)
+      const server = yield* host.client("everything")
+      expect((yield* server.getTask(serverTaskId)).status).toBe("cancelled")
     })
   )
 

@@ -138,6 +138,27 @@ export const runFor = (
  */
 const UNTIL_DONE = { timeout: Duration.infinity }
 
+/**
+ * Cancels a connection's tasks on their servers, as it ends (a task already final refuses, which is
+ * ignored), a few at a time and each within a bound: ending the connection waits for no server long.
+ */
+export const cancelAll = (host: McpHost.McpHostService, tasks: SessionTasks): Effect.Effect<void> =>
+  // The connection's tasks as they are when it ends (not when this was made).
+  Effect.suspend(() =>
+    Effect.forEach(
+      [...tasks.started.values()],
+      (started) =>
+        host.client(started.server).pipe(
+          Effect.flatMap((client) => client.cancelTask(started.task.taskId)),
+          Effect.timeout(CANCEL_WITHIN),
+          Effect.ignore
+        ),
+      { concurrency: 8, discard: true }
+    )
+  )
+
+const CANCEL_WITHIN = Duration.seconds(5)
+
 /** The `tasks/*` handlers of one connection. */
 export const handlers = (context: {
   readonly host: McpHost.McpHostService
