@@ -78,8 +78,8 @@ export const idOf = (tasks: SessionTasks, server: string, taskId: string): strin
 export const statusTo =
   (tasks: SessionTasks, notify: (method: string, params: Peer.WireObject) => Effect.Effect<void>) =>
   (server: string, task: McpSchema.Task): Effect.Effect<void> => {
-    const id = gatewayId(server, task.taskId)
-    return tasks.started.has(id) ? notify("notifications/tasks/status", seen(id, task)) : Effect.void
+    const id = idOf(tasks, server, task.taskId)
+    return id === undefined ? Effect.void : notify("notifications/tasks/status", seen(id, task))
   }
 
 const encodeCreated = Schema.encodeEither(McpSchema.CreateTaskResult)
