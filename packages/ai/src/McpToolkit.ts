@@ -280,7 +280,8 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
             onStatus: (task) =>
               call.onProgress === undefined
                 ? Effect.void
-                : call.onProgress({ progress: 0, message: task.statusMessage ?? task.status })
+                : call.onProgress({ progress: 0, message: task.statusMessage ?? task.status }),
+            ...(call.onProgress === undefined ? {} : { onProgress: call.onProgress })
           })
         )
       : host.callTool(entry.hostName, args, call.onProgress === undefined ? {} : { onProgress: call.onProgress })

@@ -61,8 +61,8 @@ export type {
    */
   Progress,
   /**
-   * An event of {@link McpClientService.runToolAsTaskStream}: the task's status changes, then the
-   * result.
+   * An event of {@link McpClientService.runToolAsTaskStream}: the task's status changes and
+   * progress, then the result.
    *
    * @since 0.1.0
    * @category models

@@ -195,6 +195,29 @@ describe("tasks against the official SDK's task support", () => {
     }).pipe(Effect.provide(sdk))
   )
 
+  it.live("a task's progress reaches the caller after the task is created, until its result", () =>
+    Effect.gen(function* () {
+      const mcp = yield* McpClient.McpClient
+      const seen: Array<McpClient.Progress> = []
+      const task = yield* mcp.callToolAsTask(
+        "compute",
+        { ms: 400, steps: 3 },
+        { onProgress: (progress) => Effect.sync(() => seen.push(progress)) }
+      )
+      expect(task.status).toBe("working")
+      // The result comes after every step the server reported (one connection, in order).
+      const result = yield* mcp.taskResult("compute", task.taskId)
+      expect(textOf(result)).toBe("done after 400")
+      expect(seen).toStrictEqual([1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step}` })))
+      // Run as a stream: the progress between the statuses and the result.
+      const events = yield* mcp.runToolAsTaskStream("compute", { ms: 400, steps: 2 }).pipe(Stream.runCollect)
+      const tags = Chunk.toReadonlyArray(events).map((event) => event._tag)
+      expect(tags.filter((tag) => tag === "Progress")).toHaveLength(2)
+      expect(tags[0]).toBe("Status")
+      expect(tags.at(-1)).toBe("Result")
+    }).pipe(Effect.provide(sdk))
+  )
+
   it.live("the TTL asked for is kept; past it the task is gone: typed errors, nothing left waiting", () =>
     Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient

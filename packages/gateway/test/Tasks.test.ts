@@ -4,9 +4,12 @@
  * elicitation when the query is ambiguous): our client (2025-11-25) runs it as a task under a
  * gateway-wide id, hearing the server's status notifications; another connection cannot see, touch
  * or hear that task; a client that cannot create
- * tasks (2025-06-18) calls the tool plainly and the gateway runs it as a task for it.
+ * tasks (2025-06-18) calls the tool plainly and the gateway runs it as a task for it. Against the
+ * official SDK's task support: a task's progress, which goes on after the task is created, reaches
+ * the client that started it.
  */
 import { expect, layer } from "@effect/vitest"
+import type { McpClient } from "@effect-mcp/client"
 import { McpHost } from "@effect-mcp/host"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -15,7 +18,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { connect, elicitation, everything, gatewayHost, textOf } from "./support/gateway.js"
+import { connect, elicitation, everything, gatewayHost, taskServer, textOf } from "./support/gateway.js"
 
 const TOOL = "everything__simulate-research-query"
 
@@ -135,6 +138,51 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       expect(tool?.execution).toBeUndefined()
       const result = yield* client.callTool(TOOL, { topic: "older clients" })
       expect(textOf(result)).toMatch(/Research Report: older clients/)
+    })
+  )
+})
+
+layer(gatewayHost({ servers: [{ name: "sdk", target: taskServer }] }), {
+  excludeTestServices: true,
+  timeout: "60 seconds"
+})("McpGateway, passing a task's progress through", (it) => {
+  const steps = [1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step}` }))
+
+  it.scoped("a task's progress after its creation reaches the connection that started it", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connect()
+      const other = yield* connect()
+      const heard: Array<string> = []
+      yield* other.client.notifications.pipe(
+        Stream.runForEach((notification) => Effect.sync(() => heard.push(notification.method))),
+        Effect.forkScoped
+      )
+      const seen: Array<McpClient.Progress> = []
+      const task = yield* client.callToolAsTask(
+        "sdk__compute",
+        { ms: 400, steps: 3 },
+        { onProgress: (progress) => Effect.sync(() => seen.push(progress)) }
+      )
+      expect(task.status).toBe("working")
+      const result = yield* client.taskResult("sdk__compute", task.taskId)
+      expect(textOf(result)).toBe("done after 400")
+      // Relayed before the result (one connection, in order), under the client's own token.
+      expect(seen).toStrictEqual(steps)
+      expect(heard).not.toContain("notifications/progress")
+    })
+  )
+
+  it.scoped("a client that cannot create tasks hears the progress of the task run for it", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connect({ protocolVersion: "2025-06-18" })
+      const seen: Array<McpClient.Progress> = []
+      const result = yield* client.callTool(
+        "sdk__compute",
+        { ms: 400, steps: 3 },
+        { onProgress: (progress) => Effect.sync(() => seen.push(progress)) }
+      )
+      expect(textOf(result)).toBe("done after 400")
+      expect(seen).toStrictEqual(steps)
     })
   )
 })

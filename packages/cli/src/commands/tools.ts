@@ -149,16 +149,10 @@ export const callAndPrint = (
             onStatus: (task) =>
               line.update({
                 message: `task ${task.taskId}: ${task.status}${task.statusMessage === undefined ? "" : ` ${task.statusMessage}`}`
-              })
+              }),
+            onProgress: line.update
           })
-        : client.callTool(name, args, {
-            onProgress: (progress) =>
-              line.update({
-                progress: progress.progress,
-                ...(progress.total === undefined ? {} : { total: progress.total }),
-                ...(progress.message === undefined ? {} : { message: progress.message })
-              })
-          })
+        : client.callTool(name, args, { onProgress: line.update })
     const result = yield* Effect.scoped(
       Effect.flatMap(ProgressLine.start(`calling ${name}`, asTask ? "" : `progress ${name}`), call)
     ).pipe(

@@ -64,8 +64,10 @@ export const startOnTerminal = (args: ReadonlyArray<string>, options: TerminalOp
       stop(child)
       reject(new Error(`effect-mcp ${args.join(" ")} did not end in time; screen so far:\n${screen}`))
     }, options.timeoutMs ?? 30_000)
-    child.once("exit", (code) => {
+    child.once("exit", (code, signal) => {
       clearTimeout(timer)
+      // Killed by a signal (`script` itself: the command's own death is reported as 128 + n).
+      if (signal !== null) screen += `\n[script was killed by ${signal}]`
       setImmediate(() => resolve({ code, screen }))
     })
   })

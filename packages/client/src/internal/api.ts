@@ -116,9 +116,10 @@ export type ToolCallEvent =
   | ({ readonly _tag: "Progress" } & Progress)
   | { readonly _tag: "Result"; readonly result: CallToolResult }
 
-/** An event of {@link McpClientService.runToolAsTaskStream}: the task's status changes, then the result. */
+/** An event of {@link McpClientService.runToolAsTaskStream}: the task's status changes and progress, then the result. */
 export type TaskRunEvent =
   | { readonly _tag: "Status"; readonly task: McpSchema.Task }
+  | ({ readonly _tag: "Progress" } & Progress)
   | { readonly _tag: "Result"; readonly result: CallToolResult }
 
 /** Which cached list a list-changed notification invalidated. */
@@ -177,11 +178,14 @@ export interface McpClientService {
     args?: { readonly [key: string]: unknown },
     options?: Tasks.RunOptions
   ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
-  /** {@link McpClientService.runToolAsTask} as a `Stream`: each status change, then the result. Ending it early cancels the task. */
+  /**
+   * {@link McpClientService.runToolAsTask} as a `Stream`: each status change and the progress the
+   * server reports, then the result. Ending it early cancels the task.
+   */
   readonly runToolAsTaskStream: (
     name: string,
     args?: { readonly [key: string]: unknown },
-    options?: Omit<Tasks.RunOptions, "onStatus">
+    options?: Omit<Tasks.RunOptions, "onStatus" | "onProgress">
   ) => Stream.Stream<TaskRunEvent, RequestError | ToolOutputInvalid | TaskNotAllowed>
   /** A task's current state (`tasks/get`). */
   readonly getTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>

@@ -21,6 +21,7 @@ import * as Prompts from "./features/prompts.js"
 import * as Resources from "./features/resources.js"
 import * as ServerRequests from "./features/serverRequests.js"
 import * as Skills from "./features/skills.js"
+import * as TaskProgress from "./features/taskProgress.js"
 import * as Tasks from "./features/tasks.js"
 import * as Tools from "./features/tools.js"
 import * as OnFirstUse from "./onFirstUse.js"
@@ -143,7 +144,12 @@ export const fromSession = (
     const taskStatuses = Notifications.notificationsOf(session, "notifications/tasks/status").pipe(
       Stream.map(({ _meta: _, ...task }) => task)
     )
-    const tasks = Tasks.make(session, tools, taskStatuses)
+    const tasks = Tasks.make(
+      session,
+      tools,
+      taskStatuses,
+      OnFirstUse.part(() => TaskProgress.make(session), scope)
+    )
     const validateInput = options.validateToolInput !== false
 
     // Everything is decided when the effect runs (a kept effect run again after list_changed checks
@@ -199,7 +205,12 @@ export const fromSession = (
         ),
       runToolAsTaskStream: (tool, args, options) =>
         eventStream(
-          (emit) => tasks.runToolAsTask(tool, args, { ...options, onStatus: (task) => emit({ _tag: "Status", task }) }),
+          (emit) =>
+            tasks.runToolAsTask(tool, args, {
+              ...options,
+              onStatus: (task) => emit({ _tag: "Status", task }),
+              onProgress: (progress) => emit({ _tag: "Progress", ...progress })
+            }),
           (result): TaskRunEvent => ({ _tag: "Result", result })
         ),
       resources: Effect.flatMap(resources.get, (part) => part.list.get),

@@ -1,7 +1,8 @@
 /**
  * A server built with the official TypeScript SDK's experimental task support (v1 `McpServer`
  * with an `InMemoryTaskStore`): `compute` runs as a task for `ms` milliseconds, then completes
- * or fails; the TTL the client asks for is honoured.
+ * or fails, reporting `steps` progress steps meanwhile when asked; the TTL the client asks for is
+ * honoured.
  */
 import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -19,12 +20,25 @@ export const makeSdkTaskServer = () => {
     "compute",
     {
       description: "Works for ms milliseconds as a task",
-      inputSchema: { ms: z.number(), fail: z.boolean().optional() },
+      inputSchema: { ms: z.number(), fail: z.boolean().optional(), steps: z.number().optional() },
       execution: { taskSupport: "required" }
     },
     {
-      createTask: async ({ ms, fail }, extra) => {
+      createTask: async ({ ms, fail, steps }, extra) => {
         const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 60_000, pollInterval: 50 })
+        // Progress under the creating request's token, after the task is created (the token lives as long as the task).
+        const progressToken = extra._meta?.progressToken
+        for (let step = 1; progressToken !== undefined && step <= (steps ?? 0); step++)
+          setTimeout(
+            () =>
+              void extra
+                .sendNotification({
+                  method: "notifications/progress",
+                  params: { progressToken, progress: step, total: steps, message: `step ${step}` }
+                })
+                .catch(() => undefined),
+            (ms * step) / ((steps ?? 0) + 1)
+          )
         setTimeout(() => {
           void extra.taskStore
             .storeTaskResult(task.taskId, fail === true ? "failed" : "completed", {

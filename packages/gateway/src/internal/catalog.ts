@@ -46,13 +46,22 @@ const progressToken = (request: Peer.InboundRequest): string | number | undefine
   return typeof token === "string" || typeof token === "number" ? token : undefined
 }
 
-/** Call options that send the server's progress on to the client, under the client's token. */
-const progressTo = (context: CatalogContext, request: Peer.InboundRequest): McpClient.CallOptions => {
+/**
+ * Options that send the server's progress on to the client, under the client's token: as part of
+ * the request's answer, or (a task's, which goes on after its request is answered) on its own.
+ */
+const progressTo = (
+  context: CatalogContext,
+  request: Peer.InboundRequest,
+  related = true
+): Pick<McpClient.CallOptions, "onProgress"> => {
   const token = progressToken(request)
   if (token === undefined) return {}
   return {
     onProgress: (progress) =>
-      context.notify("notifications/progress", { progressToken: token, ...progress }).pipe(relatedTo(request.id))
+      context
+        .notify("notifications/progress", { progressToken: token, ...progress })
+        .pipe(relatedTo(related ? request.id : undefined))
   }
 }
 
@@ -92,7 +101,9 @@ const callFor =
       return behind(
         Tasks.canCreate(context.version) && !throughSearch
           ? called
-          : Effect.catchTag(called, "TaskRequired", () => Tasks.runFor(context.host, name, args))
+          : Effect.catchTag(called, "TaskRequired", () =>
+              Tasks.runFor(context.host, name, args, progressTo(context, request))
+            )
       ).pipe(context.inFlight.track(request.id, server))
     })
 
@@ -127,7 +138,7 @@ const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.Req
         params.task !== undefined && context.tasks !== undefined
           ? context.toolSearch === true && (params.name === ToolSearch.SEARCH || params.name === ToolSearch.CALL)
             ? Effect.fail(failure(JsonRpc.ErrorCode.MethodNotFound, `${params.name} cannot be called as a task`))
-            : Tasks.create(host, context.tasks, params)
+            : Tasks.create(host, context.tasks, params, progressTo(context, request, false))
           : Effect.flatMap(call(params, request), (result) => written("tools/call", version, result))
       )
     ]

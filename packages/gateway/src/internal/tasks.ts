@@ -88,19 +88,24 @@ const encodeCreated = Schema.encodeEither(McpSchema.CreateTaskResult)
 const seen = (id: string, task: McpSchema.Task): McpSchema.Task => ({ ...task, taskId: id })
 
 /**
- * A task-augmented `tools/call`: the task started on the tool's server and kept as the connection's.
+ * A task-augmented `tools/call`: the task started on the tool's server and kept as the connection's,
+ * its progress sent to the client for as long as the task runs.
  * Answers with the `CreateTaskResult`, written here (the method table's `tools/call` result is a
  * `CallToolResult`).
  */
 export const create = (
   host: McpHost.McpHostService,
   tasks: SessionTasks,
-  params: Methods.RequestParamsOf<"tools/call">
+  params: Methods.RequestParamsOf<"tools/call">,
+  progress: Pick<McpHost.TaskOptions, "onProgress">
 ): Effect.Effect<Peer.WireObject, JsonRpcFailure> =>
   Effect.gen(function* () {
     const ttl = params.task?.ttl
     const started = yield* behind(
-      host.callToolAsTask(params.name, params.arguments, ttl === undefined ? {} : { ttl: Duration.millis(ttl) })
+      host.callToolAsTask(params.name, params.arguments, {
+        ...progress,
+        ...(ttl === undefined ? {} : { ttl: Duration.millis(ttl) })
+      })
     )
     const id = gatewayId(started.server, started.task.taskId)
     keep(tasks, id, started, yield* Clock.currentTimeMillis)
@@ -114,14 +119,16 @@ export const create = (
 
 /**
  * A tool that requires a task, called by a client that cannot create one: run as a task to its end
- * (`tasks/result` waits for it), and cancelled on the server if the client gives up first.
+ * (`tasks/result` waits for it), its progress the call's, and cancelled on the server if the client
+ * gives up first.
  */
 export const runFor = (
   host: McpHost.McpHostService,
   name: string,
-  args: { readonly [key: string]: unknown } | undefined
+  args: { readonly [key: string]: unknown } | undefined,
+  progress: Pick<McpHost.TaskOptions, "onProgress">
 ) =>
-  Effect.flatMap(host.callToolAsTask(name, args), (started) =>
+  Effect.flatMap(host.callToolAsTask(name, args, progress), (started) =>
     Effect.onExit(host.taskResult(started, UNTIL_DONE), (exit) =>
       Exit.isSuccess(exit)
         ? Effect.void

@@ -35,6 +35,8 @@ export const everything = stdio(require.resolve("@modelcontextprotocol/server-ev
 
 /** The SDK v1 fault server (`fixtures/faultServer.mjs`). */
 export const faultServer = stdio(fileURLToPath(new URL("../fixtures/faultServer.mjs", import.meta.url)))
+/** The official SDK's task server (`compute`, a task reporting progress steps when asked). */
+export const taskServer = stdio("--import", "tsx", fileURLToPath(new URL("../fixtures/taskServer.ts", import.meta.url)))
 
 /**
  * The host with the gateway's handlers, on Node's transports, and the attachments its handlers

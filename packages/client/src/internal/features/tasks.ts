@@ -26,17 +26,18 @@ import {
   TaskNotAllowed,
   type ToolOutputInvalid
 } from "../../McpError.js"
+import type { Part } from "../onFirstUse.js"
 import { request } from "../session/request.js"
 import type { SessionService as Session } from "../session/types.js"
+import type { Progress } from "./callOptions.js"
 import * as Lists from "./lists.js"
+import { isTerminal, type TaskProgress } from "./taskProgress.js"
 import type { CallToolResult, Tool, Tools } from "./tools.js"
 
 /** The shortest wait between two polls of a task. */
 const MIN_POLL_MILLIS = 50
 
-/** A task's status is final: nothing more will happen to it. */
-export const isTerminal = (status: McpSchema.TaskStatus): boolean =>
-  status === "completed" || status === "failed" || status === "cancelled"
+export { isTerminal } from "./taskProgress.js"
 
 /** Options of a tool run as a task. */
 export interface TaskOptions {
@@ -44,6 +45,11 @@ export interface TaskOptions {
   readonly ttl?: Duration.DurationInput
   /** The timeout of each request (creating, polling, and waiting for the result). */
   readonly timeout?: Duration.DurationInput
+  /**
+   * Asks for the task's progress and receives it, for as long as the task runs: until its status
+   * is seen final (pushed, polled, its result fetched, or cancelled), or its TTL has passed.
+   */
+  readonly onProgress?: (progress: Progress) => Effect.Effect<void>
 }
 
 /** Options of {@link Tasks.runToolAsTask}. */
@@ -82,8 +88,16 @@ const decodeCallToolResult = Schema.decodeUnknownEither(McpSchema.CallToolResult
 
 const stripMeta = ({ _meta: _, ...task }: McpSchema.Task & { readonly _meta?: unknown }): McpSchema.Task => task
 
-/** Builds the tasks part of a client over its session and tools; `statuses` are the pushed status changes. */
-export const make = (session: Session, tools: Tools, statuses: Stream.Stream<McpSchema.Task>): Tasks => {
+/**
+ * Builds the tasks part of a client over its session and tools; `statuses` are the pushed status
+ * changes, `progress` follows the progress of tasks (built when a caller first asks for it).
+ */
+export const make = (
+  session: Session,
+  tools: Tools,
+  statuses: Stream.Stream<McpSchema.Task>,
+  progress: Part<TaskProgress>
+): Tasks => {
   const { server } = session
   // Read on each use: a re-established session may declare other capabilities.
   const toolTasks = () => session.established().serverCapabilities.tasks?.requests?.tools?.call !== undefined
@@ -108,7 +122,26 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
         return yield* new TaskNotAllowed({ server, tool: name, taskSupport: support ?? "forbidden" })
       }
       const ttl = options?.ttl === undefined ? undefined : Math.round(Duration.toMillis(options.ttl))
-      // A task-augmented call answers with a CreateTaskResult, decoded here, not by the method table.
+      const onProgress = options?.onProgress
+      if (onProgress === undefined) return yield* createTask(name, args, ttl, requestOptions(options))
+      const following = yield* progress.get
+      const token = yield* following.follow(onProgress)
+      const task = yield* createTask(name, args, ttl, {
+        ...requestOptions(options),
+        meta: { progressToken: token }
+      }).pipe(Effect.onError(() => following.abandon(token)))
+      yield* following.created(token, task)
+      return task
+    })
+
+  // A task-augmented call answers with a CreateTaskResult, decoded here, not by the method table.
+  const createTask = (
+    name: string,
+    args: { readonly [key: string]: unknown } | undefined,
+    ttl: number | undefined,
+    options: Peer.RequestOptions
+  ) =>
+    Effect.gen(function* () {
       const prepared = yield* session.prepare(
         "tools/call",
         {
@@ -116,11 +149,10 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
           ...(args === undefined ? {} : { arguments: args }),
           task: ttl === undefined ? {} : { ttl }
         },
-        requestOptions(options),
+        options,
         false
       )
-      const raw = yield* session.execute(prepared)
-      const created = decodeCreateTask(raw)
+      const created = decodeCreateTask(yield* session.execute(prepared))
       if (Either.isLeft(created)) {
         return yield* new DecodeError({
           server,
@@ -131,11 +163,23 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
       return created.right.task
     })
 
-  const getTask: Tasks["getTask"] = (taskId) => Effect.map(request(session, "tasks/get", { taskId }), stripMeta)
+  /** A task's status, as an answer showed it: a followed task's progress ends when it is final. */
+  const saw = (task: McpSchema.Task) => (isTerminal(task.status) ? ended(task.taskId) : Effect.void)
+  /** The task has ended (its result came, or the server refused it): its progress is over. */
+  const ended = (taskId: string) => Effect.sync(() => progress.now()?.ended(taskId))
+
+  const getTask: Tasks["getTask"] = (taskId) =>
+    Effect.tap(Effect.map(request(session, "tasks/get", { taskId }), stripMeta), saw)
 
   const toolTaskResult: Tasks["toolTaskResult"] = (tool, taskId, options) =>
     Effect.gen(function* () {
-      const raw = yield* request(session, "tasks/result", { taskId }, requestOptions(options))
+      const raw = yield* request(session, "tasks/result", { taskId }, requestOptions(options)).pipe(
+        // Answered (a result or the server's refusal): the task is over.
+        Effect.tapBoth({
+          onSuccess: () => ended(taskId),
+          onFailure: (error) => (error._tag === "RpcError" ? ended(taskId) : Effect.void)
+        })
+      )
       const decoded = decodeCallToolResult(raw)
       if (Either.isLeft(decoded)) {
         return yield* new DecodeError({
@@ -155,7 +199,7 @@ export const make = (session: Session, tools: Tools, statuses: Stream.Stream<Mcp
   )
 
   const cancelTask: Tasks["cancelTask"] = (taskId) =>
-    Effect.map(request(session, "tasks/cancel", { taskId }), stripMeta)
+    Effect.tap(Effect.map(request(session, "tasks/cancel", { taskId }), stripMeta), saw)
 
   const taskStatus: Tasks["taskStatus"] = (taskId) =>
     statuses.pipe(
