@@ -207,6 +207,7 @@ describe.concurrent("against the reference server over stdio", () => {
       )
     ])
     const json = await run(["prompts", "get", "args-promt", "--json", ...everythingStdio])
+    expect([json.code, json.signal], json.stderr).toStrictEqual([2, null])
     expect(JSON.parse(json.stderr.trim().split("\n").at(-1) ?? "{}")).toMatchObject({
       error: { kind: "UsageError", exitCode: 2 }
     })

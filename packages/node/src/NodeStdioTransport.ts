@@ -112,8 +112,13 @@ const connect = (
     const runtime = yield* Effect.runtime<never>()
     const runFork = Runtime.runFork(runtime)
 
+    // Whatever the server started in its process group goes with it: when it exits, or at the end
+    // if it has not. Not later: once the group is empty its id may be reused (the pid space wraps
+    // around), and a group kill then would reach a stranger's.
     const child = yield* Effect.acquireRelease(start(options, server, childEnv), (child) =>
-      Effect.sync(() => signalGroup(child, "SIGKILL"))
+      Effect.sync(() => {
+        if (child.exitCode === null && child.signalCode === null) signalGroup(child, "SIGKILL")
+      })
     )
     const inbox = makeInbound()
     let closing = false
@@ -126,6 +131,7 @@ const connect = (
     })
     child.once("exit", (code, signal) => {
       ended = { code, signal }
+      signalGroup(child, "SIGKILL")
     })
 
     // stderr: always drained, kept as a tail, logged, published.
@@ -254,8 +260,8 @@ const connect = (
             yield* hasExited(Duration.seconds(5))
           }
         }
-        // Whatever the server started in its process group goes too (the release of the
-        // process above); the connection has ended cleanly.
+        // Whatever the server started in its process group goes too (as it exited, or the release
+        // of the process above); the connection has ended cleanly.
         inbox.unsafeDone(Exit.void)
       })
     )

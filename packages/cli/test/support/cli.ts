@@ -78,8 +78,9 @@ const launch = (command: string, args: ReadonlyArray<string>, name: string, opti
       clearTimeout(timer)
       const done = () => resolve({ code, signal, stdout, stderr })
       // What the process wrote may still be in the pipes when it exits (a loaded machine): wait for
-      // them to close, bounded (a grandchild that kept them open must not hold the test).
-      const grace = setTimeout(done, 2_000)
+      // them to close, bounded (a grandchild that kept them open must not hold the test). The bound
+      // is generous: a loaded worker may read the pipes seconds after the exit.
+      const grace = setTimeout(done, 10_000)
       child.once("close", () => {
         clearTimeout(grace)
         done()
