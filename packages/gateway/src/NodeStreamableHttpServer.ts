@@ -57,18 +57,18 @@ const requestOf = (request: IncomingMessage, limit: number): HttpCore.Request =>
     url: request.url ?? "/",
     headers,
     json: Effect.async<unknown, unknown>((resume) => {
-      const chunks: Array<Buffer> = []
-      let size = 0
+      const body = HttpCore.bodyReader(limit)
+      let fits = true
       const onData = (chunk: Buffer) => {
-        size += chunk.length
-        if (size <= limit) return void chunks.push(chunk)
+        fits = body.push(chunk)
+        if (fits) return
         request.off("data", onData)
-        resume(Effect.fail(new HttpCore.BodyTooLarge({ limit })))
+        resume(body.json)
       }
       request.on("data", onData)
       request.once("error", (cause) => resume(Effect.fail(cause)))
       request.once("end", () => {
-        if (size <= limit) resume(Effect.try(() => JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown))
+        if (fits) resume(body.json)
       })
     })
   }

@@ -8,13 +8,12 @@
  */
 
 import type * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { toStream } from "./internal/events.js"
 import * as HttpCore from "./internal/httpCore.js"
 import type * as Reply from "./internal/reply.js"
@@ -45,6 +44,22 @@ export type SealingKey = Sealing.SealingKey
  * @category constructors
  */
 export const sealingKeys: (text: string) => Effect.Effect<ReadonlyArray<SealingKey>> = Sealing.keysFrom
+
+/**
+ * The request's body as JSON. A body declared too large is not read; one that grows past the
+ * limit (sent in chunks, say) is kept no further, and drained (ending the request's stream early
+ * would close the connection before the 413 is written): both {@link HttpCore.BodyTooLarge}.
+ */
+const jsonOf = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<unknown, unknown> =>
+  HttpCore.declaredTooLarge(request.headers, limit)
+    ? Effect.fail(new HttpCore.BodyTooLarge({ limit }))
+    : Effect.suspend(() => {
+        const body = HttpCore.bodyReader(limit)
+        return Effect.zipRight(
+          Stream.runForEach(request.stream, (chunk) => Effect.sync(() => body.push(chunk))),
+          body.json
+        )
+      })
 
 /** An answer as the platform's response. */
 const respond = (reply: Reply.Reply): HttpServerResponse.HttpServerResponse => {
@@ -81,10 +96,7 @@ export const make = (
             method: request.method,
             url: request.url,
             headers: request.headers,
-            // A body declared too large is not read; one that grows past the limit fails as it is read.
-            json: HttpCore.declaredTooLarge(request.headers, limit)
-              ? Effect.fail(new HttpCore.BodyTooLarge({ limit }))
-              : HttpIncomingMessage.withMaxBodySize(request.json, Option.some(limit))
+            json: jsonOf(request, limit)
           }),
           respond
         )

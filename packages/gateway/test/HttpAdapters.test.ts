@@ -158,6 +158,24 @@ for (const [adapter, listen] of Object.entries(adapters)) {
         const read = yield* post(ping("x".repeat(LIMIT - 100)))
         expect(read.status).toBe(400)
         expect(read.text).not.toMatch(/larger than/)
+        // Sent in chunks, with no length declared: refused as it grows past the limit.
+        const body = ping("x".repeat(LIMIT))
+        const chunked = yield* Effect.promise(() =>
+          fetch(`http://127.0.0.1:${port}/mcp`, {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+            body: new ReadableStream({
+              start(controller) {
+                controller.enqueue(new TextEncoder().encode(body.slice(0, LIMIT / 2)))
+                controller.enqueue(new TextEncoder().encode(body.slice(LIMIT / 2)))
+                controller.close()
+              }
+            }),
+            duplex: "half"
+          } as RequestInit).then(async (response) => ({ status: response.status, text: await response.text() }))
+        )
+        expect(chunked.status).toBe(413)
+        expect(JSON.parse(chunked.text)).toMatchObject({ error: { code: -32600 } })
       })
     )
 

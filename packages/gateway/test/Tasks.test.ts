@@ -18,7 +18,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { connect, elicitation, everything, gatewayHost, taskServer, textOf } from "./support/gateway.js"
+import { connect, elicitation, everything, gatewayHost, miniServer, taskServer, textOf } from "./support/gateway.js"
 
 const TOOL = "everything__simulate-research-query"
 
@@ -142,10 +142,18 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
   )
 })
 
-layer(gatewayHost({ servers: [{ name: "sdk", target: taskServer }] }), {
-  excludeTestServices: true,
-  timeout: "60 seconds"
-})("McpGateway, passing a task's progress through", (it) => {
+layer(
+  gatewayHost({
+    servers: [
+      { name: "sdk", target: taskServer },
+      { name: "mini", target: miniServer("task-support") }
+    ]
+  }),
+  {
+    excludeTestServices: true,
+    timeout: "60 seconds"
+  }
+)("McpGateway, passing a task's progress through; task support only where a server runs tasks", (it) => {
   const steps = [1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step}` }))
 
   it.scoped("a task's progress after its creation reaches the connection that started it", () =>
@@ -169,6 +177,18 @@ layer(gatewayHost({ servers: [{ name: "sdk", target: taskServer }] }), {
       // Relayed before the result (one connection, in order), under the client's own token.
       expect(seen).toStrictEqual(steps)
       expect(heard).not.toContain("notifications/progress")
+    })
+  )
+
+  it.scoped("a tool's task support is shown only when its server runs tool tasks", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connect()
+      const tools = yield* client.tools
+      expect(tools.find((tool) => tool.name === "sdk__compute")?.execution).toStrictEqual({ taskSupport: "required" })
+      // The mini server marks its tool, but declares no tasks: a task of it could not be run.
+      const echo = tools.find((tool) => tool.name === "mini__echo")
+      expect(echo).toBeDefined()
+      expect(echo?.execution).toBeUndefined()
     })
   )
 

@@ -107,16 +107,33 @@ const callFor =
       ).pipe(context.inFlight.track(request.id, server))
     })
 
+/** The servers of `tools` that run tool calls as tasks (they declare `tasks.requests.tools.call`). */
+const taskServers = (host: McpHost.McpHostService, tools: ReadonlyArray<Aggregate.HostTool>) =>
+  Effect.map(
+    Effect.filter(new Set(tools.map((entry) => entry.server)), (server) =>
+      host.client(server).pipe(
+        Effect.map((client) => client.serverCapabilities.tasks?.requests?.tools?.call !== undefined),
+        Effect.orElseSucceed(() => false)
+      )
+    ),
+    (servers) => new Set(servers)
+  )
+
 /** `tools/list` and `tools/call`: the host's tools, or under tool search the search and call tools. */
 const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.RequestHandler]> => {
   const { host, version } = context
   // A client that cannot create tasks calls every tool plainly (one that requires a task is run as
-  // one for it), so it is not told how tools support tasks.
-  const named = Tasks.canCreate(version)
-    ? (entry: Aggregate.HostTool) => ({ ...entry.tool, name: entry.name })
-    : ({ tool: { execution: _, ...tool }, name }: Aggregate.HostTool) => ({ ...tool, name })
+  // one for it), so it is not told how tools support tasks; nor is any client, of a server that
+  // runs no tool tasks (the gateway declares tasks for all its servers).
+  const plain = ({ tool: { execution: _, ...tool }, name }: Aggregate.HostTool) => ({ ...tool, name })
   const listed = (tools: ReadonlyArray<Aggregate.HostTool>) =>
-    context.toolSearch === true ? ToolSearch.tools : tools.map(named)
+    context.toolSearch === true
+      ? Effect.succeed(ToolSearch.tools)
+      : Tasks.canCreate(version)
+        ? Effect.map(taskServers(host, tools), (runsTasks) =>
+            tools.map((entry) => (runsTasks.has(entry.server) ? { ...entry.tool, name: entry.name } : plain(entry)))
+          )
+        : Effect.succeed(tools.map(plain))
   const call = (params: Methods.RequestParamsOf<"tools/call">, request: Peer.InboundRequest) => {
     if (context.toolSearch !== true) return callFor(context, request)(params.name, params.arguments)
     switch (params.name) {
@@ -131,7 +148,10 @@ const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.Req
     }
   }
   return [
-    ["tools/list", handler("tools/list", version, () => Effect.map(host.tools, (tools) => ({ tools: listed(tools) })))],
+    [
+      "tools/list",
+      handler("tools/list", version, () => Effect.map(Effect.flatMap(host.tools, listed), (tools) => ({ tools })))
+    ],
     [
       "tools/call",
       decodedHandler("tools/call", version, (params, request) =>

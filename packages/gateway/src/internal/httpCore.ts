@@ -74,6 +74,34 @@ export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly li
 /** The largest body the adapters read. */
 export const bodyLimit = (options: Options): number => options.maxBodyBytes ?? MAX_BODY_BYTES
 
+/**
+ * A request body read chunk by chunk, up to `limit` bytes: `push` says whether reading should go
+ * on (past the limit it should not: nothing more is kept), and `json` is what was read, parsed, or
+ * {@link BodyTooLarge}.
+ */
+export const bodyReader = (limit: number) => {
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  return {
+    push: (chunk: Uint8Array): boolean => {
+      size += chunk.length
+      if (size > limit) return false
+      chunks.push(chunk)
+      return true
+    },
+    json: Effect.suspend((): Effect.Effect<unknown, unknown> => {
+      if (size > limit) return Effect.fail(new BodyTooLarge({ limit }))
+      const bytes = new Uint8Array(size)
+      let at = 0
+      for (const chunk of chunks) {
+        bytes.set(chunk, at)
+        at += chunk.length
+      }
+      return Effect.try(() => JSON.parse(new TextDecoder().decode(bytes)) as unknown)
+    })
+  }
+}
+
 /** Whether the request says, before it is read, that its body is larger than `limit`. */
 export const declaredTooLarge = (headers: StatelessRequest.Headers, limit: number): boolean =>
   Number(headers["content-length"] ?? 0) > limit

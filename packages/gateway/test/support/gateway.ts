@@ -35,6 +35,9 @@ export const everything = stdio(require.resolve("@modelcontextprotocol/server-ev
 
 /** The SDK v1 fault server (`fixtures/faultServer.mjs`). */
 export const faultServer = stdio(fileURLToPath(new URL("../fixtures/faultServer.mjs", import.meta.url)))
+/** The fault-injecting mini server of the client's tests, in `mode`. */
+export const miniServer = (mode: string) =>
+  stdio(fileURLToPath(new URL("../../../client/test/fixtures/mini-server.mjs", import.meta.url)), mode)
 /** The official SDK's task server (`compute`, a task reporting progress steps when asked). */
 export const taskServer = stdio("--import", "tsx", fileURLToPath(new URL("../fixtures/taskServer.ts", import.meta.url)))
 
