@@ -2,7 +2,7 @@
  * The test helpers leave nothing running: what `start` and `startOnTerminal` started is killed,
  * with every process under it (the reference server the command started, and on a terminal the
  * command under `script`), when a bounded wait on it fails and when the test ends (in a
- * concurrent suite, where the running test is not known: when the suite's tests have ended).
+ * concurrent suite, where the running test is not known: when the file's concurrent tests have ended).
  */
 import { describe, expect, it, onTestFinished } from "@effect/vitest"
 import { eventually, everythingStdio, start } from "./support/cli.js"
@@ -102,4 +102,35 @@ describe("in a concurrent suite", () => {
   })
 
   it("the run is killed once the suite's tests have ended", () => allGone(pids))
+})
+
+describe("in sibling concurrent suites (which run together)", () => {
+  const otherStarted = signal()
+  const runStarted = signal()
+  const otherEnded = signal()
+  const pids: Array<number> = []
+  describe.concurrent("one suite", () => {
+    it("a run outlives the other suite's test that started last and ended first", async () => {
+      // Started while the other suite's test is the one vitest says is running.
+      await otherStarted.promise
+      const started = start(long)
+      await eventually(() => /progress trigger-long-running-operation: 1/.test(started.stderr()), "progress")
+      pids.push(...treeOf(started.child.pid))
+      runStarted.resolve()
+      await otherEnded.promise
+      // Still running: it goes on reporting progress.
+      const seen = started.stderr().length
+      await eventually(() => started.stderr().slice(seen).includes("progress"), "more progress", 5_000)
+    })
+  })
+
+  describe.concurrent("another suite", () => {
+    it("the other suite's test", async () => {
+      onTestFinished(() => otherEnded.resolve())
+      otherStarted.resolve()
+      await runStarted.promise
+    })
+  })
+
+  it("the run is killed once the suites' tests have ended", () => allGone(pids))
 })

@@ -76,18 +76,21 @@ export const stopTestProcesses = (): void => {
   for (const [child, startedBy] of running) if (startedBy === test) stop(child)
 }
 
-const unfinished = (task: RunnerTask): task is Test =>
-  task.type === "test" &&
-  task.concurrent === true &&
-  (task.mode === "run" || task.mode === "queued") &&
-  (task.result === undefined || task.result.state === "run" || task.result.state === "queued")
+/** A concurrent test running now (one not started yet cannot have started a process). */
+const runningNow = (task: RunnerTask): task is Test =>
+  task.type === "test" && task.concurrent === true && task.result?.state === "run"
+
+/** Every test under `task`. */
+const testsOf = (task: RunnerTask): ReadonlyArray<RunnerTask> =>
+  task.type === "test" ? [task] : "tasks" in task ? task.tasks.flatMap(testsOf) : []
 
 /**
  * The tests a process started now belongs to: the running test, or in a concurrent suite (where
- * the running one is not known) every test of the suite not yet finished.
+ * the running one is not known) every concurrent test of the file running now: sibling concurrent
+ * suites run together, and the test vitest says is running may be another suite's.
  */
 const ownersOf = (test: Test): ReadonlyArray<Test> =>
-  test.concurrent === true ? (test.suite?.tasks ?? []).filter(unfinished) : [test]
+  test.concurrent === true ? testsOf(test.file).filter(runningNow) : [test]
 
 /** Kills `child` once every test in `owners` has ended. */
 const stopAfter = (child: ChildProcessWithoutNullStreams, owners: ReadonlyArray<Test>) => {
@@ -107,8 +110,8 @@ const stopAfter = (child: ChildProcessWithoutNullStreams, owners: ReadonlyArray<
 
 /**
  * Starts `command` in a process group of its own, its stdio piped; it is killed, with everything
- * under it, when the test that started it ends (in a concurrent suite: when the suite's tests
- * running or to come have ended; started outside a test: when the worker exits).
+ * under it, when the test that started it ends (in a concurrent suite: when the file's concurrent
+ * tests running at its start have ended; started outside a test: when the worker exits).
  */
 export const spawnOwned = (
   command: string,
