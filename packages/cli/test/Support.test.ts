@@ -75,6 +75,27 @@ const signal = () => {
   return { promise, resolve: () => resolve() }
 }
 
+/**
+ * Starts a long run once the other test has started (so that it is the one vitest says is
+ * running), records the run's processes, and checks that it still runs after the other test ended.
+ */
+const outlives = async (the: {
+  readonly otherStarted: ReturnType<typeof signal>
+  readonly runStarted: ReturnType<typeof signal>
+  readonly otherEnded: ReturnType<typeof signal>
+  readonly pids: Array<number>
+}) => {
+  await the.otherStarted.promise
+  const started = start(long)
+  await eventually(() => /progress trigger-long-running-operation: 1/.test(started.stderr()), "progress")
+  the.pids.push(...treeOf(started.child.pid))
+  the.runStarted.resolve()
+  await the.otherEnded.promise
+  // Still running: it goes on reporting progress.
+  const seen = started.stderr().length
+  await eventually(() => started.stderr().slice(seen).includes("progress"), "more progress", 5_000)
+}
+
 describe("in a concurrent suite", () => {
   const siblingStarted = signal()
   const runStarted = signal()
@@ -83,15 +104,7 @@ describe("in a concurrent suite", () => {
   describe.concurrent("two tests", () => {
     it("a run outlives the sibling test that started last and ended first", async () => {
       // Started while the sibling is the running test.
-      await siblingStarted.promise
-      const started = start(long)
-      await eventually(() => /progress trigger-long-running-operation: 1/.test(started.stderr()), "progress")
-      pids.push(...treeOf(started.child.pid))
-      runStarted.resolve()
-      await siblingEnded.promise
-      // Still running: it goes on reporting progress.
-      const seen = started.stderr().length
-      await eventually(() => started.stderr().slice(seen).includes("progress"), "more progress", 5_000)
+      await outlives({ otherStarted: siblingStarted, runStarted, otherEnded: siblingEnded, pids })
     })
 
     it("the sibling", async () => {
@@ -112,15 +125,7 @@ describe("in sibling concurrent suites (which run together)", () => {
   describe.concurrent("one suite", () => {
     it("a run outlives the other suite's test that started last and ended first", async () => {
       // Started while the other suite's test is the one vitest says is running.
-      await otherStarted.promise
-      const started = start(long)
-      await eventually(() => /progress trigger-long-running-operation: 1/.test(started.stderr()), "progress")
-      pids.push(...treeOf(started.child.pid))
-      runStarted.resolve()
-      await otherEnded.promise
-      // Still running: it goes on reporting progress.
-      const seen = started.stderr().length
-      await eventually(() => started.stderr().slice(seen).includes("progress"), "more progress", 5_000)
+      await outlives({ otherStarted, runStarted, otherEnded, pids })
     })
   })
 

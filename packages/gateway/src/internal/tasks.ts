@@ -130,14 +130,13 @@ export const runFor = (
 ) =>
   Effect.flatMap(host.callToolAsTask(name, args, progress), (started) =>
     Effect.onExit(host.taskResult(started, UNTIL_DONE), (exit) =>
-      Exit.isSuccess(exit)
-        ? Effect.void
-        : host.client(started.server).pipe(
-            Effect.flatMap((client) => client.cancelTask(started.task.taskId)),
-            Effect.ignore
-          )
+      Exit.isSuccess(exit) ? Effect.void : Effect.ignore(cancelOnServer(host, started))
     )
   )
+
+/** Cancels a task on the server that runs it. */
+const cancelOnServer = (host: McpHost.McpHostService, started: McpHost.HostTask) =>
+  Effect.flatMap(host.client(started.server), (client) => client.cancelTask(started.task.taskId))
 
 /**
  * `tasks/result` waits for the task's end, however long it runs (its caller decides when to give
@@ -154,12 +153,7 @@ export const cancelAll = (host: McpHost.McpHostService, tasks: SessionTasks): Ef
   Effect.suspend(() =>
     Effect.forEach(
       [...tasks.started.values()],
-      (started) =>
-        host.client(started.server).pipe(
-          Effect.flatMap((client) => client.cancelTask(started.task.taskId)),
-          Effect.timeout(CANCEL_WITHIN),
-          Effect.ignore
-        ),
+      (started) => cancelOnServer(host, started).pipe(Effect.timeout(CANCEL_WITHIN), Effect.ignore),
       { concurrency: 8, discard: true }
     )
   )

@@ -29,6 +29,18 @@ export interface CallOptions {
   readonly retry?: Retry.RetryPolicy | false
 }
 
+/** A `notifications/progress` notification's params as the caller is given them; `undefined` when they do not decode. */
+export const progressOf = (raw: Peer.WireObject, version: ProtocolVersion.ProtocolVersion): Progress | undefined => {
+  const decoded = Methods.decodeNotificationParams("notifications/progress", raw, version)
+  if (Either.isLeft(decoded)) return undefined
+  const { progress, total, message } = decoded.right
+  return {
+    progress,
+    ...(total === undefined ? {} : { total }),
+    ...(message === undefined ? {} : { message })
+  }
+}
+
 /** The session's options for one call: timeouts and retry as given, progress decoded before it reaches the caller. */
 export const toRequestOptions = (
   call: (CallOptions & { readonly idempotent?: boolean }) | undefined,
@@ -46,14 +58,8 @@ export const toRequestOptions = (
       ? {}
       : {
           onProgress: (raw: Peer.WireObject) => {
-            const decoded = Methods.decodeNotificationParams("notifications/progress", raw, version)
-            if (Either.isLeft(decoded)) return Effect.void
-            const { progress, total, message } = decoded.right
-            return onProgress({
-              progress,
-              ...(total === undefined ? {} : { total }),
-              ...(message === undefined ? {} : { message })
-            })
+            const progress = progressOf(raw, version)
+            return progress === undefined ? Effect.void : onProgress(progress)
           }
         })
   }

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
 import type { SessionService } from "../session/types.js"
-import type { Progress } from "./callOptions.js"
+import { type Progress, progressOf } from "./callOptions.js"
 
 /** The most tasks followed at once; past it, the oldest is no longer followed. */
 const MAX_FOLLOWED = 1000
@@ -76,9 +76,8 @@ export const make = (
       const token = notification.params?.progressToken
       const entry = typeof token === "string" ? followed.get(token) : undefined
       if (entry === undefined) return Effect.void
-      const decoded = Methods.decodeNotificationParams("notifications/progress", notification.params ?? {}, version)
-      if (Either.isLeft(decoded)) return Effect.void
-      const { progress, total, message } = decoded.right
+      const progress = progressOf(notification.params ?? {}, version)
+      if (progress === undefined) return Effect.void
       return Effect.flatMap(Clock.currentTimeMillis, (now) => {
         if (entry.until <= now) {
           expire(now)
@@ -86,11 +85,7 @@ export const make = (
         }
         // A callback that fails is logged; it does not stop the reader.
         return entry
-          .onProgress({
-            progress,
-            ...(total === undefined ? {} : { total }),
-            ...(message === undefined ? {} : { message })
-          })
+          .onProgress(progress)
           .pipe(Effect.catchAllCause((cause) => Effect.logWarning("a task progress callback failed", cause)))
       })
     })
