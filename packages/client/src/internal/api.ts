@@ -8,6 +8,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { RequestError, SkillError, TaskNotAllowed, TaskRequired, ToolOutputInvalid } from "../McpError.js"
 import type * as Retry from "../Retry.js"
@@ -266,6 +267,17 @@ export interface McpClientService {
   readonly listChanged: Stream.Stream<ListKind>
   /** Every notification from the server, as received. */
   readonly notifications: Stream.Stream<JsonRpc.JSONRPCNotification>
+  /**
+   * Runs `f` on each notification of `method` (its params decoded) as it is dispatched, for as long
+   * as the scope is open: in order, before any stream sees it, and before a response the server
+   * sent after it reaches its caller. For relays that must keep that order (a log message sent
+   * during a call, passed on before the call's result); `f` holds up the connection's reader, so
+   * it should be quick.
+   */
+  readonly observe: <M extends Methods.NotificationMethodName>(
+    method: M,
+    f: (params: Methods.NotificationParamsOf<M>) => Effect.Effect<void>
+  ) => Effect.Effect<void, never, Scope.Scope>
   /** Any request of the method table, typed by its method (capability-checked, encoded for the revision). */
   readonly request: <M extends Methods.RequestMethodName>(
     method: M,

@@ -230,6 +230,7 @@ export const fromSession = (
       logMessages: Notifications.notificationsOf(session, "notifications/message"),
       listChanged,
       notifications: session.notifications,
+      observe: Notifications.observeOf(session, session.accepts),
       request,
       notify: session.notify,
       stats: session.stats

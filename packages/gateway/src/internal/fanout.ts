@@ -64,28 +64,23 @@ export const make = (host: McpHost.McpHostService): Effect.Effect<Fanout, never,
         )
       })
 
+    // Log messages are relayed as the client dispatches them, before the result of a call they
+    // came during reaches its caller: a client that gets the result has had the call's logs.
     const follow = (server: string, client: McpClient.McpClientService) =>
-      Effect.zipRight(
-        each((listener) => listener.ready?.(server, client)),
-        Stream.merge(
-          Stream.merge(
-            Stream.map(client.logMessages, (message) => ({ _tag: "Log" as const, message })),
-            Stream.map(client.resourceUpdates, (update) => ({ _tag: "Updated" as const, update }))
-          ),
+      Effect.gen(function* () {
+        yield* each((listener) => listener.ready?.(server, client))
+        yield* client.observe("notifications/message", (message) => logTo(server, message))
+        yield* Stream.merge(
+          Stream.map(client.resourceUpdates, (update) => ({ _tag: "Updated" as const, update })),
           Stream.map(client.taskStatuses, (task) => ({ _tag: "Task" as const, task }))
         ).pipe(
-          Stream.runForEach((event) => {
-            switch (event._tag) {
-              case "Log":
-                return logTo(server, event.message)
-              case "Updated":
-                return each((listener) => listener.updated?.(server, event.update))
-              case "Task":
-                return each((listener) => listener.taskStatus?.(server, event.task))
-            }
-          })
+          Stream.runForEach((event) =>
+            event._tag === "Updated"
+              ? each((listener) => listener.updated?.(server, event.update))
+              : each((listener) => listener.taskStatus?.(server, event.task))
+          )
         )
-      )
+      }).pipe(Effect.scoped)
 
     const forwarding = yield* FiberMap.make<string>()
     yield* host.statusChanges.pipe(

@@ -34,6 +34,27 @@ export const notificationsOf = <M extends Methods.NotificationMethodName>(
     )
   )
 
+/**
+ * Runs `f` on one notification method's decoded params as each is dispatched, for as long as the
+ * scope is open: in order, before any stream sees it, and before a response the server sent after
+ * it reaches its caller (undecodable ones are skipped).
+ */
+export const observeOf =
+  (session: Pick<SessionService, "observe" | "established">, accepts: Accepts) =>
+  <M extends Methods.NotificationMethodName>(
+    method: M,
+    f: (params: Methods.NotificationParamsOf<M>) => Effect.Effect<void>
+  ): Effect.Effect<void, never, Scope.Scope> =>
+    session.observe((notification) => {
+      if (notification.method !== method || !accepts(notification)) return Effect.void
+      const decoded = Methods.decodeNotificationParams(
+        method,
+        notification.params ?? {},
+        session.established().protocolVersion
+      )
+      return Either.isRight(decoded) ? f(decoded.right) : Effect.void
+    })
+
 const LIST_CHANGED: Readonly<Record<string, ListKind>> = {
   "notifications/tools/list_changed": "tools",
   "notifications/resources/list_changed": "resources",
