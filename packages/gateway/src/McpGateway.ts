@@ -40,6 +40,7 @@ import * as Scope from "effect/Scope"
 import * as Catalog from "./internal/catalog.js"
 import * as Handshake from "./internal/handshake.js"
 import * as InFlight from "./internal/inflight.js"
+import * as LogRelay from "./internal/logRelay.js"
 import * as Sealing from "./internal/sealing.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import * as StatelessPeer from "./internal/statelessPeer.js"
@@ -133,7 +134,7 @@ export const serve = (
     const inFlight = InFlight.make()
     // What the servers send to no one in particular is followed once for all connections.
     const fanout = yield* shared.fanout(host)
-    const subscriptions = yield* Subscriptions.make(host, peer, inFlight, shared.subscribers, fanout)
+    const subscriptions = yield* Subscriptions.make(host, peer, shared.subscribers, fanout)
     const scope = yield* Effect.scope
     let initialized = false
     yield* StatelessPeer.register(peer, {
@@ -178,13 +179,17 @@ export const serve = (
           request: ServerRequests.askPeer(peer),
           ...(tasks === undefined ? {} : { taskIdOf: (server, taskId) => Tasks.idOf(tasks, server, taskId) })
         }).pipe(Scope.extend(scope))
-        // The aggregate's list changes and its tasks' statuses, once the client is initialized.
+        // The aggregate's list changes, its tasks' statuses and the servers' logs, once the client
+        // is initialized (a 2026-07-28 client asks for logs request by request).
         yield* fanout
           .listen({
             listChanged: (list) => Effect.ignore(peer.notify(`notifications/${list}/list_changed`)),
             ...(tasks === undefined ? {} : { taskStatus: Tasks.statusTo(tasks, notify) })
           })
           .pipe(Scope.extend(scope))
+        yield* LogRelay.relay(fanout, inFlight, {
+          send: (params) => Effect.ignore(peer.notify("notifications/message", params))
+        }).pipe(Scope.extend(scope))
         return result
       })
     })

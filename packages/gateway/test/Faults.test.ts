@@ -109,21 +109,6 @@ layer(
     })
   )
 
-  it.scoped("a call's log messages reach its caller before its result", () =>
-    Effect.gen(function* () {
-      const { client } = yield* connect()
-      const heard: Array<unknown> = []
-      // Observed as they are dispatched: what has come before the result is here when the call returns.
-      yield* client.observe("notifications/message", (message) => Effect.sync(() => void heard.push(message.data)))
-      for (let round = 0; round < 5; round++) {
-        heard.length = 0
-        const result = yield* client.callTool("fixture__logThenAnswer", {}).pipe(Effect.timeout(WAIT))
-        expect(textOf(result)).toBe("logged")
-        expect(heard).toStrictEqual(["step 1", "step 2", "step 3"])
-      }
-    })
-  )
-
   it.scoped("a client closed mid-call: the call is cancelled on the server and the connection's serve ends", () =>
     Effect.gen(function* () {
       const host = yield* McpHost.McpHost

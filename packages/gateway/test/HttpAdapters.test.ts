@@ -21,13 +21,23 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type McpGateway, NodeStreamableHttpServer, StreamableHttpServer } from "../src/index.js"
-import { elicitation, everything, GATEWAY, gatewayHost, textOf } from "./support/gateway.js"
+import { elicitation, everything, faultServer, GATEWAY, gatewayHost, textOf } from "./support/gateway.js"
 
 /** The largest request body the adapters read here. */
 const LIMIT = 64 * 1024
 
 /** How long a POST waits for its answer (long: a loaded machine must not turn a JSON answer into a stream). */
 const WINDOW = "1 minute"
+
+/** A POST of `body` (a string as it is, anything else as JSON) to the gateway at `port`. */
+const rawPost = (port: number, body: unknown, headers: Record<string, string> = {}) =>
+  Effect.promise(() =>
+    fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body)
+    }).then(async (response) => ({ status: response.status, headers: response.headers, text: await response.text() }))
+  )
 
 /** Each adapter, listening on a free loopback port for the scope: its port. */
 const adapters = {
@@ -83,10 +93,18 @@ const served = (
   })
 
 for (const [adapter, listen] of Object.entries(adapters)) {
-  layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
-    excludeTestServices: true,
-    timeout: "60 seconds"
-  })(`the gateway over ${adapter}`, (it) => {
+  layer(
+    gatewayHost({
+      servers: [
+        { name: "everything", target: everything },
+        { name: "fixture", target: faultServer }
+      ]
+    }),
+    {
+      excludeTestServices: true,
+      timeout: "60 seconds"
+    }
+  )(`the gateway over ${adapter}`, (it) => {
     it.scoped("2025-11-25: a session; a call's progress and the server's request come on its event stream", () =>
       Effect.gen(function* () {
         const { client, asked } = yield* served(listen, "2025-11-25")
@@ -100,18 +118,7 @@ for (const [adapter, listen] of Object.entries(adapters)) {
       Effect.gen(function* () {
         const port = yield* listen
         const post = (body: unknown, headers: Record<string, string> = {}) =>
-          Effect.promise(() =>
-            fetch(`http://127.0.0.1:${port}/mcp`, {
-              method: "POST",
-              headers: {
-                "content-type": "application/json",
-                accept: "application/json, text/event-stream",
-                "mcp-protocol-version": "2025-11-25",
-                ...headers
-              },
-              body: JSON.stringify(body)
-            })
-          )
+          rawPost(port, body, { "mcp-protocol-version": "2025-11-25", ...headers })
         const opened = yield* post({
           jsonrpc: "2.0",
           id: 1,
@@ -132,7 +139,7 @@ for (const [adapter, listen] of Object.entries(adapters)) {
         )
         expect(called.headers.get("content-type")).toMatch(/^application\/json/)
         expect(called.headers.get("mcp-session-id")).toBe(session["mcp-session-id"])
-        expect(yield* Effect.promise(() => called.json())).toMatchObject({
+        expect(JSON.parse(called.text)).toMatchObject({
           id: 2,
           result: { content: [{ type: "text", text: "Echo: hi" }] }
         })
@@ -142,14 +149,7 @@ for (const [adapter, listen] of Object.entries(adapters)) {
     it.scoped("a body over the limit is answered 413 and not read whole; the gateway serves on", () =>
       Effect.gen(function* () {
         const port = yield* listen
-        const post = (body: string) =>
-          Effect.promise(() =>
-            fetch(`http://127.0.0.1:${port}/mcp`, {
-              method: "POST",
-              headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-              body
-            }).then(async (response) => ({ status: response.status, text: await response.text() }))
-          )
+        const post = (body: string) => rawPost(port, body)
         const ping = (padding: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", padding })
         const refused = yield* post(ping("x".repeat(LIMIT)))
         expect(refused.status).toBe(413)
@@ -188,6 +188,54 @@ for (const [adapter, listen] of Object.entries(adapters)) {
         expect(refused.message).toMatch(/everything asked for elicitation\/create mid-call.*not marked safe to repeat/)
         expect(asked).toStrictEqual([])
       })
+    )
+
+    it.scoped(
+      "2026-07-28: a call that asks for log messages gets them on its event stream; a bad level is -32602",
+      () =>
+        Effect.gen(function* () {
+          const port = yield* listen
+          const call = (logLevel: unknown) =>
+            rawPost(
+              port,
+              {
+                jsonrpc: "2.0",
+                id: 7,
+                method: "tools/call",
+                params: {
+                  name: "fixture__logThenAnswer",
+                  arguments: {},
+                  _meta: {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    ...(logLevel === undefined ? {} : { "io.modelcontextprotocol/logLevel": logLevel })
+                  }
+                }
+              },
+              { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "fixture__logThenAnswer" }
+            ).pipe(
+              Effect.map((response) => ({ type: response.headers.get("content-type") ?? "", text: response.text }))
+            )
+          const messagesOf = (text: string): Array<{ method?: string; params?: { data?: unknown }; id?: number }> =>
+            text
+              .split("\n")
+              .filter((line) => line.startsWith("data: {"))
+              .map((line) => JSON.parse(line.slice("data: ".length)))
+          const streamed = yield* call("info")
+          expect(streamed.type).toMatch(/^text\/event-stream/)
+          expect(messagesOf(streamed.text).map((message) => message.params?.data ?? message.id)).toStrictEqual([
+            "step 1",
+            "step 2",
+            "step 3",
+            7
+          ])
+          // Without the field, no log message: a plain JSON answer.
+          const plain = yield* call(undefined)
+          expect(plain.type).toMatch(/^application\/json/)
+          expect(JSON.parse(plain.text)).toMatchObject({ id: 7, result: { content: [{ text: "logged" }] } })
+          const bad = yield* call("loud")
+          expect(JSON.parse(bad.text)).toMatchObject({ id: 7, error: { code: -32602 } })
+        })
     )
   })
 }

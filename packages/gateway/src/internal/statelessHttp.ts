@@ -1,7 +1,7 @@
 /**
  * 2026-07-28 over HTTP: every POST is one request standing alone (`statelessRequest.ts` decides
- * what it gets). A request that asked for progress gets an event stream (the progress, then its
- * response; closing it cancels the call); `subscriptions/listen` an event stream that lasts; any
+ * what it gets). A request that asked for progress or log messages gets an event stream (those, then
+ * its response; closing it cancels the call); `subscriptions/listen` an event stream that lasts; any
  * other a JSON response.
  */
 import type { JsonRpc } from "@effect-mcp/protocol"
@@ -31,7 +31,7 @@ export const serve = (
   }
   const meta = message.params?._meta
   const wantsProgress = McpSchema.isJsonObject(meta) && meta.progressToken !== undefined
-  if (!wantsProgress) {
+  if (!wantsProgress && Request.logLevelOf(message) === undefined) {
     return Effect.map(
       Request.respond(message, headers, context, () => Effect.void),
       (answer) => Reply.json(answer.message, answer.status)

@@ -22,6 +22,7 @@ import { capabilities } from "./handshake.js"
 import * as InFlight from "./inflight.js"
 import * as InputRelay from "./inputRelay.js"
 import { RELAYED } from "./inputRelay.js"
+import * as LogRelay from "./logRelay.js"
 import * as Sealing from "./sealing.js"
 import type * as ServerRequests from "./serverRequests.js"
 import { failure } from "./wire.js"
@@ -124,14 +125,28 @@ const envelopeOf = (request: JsonRpc.JSONRPCRequest, headers: Headers | undefine
       })
     )
   }
+  const logLevel = meta[McpSchema.MetaKey.logLevel]
+  if (logLevel !== undefined && !isLevel(logLevel)) {
+    return Either.left(failure(JsonRpc.ErrorCode.InvalidParams, `Invalid log level: ${JSON.stringify(logLevel)}`))
+  }
   return Either.mapBoth(decodeCapabilities(client), {
     onLeft: (error) =>
       failure(
         JsonRpc.ErrorCode.InvalidParams,
         `Invalid clientCapabilities: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
       ),
-    onRight: (capabilities) => ({ version, capabilities })
+    onRight: (capabilities) => ({ version, capabilities, logLevel })
   })
+}
+
+const isLevel = Schema.is(McpSchema.LoggingLevel)
+
+/** The log level a 2026-07-28 request asks its logs at (none: it gets no log message). */
+export const logLevelOf = (request: JsonRpc.JSONRPCRequest): McpSchema.LoggingLevel | undefined => {
+  const level = McpSchema.isJsonObject(request.params?._meta)
+    ? request.params._meta[McpSchema.MetaKey.logLevel]
+    : undefined
+  return isLevel(level) ? level : undefined
 }
 
 /** A result as this revision sends it. */
@@ -322,7 +337,19 @@ export const respond = (
           () => Ref.update(context.attachments.attached, (all) => all.filter((entry) => entry !== attached))
         )
     )
-    const response: JsonRpc.JSONRPCResponse = yield* run
+    // Log messages only for a request that asked for them, those of its own call, on its stream.
+    const level = envelope.right.logLevel
+    const logged =
+      level === undefined
+        ? run
+        : Effect.flatMap(context.attachments.fanout(context.host), (fanout) =>
+            LogRelay.relay(fanout, inFlight, {
+              send: (params) => notify({ jsonrpc: "2.0", method: "notifications/message", params }),
+              ownCallsOnly: true,
+              level
+            }).pipe(Effect.zipRight(run), Effect.scoped)
+          )
+    const response: JsonRpc.JSONRPCResponse = yield* logged
     return { status: "error" in response && response.error.code === -32021 ? 400 : 200, message: response }
   })
 

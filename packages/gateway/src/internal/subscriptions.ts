@@ -2,9 +2,10 @@
  * One client's standing requests to the servers behind the gateway: the resources it subscribed to
  * (each with the server that serves it; the server's session stays subscribed while any connection
  * is, and the connection's subscriptions are released when it ends) and the log level it asked
- * for (applied to the servers' sessions, which every connection shares: the last one set wins). Both are applied again to a
- * server's new session when the host restarts it, and the server's log messages and updates of
- * subscribed resources are passed on to the client, for as long as the connection lives.
+ * for (applied to the servers' sessions, which every connection shares: the last one set wins). Both
+ * are applied again to a server's new session when the host restarts it, and updates of subscribed
+ * resources are passed on to the client, for as long as the connection lives (its log messages:
+ * `logRelay.ts`).
  */
 import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
@@ -13,8 +14,6 @@ import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Fanout } from "./fanout.js"
-import type { InFlight } from "./inflight.js"
-import { relatedTo } from "./inflight.js"
 import { serverOfUri } from "./routing.js"
 import { behind, failure } from "./wire.js"
 
@@ -26,14 +25,12 @@ export interface Subscriptions {
 }
 
 /**
- * The client's subscriptions, and the forwarding of each ready server's log messages and resource
- * updates to `peer`, following the host's restarts, until the scope closes. A log message relates
- * to the client's newest request in flight to its server, if any.
+ * The client's subscriptions, and the forwarding of each ready server's resource updates to
+ * `peer`, following the host's restarts, until the scope closes.
  */
 export const make = (
   host: McpHost.McpHostService,
   peer: Peer.Peer,
-  inFlight: InFlight,
   subscribers: Map<string, number>,
   fanout: Fanout
 ): Effect.Effect<Subscriptions, never, Scope.Scope> =>
@@ -61,14 +58,6 @@ export const make = (
           if (level !== undefined) yield* Effect.ignore(client.setLoggingLevel(level))
           for (const [uri, owner] of subscribed) if (owner === server) yield* Effect.ignore(client.subscribe(uri))
         }),
-      log: (server, message) =>
-        peer
-          .notify("notifications/message", {
-            ...message,
-            logger: message.logger === undefined ? server : `${server}/${message.logger}`
-          })
-          .pipe(relatedTo(inFlight.latest(server)), Effect.ignore),
-      calling: (server) => inFlight.latest(server) !== undefined,
       updated: (server, update) =>
         subscribed.get(update.uri) === server
           ? Effect.ignore(peer.notify("notifications/resources/updated", update))

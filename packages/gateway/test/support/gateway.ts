@@ -78,7 +78,7 @@ export interface ConnectOptions {
   /** How the gateway serves this connection. */
   readonly gateway?: McpGateway.Options
   /** The revision our client speaks (default: 2025-11-25). */
-  readonly protocolVersion?: "2025-11-25" | "2025-06-18" | "2025-03-26"
+  readonly protocolVersion?: "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26"
 }
 
 /**

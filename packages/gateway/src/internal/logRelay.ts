@@ -1,0 +1,45 @@
+/**
+ * The servers' log messages passed on to one client, each under its server's name (`logger`
+ * becomes `server` or `server/logger`) and related to the client's newest call to that server. A
+ * 2025-11-25 session hears them for as long as it lives (those of a server it is not calling
+ * too, when no one is); a 2026-07-28 request that asked for them (`io.modelcontextprotocol/logLevel`)
+ * hears those of its own call only, at or above its level.
+ */
+import { McpSchema } from "@effect-mcp/protocol"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { Fanout } from "./fanout.js"
+import type { InFlight } from "./inflight.js"
+import { relatedTo } from "./inflight.js"
+
+/** A log message as the client gets it. */
+export type LogParams = typeof McpSchema.LoggingMessageNotificationParams.Type
+
+/** How a client hears the servers' logs. */
+export interface Options {
+  /** Sends one log message to the client. */
+  readonly send: (params: LogParams) => Effect.Effect<void>
+  /** Only the logs of a server the client is calling (else also those sent while no one is). */
+  readonly ownCallsOnly?: boolean
+  /** The least severe level passed on (default: every level). */
+  readonly level?: McpSchema.LoggingLevel
+}
+
+const SEVERITY = McpSchema.LoggingLevel.literals
+
+/** Whether `level` is at least as severe as `minimum`. */
+export const atLeast = (level: McpSchema.LoggingLevel, minimum: McpSchema.LoggingLevel): boolean =>
+  SEVERITY.indexOf(level) >= SEVERITY.indexOf(minimum)
+
+/** Relays the servers' logs to the client while the scope is open. */
+export const relay = (fanout: Fanout, inFlight: InFlight, options: Options): Effect.Effect<void, never, Scope.Scope> =>
+  fanout.listen({
+    log: (server, message) => {
+      const related = inFlight.latest(server)
+      if (options.ownCallsOnly === true && related === undefined) return Effect.void
+      if (options.level !== undefined && !atLeast(message.level, options.level)) return Effect.void
+      const logger = message.logger === undefined ? server : `${server}/${message.logger}`
+      return options.send({ ...message, logger }).pipe(relatedTo(related))
+    },
+    calling: (server) => inFlight.latest(server) !== undefined
+  })
