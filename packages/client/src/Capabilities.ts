@@ -51,6 +51,11 @@ export interface RequestContext {
   readonly requestId: JsonRpc.RequestId
   /** The task this request belongs to, when it carries related-task metadata. */
   readonly relatedTaskId: string | undefined
+  /**
+   * An input request's round (2026-07-28): the server's `requestState`, which a relay answering
+   * in a later request passes back with its answers (`CallOptions.answering`).
+   */
+  readonly requestState?: string | undefined
 }
 
 /**

@@ -87,6 +87,8 @@ const transportLayer = (target: Target): Layer.Layer<Transport.Transport, McpErr
 interface Seen {
   readonly elicitations: Array<string>
   readonly urls: Array<string>
+  /** The round's requestState each form elicitation came with (2026-07-28). */
+  readonly states: Array<string | undefined>
 }
 
 /**
@@ -99,9 +101,10 @@ const elicitation = (seen: Seen, entered?: Deferred.Deferred<void>) =>
       Effect.sync(() => seen.urls.push(`${params.message} ${params.url}`)).pipe(
         Effect.as({ action: "accept" as const })
       ),
-    form: (params) =>
+    form: (params, context) =>
       Effect.sync(() => {
         seen.elicitations.push(params.message)
+        seen.states.push(context.requestState)
         return { action: "accept" as const, content: { name: "Ada" } }
       }).pipe(
         Effect.zipLeft(
@@ -118,7 +121,7 @@ const connect = (
   entered?: Deferred.Deferred<void>
 ) =>
   Effect.gen(function* () {
-    const seen: Seen = { elicitations: [], urls: [] }
+    const seen: Seen = { elicitations: [], urls: [], states: [] }
     const layer = McpClient.layer({ requestTimeout: "30 seconds", maxInputRounds: 3, ...options }).pipe(
       Layer.provide(transport),
       Layer.provide(elicitation(seen, entered))
@@ -302,6 +305,24 @@ for (const target of TARGETS) {
           expect((yield* client.stats).pending).toBe(baseline)
         })
     )
+
+    if (stateless) {
+      scenario("a handler sees the round's requestState; a call answering that round continues it", target, () =>
+        Effect.gen(function* () {
+          const { client, seen } = yield* connect(target)
+          yield* client.callTool("greet")
+          expect(seen.states).toStrictEqual(["asked-once"])
+          // What a relay does when its own client answered later: the answers and the state go with the call.
+          const answering = {
+            inputResponses: { name: { action: "accept", content: { name: "Grace" } } },
+            requestState: "asked-once"
+          }
+          const continued = yield* client.callTool("greet", {}, { answering })
+          expect(textOf(continued)).toBe("hello, Grace (state asked-once)")
+          expect(seen.elicitations).toStrictEqual(["What is your name?"])
+        })
+      )
+    }
 
     scenario("interrupting a call while the host is still answering its input request leaves nothing", target, () =>
       Effect.gen(function* () {

@@ -6,6 +6,7 @@
 import { Capabilities, type McpClient } from "@effect-mcp/client"
 import type { Aggregate, McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, type Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import { type InFlight, relatedTo } from "./inflight.js"
@@ -34,6 +35,17 @@ export interface CatalogContext {
    * (`Capabilities.OnBehalfOf`): such a server asks only for input this client can give.
    */
   readonly clientCapabilities: McpSchema.ClientCapabilities
+  /**
+   * A 2026-07-28 server's round this request continues (its client answered the server's input
+   * requests): the call goes to that server only, with the answers and the server's own state.
+   */
+  readonly continues?: Continued
+}
+
+/** A 2026-07-28 server's round continued in a new request. */
+export interface Continued {
+  readonly server: string
+  readonly answering: NonNullable<McpClient.CallOptions["answering"]>
 }
 
 /** The catalog's handlers by method. */
@@ -63,6 +75,25 @@ const progressTo = (
         .notify("notifications/progress", { progressToken: token, ...progress })
         .pipe(relatedTo(related ? request.id : undefined))
   }
+}
+
+/**
+ * The options of a call for the client's request to `server`: its progress relayed, and the
+ * answers of the server's round it continues; continuing another server's round is refused.
+ */
+const callOptions = (
+  context: CatalogContext,
+  request: Peer.InboundRequest,
+  server: string | undefined
+): Effect.Effect<McpClient.CallOptions, JsonRpcFailure> => {
+  const continues = context.continues
+  if (continues === undefined) return Effect.succeed(progressTo(context, request))
+  if (continues.server !== server) {
+    return failure(JsonRpc.ErrorCode.InvalidParams, "Invalid requestState (another server's round)", {
+      reason: "invalid_request_state"
+    })
+  }
+  return Effect.succeed({ ...progressTo(context, request), answering: continues.answering })
 }
 
 /** The first entry of each key (a URI two servers list is listed once, for the first). */
@@ -95,17 +126,19 @@ const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestPara
 const callFor =
   (context: CatalogContext, request: Peer.InboundRequest, throughSearch = false) =>
   (name: string, args: { readonly [key: string]: unknown } | undefined) =>
-    Effect.flatMap(serverOfTool(context.host, name), (server) => {
-      const called = context.host.callTool(name, args, progressTo(context, request))
-      // Through call_tool no client can ask for a task: a tool that requires one is run as one.
-      return behind(
-        Tasks.canCreate(context.version) && !throughSearch
-          ? called
-          : Effect.catchTag(called, "TaskRequired", () =>
-              Tasks.runFor(context.host, name, args, progressTo(context, request))
-            )
-      ).pipe(context.inFlight.track(request.id, server))
-    })
+    Effect.flatMap(serverOfTool(context.host, name), (server) =>
+      Effect.flatMap(callOptions(context, request, server), (options) => {
+        const called = context.host.callTool(name, args, options)
+        // Through call_tool no client can ask for a task: a tool that requires one is run as one.
+        return behind(
+          Tasks.canCreate(context.version) && !throughSearch
+            ? called
+            : Effect.catchTag(called, "TaskRequired", () =>
+                Tasks.runFor(context.host, name, args, progressTo(context, request))
+              )
+        )
+      }).pipe(context.inFlight.track(request.id, server))
+    )
 
 /** The servers of `tools` that run tool calls as tasks (they declare `tasks.requests.tools.call`). */
 const taskServers = (host: McpHost.McpHostService, tools: ReadonlyArray<Aggregate.HostTool>) =>
@@ -190,9 +223,9 @@ export const handlers = (context: CatalogContext): Handlers => {
       "resources/read",
       handler("resources/read", version, (params, request) =>
         Effect.flatMap(serverOfUri(host, params.uri), (server) =>
-          behind(host.readResource(params.uri, progressTo(context, request)), version).pipe(
-            inFlight.track(request.id, server)
-          )
+          Effect.flatMap(callOptions(context, request, server), (options) =>
+            behind(host.readResource(params.uri, options), version)
+          ).pipe(inFlight.track(request.id, server))
         )
       )
     ],
@@ -208,9 +241,9 @@ export const handlers = (context: CatalogContext): Handlers => {
       "prompts/get",
       handler("prompts/get", version, (params, request) =>
         Effect.flatMap(promptOf(host, params.name), (prompt) =>
-          behind(host.getPrompt(params.name, params.arguments, progressTo(context, request))).pipe(
-            inFlight.track(request.id, prompt?.server)
-          )
+          Effect.flatMap(callOptions(context, request, prompt?.server), (options) =>
+            behind(host.getPrompt(params.name, params.arguments, options))
+          ).pipe(inFlight.track(request.id, prompt?.server))
         )
       )
     ],

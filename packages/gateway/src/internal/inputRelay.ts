@@ -1,12 +1,15 @@
 /**
  * A server's input requests relayed to a 2026-07-28 client, which can only be asked by answering
  * its request with `input_required` and reading the answers in its retry (a new request, maybe on
- * another instance). The call is run again from the start on each round: every input request the
- * servers make is answered from the answers collected so far (carried in the sealed
- * `requestState`, plus the retry's `inputResponses`); the first round's requests that have no
- * answer yet are collected, the run is stopped, and they go to the client. Running again is what a
- * 2026-07-28 server expects of a retry; a stateful server's tool runs again only when it is marked
- * safe to (`readOnlyHint` or `idempotentHint`), else the call fails naming the server.
+ * another instance). The requests that have no answer yet are collected, the run is stopped, and
+ * they go to the client, with a sealed `requestState` for the retry.
+ *
+ * A 2026-07-28 server asks the same way: its round is passed on, and the retry continues it (its
+ * answers and its own `requestState`, carried untouched in the sealed one, go to that server).
+ * A stateful server cannot be continued: its request is run again from the start, every input
+ * request answered from the answers collected so far (the sealed ones and the retry's), and only
+ * for a tool marked safe to run twice (`readOnlyHint` or `idempotentHint`); else the call fails
+ * naming the server.
  *
  * Keys name a request by its method, a digest of its params and its rank among equal ones, so that
  * the same question asked again in a later run finds its answer.
@@ -66,8 +69,13 @@ export interface RoundContext {
   readonly sealer: Sealer
   /** The bound the next token carries (caller, method, name, arguments). */
   readonly binding: Omit<Payload, "answers" | "expires" | "asked">
-  /** The answers known so far: the token's and the retry's. */
+  /** The answers this run gives the servers' questions, by the gateway's keys. */
   readonly answers: Readonly<Record<string, unknown>>
+  /**
+   * Every answer known so far (the token's and the retry's), sealed into the next token with those
+   * this run gives: a later run that starts again answers them all (default: `answers`).
+   */
+  readonly known?: Readonly<Record<string, unknown>>
   /** The retry's `inputResponses` as sent (by the keys the client saw). */
   readonly direct: Readonly<Record<string, unknown>>
   /** The tool, when the request is a call (its annotations say whether a stateful server may run it again). */
@@ -100,7 +108,9 @@ export const make = (context: RoundContext): Effect.Effect<Relay> =>
       { readonly key: string; readonly method: string; readonly params: Peer.WireObject | undefined }
     >()
     const ranks = new Map<string, number>()
+    const known: Record<string, unknown> = { ...(context.known ?? context.answers) }
     let refusal: JsonRpcFailure | undefined
+    let serverRound: Payload["serverRound"]
     return {
       request: (method, params, from) =>
         Effect.gen(function* () {
@@ -113,7 +123,10 @@ export const make = (context: RoundContext): Effect.Effect<Relay> =>
           // The gateway's key; or a 2026-07-28 server's own, which a client may answer by directly.
           const own = era === "stateless" && typeof from?.requestId === "string" ? from.requestId : undefined
           const answer = context.answers[key] ?? (own === undefined ? undefined : context.direct[own])
-          if (McpSchema.isJsonObject(answer)) return answer
+          if (McpSchema.isJsonObject(answer)) {
+            known[key] = answer
+            return answer
+          }
           if (era === "stateful" && !(yield* replayable(context))) {
             refusal = failure(
               JsonRpc.ErrorCode.InternalError,
@@ -122,8 +135,12 @@ export const make = (context: RoundContext): Effect.Effect<Relay> =>
             )
             return yield* refusal
           }
-          // A 2026-07-28 server's own key goes to the client (it may mean something to it).
+          // A 2026-07-28 server's own key goes to the client (it may mean something to it), and
+          // its round is what the retry continues.
           const shown = own ?? key
+          if (era === "stateless" && server !== undefined) {
+            serverRound = { server, ...(from?.requestState === undefined ? {} : { requestState: from.requestState }) }
+          }
           asked.set(shown, { key, method, params })
           yield* Deferred.succeed(signal, undefined)
           return yield* Effect.never
@@ -135,8 +152,9 @@ export const make = (context: RoundContext): Effect.Effect<Relay> =>
           context.sealer.seal({
             ...context.binding,
             expires: now + LIFETIME_MS,
-            answers: { ...context.answers },
-            asked: Object.fromEntries([...asked].map(([shown, request]) => [shown, request.key]))
+            answers: known,
+            asked: Object.fromEntries([...asked].map(([shown, request]) => [shown, request.key])),
+            ...(serverRound === undefined ? {} : { serverRound })
           }),
           (requestState) => ({
             resultType: "input_required",

@@ -3,8 +3,9 @@
  * encryption (AES-256-GCM, Web Crypto) under a key shared by every instance, named by a key id so
  * that keys can rotate (the first key seals; the others still open what they sealed; a token of a
  * key no longer listed is refused). The payload is what the next round needs, so any instance can
- * finish any round: who it belongs to, until when, for which request, and the answers so far. A
- * token is read back through a Schema: decryption proves who made it, not what it holds.
+ * finish any round: who it belongs to, until when, for which request, the answers so far, and a
+ * 2026-07-28 server's own round (its name and its `requestState`, untouched). A token is read back
+ * through a Schema: decryption proves who made it, not what it holds.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -47,7 +48,15 @@ export const Payload = Schema.Struct({
   /** The answers to the input requests so far, by the gateway's keys. */
   answers: entriesOf(Schema.Unknown),
   /** The last round's requests: the key the client saw, and the gateway's key for it. */
-  asked: entriesOf(Schema.String)
+  asked: entriesOf(Schema.String),
+  /**
+   * The 2026-07-28 server whose input requests the last round relayed, and its own `requestState`
+   * untouched: the retry continues that server's round instead of running the request again.
+   */
+  serverRound: Schema.optionalWith(
+    Schema.Struct({ server: Schema.String, requestState: Schema.optionalWith(Schema.String, { exact: true }) }),
+    { exact: true }
+  )
 })
 
 /** The type of {@link Payload}. */

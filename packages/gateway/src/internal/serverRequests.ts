@@ -23,13 +23,15 @@ import { type InFlight, relatedTo } from "./inflight.js"
 import { failure } from "./wire.js"
 
 /**
- * The server that asks, its own name for the request (a 2026-07-28 server's input key), and the
- * server's task the request belongs to, if any.
+ * The server that asks, its own name for the request (a 2026-07-28 server's input key), the
+ * server's task the request belongs to, if any, and a 2026-07-28 server's `requestState` of the
+ * round that asks.
  */
 export interface Asker {
   readonly server: string
   readonly requestId: JsonRpc.RequestId
   readonly relatedTaskId?: string | undefined
+  readonly requestState?: string | undefined
 }
 
 /** A client of the gateway, as far as the servers' requests are concerned. */

@@ -4,7 +4,7 @@
  * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`; stdio has none). The catalog serves it as it
  * serves a session's requests, the result is completed as the revision asks (`resultType`, the
  * gateway's `serverInfo` in `_meta`, cache hints on lists and reads), and a server's input requests
- * during it are relayed in rounds (`inputRelay.ts`). The transports (`statelessHttp.ts`, the stdio
+ * during it are relayed in rounds (`rounds.ts`, `inputRelay.ts`). The transports (`statelessHttp.ts`, the stdio
  * peer's handlers) frame what this decides.
  */
 import type { McpHost } from "@effect-mcp/host"
@@ -20,10 +20,10 @@ import * as Stream from "effect/Stream"
 import * as Catalog from "./catalog.js"
 import { capabilities } from "./handshake.js"
 import * as InFlight from "./inflight.js"
-import * as InputRelay from "./inputRelay.js"
 import { RELAYED } from "./inputRelay.js"
 import * as LogRelay from "./logRelay.js"
-import * as Sealing from "./sealing.js"
+import { type Relayed, relayFor } from "./rounds.js"
+import type * as Sealing from "./sealing.js"
 import type * as ServerRequests from "./serverRequests.js"
 import { failure } from "./wire.js"
 
@@ -208,54 +208,83 @@ export const listen = (
   return Stream.concat(Stream.make(ack), changes)
 }
 
+/** What one run of a request needs besides its relay. */
+interface Run {
+  readonly context: StatelessContext
+  /** What the client declared in the request's envelope. */
+  readonly capabilities: McpSchema.ClientCapabilities
+  readonly inFlight: InFlight.InFlight
+  readonly notify: (notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>
+}
+
 /**
- * The relay of a request that may need input: the answers of its sealed `requestState` (which must
- * be this caller's, for this very request, and current) and of its retry's `inputResponses`.
+ * One run of a request through the catalog: the servers' input requests go to the relay (the
+ * collected ones end the run with `input_required`); an input request the client did not declare
+ * the capability for ends it with -32021.
  */
-const relayFor = (message: JsonRpc.JSONRPCRequest, headers: Headers | undefined, context: StatelessContext) =>
-  Effect.gen(function* () {
-    const params = message.params ?? {}
-    const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : ""
-    const binding = {
-      caller: yield* Sealing.digest(headers?.authorization ?? ""),
-      method: message.method,
-      name,
-      arguments: yield* Sealing.digest(JSON.stringify(params.arguments ?? {}))
-    }
-    let answers: Record<string, unknown> = {}
-    let asked: Readonly<Record<string, string>> = {}
-    if (params.requestState !== undefined) {
-      const opened = yield* Effect.either(context.sealer.open(String(params.requestState), Date.now()))
-      const payload = Either.getOrUndefined(opened)
-      const refusal = Either.isLeft(opened)
-        ? opened.left
-        : payload !== undefined &&
-            (payload.caller !== binding.caller ||
-              payload.method !== binding.method ||
-              payload.name !== binding.name ||
-              payload.arguments !== binding.arguments)
-          ? "not this request"
-          : undefined
-      if (refusal !== undefined || payload === undefined) {
-        return failure(JsonRpc.ErrorCode.InvalidParams, `Invalid requestState (${refusal ?? "malformed"})`, {
-          reason: "invalid_request_state"
-        })
-      }
-      answers = { ...payload.answers }
-      asked = payload.asked
-    }
-    // The retry's answers, under the keys the gateway gave their requests (others are ignored).
-    const responses = McpSchema.isJsonObject(params.inputResponses) ? params.inputResponses : {}
-    for (const [shown, key] of Object.entries(asked)) if (shown in responses) answers[key] = responses[shown]
-    return yield* InputRelay.make({
-      host: context.host,
-      sealer: context.sealer,
-      binding,
-      answers,
-      direct: responses,
-      tool: message.method === "tools/call" ? name : undefined
-    })
-  })
+const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | undefined): Effect.Effect<Answer> => {
+  const { context, capabilities, inFlight, notify } = run
+  const { id, method } = message
+  const relay = relayed?.relay
+  const handler = Catalog.handlers({
+    host: context.host,
+    version: VERSION,
+    notify: (notification, params) => notify({ jsonrpc: "2.0", method: notification, params }),
+    inFlight,
+    toolSearch: context.toolSearch === true,
+    clientCapabilities: capabilities,
+    ...(relayed?.continues === undefined ? {} : { continues: relayed.continues })
+  }).get(method)
+  if (handler === undefined) {
+    return Effect.succeed(answer(404, id, failure(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`)))
+  }
+  const required: Record<string, object> = {}
+  const attached: ServerRequests.Attached = {
+    client: { version: VERSION, capabilities },
+    inFlight,
+    undeclared: (asked) => {
+      required[REQUIRED[asked] ?? asked] = {}
+    },
+    request: (asked, params, from) =>
+      relay === undefined
+        ? Effect.fail(failure(JsonRpc.ErrorCode.InternalError, `${asked} cannot be asked of a ${VERSION} client here`))
+        : relay.request(asked, params, from)
+  }
+  const call = Effect.map(handler({ id, method, params: message.params }), (result) => ({ result }))
+  // A request without an answer stops the run once the round's other requests are collected too
+  // (they are asked side by side, each reaching the relay before anything else happens).
+  const collected = relay?.needed.pipe(Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 20)), Effect.as(undefined))
+  return (collected === undefined ? call : Effect.raceFirst(call, collected)).pipe(
+    Effect.flatMap((outcome) =>
+      Effect.gen(function* () {
+        if (Object.keys(required).length > 0) return yield* missing(required)
+        const refused = relay?.refused()
+        if (refused !== undefined) return yield* refused
+        const result =
+          outcome === undefined && relay !== undefined
+            ? yield* relay.inputRequired(Date.now())
+            : (outcome?.result ?? {})
+        return { jsonrpc: "2.0" as const, id, result: completed(method, result, context.serverInfo) }
+      })
+    ),
+    Effect.catchAll((error) => {
+      const refusedFirst = Object.keys(required).length > 0 ? missing(required) : (relay?.refused() ?? error)
+      return Effect.succeed({ jsonrpc: "2.0" as const, id, error: errorObject(refusedFirst) })
+    }),
+    Effect.map(
+      (response): Answer => ({
+        status: "error" in response && response.error.code === -32021 ? 400 : 200,
+        message: response
+      })
+    ),
+    (effect) =>
+      Effect.acquireUseRelease(
+        Ref.update(context.attachments.attached, (all) => [attached, ...all]),
+        () => effect,
+        () => Ref.update(context.attachments.attached, (all) => all.filter((entry) => entry !== attached))
+      )
+  )
+}
 
 /**
  * Answers one stateless request (not `subscriptions/listen`, see {@link listen}); `notify` sends
@@ -280,63 +309,17 @@ export const respond = (
         message: { jsonrpc: "2.0", id, result: completed(method, discover(context), context.serverInfo) }
       }
     }
+    const relayed = RELAYED.has(method) ? yield* relayFor(message, headers, context) : undefined
+    if (relayed instanceof JsonRpcFailure) return answer(200, id, relayed)
     const inFlight = InFlight.make()
-    const handlers = Catalog.handlers({
-      host: context.host,
-      version: VERSION,
-      notify: (notification, params) => notify({ jsonrpc: "2.0", method: notification, params }),
-      inFlight,
-      toolSearch: context.toolSearch === true,
-      clientCapabilities: envelope.right.capabilities
+    const once = (relaying: Relayed | undefined) =>
+      runOnce(message, { context, capabilities: envelope.right.capabilities, inFlight, notify }, relaying)
+    const run = Effect.gen(function* () {
+      const first = yield* once(relayed)
+      const restart = relayed?.restart
+      const refused = "error" in first.message && first.message.error.code === JsonRpc.ErrorCode.InvalidParams
+      return restart !== undefined && refused ? yield* once(yield* restart) : first
     })
-    const handler = handlers.get(method)
-    if (handler === undefined) {
-      return answer(404, id, failure(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`))
-    }
-    const relay = RELAYED.has(method) ? yield* relayFor(message, headers, context) : undefined
-    if (relay instanceof JsonRpcFailure) return answer(200, id, relay)
-    const required: Record<string, object> = {}
-    const attached: ServerRequests.Attached = {
-      client: { version: VERSION, capabilities: envelope.right.capabilities },
-      inFlight,
-      undeclared: (asked) => {
-        required[REQUIRED[asked] ?? asked] = {}
-      },
-      request: (asked, params, from) =>
-        relay === undefined
-          ? Effect.fail(
-              failure(JsonRpc.ErrorCode.InternalError, `${asked} cannot be asked of a ${VERSION} client here`)
-            )
-          : relay.request(asked, params, from)
-    }
-    const call = Effect.map(handler({ id, method, params: message.params }), (result) => ({ result }))
-    // A request without an answer stops the run once the round's other requests are collected too
-    // (they are asked side by side, each reaching the relay before anything else happens).
-    const collected = relay?.needed.pipe(Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 20)), Effect.as(undefined))
-    const run = (collected === undefined ? call : Effect.raceFirst(call, collected)).pipe(
-      Effect.flatMap((outcome) =>
-        Effect.gen(function* () {
-          if (Object.keys(required).length > 0) return yield* missing(required)
-          const refused = relay?.refused()
-          if (refused !== undefined) return yield* refused
-          const result =
-            outcome === undefined && relay !== undefined
-              ? yield* relay.inputRequired(Date.now())
-              : (outcome?.result ?? {})
-          return { jsonrpc: "2.0" as const, id, result: completed(method, result, context.serverInfo) }
-        })
-      ),
-      Effect.catchAll((error) => {
-        const refusedFirst = Object.keys(required).length > 0 ? missing(required) : (relay?.refused() ?? error)
-        return Effect.succeed({ jsonrpc: "2.0" as const, id, error: errorObject(refusedFirst) })
-      }),
-      (effect) =>
-        Effect.acquireUseRelease(
-          Ref.update(context.attachments.attached, (all) => [attached, ...all]),
-          () => effect,
-          () => Ref.update(context.attachments.attached, (all) => all.filter((entry) => entry !== attached))
-        )
-    )
     // Log messages only for a request that asked for them, those of its own call, on its stream.
     const level = envelope.right.logLevel
     const logged =
@@ -349,8 +332,7 @@ export const respond = (
               level
             }).pipe(Effect.zipRight(run), Effect.scoped)
           )
-    const response: JsonRpc.JSONRPCResponse = yield* logged
-    return { status: "error" in response && response.error.code === -32021 ? 400 : 200, message: response }
+    return yield* logged
   })
 
 /**

@@ -38,6 +38,12 @@ export const faultServer = stdio(fileURLToPath(new URL("../fixtures/faultServer.
 /** The fault-injecting mini server of the client's tests, in `mode`. */
 export const miniServer = (mode: string) =>
   stdio(fileURLToPath(new URL("../../../client/test/fixtures/mini-server.mjs", import.meta.url)), mode)
+/** A 2026-07-28 server on SDK v2 whose `book` asks for a name and `starts` counts its fresh starts (`fixtures/roundServer.ts`). */
+export const roundServer = stdio(
+  "--import",
+  "tsx",
+  fileURLToPath(new URL("../fixtures/roundServer.ts", import.meta.url))
+)
 /** The official SDK's task server (`compute`, a task reporting progress steps when asked). */
 export const taskServer = stdio("--import", "tsx", fileURLToPath(new URL("../fixtures/taskServer.ts", import.meta.url)))
 

@@ -6,6 +6,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Retry from "../../Retry.js"
+import type { Answering } from "../session/dialect.js"
 import type * as Session from "../session/types.js"
 
 /** Progress reported by the server for one request. */
@@ -14,6 +15,8 @@ export interface Progress {
   readonly total?: number
   readonly message?: string
 }
+
+export type { Answering } from "../session/dialect.js"
 
 /** Per-call options. */
 export interface CallOptions {
@@ -27,6 +30,11 @@ export interface CallOptions {
   readonly onProgress?: (progress: Progress) => Effect.Effect<void>
   /** This call's retry policy, over the client's (`false`: none). */
   readonly retry?: Retry.RetryPolicy | false
+  /**
+   * This call answers the `input_required` result of an earlier one (2026-07-28): its first request
+   * carries these answers and the server's state (ignored at the stateful revisions).
+   */
+  readonly answering?: Answering
 }
 
 /** A `notifications/progress` notification's params as the caller is given them; `undefined` when they do not decode. */
@@ -54,6 +62,7 @@ export const toRequestOptions = (
     ...(call.timeout === undefined ? {} : { timeout: call.timeout }),
     ...(call.resetTimeoutOnProgress === undefined ? {} : { resetTimeoutOnProgress: call.resetTimeoutOnProgress }),
     ...(call.maxTotalTimeout === undefined ? {} : { maxTotalTimeout: call.maxTotalTimeout }),
+    ...(call.answering === undefined ? {} : { answering: call.answering }),
     ...(onProgress === undefined
       ? {}
       : {

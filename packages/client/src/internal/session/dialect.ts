@@ -37,6 +37,22 @@ export const asRequestError = (error: WireError): RequestError =>
       })
     : error
 
+/**
+ * An `input_required` result answered in a later request (2026-07-28): what that request carries,
+ * for a relay that asked its own client and now continues the server's round.
+ */
+export interface Answering {
+  /** The answers, keyed as the server keyed its input requests. */
+  readonly inputResponses: { readonly [key: string]: unknown }
+  /** The server's `requestState` of the round it answers, passed back untouched. */
+  readonly requestState?: string | undefined
+}
+
+/** What a dialect takes with a request: the peer's options, and an earlier round it answers (2026-07-28). */
+export interface ExchangeOptions extends Peer.RequestOptions {
+  readonly answering?: Answering
+}
+
 /** How requests of one era go on the wire. */
 export interface Dialect {
   readonly era: "stateful" | "stateless"
@@ -44,7 +60,7 @@ export interface Dialect {
   readonly exchange: (
     method: string,
     wire: Peer.WireObject | undefined,
-    options: Peer.RequestOptions
+    options: ExchangeOptions
   ) => Effect.Effect<Peer.WireObject, WireError>
   /** Sends one notification (params already encoded), when the era has it. */
   readonly notify: (method: string, wire: Peer.WireObject | undefined) => Effect.Effect<void, RequestError>

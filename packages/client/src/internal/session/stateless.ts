@@ -119,7 +119,11 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
       Effect.forkScoped
     )
     /** The answers to one round's input requests, keyed as the server keyed them. */
-    const inputsFor = (method: string, requests: ReadonlyArray<readonly [string, McpSchema.InputRequest]>) =>
+    const inputsFor = (
+      method: string,
+      requests: ReadonlyArray<readonly [string, McpSchema.InputRequest]>,
+      requestState?: string
+    ) =>
       Effect.forEach(
         requests,
         ([key, request]) =>
@@ -127,7 +131,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
             .serve(
               request.method,
               request.params,
-              { server: options.server(), requestId: key, relatedTaskId: undefined },
+              { server: options.server(), requestId: key, relatedTaskId: undefined, requestState },
               options.version
             )
             .pipe(
@@ -250,7 +254,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
               Option.toArray(Option.map(decodeInputRequest(value), (request) => [key, request] as const))
             )
           : undefined
-        const inputResponses = requests === undefined ? undefined : yield* inputsFor(method, requests)
+        const inputResponses = requests === undefined ? undefined : yield* inputsFor(method, requests, requestState)
         // Each round carries exactly this round's answers and state, nothing of earlier rounds.
         return yield* rounds(method, wire, requestOptions, deadline, timeout, round + 1, {
           ...(inputResponses === undefined ? {} : { inputResponses }),
@@ -260,7 +264,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
 
     return {
       era: "stateless",
-      exchange: (method, wire, requestOptions) => {
+      exchange: (method, wire, { answering, ...requestOptions }) => {
         switch (method) {
           case "ping":
             // No ping in this revision: discovery is the cheapest request every server answers.
@@ -286,11 +290,20 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
             ? Duration.infinity
             : Duration.decode(requestOptions.maxTotalTimeout ?? requestOptions.timeout ?? options.requestTimeout)
         return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const deadline = now + Duration.toMillis(timeout)
+          // An answer to an earlier round continues the server's exchange at its next round.
+          if (answering !== undefined) {
+            const { inputResponses, requestState } = answering
+            return rounds(method, wire, requestOptions, deadline, timeout, 2, {
+              inputResponses,
+              ...(requestState === undefined ? {} : { requestState })
+            })
+          }
           const uri = String(wire?.uri)
           const cached = method === "resources/read" ? reads.get(uri) : undefined
           if (cached !== undefined && now >= cached.expiresAt) reads.delete(uri)
           if (cached !== undefined && now < cached.expiresAt) return Effect.succeed(cached.raw)
-          return rounds(method, wire, requestOptions, now + Duration.toMillis(timeout), timeout, 1, {})
+          return rounds(method, wire, requestOptions, deadline, timeout, 1, {})
         }).pipe(Effect.tap((raw) => (LISTS.has(method) ? Effect.sync(() => record(method, wire, raw)) : Effect.void)))
       },
       // The revision's only client notification is notifications/cancelled (stdio), which the peer sends itself.

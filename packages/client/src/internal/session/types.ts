@@ -22,6 +22,7 @@ import type { RequestContext } from "../../Capabilities.js"
 import type { DecodeError, InitializeError, JsonRpcFailure, RequestError, TransportError } from "../../McpError.js"
 import type * as Retry from "../../Retry.js"
 import type { SessionState } from "../../SessionState.js"
+import type { Answering } from "./dialect.js"
 import type { SavedSession } from "./saved.js"
 
 export type { RequestFailure, RequestHandler, Violation, WireObject } from "@effect-mcp/jsonrpc/Peer"
@@ -55,6 +56,8 @@ export interface RequestOptions extends PeerRequestOptions {
   readonly retry?: Retry.RetryPolicy | false
   /** A `tools/call` that may be repeated (the caller says so, or the tool's hints). */
   readonly idempotent?: boolean
+  /** An earlier `input_required` this request answers (2026-07-28). */
+  readonly answering?: Answering
 }
 
 /** A request ready for the wire: what the steps above the executor made of a call. */
