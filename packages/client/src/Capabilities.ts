@@ -110,6 +110,8 @@ export class Roots extends Context.Tag("@effect-mcp/client/Roots")<
   Roots,
   {
     readonly list: Effect.Effect<ReadonlyArray<McpSchema.Root>, JsonRpcFailure>
+    /** Answers one request knowing who asks (a relay routes it by that); without it, `list`. */
+    readonly listFor?: (context: RequestContext) => Effect.Effect<ReadonlyArray<McpSchema.Root>, JsonRpcFailure>
     readonly changes?: Stream.Stream<void>
   }
 >() {}

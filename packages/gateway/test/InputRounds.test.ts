@@ -40,4 +40,16 @@ layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), {
       })
     )
   }
+
+  // The server's roots/list reaches the relay with its round (Roots.listFor): its key is the server's
+  // own, so the retry's answer is the one the server asked for.
+  it.scoped("a 2026-07-28 client lists its roots for the server's round, which is continued", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connect({ protocolVersion: "2026-07-28", roots: [{ uri: "file:///work" }] })
+      const before = yield* starts
+      const result = yield* client.callTool("rounds__where", {}).pipe(Effect.timeout(WAIT))
+      expect(textOf(result)).toBe("roots: file:///work")
+      expect((yield* starts) - before).toBe(1)
+    })
+  )
 })

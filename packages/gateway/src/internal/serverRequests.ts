@@ -206,6 +206,13 @@ const ask = <M extends Forwarded>(
     return decoded.right
   })
 
+/** A `roots/list` passed on to the client it is for. */
+const rootsFor = (attachments: Ref.Ref<ReadonlyArray<Attached>>, from: Asker | undefined) =>
+  Effect.map(
+    ask(attachments, from, "roots/list", undefined, (capabilities) => capabilities.roots !== undefined),
+    (result) => result.roots
+  )
+
 /** The host's handler services, each passing the request on to the connected client. */
 export const layer: Layer.Layer<
   Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots,
@@ -247,10 +254,8 @@ export const layer: Layer.Layer<
           )
       }),
       Layer.succeed(Capabilities.Roots, {
-        list: Effect.map(
-          ask(attachments, undefined, "roots/list", undefined, (capabilities) => capabilities.roots !== undefined),
-          (result) => result.roots
-        )
+        list: rootsFor(attachments, undefined),
+        listFor: (context) => rootsFor(attachments, context)
       })
     )
   )

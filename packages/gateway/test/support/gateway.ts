@@ -83,6 +83,8 @@ export interface ConnectOptions {
   readonly clientScope?: Scope.Scope
   /** How the gateway serves this connection. */
   readonly gateway?: McpGateway.Options
+  /** The roots our client lists; without them, it does not declare the capability. */
+  readonly roots?: ReadonlyArray<{ readonly uri: string }>
   /** The revision our client speaks (default: 2025-11-25). */
   readonly protocolVersion?: "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26"
 }
@@ -106,8 +108,11 @@ export const connect = (
       Effect.provideService(Transport, clientEnd)
     )
     const handler = options.elicitation
+    const roots = options.roots
+    const withRoots =
+      roots === undefined ? make : Effect.provideService(make, Capabilities.Roots, { list: Effect.succeed(roots) })
     const client = yield* Scope.extend(
-      handler === undefined ? make : Effect.provideService(make, Capabilities.Elicitation, handler),
+      handler === undefined ? withRoots : Effect.provideService(withRoots, Capabilities.Elicitation, handler),
       clientScope
     )
     return { client, served, end: clientEnd }

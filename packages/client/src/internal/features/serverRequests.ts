@@ -79,7 +79,12 @@ const runnersOf = (handlers: Handlers): Runners => {
             })
           }
         }),
-    ...(roots === undefined ? {} : { "roots/list": () => Effect.map(roots.list, (list) => ({ roots: list })) })
+    ...(roots === undefined
+      ? {}
+      : {
+          "roots/list": (_params, context) =>
+            Effect.map(roots.listFor?.(context) ?? roots.list, (list) => ({ roots: list }))
+        })
   }
 }
 
