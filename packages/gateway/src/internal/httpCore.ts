@@ -27,6 +27,7 @@ import * as HttpSession from "./httpSession.js"
 import * as Reply from "./reply.js"
 import * as Sealing from "./sealing.js"
 import * as ServerRequests from "./serverRequests.js"
+import * as SessionTable from "./sessionTable.js"
 import * as Stateless from "./statelessHttp.js"
 import * as StatelessRequest from "./statelessRequest.js"
 
@@ -52,6 +53,13 @@ export interface Options {
    * JSON answer, before it opens its event stream. Default: 1 second.
    */
   readonly answerWindow?: Duration.DurationInput
+  /**
+   * How long a 2025-11-25 session lives with no request of it in progress and no stream of it
+   * connected; then it ends (its calls are cancelled) and its id is unknown. Default: 30 minutes.
+   */
+  readonly sessionIdleTimeout?: Duration.DurationInput
+  /** The most 2025-11-25 sessions at once: a new one ends the longest idle (503 when all are busy). Default: 10,000. */
+  readonly maxSessions?: number
 }
 
 /** An HTTP request as the gateway reads it. */
@@ -113,19 +121,24 @@ const SESSION = "mcp-session-id"
 
 const loopbackOrigin = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/
 
+const isReply = (value: HttpSession.HttpSession | Reply.Reply): value is Reply.Reply => "_tag" in value
+
 /** The refusals of requests that cannot be read. */
 const invalid = (message: string) => Reply.refuse(400, JsonRpc.ErrorCode.InvalidRequest, message)
 
 /**
- * The gateway's handler; sessions live until they are deleted, their client's connection ends or
- * the scope closes.
+ * The gateway's handler; sessions live until they are deleted, their client's connection ends, they
+ * are idle too long (`sessionTable.ts`) or the scope closes.
  */
 export const make = (
   options: Options = {}
 ): Effect.Effect<Handler, never, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
   Effect.gen(function* () {
     const path = options.path ?? "/mcp"
-    const sessions = new Map<string, HttpSession.HttpSession>()
+    const sessions = yield* SessionTable.make({
+      idle: options.sessionIdleTimeout ?? SessionTable.defaultLimits.idle,
+      max: options.maxSessions ?? SessionTable.defaultLimits.max
+    })
     const scope = yield* Effect.scope
     const context = yield* Effect.context<McpHost.McpHost | ServerRequests.Attachments>()
     const stateless: StatelessRequest.StatelessContext = {
@@ -140,37 +153,37 @@ export const make = (
     }
     const allowed = new Set(options.allowedOrigins ?? [])
 
-    /** A new session, served until it ends (or the gateway's scope closes). */
-    const open = Effect.sync(() => {
+    /** A new session, served until it ends (or the gateway's scope closes); 503 when there is no room. */
+    const open = Effect.gen(function* () {
       const session = HttpSession.make(crypto.randomUUID(), undefined, options.answerWindow)
-      sessions.set(session.id, session)
-      return session
-    }).pipe(
-      Effect.tap((session) =>
-        McpGateway.serve(session.transport, options.gateway).pipe(
-          Effect.scoped,
-          Effect.ensuring(
-            Effect.zipRight(
-              Effect.sync(() => sessions.delete(session.id)),
-              session.close
-            )
-          ),
-          Effect.provide(context),
-          // An HTTP server may run its handlers uninterruptibly, and a fork inherits that: the
-          // session must stop when the gateway's scope closes.
-          Effect.interruptible,
-          Effect.forkIn(scope)
-        )
+      if (!(yield* sessions.add(session))) {
+        return Reply.refuse(503, JsonRpc.ErrorCode.InternalError, "Too many sessions: try again later", {
+          "retry-after": "10"
+        })
+      }
+      yield* McpGateway.serve(session.transport, options.gateway).pipe(
+        Effect.scoped,
+        Effect.ensuring(
+          Effect.zipRight(
+            Effect.sync(() => sessions.remove(session.id)),
+            session.close
+          )
+        ),
+        Effect.provide(context),
+        // An HTTP server may run its handlers uninterruptibly, and a fork inherits that: the
+        // session must stop when the gateway's scope closes.
+        Effect.interruptible,
+        Effect.forkIn(scope)
       )
-    )
+      return session
+    })
 
-    /** The session a request names: 400 without one, 404 for one this gateway does not know. */
-    const sessionOf = (request: Request): HttpSession.HttpSession | Reply.Reply => {
+    /** The session a request names (seen now): 400 without one, 404 for one this gateway does not know. */
+    const sessionOf = (request: Request): Effect.Effect<HttpSession.HttpSession | Reply.Reply> => {
       const id = request.headers[SESSION]
-      if (id === undefined) return invalid("Bad Request: Mcp-Session-Id is missing")
-      return sessions.get(id) ?? Reply.refuse(404, -32001, "Session not found")
+      if (id === undefined) return Effect.succeed(invalid("Bad Request: Mcp-Session-Id is missing"))
+      return Effect.map(sessions.get(id), (session) => session ?? Reply.refuse(404, -32001, "Session not found"))
     }
-    const isReply = (value: HttpSession.HttpSession | Reply.Reply): value is Reply.Reply => "_tag" in value
 
     const post = (request: Request) =>
       Effect.gen(function* () {
@@ -191,14 +204,16 @@ export const make = (
         const opening = items.some(
           (item) => item._tag === "Message" && "method" in item.message && item.message.method === "initialize"
         )
-        const session = opening ? yield* open : sessionOf(request)
+        const session = opening ? yield* open : yield* sessionOf(request)
         if (isReply(session)) return session
         // JSON for one request, unless the client sent a batch (owed an array) or accepts no JSON.
         const accept = request.headers.accept
         const answerJson =
           !Array.isArray(body.right) &&
           (accept === undefined || accept.includes("application/json") || accept.includes("*/*"))
-        const posted = yield* session.post(items, request.headers["mcp-protocol-version"], answerJson)
+        const posted = yield* session
+          .post(items, request.headers["mcp-protocol-version"], answerJson)
+          .pipe(sessions.using(session))
         switch (posted._tag) {
           case "Accepted":
             return Reply.empty(202, { [SESSION]: session.id })
@@ -212,8 +227,7 @@ export const make = (
       })
 
     /** The session's GET stream, or with `Last-Event-ID` the rest of the stream that event was on. */
-    const get = (request: Request): Reply.Reply => {
-      const session = sessionOf(request)
+    const get = (session: HttpSession.HttpSession | Reply.Reply, request: Request): Reply.Reply => {
       if (isReply(session)) return session
       const listened = session.listen({
         version: request.headers["mcp-protocol-version"],
@@ -232,10 +246,9 @@ export const make = (
       }
     }
 
-    const remove = (request: Request) => {
-      const session = sessionOf(request)
+    const remove = (session: HttpSession.HttpSession | Reply.Reply) => {
       if (isReply(session)) return Effect.succeed(session)
-      sessions.delete(session.id)
+      sessions.remove(session.id)
       return Effect.as(session.close, Reply.empty(200))
     }
 
@@ -267,9 +280,9 @@ export const make = (
         case "POST":
           return post(request)
         case "GET":
-          return Effect.sync(() => get(request))
+          return Effect.map(sessionOf(request), (session) => get(session, request))
         case "DELETE":
-          return remove(request)
+          return Effect.flatMap(sessionOf(request), remove)
         default:
           return Effect.succeed(
             Reply.refuse(405, JsonRpc.ErrorCode.InvalidRequest, "Method not allowed", { allow: "GET, POST, DELETE" })

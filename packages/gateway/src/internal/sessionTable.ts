@@ -1,0 +1,112 @@
+/**
+ * The gateway's 2025-11-25 HTTP sessions, each with when its client was last seen. A session that
+ * is not busy (no request of it in progress, no stream of it connected) for longer than the idle
+ * timeout is ended, its calls cancelled: its client vanished without a DELETE, and would otherwise
+ * hold its connection to the servers for as long as the gateway runs. A client that comes back
+ * later finds its session gone (404) and initializes again, as the specification has it. At most
+ * `max` sessions live at once: a new one ends the longest idle, or is refused when all are busy.
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import type { HttpSession } from "./httpSession.js"
+
+/** How long sessions live unused, and how many live at once. */
+export interface Limits {
+  readonly idle: Duration.DurationInput
+  readonly max: number
+}
+
+/** 30 minutes unused; 10,000 sessions. */
+export const defaultLimits: Limits = { idle: Duration.minutes(30), max: 10_000 }
+
+/** The sessions. */
+export interface SessionTable {
+  /** The session `id` names, seen now; `undefined` when there is none. */
+  readonly get: (id: string) => Effect.Effect<HttpSession | undefined>
+  /** Adds a new session, making room for it; `false` when every session is busy and none may go. */
+  readonly add: (session: HttpSession) => Effect.Effect<boolean>
+  /** Forgets a session (it ended). */
+  readonly remove: (id: string) => void
+  /** Runs a request of the session: it is busy meanwhile, and seen when it ends. */
+  readonly using: (session: HttpSession) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
+interface Entry {
+  readonly session: HttpSession
+  seen: number
+  requests: number
+}
+
+/** A table within `limits`, swept while the scope is open. */
+export const make = (limits: Limits = defaultLimits): Effect.Effect<SessionTable, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const idle = Duration.toMillis(limits.idle)
+    const entries = new Map<string, Entry>()
+    const busy = (entry: Entry) => entry.requests > 0 || entry.session.connected()
+    const touch = (entry: Entry) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        entry.seen = now
+      })
+
+    /** Ends the sessions unused for longer than the idle timeout. */
+    const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.forEach(
+        [...entries.values()].filter((entry) => !busy(entry) && now - entry.seen > idle),
+        (entry) => end(entry),
+        { discard: true }
+      )
+    )
+    const end = (entry: Entry) =>
+      Effect.suspend(() => {
+        entries.delete(entry.session.id)
+        return entry.session.close
+      })
+    yield* sweep.pipe(
+      Effect.repeat(Schedule.spaced(Duration.millis(Math.max(1, Math.min(idle / 2, 60_000))))),
+      Effect.interruptible,
+      Effect.forkScoped
+    )
+
+    return {
+      get: (id) =>
+        Effect.suspend(() => {
+          const entry = entries.get(id)
+          return entry === undefined ? Effect.succeed(undefined) : Effect.as(touch(entry), entry.session)
+        }),
+      add: (session) =>
+        Effect.gen(function* () {
+          if (entries.size >= limits.max) {
+            let oldest: Entry | undefined
+            for (const entry of entries.values()) {
+              if (!busy(entry) && (oldest === undefined || entry.seen < oldest.seen)) oldest = entry
+            }
+            if (oldest === undefined) return false
+            yield* end(oldest)
+          }
+          const entry: Entry = { session, seen: 0, requests: 0 }
+          entries.set(session.id, entry)
+          yield* touch(entry)
+          return true
+        }),
+      remove: (id) => void entries.delete(id),
+      using: (session) => (effect) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            const entry = entries.get(session.id)
+            if (entry !== undefined) entry.requests++
+            return entry
+          }),
+          () => effect,
+          (entry) =>
+            entry === undefined
+              ? Effect.void
+              : Effect.zipRight(
+                  Effect.sync(() => void entry.requests--),
+                  touch(entry)
+                )
+        )
+    }
+  })

@@ -1,0 +1,121 @@
+/**
+ * How long the gateway keeps a 2025-11-25 HTTP session (`internal/sessionTable.ts`), on the
+ * `TestClock`: one unused past the idle timeout ends (its id is then unknown: 404, and the client
+ * initializes again); a request or a connected stream keeps it; at most `maxSessions` live, a new
+ * one ending the longest idle, or refused (503) while every one is busy.
+ */
+import { expect, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
+import * as HttpCore from "../src/internal/httpCore.js"
+import type * as Reply from "../src/internal/reply.js"
+import { gatewayHost } from "./support/gateway.js"
+
+let nextId = 1
+
+/** A POST of `body` to the handler, naming `session` when given. */
+const post = (handle: HttpCore.Handler, body: unknown, session?: string) =>
+  handle({
+    method: "POST",
+    url: "/mcp",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      ...(session === undefined ? {} : { "mcp-session-id": session })
+    },
+    json: Effect.succeed(body)
+  })
+
+const statusOf = (reply: Reply.Reply) => (reply._tag === "Events" ? 200 : reply.status)
+
+/** A new initialized session: its id. */
+const initialize = (handle: HttpCore.Handler) =>
+  Effect.gen(function* () {
+    const opened = yield* post(handle, {
+      jsonrpc: "2.0",
+      id: nextId++,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } }
+    })
+    const id = opened.headers["mcp-session-id"]
+    expect(id).toBeTypeOf("string")
+    yield* post(handle, { jsonrpc: "2.0", method: "notifications/initialized" }, id)
+    return id ?? ""
+  })
+
+/** A ping in the session: its HTTP status (404 once the session is gone). */
+const ping = (handle: HttpCore.Handler, session: string) =>
+  Effect.map(post(handle, { jsonrpc: "2.0", id: nextId++, method: "ping" }, session), statusOf)
+
+/** The session's GET stream, connected until `scope` closes. */
+const listen = (handle: HttpCore.Handler, session: string, scope: Scope.Scope) =>
+  Effect.gen(function* () {
+    const reply = yield* handle({
+      method: "GET",
+      url: "/mcp",
+      headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": session },
+      json: Effect.succeed(undefined)
+    })
+    if (reply._tag !== "Events") return expect.unreachable(`no stream: ${JSON.stringify(reply)}`)
+    yield* Scope.extend(reply.events.connect({ write: () => {}, end: () => {} }), scope)
+  })
+
+layer(gatewayHost({ servers: [] }))("2025-11-25 HTTP sessions' lifetime", (it) => {
+  it.scoped("a session unused past the idle timeout ends; each request keeps it a while longer", () =>
+    Effect.gen(function* () {
+      const handle = yield* HttpCore.make({ sessionIdleTimeout: "10 minutes" })
+      const session = yield* initialize(handle)
+      yield* TestClock.adjust("9 minutes")
+      expect(yield* ping(handle, session)).toBe(200)
+      yield* TestClock.adjust("9 minutes")
+      expect(yield* ping(handle, session)).toBe(200)
+      yield* TestClock.adjust("11 minutes")
+      expect(yield* ping(handle, session)).toBe(404)
+      // Its client starts again.
+      expect(yield* ping(handle, yield* initialize(handle))).toBe(200)
+    })
+  )
+
+  it.scoped("a session with a stream connected lives on; once the stream is gone, it ends when idle", () =>
+    Effect.gen(function* () {
+      const handle = yield* HttpCore.make({ sessionIdleTimeout: "10 minutes" })
+      const session = yield* initialize(handle)
+      const connection = yield* Scope.make()
+      yield* listen(handle, session, connection)
+      yield* TestClock.adjust("1 hour")
+      expect(yield* ping(handle, session)).toBe(200)
+      yield* Scope.close(connection, Exit.void)
+      yield* TestClock.adjust("11 minutes")
+      expect(yield* ping(handle, session)).toBe(404)
+    })
+  )
+
+  it.scoped("at most maxSessions: a new one ends the longest idle, and is refused (503) while all are busy", () =>
+    Effect.gen(function* () {
+      const handle = yield* HttpCore.make({ maxSessions: 2 })
+      const first = yield* initialize(handle)
+      yield* TestClock.adjust("1 minute")
+      const second = yield* initialize(handle)
+      yield* TestClock.adjust("1 minute")
+      const third = yield* initialize(handle)
+      expect(yield* ping(handle, first)).toBe(404)
+      expect(yield* ping(handle, second)).toBe(200)
+      expect(yield* ping(handle, third)).toBe(200)
+      // Both listening: no room, and neither is ended for a newcomer.
+      yield* listen(handle, second, yield* Effect.scope)
+      yield* listen(handle, third, yield* Effect.scope)
+      const refused = yield* post(handle, {
+        jsonrpc: "2.0",
+        id: nextId++,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } }
+      })
+      expect(statusOf(refused)).toBe(503)
+      expect(yield* ping(handle, second)).toBe(200)
+      expect(yield* ping(handle, third)).toBe(200)
+    })
+  )
+})
