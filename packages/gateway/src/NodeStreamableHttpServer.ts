@@ -46,6 +46,15 @@ export class ListenError extends Data.TaggedError("ListenError")<{
   }
 }
 
+/**
+ * Whether `host` is a loopback address (127.0.0.0/8, `localhost`, `::1`): only there may the
+ * gateway listen without a token.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const isLoopback = (host: string): boolean => /^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(host)
+
 /** A Node request as the core reads it; its body is read up to `limit` bytes. */
 const requestOf = (request: IncomingMessage, limit: number): HttpCore.Request => {
   const headers: Record<string, string> = {}
@@ -137,6 +146,15 @@ export const listen = (
 ): Effect.Effect<{ readonly port: number }, ListenError, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
   Effect.gen(function* () {
     const host = options.host ?? "127.0.0.1"
+    if (options.token === undefined && !isLoopback(host)) {
+      return yield* new ListenError({
+        host,
+        port: options.port,
+        cause: new Error(
+          "beyond loopback the gateway needs a token (options.token), which clients send as a bearer token"
+        )
+      })
+    }
     const handle = yield* HttpCore.make(options)
     const limit = HttpCore.bodyLimit(options)
     const run = yield* FiberSet.makeRuntime<never, void, never>()

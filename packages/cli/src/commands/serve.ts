@@ -41,13 +41,11 @@ const stdio = (gateway: McpGateway.Options) =>
     yield* McpGateway.serve(transport, gateway)
   })
 
-const loopback = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/
-
 /** Serves over Streamable HTTP until interrupted; `listening <url>` is printed once it listens. */
 const http = (host: string, port: number, gateway: McpGateway.Options) =>
   Effect.gen(function* () {
     const token = yield* Config.option(Config.redacted("EFFECT_MCP_GATEWAY_TOKEN")).pipe(Effect.orDie)
-    if (Option.isNone(token) && !loopback.test(host)) {
+    if (Option.isNone(token) && !NodeStreamableHttpServer.isLoopback(host)) {
       return yield* new UsageError({
         reason: `listening on ${host} needs a token: set EFFECT_MCP_GATEWAY_TOKEN (clients send it as a bearer token)`
       })

@@ -121,6 +121,17 @@ const SESSION = "mcp-session-id"
 
 const loopbackOrigin = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/
 
+const encoder = new TextEncoder()
+
+/** Whether `given` is `expected`, in a time that does not depend on where they differ. */
+const sameSecret = (given: string, expected: string): boolean => {
+  const a = encoder.encode(given)
+  const b = encoder.encode(expected)
+  let difference = a.length ^ b.length
+  for (let index = 0; index < b.length; index++) difference |= (a[index] ?? 0) ^ (b[index] ?? 0)
+  return difference === 0
+}
+
 const isReply = (value: HttpSession.HttpSession | Reply.Reply): value is Reply.Reply => "_tag" in value
 
 /** The refusals of requests that cannot be read. */
@@ -254,7 +265,7 @@ export const make = (
 
     /** The guards every request passes first: token, origin, path, revision. */
     const refusal = (request: Request): Reply.Reply | undefined => {
-      if (options.token !== undefined && request.headers.authorization !== `Bearer ${options.token}`) {
+      if (options.token !== undefined && !sameSecret(request.headers.authorization ?? "", `Bearer ${options.token}`)) {
         return Reply.refuse(401, JsonRpc.ErrorCode.InvalidRequest, "Unauthorized", { "www-authenticate": "Bearer" })
       }
       const origin = request.headers.origin
