@@ -6,6 +6,7 @@ import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { NodeStreamableHttpServer } from "../src/index.js"
 import * as HttpCore from "../src/internal/httpCore.js"
+import { postTo, statusOf } from "./support/core.js"
 import { gatewayHost } from "./support/gateway.js"
 
 const initialize = {
@@ -36,19 +37,7 @@ layer(gatewayHost({ servers: [] }))("the gateway's HTTP guards", (it) => {
     Effect.gen(function* () {
       const handle = yield* HttpCore.make({ token: "s3cret" })
       const statusWith = (authorization: string | undefined) =>
-        Effect.map(
-          handle({
-            method: "POST",
-            url: "/mcp",
-            headers: {
-              "content-type": "application/json",
-              accept: "application/json, text/event-stream",
-              ...(authorization === undefined ? {} : { authorization })
-            },
-            json: Effect.succeed(initialize)
-          }),
-          (reply) => (reply._tag === "Events" ? 200 : reply.status)
-        )
+        Effect.map(postTo(handle, initialize, authorization === undefined ? {} : { authorization }), statusOf)
       for (const wrong of [undefined, "", "Bearer s3cre", "Bearer s3cret0", "Basic s3cret", "bearer s3cret"]) {
         expect(yield* statusWith(wrong)).toBe(401)
       }

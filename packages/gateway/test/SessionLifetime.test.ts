@@ -10,26 +10,17 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import * as HttpCore from "../src/internal/httpCore.js"
-import type * as Reply from "../src/internal/reply.js"
+import { postTo, statusOf } from "./support/core.js"
 import { gatewayHost } from "./support/gateway.js"
 
 let nextId = 1
 
 /** A POST of `body` to the handler, naming `session` when given. */
 const post = (handle: HttpCore.Handler, body: unknown, session?: string) =>
-  handle({
-    method: "POST",
-    url: "/mcp",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-11-25",
-      ...(session === undefined ? {} : { "mcp-session-id": session })
-    },
-    json: Effect.succeed(body)
+  postTo(handle, body, {
+    "mcp-protocol-version": "2025-11-25",
+    ...(session === undefined ? {} : { "mcp-session-id": session })
   })
-
-const statusOf = (reply: Reply.Reply) => (reply._tag === "Events" ? 200 : reply.status)
 
 /** A new initialized session: its id. */
 const initialize = (handle: HttpCore.Handler) =>
