@@ -3,11 +3,15 @@
  * `book` asks who it is for, `starts` counts how often `book` began afresh). A 2026-07-28 client's
  * retry continues the server's round: its answers and the server's own requestState, carried in
  * the gateway's sealed one, go to the server, which never starts again. A 2025-11-25 client is
- * asked as a server request while the gateway's client does the rounds.
+ * asked as a server request while the gateway's client does the rounds. Over HTTP, on the
+ * `TestClock`, a round's sealed requestState is its caller's alone, and good for ten minutes.
  */
 import { expect, layer } from "@effect/vitest"
 import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
+import * as TestClock from "effect/TestClock"
+import * as HttpCore from "../src/internal/httpCore.js"
+import { postTo } from "./support/core.js"
 import { connect, elicitation, gatewayHost, roundServer, textOf } from "./support/gateway.js"
 
 /** The longest a test waits for something that should happen at once. */
@@ -53,3 +57,61 @@ layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), {
     })
   )
 })
+
+/** The body of a 2026-07-28 call of `rounds__book` over HTTP, with `authorization`. */
+const booking = (handle: HttpCore.Handler, authorization: string, extra: Record<string, unknown> = {}) =>
+  Effect.map(
+    postTo(
+      handle,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "rounds__book",
+          arguments: {},
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": { elicitation: {} }
+          },
+          ...extra
+        }
+      },
+      {
+        authorization,
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "rounds__book"
+      }
+    ),
+    (reply) =>
+      (reply._tag === "Json" ? reply.body : {}) as {
+        readonly result?: { readonly resultType?: string; readonly requestState?: string }
+        readonly error?: { readonly code: number; readonly message: string }
+      }
+  )
+
+layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), { timeout: "60 seconds" })(
+  "a 2026-07-28 round's sealed requestState over HTTP",
+  (it) => {
+    it.scoped("is its caller's alone, and refused once it has expired (ten minutes)", () =>
+      Effect.gen(function* () {
+        const handle = yield* HttpCore.make({})
+        const answered = (requestState: string | undefined) => ({
+          inputResponses: { who: { action: "accept", content: { name: "Ada" } } },
+          requestState
+        })
+        const first = yield* booking(handle, "Bearer alice")
+        expect(first.result?.resultType).toBe("input_required")
+        const byAnother = yield* booking(handle, "Bearer bob", answered(first.result?.requestState))
+        expect(byAnother.error).toMatchObject({ code: -32602, message: "Invalid requestState (not this request)" })
+        yield* TestClock.adjust("11 minutes")
+        const late = yield* booking(handle, "Bearer alice", answered(first.result?.requestState))
+        expect(late.error).toMatchObject({ code: -32602, message: "Invalid requestState (expired)" })
+        const again = yield* booking(handle, "Bearer alice")
+        const done = yield* booking(handle, "Bearer alice", answered(again.result?.requestState))
+        expect(done.result).toMatchObject({ resultType: "complete", content: [{ text: "booked for Ada" }] })
+      })
+    )
+  }
+)

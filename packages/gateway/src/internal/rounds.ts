@@ -6,6 +6,7 @@
  */
 import type { McpHost } from "@effect-mcp/host"
 import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Catalog from "./catalog.js"
@@ -35,7 +36,8 @@ export const relayFor = (
     let asked: Readonly<Record<string, string>> = {}
     let serverRound: Sealing.Payload["serverRound"]
     if (params.requestState !== undefined) {
-      const opened = yield* Effect.either(context.sealer.open(String(params.requestState), Date.now()))
+      const now = yield* Clock.currentTimeMillis
+      const opened = yield* Effect.either(context.sealer.open(String(params.requestState), now))
       const payload = Either.getOrUndefined(opened)
       const refusal = Either.isLeft(opened)
         ? opened.left

@@ -11,6 +11,7 @@ import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -262,7 +263,7 @@ const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | u
         if (refused !== undefined) return yield* refused
         const result =
           outcome === undefined && relay !== undefined
-            ? yield* relay.inputRequired(Date.now())
+            ? yield* relay.inputRequired(yield* Clock.currentTimeMillis)
             : (outcome?.result ?? {})
         return { jsonrpc: "2.0" as const, id, result: completed(method, result, context.serverInfo) }
       })
