@@ -129,10 +129,8 @@ layer(
     })
   )
 
-  // BUG (McpGateway.serve): the connection's peer, its handlers, forwarding fibers and attachment
-  // live in the caller's scope, not the connection's: when the connection drops without a
-  // cancellation, `serve` returns but the call it was serving goes on on the server (and the
-  // attachment stays) until the caller's scope closes.
+  // The connection's peer, handlers, forwarding fibers and attachment live in the connection's own
+  // scope: when it drops without a cancellation, the call it was serving is cancelled on the server.
   it.scoped("a connection dropped mid-call (no cancellation sent): the call is cancelled on the server", () =>
     Effect.gen(function* () {
       const host = yield* McpHost.McpHost

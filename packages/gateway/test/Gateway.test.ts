@@ -62,9 +62,22 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
     })
   )
 
-  // BUG (McpGateway.serve): a connection's attachment is released with the caller's scope, not when
-  // the connection ends, so a server's request still goes to a client that has gone (newest first,
-  // the first that declared the capability): -32603 "did not answer" instead of the live client's -32601.
+  it.scoped("a 2026-07-28 client without elicitation: its call fails with -32021 naming the capability", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connect({ protocolVersion: "2026-07-28" })
+      const error = yield* client
+        .callTool("everything__trigger-elicitation-request", {})
+        .pipe(Effect.timeoutFail({ duration: WAIT, onTimeout: () => "the call hung" }), Effect.flip)
+      expect(error).toMatchObject({
+        _tag: "RpcError",
+        code: -32021,
+        data: { requiredCapabilities: { elicitation: {} } }
+      })
+    })
+  )
+
+  // A connection's attachment goes with the connection: a server's request never goes to a client
+  // that has gone, and the live one that did not declare the capability answers for itself (-32601).
   it.scoped("a client that has gone is not asked: the one still connected answers for itself", () =>
     Effect.gen(function* () {
       const gone = yield* Scope.make()
@@ -106,8 +119,7 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
     })
   )
 
-  // BUG (internal/subscriptions.ts): a connection's unsubscribe unsubscribes the host's one session
-  // with the server, so another connection still subscribed to the resource hears no more updates.
+  // The host's one session with the server stays subscribed while any connection is.
   it.scoped("a connection's unsubscribe leaves another connection's subscription to the same resource", () =>
     Effect.gen(function* () {
       const first = yield* connect()
@@ -135,9 +147,8 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
     })
   )
 
-  // BUG (internal/serverRequests.ts): a form-mode request is asked of a client that declared only URL
-  // mode (`elicitation: { url: {} }`); the spec: servers MUST NOT send elicitation requests with modes
-  // the client does not support (only an empty `elicitation: {}` means form).
+  // The spec: servers MUST NOT send elicitation requests with modes the client does not support
+  // (only an empty `elicitation: {}` means form).
   it.scoped("a client that declared only URL elicitation is not asked a form: the server gets -32601", () =>
     Effect.gen(function* () {
       const asked: Array<string> = []
