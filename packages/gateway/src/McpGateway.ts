@@ -134,7 +134,7 @@ export const serve = (
     const inFlight = InFlight.make()
     // What the servers send to no one in particular is followed once for all connections.
     const fanout = yield* shared.fanout(host)
-    const subscriptions = yield* Subscriptions.make(host, peer, shared.subscribers, fanout)
+    const subscriptions = yield* Subscriptions.make(host, peer, shared.subscribers, shared.levels, fanout)
     const scope = yield* Effect.scope
     let initialized = false
     yield* StatelessPeer.register(peer, {
@@ -188,7 +188,8 @@ export const serve = (
           })
           .pipe(Scope.extend(scope))
         yield* LogRelay.relay(fanout, inFlight, {
-          send: (params) => Effect.ignore(peer.notify("notifications/message", params))
+          send: (params) => Effect.ignore(peer.notify("notifications/message", params)),
+          level: subscriptions.level
         }).pipe(Scope.extend(scope))
         return result
       })

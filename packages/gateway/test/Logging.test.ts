@@ -1,7 +1,7 @@
 /**
  * The servers' log messages through the gateway, with the SDK v1 fault server behind the host
  * (`logThenAnswer` logs "step 1" to "step 3" at info, then answers at once): a 2025-11-25 session
- * hears a call's logs before its result; a 2026-07-28 client hears them only for a request that
+ * hears a call's logs before its result, at or above the level it set; a 2026-07-28 client hears them only for a request that
  * asks (`io.modelcontextprotocol/logLevel`), at or above its level.
  */
 import { expect, layer } from "@effect/vitest"
@@ -39,6 +39,20 @@ layer(gatewayHost({ servers: [{ name: "fixture", target: faultServer }] }), {
     Effect.gen(function* () {
       const { call } = yield* listening("2025-11-25")
       for (let round = 0; round < 5; round++) expect(yield* call).toStrictEqual(STEPS)
+    })
+  )
+
+  it.scoped("2025-11-25: each session hears the level it set, though the server is set to the most verbose", () =>
+    Effect.gen(function* () {
+      const quiet = yield* listening("2025-11-25")
+      const verbose = yield* listening("2025-11-25")
+      yield* quiet.client.setLoggingLevel("error")
+      yield* verbose.client.setLoggingLevel("debug")
+      expect(yield* verbose.call).toStrictEqual(STEPS)
+      expect(yield* quiet.call).toStrictEqual([])
+      // Set after the other: the server stays at debug for the one that asked for it.
+      yield* quiet.client.setLoggingLevel("warning")
+      expect(yield* verbose.call).toStrictEqual(STEPS)
     })
   )
 

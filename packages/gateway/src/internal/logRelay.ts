@@ -2,7 +2,7 @@
  * The servers' log messages passed on to one client, each under its server's name (`logger`
  * becomes `server` or `server/logger`) and related to the client's newest call to that server. A
  * 2025-11-25 session hears them for as long as it lives (those of a server it is not calling
- * too, when no one is); a 2026-07-28 request that asked for them (`io.modelcontextprotocol/logLevel`)
+ * too, when no one is), at or above the level it set; a 2026-07-28 request that asked for them (`io.modelcontextprotocol/logLevel`)
  * hears those of its own call only, at or above its level.
  */
 import { McpSchema } from "@effect-mcp/protocol"
@@ -21,8 +21,8 @@ export interface Options {
   readonly send: (params: LogParams) => Effect.Effect<void>
   /** Only the logs of a server the client is calling (else also those sent while no one is). */
   readonly ownCallsOnly?: boolean
-  /** The least severe level passed on (default: every level). */
-  readonly level?: McpSchema.LoggingLevel
+  /** The least severe level passed on, as it is now (`undefined`: every level). */
+  readonly level?: () => McpSchema.LoggingLevel | undefined
 }
 
 const SEVERITY = McpSchema.LoggingLevel.literals
@@ -31,13 +31,21 @@ const SEVERITY = McpSchema.LoggingLevel.literals
 export const atLeast = (level: McpSchema.LoggingLevel, minimum: McpSchema.LoggingLevel): boolean =>
   SEVERITY.indexOf(level) >= SEVERITY.indexOf(minimum)
 
+/** The most verbose of `levels` (what a server shared by their clients is set to). */
+export const mostVerbose = (levels: Iterable<McpSchema.LoggingLevel>): McpSchema.LoggingLevel | undefined => {
+  let found: McpSchema.LoggingLevel | undefined
+  for (const level of levels) if (found === undefined || !atLeast(level, found)) found = level
+  return found
+}
+
 /** Relays the servers' logs to the client while the scope is open. */
 export const relay = (fanout: Fanout, inFlight: InFlight, options: Options): Effect.Effect<void, never, Scope.Scope> =>
   fanout.listen({
     log: (server, message) => {
       const related = inFlight.latest(server)
       if (options.ownCallsOnly === true && related === undefined) return Effect.void
-      if (options.level !== undefined && !atLeast(message.level, options.level)) return Effect.void
+      const level = options.level?.()
+      if (level !== undefined && !atLeast(message.level, level)) return Effect.void
       const logger = message.logger === undefined ? server : `${server}/${message.logger}`
       return options.send({ ...message, logger }).pipe(relatedTo(related))
     },

@@ -73,12 +73,14 @@ export const askPeer =
 
 /**
  * What the gateway's connections share: the clients, newest first (where the servers' requests
- * go), and how many connections subscribe to each server's resource (the server's one session is
- * unsubscribed when the last of them leaves).
+ * go), how many connections subscribe to each server's resource (the server's one session is
+ * unsubscribed when the last of them leaves), and the log level each connection set (the servers'
+ * sessions are set to the most verbose of them; each connection hears its own level).
  */
 export interface AttachmentsService {
   readonly attached: Ref.Ref<ReadonlyArray<Attached>>
   readonly subscribers: Map<string, number>
+  readonly levels: Map<object, McpSchema.LoggingLevel>
   /** The connections' fan-out of what the host's servers send, made on first use and kept with these attachments. */
   readonly fanout: (host: McpHost.McpHostService) => Effect.Effect<Fanout.Fanout>
 }
@@ -96,6 +98,7 @@ export const layerAttachments: Layer.Layer<Attachments> = Layer.scoped(
     return {
       attached: yield* Ref.make<ReadonlyArray<Attached>>([]),
       subscribers: new Map<string, number>(),
+      levels: new Map<object, McpSchema.LoggingLevel>(),
       fanout: (host) =>
         lock.withPermits(1)(
           Effect.suspend(() =>

@@ -330,7 +330,7 @@ export const respond = (
             LogRelay.relay(fanout, inFlight, {
               send: (params) => notify({ jsonrpc: "2.0", method: "notifications/message", params }),
               ownCallsOnly: true,
-              level
+              level: () => level
             }).pipe(Effect.zipRight(run), Effect.scoped)
           )
     return yield* logged

@@ -2,8 +2,8 @@
  * One client's standing requests to the servers behind the gateway: the resources it subscribed to
  * (each with the server that serves it; the server's session stays subscribed while any connection
  * is, and the connection's subscriptions are released when it ends) and the log level it asked
- * for (applied to the servers' sessions, which every connection shares: the last one set wins). Both
- * are applied again to a server's new session when the host restarts it, and updates of subscribed
+ * for (the servers' sessions, which every connection shares, are set to the most verbose level any
+ * connection asked for; each connection hears its own, `logRelay.ts`). Both are applied again to a server's new session when the host restarts it, and updates of subscribed
  * resources are passed on to the client, for as long as the connection lives (its log messages:
  * `logRelay.ts`).
  */
@@ -14,6 +14,7 @@ import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Fanout } from "./fanout.js"
+import * as LogRelay from "./logRelay.js"
 import { serverOfUri } from "./routing.js"
 import { behind, failure } from "./wire.js"
 
@@ -22,6 +23,8 @@ export interface Subscriptions {
   readonly add: (uri: string) => Effect.Effect<void, JsonRpcFailure>
   readonly remove: (uri: string) => Effect.Effect<void, JsonRpcFailure>
   readonly setLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void>
+  /** The log level the client set, if any: it hears the servers' logs at or above it. */
+  readonly level: () => McpSchema.LoggingLevel | undefined
 }
 
 /**
@@ -32,6 +35,7 @@ export const make = (
   host: McpHost.McpHostService,
   peer: Peer.Peer,
   subscribers: Map<string, number>,
+  levels: Map<object, McpSchema.LoggingLevel>,
   fanout: Fanout
 ): Effect.Effect<Subscriptions, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -50,12 +54,16 @@ export const make = (
     yield* Effect.addFinalizer(() =>
       Effect.forEach(subscribed, ([uri, server]) => Effect.ignore(release(server, uri)), { discard: true })
     )
-    let level: McpSchema.LoggingLevel | undefined
+    /** This connection, as `levels` knows it. */
+    const self = {}
+    yield* Effect.addFinalizer(() => Effect.sync(() => levels.delete(self)))
+    const shared = () => LogRelay.mostVerbose(levels.values())
     yield* fanout.listen({
       // A server's new session: the client's standing requests are applied to it again.
       ready: (server, client) =>
         Effect.gen(function* () {
-          if (level !== undefined) yield* Effect.ignore(client.setLoggingLevel(level))
+          const level = shared()
+          if (levels.has(self) && level !== undefined) yield* Effect.ignore(client.setLoggingLevel(level))
           for (const [uri, owner] of subscribed) if (owner === server) yield* Effect.ignore(client.subscribe(uri))
         }),
       updated: (server, update) =>
@@ -87,14 +95,16 @@ export const make = (
         }),
       setLevel: (next) =>
         Effect.gen(function* () {
-          level = next
+          levels.set(self, next)
+          const level = shared() ?? next
           const servers = yield* host.servers
           yield* Effect.forEach(
             servers.filter((server) => server.status._tag === "Ready"),
             (server) =>
-              Effect.ignore(Effect.flatMap(host.client(server.name), (client) => client.setLoggingLevel(next))),
+              Effect.ignore(Effect.flatMap(host.client(server.name), (client) => client.setLoggingLevel(level))),
             { concurrency: "unbounded", discard: true }
           )
-        })
+        }),
+      level: () => levels.get(self)
     }
   })
