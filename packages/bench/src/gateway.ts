@@ -5,9 +5,9 @@
  *
  * One client for all three routes, the official SDK v1 client over Streamable HTTP (the `sdk-v1`
  * worker), calling the benchmark server's `echo`:
- * - direct: the benchmark server itself over Streamable HTTP (`server.js http-sse`), answering
- *   each POST with an event stream as the gateway and mcp-proxy do, so that the client parses the
- *   same wire on every route and the difference is what stands between it and the server;
+ * - direct: the benchmark server itself over Streamable HTTP (`server.js http`), answering each
+ *   call with JSON as the gateway does when the result comes first (mcp-proxy answers with event
+ *   streams): the baseline is the cheapest wire the client can get;
  * - gateway: `effect-mcp serve --port 0 --namespace none` with the benchmark server over stdio as
  *   its one configured server (`--namespace none`: the tool keeps its name, `echo`);
  * - mcp-proxy: `mcp-proxy --port P --host 127.0.0.1 -- node server.js stdio`, with its defaults
@@ -148,7 +148,7 @@ const whenAccepting = (port: number) => {
 export const startRoute = async (route: GatewayRoute): Promise<Served> => {
   switch (route) {
     case "direct":
-      return serve([serverScript, "http-sse", "0"], (out) => {
+      return serve([serverScript, "http", "0"], (out) => {
         const port = /listening (\d+)/.exec(out)?.[1]
         return port === undefined ? undefined : `http://127.0.0.1:${port}/mcp`
       })
