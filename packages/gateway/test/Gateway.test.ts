@@ -119,6 +119,29 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
     })
   )
 
+  it.scoped("2026-07-28: a resource in a subscriptions/listen filter gets its updates on that subscription", () =>
+    Effect.gen(function* () {
+      const { client } = yield* connect({ protocolVersion: "2026-07-28" })
+      const uri = (yield* client.resources).find((resource) => resource.uri.startsWith("demo://resource/static/"))?.uri
+      const subscribed = uri ?? ""
+      const update = yield* client.resourceUpdates.pipe(
+        Stream.filter((params) => params.uri === subscribed),
+        Stream.runHead,
+        Effect.timeout(WAIT),
+        Effect.fork
+      )
+      yield* Effect.yieldNow()
+      // At 2026-07-28 the client opens its subscriptions/listen again with the resource in its filter.
+      yield* client.subscribe(subscribed)
+      yield* client.callTool("everything__toggle-subscriber-updates", {})
+      const received = yield* Fiber.join(update).pipe(
+        Effect.ensuring(Effect.ignore(client.callTool("everything__toggle-subscriber-updates", {}))),
+        Effect.ensuring(Effect.ignore(client.unsubscribe(subscribed)))
+      )
+      expect(Option.map(received, (params) => params.uri)).toStrictEqual(Option.some(subscribed))
+    })
+  )
+
   // The host's one session with the server stays subscribed while any connection is.
   it.scoped("a connection's unsubscribe leaves another connection's subscription to the same resource", () =>
     Effect.gen(function* () {

@@ -9,6 +9,7 @@ import { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { event, running } from "./events.js"
+import * as Listen from "./listen.js"
 import * as Reply from "./reply.js"
 import * as Request from "./statelessRequest.js"
 
@@ -22,7 +23,7 @@ export const serve = (
     return Effect.succeed(
       Reply.events(
         running((sink) =>
-          Stream.runForEach(Request.listen(message, context), (notification) =>
+          Stream.runForEach(Listen.listen(message, context), (notification) =>
             Effect.sync(() => sink.write(event(notification)))
           )
         )

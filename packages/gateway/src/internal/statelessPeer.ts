@@ -10,6 +10,7 @@ import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as Listen from "./listen.js"
 import * as Request from "./statelessRequest.js"
 import { failure } from "./wire.js"
 
@@ -43,7 +44,7 @@ const handler =
     const notify = (notification: JsonRpc.JSONRPCNotification) =>
       Effect.ignore(peer.notify(notification.method, notification.params))
     if (inbound.method === "subscriptions/listen") {
-      return Stream.runForEach(Request.listen(message, context), notify).pipe(Effect.zipRight(Effect.never))
+      return Stream.runForEach(Listen.listen(message, context), notify).pipe(Effect.zipRight(Effect.never))
     }
     return Effect.flatMap(Request.respond(message, undefined, context, notify), ({ message: response }) =>
       "error" in response

@@ -17,7 +17,6 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
 import * as Catalog from "./catalog.js"
 import { capabilities } from "./handshake.js"
 import * as InFlight from "./inflight.js"
@@ -161,53 +160,12 @@ const completed = (method: string, result: Peer.WireObject, serverInfo: McpSchem
 /** `server/discover`'s result. */
 const discover = (context: StatelessContext): Peer.WireObject => ({
   supportedVersions: [VERSION, ...ProtocolVersion.STATEFUL],
-  capabilities: { ...capabilities, resources: { listChanged: true } },
+  capabilities: { ...capabilities, resources: { subscribe: true, listChanged: true } },
   serverInfo: context.serverInfo,
   ...(context.instructions === undefined ? {} : { instructions: context.instructions }),
   ttlMs: 0,
   cacheScope: "private"
 })
-
-/** The list notifications a `subscriptions/listen` filter asks for, by the host's list names. */
-const LISTS = { toolsListChanged: "tools", promptsListChanged: "prompts", resourcesListChanged: "resources" } as const
-
-/**
- * `subscriptions/listen`: the acknowledgement of the filter it honours (the list changes; not
- * resource updates yet), then each change of the host's lists it asked for, tagged with the
- * subscription's id, for as long as the stream is read.
- */
-export const listen = (
-  message: JsonRpc.JSONRPCRequest,
-  context: StatelessContext
-): Stream.Stream<JsonRpc.JSONRPCNotification> => {
-  const asked = McpSchema.isJsonObject(message.params?.notifications) ? message.params.notifications : {}
-  const honoured = Object.fromEntries(
-    Object.keys(LISTS)
-      .filter((key) => asked[key] === true)
-      .map((key) => [key, true])
-  )
-  const lists = new Set<string>(Object.entries(LISTS).flatMap(([key, list]) => (honoured[key] === true ? [list] : [])))
-  const tag = { [`${ENVELOPE}subscriptionId`]: message.id }
-  const ack: JsonRpc.JSONRPCNotification = {
-    jsonrpc: "2.0",
-    method: "notifications/subscriptions/acknowledged",
-    params: { notifications: honoured, _meta: tag }
-  }
-  const changes = context.host.changes.pipe(
-    Stream.mapConcat((change) =>
-      change._tag === "List" ? [change.list] : (["tools", "resources", "prompts"] as const)
-    ),
-    Stream.filter((list) => lists.has(list)),
-    Stream.map(
-      (list): JsonRpc.JSONRPCNotification => ({
-        jsonrpc: "2.0",
-        method: `notifications/${list}/list_changed`,
-        params: { _meta: tag }
-      })
-    )
-  )
-  return Stream.concat(Stream.make(ack), changes)
-}
 
 /** What one run of a request needs besides its relay. */
 interface Run {
@@ -288,7 +246,7 @@ const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | u
 }
 
 /**
- * Answers one stateless request (not `subscriptions/listen`, see {@link listen}); `notify` sends
+ * Answers one stateless request (not `subscriptions/listen`, see `listen.ts`); `notify` sends
  * what relates to it meanwhile (progress).
  */
 export const respond = (

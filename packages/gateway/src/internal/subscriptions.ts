@@ -27,6 +27,32 @@ export interface Subscriptions {
   readonly level: () => McpSchema.LoggingLevel | undefined
 }
 
+/** The key of a server's resource in the holders' count. */
+const keyOf = (server: string, uri: string) => `${server}\u0000${uri}`
+
+/**
+ * Subscribes the server's one session to `uri` for one more holder (a 2025-11-25 connection or a
+ * 2026-07-28 listen): it stays subscribed while any holds it.
+ */
+export const hold = (host: McpHost.McpHostService, subscribers: Map<string, number>, server: string, uri: string) =>
+  Effect.gen(function* () {
+    const client = yield* behind(host.client(server))
+    yield* behind(client.subscribe(uri))
+    const key = keyOf(server, uri)
+    subscribers.set(key, (subscribers.get(key) ?? 0) + 1)
+  })
+
+/** One holder fewer: the server's session unsubscribes from `uri` when the last lets go. */
+export const release = (host: McpHost.McpHostService, subscribers: Map<string, number>, server: string, uri: string) =>
+  Effect.gen(function* () {
+    const key = keyOf(server, uri)
+    const left = (subscribers.get(key) ?? 1) - 1
+    if (left > 0) return subscribers.set(key, left)
+    subscribers.delete(key)
+    const client = yield* behind(host.client(server))
+    yield* behind(client.unsubscribe(uri))
+  })
+
 /**
  * The client's subscriptions, and the forwarding of each ready server's resource updates to
  * `peer`, following the host's restarts, until the scope closes.
@@ -40,19 +66,10 @@ export const make = (
 ): Effect.Effect<Subscriptions, never, Scope.Scope> =>
   Effect.gen(function* () {
     const subscribed = new Map<string, string>()
-    /** The server's session subscribes while at least one connection does (key: server and URI). */
-    const keyOf = (server: string, uri: string) => `${server}\u0000${uri}`
-    const release = (server: string, uri: string) =>
-      Effect.gen(function* () {
-        const key = keyOf(server, uri)
-        const left = (subscribers.get(key) ?? 1) - 1
-        if (left > 0) return subscribers.set(key, left)
-        subscribers.delete(key)
-        const client = yield* behind(host.client(server))
-        yield* behind(client.unsubscribe(uri))
-      })
     yield* Effect.addFinalizer(() =>
-      Effect.forEach(subscribed, ([uri, server]) => Effect.ignore(release(server, uri)), { discard: true })
+      Effect.forEach(subscribed, ([uri, server]) => Effect.ignore(release(host, subscribers, server, uri)), {
+        discard: true
+      })
     )
     /** This connection, as `levels` knows it. */
     const self = {}
@@ -80,18 +97,15 @@ export const make = (
             return yield* failure(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
           }
           if (subscribed.get(uri) === server) return
-          const client = yield* behind(host.client(server))
-          yield* behind(client.subscribe(uri))
+          yield* hold(host, subscribers, server, uri)
           subscribed.set(uri, server)
-          const key = keyOf(server, uri)
-          subscribers.set(key, (subscribers.get(key) ?? 0) + 1)
         }),
       remove: (uri) =>
         Effect.gen(function* () {
           const server = subscribed.get(uri)
           if (server === undefined) return
           subscribed.delete(uri)
-          yield* release(server, uri)
+          yield* release(host, subscribers, server, uri)
         }),
       setLevel: (next) =>
         Effect.gen(function* () {
