@@ -92,55 +92,39 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
     })
   )
 
-  it.scoped("a subscription's updates are passed on for the subscribed resource", () =>
-    Effect.gen(function* () {
-      const { client } = yield* connect()
-      const uri = (yield* client.resources).find((resource) => resource.uri.startsWith("demo://resource/static/"))?.uri
-      expect(uri).toBeDefined()
-      const subscribed = uri ?? ""
-      const update = yield* client.resourceUpdates.pipe(
-        Stream.filter((params) => params.uri === subscribed),
-        Stream.runHead,
-        Effect.timeout(WAIT),
-        Effect.fork
-      )
-      yield* Effect.yieldNow()
-      yield* client.subscribe(subscribed)
-      // The reference server sends its subscribers an update at once when the updates are turned on.
-      yield* client.callTool("everything__toggle-subscriber-updates", {})
-      const received = yield* Fiber.join(update).pipe(
-        Effect.ensuring(Effect.ignore(client.callTool("everything__toggle-subscriber-updates", {})))
-      )
-      expect(received).toStrictEqual(Option.some({ uri: subscribed }))
-      yield* client.unsubscribe(subscribed)
-      // A resource nobody serves cannot be subscribed to.
-      const unknown = yield* client.subscribe("demo://nowhere").pipe(Effect.flip)
-      expect(unknown).toMatchObject({ _tag: "RpcError", code: -32002 })
-    })
-  )
-
-  it.scoped("2026-07-28: a resource in a subscriptions/listen filter gets its updates on that subscription", () =>
-    Effect.gen(function* () {
-      const { client } = yield* connect({ protocolVersion: "2026-07-28" })
-      const uri = (yield* client.resources).find((resource) => resource.uri.startsWith("demo://resource/static/"))?.uri
-      const subscribed = uri ?? ""
-      const update = yield* client.resourceUpdates.pipe(
-        Stream.filter((params) => params.uri === subscribed),
-        Stream.runHead,
-        Effect.timeout(WAIT),
-        Effect.fork
-      )
-      yield* Effect.yieldNow()
-      // At 2026-07-28 the client opens its subscriptions/listen again with the resource in its filter.
-      yield* client.subscribe(subscribed)
-      yield* client.callTool("everything__toggle-subscriber-updates", {})
-      const received = yield* Fiber.join(update).pipe(
-        Effect.ensuring(Effect.ignore(client.callTool("everything__toggle-subscriber-updates", {}))),
-        Effect.ensuring(Effect.ignore(client.unsubscribe(subscribed)))
-      )
-      expect(Option.map(received, (params) => params.uri)).toStrictEqual(Option.some(subscribed))
-    })
-  )
+  for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
+    // At 2026-07-28 the client opens its subscriptions/listen again with the resource in its filter.
+    it.scoped(`${protocolVersion}: a subscription's updates are passed on for the subscribed resource`, () =>
+      Effect.gen(function* () {
+        const { client } = yield* connect({ protocolVersion })
+        const uri = (yield* client.resources).find((resource) =>
+          resource.uri.startsWith("demo://resource/static/")
+        )?.uri
+        expect(uri).toBeDefined()
+        const subscribed = uri ?? ""
+        const update = yield* client.resourceUpdates.pipe(
+          Stream.filter((params) => params.uri === subscribed),
+          Stream.runHead,
+          Effect.timeout(WAIT),
+          Effect.fork
+        )
+        yield* Effect.yieldNow()
+        yield* client.subscribe(subscribed)
+        // The reference server sends its subscribers an update at once when the updates are turned on.
+        yield* client.callTool("everything__toggle-subscriber-updates", {})
+        const received = yield* Fiber.join(update).pipe(
+          Effect.ensuring(Effect.ignore(client.callTool("everything__toggle-subscriber-updates", {})))
+        )
+        expect(Option.map(received, (params) => params.uri)).toStrictEqual(Option.some(subscribed))
+        yield* client.unsubscribe(subscribed)
+        // A resource nobody serves cannot be subscribed to (at 2026-07-28 nothing is sent to refuse).
+        if (protocolVersion === "2025-11-25") {
+          const unknown = yield* client.subscribe("demo://nowhere").pipe(Effect.flip)
+          expect(unknown).toMatchObject({ _tag: "RpcError", code: -32002 })
+        }
+      })
+    )
+  }
 
   // The host's one session with the server stays subscribed while any connection is.
   it.scoped("a connection's unsubscribe leaves another connection's subscription to the same resource", () =>
