@@ -10,7 +10,7 @@ import { createServer } from "node:http"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { expect, layer } from "@effect/vitest"
-import { Capabilities, McpClient } from "@effect-mcp/client"
+import { Capabilities, McpClient, type Session } from "@effect-mcp/client"
 import * as HttpTransport from "@effect-mcp/client/HttpTransport"
 import type { McpHost } from "@effect-mcp/host"
 import type { ProtocolVersion } from "@effect-mcp/protocol"
@@ -18,6 +18,7 @@ import * as Chunk from "effect/Chunk"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type McpGateway, NodeStreamableHttpServer, StreamableHttpServer } from "../src/index.js"
@@ -67,6 +68,25 @@ const clientAt = (port: number, protocolVersion: ProtocolVersion.ProtocolVersion
       Effect.provide(transport)
     )
   })
+
+/** Our client of the gateway at `port` in a scope of its own (a process of its own), reattaching to `saved` when given. */
+const clientOf = (port: number, terminateOnClose: boolean, saved?: Session.SavedSession) =>
+  Effect.flatMap(
+    Layer.build(
+      HttpTransport.layer({
+        url: `http://127.0.0.1:${port}/mcp`,
+        name: GATEWAY,
+        transport: "http",
+        terminateOnClose
+      }).pipe(Layer.provide(NodeHttpClient.layer))
+    ),
+    (transport) =>
+      McpClient.make({
+        name: GATEWAY,
+        protocolVersion: "2025-11-25",
+        ...(saved === undefined ? {} : { reattach: saved })
+      }).pipe(Effect.provide(transport))
+  )
 
 /**
  * Our client at `protocolVersion` on a fresh listener, after what every era must do: a call, and a
@@ -143,6 +163,24 @@ for (const [adapter, listen] of Object.entries(adapters)) {
           id: 2,
           result: { content: [{ type: "text", text: "Echo: hi" }] }
         })
+      })
+    )
+
+    it.scoped("2025-11-25: a session outlives its client: another reattaches to it (no handshake) and goes on", () =>
+      Effect.gen(function* () {
+        const port = yield* listen
+        const saved = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const first = yield* clientOf(port, false)
+            expect(textOf(yield* first.callTool("everything__echo", { message: "first" }))).toBe("Echo: first")
+            return Option.getOrThrow(yield* first.savedSession)
+          })
+        )
+        const second = yield* clientOf(port, true, saved)
+        expect(textOf(yield* second.callTool("everything__echo", { message: "second" }))).toBe("Echo: second")
+        expect(Option.map(yield* second.savedSession, (now) => now.sessionId)).toStrictEqual(
+          Option.some(saved.sessionId)
+        )
       })
     )
 
