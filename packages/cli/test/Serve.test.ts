@@ -129,6 +129,22 @@ describe("effect-mcp serve, used by the official SDK v1 client over stdio", () =
     expect(completion.values).toContain("Engineering")
   })
 
+  it("completion of a resource template's argument is routed to the server of the template", async () => {
+    const complete = (value: string) =>
+      client.complete({
+        ref: { type: "ref/resource", uri: "demo://resource/dynamic/text/{resourceId}" },
+        argument: { name: "resourceId", value }
+      })
+    expect((await complete("7")).completion.values).toStrictEqual(["7"])
+    expect((await complete("x")).completion.values).toStrictEqual([])
+    await expect(
+      client.complete({
+        ref: { type: "ref/resource", uri: "demo://nowhere/{id}" },
+        argument: { name: "id", value: "1" }
+      })
+    ).rejects.toMatchObject({ code: -32602 })
+  })
+
   it("the server's sampling, elicitation and roots requests are asked of the editor", async () => {
     const sampled = await client.callTool({
       name: "everything__trigger-sampling-request",

@@ -1,6 +1,6 @@
 /**
  * Tool search and the config file's policies, through the gateway: the reference server behind a
- * host read from a config file (`denyTools`, `maxResultBytes`), our client in front. Off by
+ * host read from a config file (`denyTools`, `allowTools`, `maxResultBytes`), our client in front. Off by
  * default (the usual list, the denied tool neither listed nor callable, a large result cut to the
  * budget); with `toolSearch`, two tools listed, the search ranking the host's tools and
  * `call_tool` calling them on the path of `tools/call` (progress and the server's requests
@@ -33,7 +33,8 @@ const configured = Effect.gen(function* () {
           args: everything.args,
           denyTools: ["get-tiny-image"],
           maxResultBytes: BUDGET
-        }
+        },
+        narrow: { command: everything.command, args: everything.args, allowTools: ["echo"] }
       }
     })
   )
@@ -74,6 +75,17 @@ layer(configured, { excludeTestServices: true, timeout: "60 seconds" })(
         const denied = yield* Effect.flip(client.callTool("everything__get-tiny-image", {}))
         expect(denied).toMatchObject({ _tag: "RpcError", code: -32602 })
         expect(denied.message).toContain("Unknown tool: everything__get-tiny-image")
+      })
+    )
+
+    it.scoped("allowTools: of that server only the allowed tool is listed and callable", () =>
+      Effect.gen(function* () {
+        const { client } = yield* connect()
+        const names = (yield* client.tools).map((tool) => tool.name).filter((name) => name.startsWith("narrow__"))
+        expect(names).toStrictEqual(["narrow__echo"])
+        expect(textOf(yield* client.callTool("narrow__echo", { message: "hi" }))).toBe("Echo: hi")
+        const refused = yield* Effect.flip(client.callTool("narrow__get-sum", { a: 1, b: 2 }, { validateInput: false }))
+        expect(refused).toMatchObject({ _tag: "RpcError", code: -32602 })
       })
     )
 
