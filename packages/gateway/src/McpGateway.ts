@@ -160,6 +160,13 @@ export const serve = (
         const tasks = Tasks.canCreate(negotiated.version) ? Tasks.make() : undefined
         // No one can reach a connection's tasks once it has ended: those still running are cancelled.
         if (tasks !== undefined) yield* Scope.addFinalizer(scope, Tasks.cancelAll(host, tasks))
+        const attached: ServerRequests.Attached = {
+          client: negotiated,
+          inFlight,
+          request: ServerRequests.askPeer(peer),
+          ...(tasks === undefined ? {} : { taskIdOf: (server, taskId) => Tasks.idOf(tasks, server, taskId) })
+        }
+        // The servers' requests made within this client's calls are this client's.
         yield* Catalog.register(
           peer,
           Catalog.handlers({
@@ -171,14 +178,10 @@ export const serve = (
             inFlight,
             toolSearch: options.toolSearch === true,
             clientCapabilities: negotiated.capabilities
-          })
+          }),
+          ServerRequests.servingFor(attached)
         )
-        yield* ServerRequests.attach(shared.attached, {
-          client: negotiated,
-          inFlight,
-          request: ServerRequests.askPeer(peer),
-          ...(tasks === undefined ? {} : { taskIdOf: (server, taskId) => Tasks.idOf(tasks, server, taskId) })
-        }).pipe(Scope.extend(scope))
+        yield* ServerRequests.attach(shared.attached, attached).pipe(Scope.extend(scope))
         // The aggregate's list changes, its tasks' statuses and the servers' logs, once the client
         // is initialized (a 2026-07-28 client asks for logs request by request).
         yield* fanout

@@ -9,6 +9,8 @@
 import { expect, layer } from "@effect/vitest"
 import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import * as HttpCore from "../src/internal/httpCore.js"
 import { postTo } from "./support/core.js"
@@ -42,6 +44,30 @@ layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), {
         expect(asked).toStrictEqual(["gateway: Who is it for?"])
         expect((yield* starts) - before).toBe(1)
       })
+    )
+  }
+
+  for (const protocolVersion of ["2026-07-28", "2025-11-25"] as const) {
+    it.scoped(
+      `a ${protocolVersion} client is asked its call's input while another client has a call on that server`,
+      () =>
+        Effect.gen(function* () {
+          const backend = yield* Effect.flatMap(McpHost.McpHost, (host) => host.client("rounds"))
+          const before = (yield* backend.stats).pending
+          const other = yield* connect({ protocolVersion: "2026-07-28" })
+          const holding = yield* Effect.fork(other.client.callTool("rounds__hold", {}))
+          // The other call is in flight on the server before this one starts.
+          yield* backend.stats.pipe(
+            Effect.repeat({ until: (stats) => stats.pending > before, schedule: Schedule.spaced("10 millis") }),
+            Effect.timeout(WAIT)
+          )
+          const asked: Array<string> = []
+          const { client } = yield* connect({ protocolVersion, elicitation: elicitation(asked, { name: "Grace" }) })
+          const result = yield* client.callTool("rounds__book", {}).pipe(Effect.timeout(WAIT))
+          expect(textOf(result)).toBe("booked for Grace")
+          expect(asked).toStrictEqual(["gateway: Who is it for?"])
+          yield* Fiber.interrupt(holding)
+        })
     )
   }
 

@@ -288,6 +288,12 @@ export const handlers = (context: CatalogContext): Handlers => {
   )
 }
 
-/** Serves the handlers on a peer. */
-export const register = (peer: Peer.Peer, served: Handlers): Effect.Effect<void> =>
-  Effect.forEach(served, ([method, serve]) => peer.handle(method, serve), { discard: true })
+/** Serves the handlers on a peer, each run inside `around`. */
+export const register = (
+  peer: Peer.Peer,
+  served: Handlers,
+  around: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (effect) => effect
+): Effect.Effect<void> =>
+  Effect.forEach(served, ([method, serve]) => peer.handle(method, (request) => around(serve(request))), {
+    discard: true
+  })

@@ -126,13 +126,30 @@ export const attach = (
 type Forwarded = "sampling/createMessage" | "elicitation/create" | "roots/list"
 
 /**
- * The client a server's request is for: the one with requests in flight to that server (several at
- * once cannot be told apart, and no client may see another's requests: refused), else the newest.
+ * The client whose request is being served, while the gateway serves it. A server's request made
+ * within that work (a 2026-07-28 server's input request, which the gateway's client handles in the
+ * fiber of the call) is that client's, however many others are calling the same server.
+ */
+export class Caller extends Context.Reference<Caller>()("@effect-mcp/gateway/Caller", {
+  defaultValue: (): Attached | undefined => undefined
+}) {}
+
+/** Serves `effect` as `attached`'s work (see {@link Caller}). */
+export const servingFor =
+  (attached: Attached) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provideService(effect, Caller, attached)
+
+/**
+ * The client a server's request is for: a task's, the task's; the client whose call it was made in
+ * ({@link Caller}); else the one with requests in flight to that server (several at once cannot be
+ * told apart, and no client may see another's requests: refused), else the newest.
  */
 const targetOf = (
   all: ReadonlyArray<Attached>,
   from: Asker | undefined,
-  method: string
+  method: string,
+  caller: Attached | undefined
 ): Attached | JsonRpcFailure | undefined => {
   const server = from?.server
   const task = from?.relatedTaskId
@@ -143,6 +160,15 @@ const targetOf = (
       owner ??
       failure(JsonRpc.ErrorCode.InternalError, `${method} from ${server} is for task ${task}, whose client has gone`)
     )
+  }
+  // The caller's, when it is calling that server (its call is the one asking).
+  if (
+    caller !== undefined &&
+    server !== undefined &&
+    all.includes(caller) &&
+    caller.inFlight.latest(server) !== undefined
+  ) {
+    return caller
   }
   const calling = server === undefined ? [] : all.filter((entry) => entry.inFlight.latest(server) !== undefined)
   if (calling.length > 1) {
@@ -176,7 +202,7 @@ const ask = <M extends Forwarded>(
 ): Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure> =>
   Effect.gen(function* () {
     const server = from?.server
-    const target = targetOf(yield* Ref.get(attachments), from, method)
+    const target = targetOf(yield* Ref.get(attachments), from, method, yield* Caller)
     if (target === undefined) {
       return yield* failure(
         JsonRpc.ErrorCode.InternalError,

@@ -24,7 +24,7 @@ import { RELAYED } from "./inputRelay.js"
 import * as LogRelay from "./logRelay.js"
 import { type Relayed, relayFor } from "./rounds.js"
 import type * as Sealing from "./sealing.js"
-import type * as ServerRequests from "./serverRequests.js"
+import * as ServerRequests from "./serverRequests.js"
 import { failure } from "./wire.js"
 
 export const VERSION = "2026-07-28"
@@ -209,7 +209,9 @@ const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | u
         ? Effect.fail(failure(JsonRpc.ErrorCode.InternalError, `${asked} cannot be asked of a ${VERSION} client here`))
         : relay.request(asked, params, from)
   }
-  const call = Effect.map(handler({ id, method, params: message.params }), (result) => ({ result }))
+  const call = Effect.map(handler({ id, method, params: message.params }), (result) => ({ result })).pipe(
+    ServerRequests.servingFor(attached)
+  )
   // A request without an answer stops the run once the round's other requests are collected too
   // (they are asked side by side, each reaching the relay before anything else happens).
   const collected = relay?.needed.pipe(Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 20)), Effect.as(undefined))
