@@ -134,7 +134,7 @@ export const serve = (
     const inFlight = InFlight.make()
     // What the servers send to no one in particular is followed once for all connections.
     const fanout = yield* shared.fanout(host)
-    const subscriptions = yield* Subscriptions.make(host, peer, shared.subscribers, shared.levels, fanout)
+    const subscriptions = yield* Subscriptions.make(host, peer, shared, shared.levels, fanout)
     const scope = yield* Effect.scope
     let initialized = false
     yield* StatelessPeer.register(peer, {

@@ -146,6 +146,9 @@ export const listen = (
 ): Effect.Effect<{ readonly port: number }, ListenError, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
   Effect.gen(function* () {
     const host = options.host ?? "127.0.0.1"
+    if (options.token === "") {
+      return yield* new ListenError({ host, port: options.port, cause: new Error("the token is empty") })
+    }
     if (options.token === undefined && !isLoopback(host)) {
       return yield* new ListenError({
         host,

@@ -30,6 +30,9 @@ layer(gatewayHost({ servers: [] }))("the gateway's HTTP guards", (it) => {
       const error = yield* Effect.flip(NodeStreamableHttpServer.listen({ host: "0.0.0.0", port: 0 }))
       expect(error._tag).toBe("ListenError")
       expect(error.message).toContain("needs a token")
+      // An empty token is no token (a request with `Bearer ` would pass it).
+      const empty = yield* Effect.flip(NodeStreamableHttpServer.listen({ host: "0.0.0.0", port: 0, token: "" }))
+      expect(empty.message).toContain("the token is empty")
     })
   )
 

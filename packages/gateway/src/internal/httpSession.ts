@@ -97,8 +97,8 @@ export interface HttpSession {
     readonly version: string | undefined
     readonly lastEventId: string | undefined
   }) => Listen
-  /** Whether a client is connected to one of its streams. */
-  readonly connected: () => boolean
+  /** Whether a client is connected to one of its streams, or one of its requests is unanswered. */
+  readonly busy: () => boolean
   /** Ends the session: its peer sees the connection end, and its streams close. */
   readonly close: Effect.Effect<void>
 }
@@ -278,7 +278,7 @@ export const make = (
         })
       }
     },
-    connected: () => connections.size > 0,
+    busy: () => connections.size > 0 || exchanges.size > 0,
     close: Effect.sync(() => {
       closed = true
       for (const sink of connections.values()) sink.end()

@@ -138,8 +138,10 @@ export const make = (context: RoundContext): Effect.Effect<Relay> =>
           // A 2026-07-28 server's own key goes to the client (it may mean something to it), and
           // its round is what the retry continues.
           const shown = own ?? key
-          if (era === "stateless" && server !== undefined) {
-            serverRound = { server, ...(from?.requestState === undefined ? {} : { requestState: from.requestState }) }
+          // Only a round with the server's own state (a task's input request has none: its round
+          // cannot be continued by a new call, and the call runs again with the answers instead).
+          if (era === "stateless" && server !== undefined && from?.requestState !== undefined) {
+            serverRound = { server, requestState: from.requestState }
           }
           asked.set(shown, { key, method, params })
           yield* Deferred.succeed(signal, undefined)

@@ -30,8 +30,8 @@ const holdAll = (context: ListenContext, uris: ReadonlyArray<string>) =>
     for (const uri of new Set(uris)) {
       const server = yield* Effect.orElseSucceed(serverOfUri(context.host, uri), () => undefined)
       if (server === undefined) continue
-      const holding = Subscriptions.hold(context.host, context.attachments.subscribers, server, uri)
-      const release = Effect.ignore(Subscriptions.release(context.host, context.attachments.subscribers, server, uri))
+      const holding = Subscriptions.hold(context.host, context.attachments, server, uri)
+      const release = Effect.ignore(Subscriptions.release(context.host, context.attachments, server, uri))
       if ((yield* Effect.either(Effect.acquireRelease(holding, () => release)))._tag === "Right") held.set(uri, server)
     }
     return held
@@ -73,6 +73,13 @@ export const listen = (
           : Stream.asyncScoped<JsonRpc.JSONRPCNotification>((emit) =>
               Effect.flatMap(context.attachments.fanout(context.host), (fanout) =>
                 fanout.listen({
+                  // A restarted server's new session is subscribed again to what this stream holds.
+                  ready: (server, client) =>
+                    Effect.forEach(
+                      [...held].filter(([, owner]) => owner === server),
+                      ([uri]) => Effect.ignore(client.subscribe(uri)),
+                      { discard: true }
+                    ),
                   updated: (server, update) =>
                     held.get(update.uri) === server
                       ? Effect.sync(() => {

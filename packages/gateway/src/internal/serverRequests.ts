@@ -80,6 +80,8 @@ export const askPeer =
 export interface AttachmentsService {
   readonly attached: Ref.Ref<ReadonlyArray<Attached>>
   readonly subscribers: Map<string, number>
+  /** Held while a resource's holders change and its server's session (un)subscribes: one change at a time. */
+  readonly subscribing: Effect.Semaphore
   readonly levels: Map<object, McpSchema.LoggingLevel>
   /** The connections' fan-out of what the host's servers send, made on first use and kept with these attachments. */
   readonly fanout: (host: McpHost.McpHostService) => Effect.Effect<Fanout.Fanout>
@@ -98,6 +100,7 @@ export const layerAttachments: Layer.Layer<Attachments> = Layer.scoped(
     return {
       attached: yield* Ref.make<ReadonlyArray<Attached>>([]),
       subscribers: new Map<string, number>(),
+      subscribing: yield* Effect.makeSemaphore(1),
       levels: new Map<object, McpSchema.LoggingLevel>(),
       fanout: (host) =>
         lock.withPermits(1)(

@@ -1,6 +1,6 @@
 /**
- * The gateway's 2025-11-25 HTTP sessions, each with when its client was last seen. A session that
- * is not busy (no request of it in progress, no stream of it connected) for longer than the idle
+ * The gateway's 2025-11-25 HTTP sessions, each with when it was last in use. A session that is not
+ * busy (no request of it in progress or unanswered, no stream of it connected) for longer than the idle
  * timeout is ended, its calls cancelled: its client vanished without a DELETE, and would otherwise
  * hold its connection to the servers for as long as the gateway runs. A client that comes back
  * later finds its session gone (404) and initializes again, as the specification has it. At most
@@ -45,20 +45,21 @@ export const make = (limits: Limits = defaultLimits): Effect.Effect<SessionTable
   Effect.gen(function* () {
     const idle = Duration.toMillis(limits.idle)
     const entries = new Map<string, Entry>()
-    const busy = (entry: Entry) => entry.requests > 0 || entry.session.connected()
+    const busy = (entry: Entry) => entry.requests > 0 || entry.session.busy()
     const touch = (entry: Entry) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         entry.seen = now
       })
 
-    /** Ends the sessions unused for longer than the idle timeout. */
-    const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.forEach(
-        [...entries.values()].filter((entry) => !busy(entry) && now - entry.seen > idle),
-        (entry) => end(entry),
-        { discard: true }
-      )
-    )
+    /** Ends the sessions unused for longer than the idle timeout; a busy one is in use now. */
+    const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const idled: Array<Entry> = []
+      for (const entry of entries.values()) {
+        if (busy(entry)) entry.seen = now
+        else if (now - entry.seen > idle) idled.push(entry)
+      }
+      return Effect.forEach(idled, end, { discard: true })
+    })
     const end = (entry: Entry) =>
       Effect.suspend(() => {
         entries.delete(entry.session.id)

@@ -16,6 +16,7 @@ import type * as Scope from "effect/Scope"
 import type { Fanout } from "./fanout.js"
 import * as LogRelay from "./logRelay.js"
 import { serverOfUri } from "./routing.js"
+import type * as ServerRequests from "./serverRequests.js"
 import { behind, failure } from "./wire.js"
 
 /** A client's subscriptions and log level. */
@@ -34,24 +35,27 @@ const keyOf = (server: string, uri: string) => `${server}\u0000${uri}`
  * Subscribes the server's one session to `uri` for one more holder (a 2025-11-25 connection or a
  * 2026-07-28 listen): it stays subscribed while any holds it.
  */
-export const hold = (host: McpHost.McpHostService, subscribers: Map<string, number>, server: string, uri: string) =>
+export const hold = (host: McpHost.McpHostService, shared: Holders, server: string, uri: string) =>
   Effect.gen(function* () {
     const client = yield* behind(host.client(server))
     yield* behind(client.subscribe(uri))
     const key = keyOf(server, uri)
-    subscribers.set(key, (subscribers.get(key) ?? 0) + 1)
-  })
+    shared.subscribers.set(key, (shared.subscribers.get(key) ?? 0) + 1)
+  }).pipe(shared.subscribing.withPermits(1))
 
 /** One holder fewer: the server's session unsubscribes from `uri` when the last lets go. */
-export const release = (host: McpHost.McpHostService, subscribers: Map<string, number>, server: string, uri: string) =>
+export const release = (host: McpHost.McpHostService, shared: Holders, server: string, uri: string) =>
   Effect.gen(function* () {
     const key = keyOf(server, uri)
-    const left = (subscribers.get(key) ?? 1) - 1
-    if (left > 0) return subscribers.set(key, left)
-    subscribers.delete(key)
+    const left = (shared.subscribers.get(key) ?? 1) - 1
+    if (left > 0) return shared.subscribers.set(key, left)
+    shared.subscribers.delete(key)
     const client = yield* behind(host.client(server))
     yield* behind(client.unsubscribe(uri))
-  })
+  }).pipe(shared.subscribing.withPermits(1))
+
+/** How many hold each server's resource, and the lock their changes take (a release and a hold never cross). */
+export type Holders = Pick<ServerRequests.AttachmentsService, "subscribers" | "subscribing">
 
 /**
  * The client's subscriptions, and the forwarding of each ready server's resource updates to
@@ -60,14 +64,14 @@ export const release = (host: McpHost.McpHostService, subscribers: Map<string, n
 export const make = (
   host: McpHost.McpHostService,
   peer: Peer.Peer,
-  subscribers: Map<string, number>,
+  holders: Holders,
   levels: Map<object, McpSchema.LoggingLevel>,
   fanout: Fanout
 ): Effect.Effect<Subscriptions, never, Scope.Scope> =>
   Effect.gen(function* () {
     const subscribed = new Map<string, string>()
     yield* Effect.addFinalizer(() =>
-      Effect.forEach(subscribed, ([uri, server]) => Effect.ignore(release(host, subscribers, server, uri)), {
+      Effect.forEach(subscribed, ([uri, server]) => Effect.ignore(release(host, holders, server, uri)), {
         discard: true
       })
     )
@@ -97,7 +101,7 @@ export const make = (
             return yield* failure(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
           }
           if (subscribed.get(uri) === server) return
-          yield* hold(host, subscribers, server, uri)
+          yield* hold(host, holders, server, uri)
           subscribed.set(uri, server)
         }),
       remove: (uri) =>
@@ -105,7 +109,7 @@ export const make = (
           const server = subscribed.get(uri)
           if (server === undefined) return
           subscribed.delete(uri)
-          yield* release(host, subscribers, server, uri)
+          yield* release(host, holders, server, uri)
         }),
       setLevel: (next) =>
         Effect.gen(function* () {
