@@ -6,6 +6,8 @@
  */
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
 import { connect, faultServer, gatewayHost, textOf } from "./support/gateway.js"
 
 /** The longest a test waits for something that should happen at once. */
@@ -66,6 +68,28 @@ layer(gatewayHost({ servers: [{ name: "fixture", target: faultServer }] }), {
       for (let round = 0; round < 3; round++) expect(yield* call).toStrictEqual(STEPS)
       yield* client.setLoggingLevel("warning")
       expect(yield* call).toStrictEqual([])
+    })
+  )
+
+  it.scoped("2026-07-28: while two clients call one server, neither hears a log that may be the other's", () =>
+    Effect.gen(function* () {
+      const first = yield* listening("2026-07-28")
+      const second = yield* listening("2026-07-28")
+      yield* first.client.setLoggingLevel("info")
+      yield* second.client.setLoggingLevel("info")
+      const waiting = yield* Effect.fork(first.client.callTool("fixture__logThenWait", { text: "first's own" }))
+      // Its own log, sent while it alone calls the server, reaches it: its call is in flight.
+      yield* Effect.sync(() => first.heard.length).pipe(
+        Effect.repeat({ until: (count) => count > 0, schedule: Schedule.spaced("10 millis") }),
+        Effect.timeout(WAIT)
+      )
+      expect(first.heard).toStrictEqual(["info fixture first's own"])
+      expect(textOf(yield* second.client.callTool("fixture__logThenAnswer", {}).pipe(Effect.timeout(WAIT)))).toBe(
+        "logged"
+      )
+      expect(first.heard).toStrictEqual(["info fixture first's own"])
+      expect(second.heard).toStrictEqual([])
+      yield* Fiber.interrupt(waiting)
     })
   )
 

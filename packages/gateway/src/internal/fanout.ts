@@ -22,7 +22,9 @@ export interface Listener {
   /** A server's log message. */
   readonly log?: (
     server: string,
-    message: typeof McpSchema.LoggingMessageNotificationParams.Type
+    message: typeof McpSchema.LoggingMessageNotificationParams.Type,
+    /** How many connections were calling that server when it came (0: none). */
+    callers: number
   ) => Effect.Effect<void>
   /** A server's update of a resource. */
   readonly updated?: (
@@ -57,7 +59,7 @@ export const make = (host: McpHost.McpHostService): Effect.Effect<Fanout, never,
         const callers = [...listeners].filter((listener) => listener.calling?.(server) === true)
         return Effect.forEach(
           callers.length > 0 ? callers : listeners,
-          (listener) => listener.log?.(server, message) ?? Effect.void,
+          (listener) => listener.log?.(server, message, callers.length) ?? Effect.void,
           {
             discard: true
           }

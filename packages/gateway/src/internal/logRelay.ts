@@ -19,7 +19,12 @@ export type LogParams = typeof McpSchema.LoggingMessageNotificationParams.Type
 export interface Options {
   /** Sends one log message to the client. */
   readonly send: (params: LogParams) => Effect.Effect<void>
-  /** Only the logs of a server the client is calling (else also those sent while no one is). */
+  /**
+   * Only the logs of the client's own call: those of a server it alone is calling (a log cannot be
+   * told apart when several clients call one server: it is dropped rather than shown to a client
+   * whose call it may not be). Else also those of a server no one is calling, and every caller
+   * of a server hears its logs.
+   */
   readonly ownCallsOnly?: boolean
   /** The least severe level passed on, as it is now (`undefined`: every level). */
   readonly level?: () => McpSchema.LoggingLevel | undefined
@@ -41,9 +46,9 @@ export const mostVerbose = (levels: Iterable<McpSchema.LoggingLevel>): McpSchema
 /** Relays the servers' logs to the client while the scope is open. */
 export const relay = (fanout: Fanout, inFlight: InFlight, options: Options): Effect.Effect<void, never, Scope.Scope> =>
   fanout.listen({
-    log: (server, message) => {
+    log: (server, message, callers) => {
       const related = inFlight.latest(server)
-      if (options.ownCallsOnly === true && related === undefined) return Effect.void
+      if (options.ownCallsOnly === true && (related === undefined || callers > 1)) return Effect.void
       const level = options.level?.()
       if (level !== undefined && !atLeast(message.level, level)) return Effect.void
       const logger = message.logger === undefined ? server : `${server}/${message.logger}`
