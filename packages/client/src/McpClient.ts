@@ -40,6 +40,13 @@ export type {
    */
   ListKind,
   /**
+   * A log message (`notifications/message`) as a caller is given it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  LogMessage,
+  /**
    * Options of a client.
    *
    * @since 0.1.0

@@ -24,6 +24,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import type {
   CallToolResult,
+  LogMessage,
   McpClientOptions,
   McpClientService,
   Progress,
@@ -42,11 +43,13 @@ import { Transport, type TransportService } from "./Transport.js"
  * @since 0.1.0
  * @category options
  */
-export interface PromiseCallOptions extends Omit<ToolCallOptions, "onProgress"> {
+export interface PromiseCallOptions extends Omit<ToolCallOptions, "onProgress" | "onLog"> {
   /** Aborting gives the call up (it is cancelled on the server) and rejects it with the signal's reason. */
   readonly signal?: AbortSignal
   /** Asks for progress and receives it. */
   readonly onProgress?: (progress: Progress) => void
+  /** Receives the call's own log messages (`McpClient.CallOptions.onLog`). */
+  readonly onLog?: (message: LogMessage) => void
 }
 
 /**
@@ -107,10 +110,14 @@ const rejection = <E>(cause: Cause.Cause<E>, by: Interrupter): unknown => {
 
 const callOptions = (options: PromiseCallOptions | undefined): ToolCallOptions | undefined => {
   if (options === undefined) return undefined
-  const { signal: _signal, onProgress, ...rest } = options
-  return onProgress === undefined
-    ? rest
-    : { ...rest, onProgress: (progress: Progress) => Effect.sync(() => onProgress(progress)) }
+  const { signal: _signal, onProgress, onLog, ...rest } = options
+  return {
+    ...rest,
+    ...(onProgress === undefined
+      ? {}
+      : { onProgress: (progress: Progress) => Effect.sync(() => onProgress(progress)) }),
+    ...(onLog === undefined ? {} : { onLog: (message: LogMessage) => Effect.sync(() => onLog(message)) })
+  }
 }
 
 /** Where a client's effects run and how it ends: a `ManagedRuntime`, or the default runtime. */

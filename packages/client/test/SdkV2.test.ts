@@ -236,6 +236,33 @@ for (const target of TARGETS) {
       })
     )
 
+    scenario(
+      target.transport === "http"
+        ? "a call's own log messages go to its onLog, not to the client's (the server relates them to the call)"
+        : "over stdio no log message can be told a call's own: it goes to the client's, not to onLog",
+      target,
+      () =>
+        Effect.gen(function* () {
+          const { client } = yield* connect(target)
+          const own: Array<unknown> = []
+          const clients: Array<unknown> = []
+          // Observed as dispatched: what came before a result is here when the call returns.
+          yield* client.observe("notifications/message", (message) =>
+            Effect.sync(() => void clients.push(message.data))
+          )
+          const onLog = (message: McpClient.LogMessage) => Effect.sync(() => void own.push(message.data))
+          // The client set no level: at 2026-07-28 the call's own asks for its logs.
+          yield* client.callTool("echo", { message: "mine" }, { onLog, logLevel: "info" })
+          expect(target.transport === "http" ? own : clients).toStrictEqual([{ echoed: "mine" }])
+          expect(target.transport === "http" ? clients : own).toStrictEqual([])
+          if (stateless) {
+            // A call that asks for no level gets no log message at all.
+            yield* client.callTool("echo", { message: "unasked" }, { onLog })
+            expect([...own, ...clients]).toStrictEqual([{ echoed: "mine" }])
+          }
+        })
+    )
+
     scenario("gets a prompt with an argument", target, () =>
       Effect.gen(function* () {
         const { client } = yield* connect(target)

@@ -157,6 +157,10 @@ export const serve = (
       if (options.clientName === undefined) clientName = negotiated.clientInfo.name
       return Effect.gen(function* () {
         const notify = (method: string, params: Peer.WireObject) => Effect.ignore(peer.notify(method, params))
+        const logs: LogRelay.Options = {
+          send: (params) => notify("notifications/message", params),
+          level: subscriptions.level
+        }
         const tasks = Tasks.canCreate(negotiated.version) ? Tasks.make() : undefined
         // No one can reach a connection's tasks once it has ended: those still running are cancelled.
         if (tasks !== undefined) yield* Scope.addFinalizer(scope, Tasks.cancelAll(host, tasks))
@@ -177,7 +181,8 @@ export const serve = (
             ...(tasks === undefined ? {} : { tasks }),
             inFlight,
             toolSearch: options.toolSearch === true,
-            clientCapabilities: negotiated.capabilities
+            clientCapabilities: negotiated.capabilities,
+            logs: LogRelay.own({ ...logs, asked: true })
           }),
           ServerRequests.servingFor(attached)
         )
@@ -190,10 +195,7 @@ export const serve = (
             ...(tasks === undefined ? {} : { taskStatus: Tasks.statusTo(tasks, notify) })
           })
           .pipe(Scope.extend(scope))
-        yield* LogRelay.relay(fanout, inFlight, {
-          send: (params) => Effect.ignore(peer.notify("notifications/message", params)),
-          level: subscriptions.level
-        }).pipe(Scope.extend(scope))
+        yield* LogRelay.relay(fanout, inFlight, logs).pipe(Scope.extend(scope))
         return result
       })
     })

@@ -2,12 +2,19 @@
  * The servers' log messages through the gateway, with the SDK v1 fault server behind the host
  * (`logThenAnswer` logs "step 1" to "step 3" at info, then answers at once): a 2025-11-25 session
  * hears a call's logs before its result, at or above the level it set; a 2026-07-28 client hears them only for a request that
- * asks (`io.modelcontextprotocol/logLevel`), at or above its level.
+ * asks (`io.modelcontextprotocol/logLevel`), at or above its level. With the fault server over
+ * Streamable HTTP, where it relates each log to its call, a call's logs reach its own client alone.
  */
+import { fileURLToPath } from "node:url"
 import { expect, layer } from "@effect/vitest"
+import type { McpClient } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import { startHttpFixture } from "../../client/test/support/sdkV2Server.js"
 import { connect, faultServer, gatewayHost, textOf } from "./support/gateway.js"
 
 /** The longest a test waits for something that should happen at once. */
@@ -32,6 +39,33 @@ const listening = (protocolVersion: "2026-07-28" | "2025-11-25") =>
   })
 
 const STEPS = ["info fixture step 1", "info fixture step 2", "info fixture step 3"]
+
+/** Waits until `heard` has something (a log sent while a call is in flight). */
+const untilHeard = (heard: ReadonlyArray<unknown>) =>
+  Effect.sync(() => heard.length).pipe(
+    Effect.repeat({ until: (count) => count > 0, schedule: Schedule.spaced("10 millis") }),
+    Effect.timeout(WAIT)
+  )
+
+/** The gateway's host with the fault server over Streamable HTTP behind it. */
+const overHttp = Layer.unwrapScoped(
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.promise(() =>
+        startHttpFixture(
+          fileURLToPath(new URL("./fixtures/faultServer.mjs", import.meta.url)),
+          ["http"],
+          "fault server"
+        )
+      ),
+      (running) => Effect.promise(running.stop)
+    ),
+    (running) =>
+      gatewayHost({
+        servers: [{ name: "fixture", target: { _tag: "Http", url: running.url, transport: "http", headers: {} } }]
+      })
+  )
+)
 
 layer(gatewayHost({ servers: [{ name: "fixture", target: faultServer }] }), {
   excludeTestServices: true,
@@ -58,6 +92,26 @@ layer(gatewayHost({ servers: [{ name: "fixture", target: faultServer }] }), {
     })
   )
 
+  it.scoped("2025-11-25: when the most verbose session ends, the server goes to the level of those left", () =>
+    Effect.gen(function* () {
+      const levelOf = (client: McpClient.McpClientService) =>
+        Effect.map(client.callTool("fixture__level", {}), textOf).pipe(Effect.timeout(WAIT))
+      const { client: quiet } = yield* connect()
+      yield* quiet.setLoggingLevel("error")
+      const scope = yield* Scope.make()
+      const { client: verbose } = yield* connect({ clientScope: scope })
+      yield* verbose.setLoggingLevel("debug")
+      expect(yield* levelOf(quiet)).toBe("debug")
+      yield* Scope.close(scope, Exit.void)
+      // The gateway sees the session end once its connection closes.
+      yield* levelOf(quiet).pipe(
+        Effect.repeat({ until: (now) => now === "error", schedule: Schedule.spaced("20 millis") }),
+        Effect.timeout(WAIT)
+      )
+      expect(yield* levelOf(quiet)).toBe("error")
+    })
+  )
+
   it.scoped("2026-07-28: only a request that asks gets log messages, its own, at or above its level", () =>
     Effect.gen(function* () {
       const { client, call } = yield* listening("2026-07-28")
@@ -79,10 +133,7 @@ layer(gatewayHost({ servers: [{ name: "fixture", target: faultServer }] }), {
       yield* second.client.setLoggingLevel("info")
       const waiting = yield* Effect.fork(first.client.callTool("fixture__logThenWait", { text: "first's own" }))
       // Its own log, sent while it alone calls the server, reaches it: its call is in flight.
-      yield* Effect.sync(() => first.heard.length).pipe(
-        Effect.repeat({ until: (count) => count > 0, schedule: Schedule.spaced("10 millis") }),
-        Effect.timeout(WAIT)
-      )
+      yield* untilHeard(first.heard)
       expect(first.heard).toStrictEqual(["info fixture first's own"])
       expect(textOf(yield* second.client.callTool("fixture__logThenAnswer", {}).pipe(Effect.timeout(WAIT)))).toBe(
         "logged"
@@ -109,3 +160,42 @@ layer(gatewayHost({ servers: [{ name: "fixture", target: faultServer }] }), {
     })
   )
 })
+
+layer(overHttp, { excludeTestServices: true, timeout: "60 seconds" })(
+  "a server over Streamable HTTP: each call's log messages reach its own client alone",
+  (it) => {
+    // Before, a log was anyone's whose call was in flight: every 2025-11-25 caller heard it, and a
+    // 2026-07-28 request heard none while another client called the server.
+    for (const [first, second] of [
+      ["2025-11-25", "2025-11-25"],
+      ["2026-07-28", "2026-07-28"],
+      ["2025-11-25", "2026-07-28"]
+    ] as const) {
+      it.scoped(`${first} and ${second}: while both call the server, each hears its own call's logs`, () =>
+        Effect.gen(function* () {
+          const holding = yield* listening(first)
+          const answering = yield* listening(second)
+          yield* holding.client.setLoggingLevel("info")
+          yield* answering.client.setLoggingLevel("info")
+          const waiting = yield* Effect.fork(holding.client.callTool("fixture__logThenWait", { text: "first's own" }))
+          yield* untilHeard(holding.heard)
+          for (let round = 0; round < 3; round++) expect(yield* answering.call).toStrictEqual(STEPS)
+          expect(holding.heard).toStrictEqual(["info fixture first's own"])
+          yield* Fiber.interrupt(waiting)
+        })
+      )
+    }
+
+    it.scoped("a 2026-07-28 request that asks for no logs gets none, and no one else hears its call's", () =>
+      Effect.gen(function* () {
+        const holding = yield* listening("2025-11-25")
+        const unasking = yield* listening("2026-07-28")
+        const waiting = yield* Effect.fork(holding.client.callTool("fixture__logThenWait", { text: "first's own" }))
+        yield* untilHeard(holding.heard)
+        expect(yield* unasking.call).toStrictEqual([])
+        expect(holding.heard).toStrictEqual(["info fixture first's own"])
+        yield* Fiber.interrupt(waiting)
+      })
+    )
+  }
+)

@@ -12,9 +12,12 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as InMemoryTransport from "../src/InMemoryTransport.js"
 import * as Middleware from "../src/Middleware.js"
 import * as Peer from "../src/Peer.js"
+import * as Transport from "../src/Transport.js"
 import { scriptedPeer } from "./support/scripted.js"
 
 const requestOf = (message: JsonRpc.JSONRPCMessage) => {
@@ -534,6 +537,51 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
       )
       expect(peer.unsafeRequest("m", undefined, {}, () => {})).toBeUndefined()
     })
+  )
+
+  it.scoped(
+    "a log message related to a request goes to its onLog alone; others, and one whose request is done, to the observers",
+    () =>
+      Effect.gen(function* () {
+        const [clientEnd, server] = yield* InMemoryTransport.makePair("scripted")
+        // As Streamable HTTP does for a POST's event stream: a log naming `request` came on its stream.
+        const relating: Transport.TransportService = {
+          ...clientEnd,
+          run: (deliver) =>
+            clientEnd.run((item) => {
+              if (item._tag !== "Message" || !("params" in item.message)) return deliver(item)
+              const request = item.message.params?.request
+              deliver(typeof request === "number" ? { ...item, relatedRequest: request } : item)
+            })
+        }
+        const peer = yield* Peer.make(relating, { server: "scripted", requestTimeout: "10 seconds" })
+        const requests = yield* Queue.unbounded<JsonRpc.JSONRPCMessage>()
+        yield* Transport.incoming(server).pipe(
+          Stream.runForEach((item) => (item._tag === "Message" ? Queue.offer(requests, item.message) : Effect.void)),
+          Effect.forkScoped
+        )
+        const own: Array<unknown> = []
+        const observed: Array<unknown> = []
+        yield* peer.observe((notification) => Effect.sync(() => void observed.push(notification.params?.data)))
+        const taking = yield* Effect.fork(
+          peer.request("taking", undefined, { onLog: (params) => Effect.sync(() => void own.push(params.data)) })
+        )
+        const taken = requestOf(yield* Queue.take(requests))
+        const plain = yield* Effect.fork(peer.request("plain", undefined))
+        const other = requestOf(yield* Queue.take(requests))
+        const log = (data: string, request?: JsonRpc.RequestId) =>
+          server.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data, request } })
+        yield* log("taking's", taken.id)
+        yield* log("plain's", other.id)
+        yield* log("no one's")
+        yield* server.send({ jsonrpc: "2.0", id: taken.id, result: {} })
+        yield* Fiber.join(taking)
+        yield* log("after taking's end", taken.id)
+        yield* server.send({ jsonrpc: "2.0", id: other.id, result: {} })
+        yield* Fiber.join(plain)
+        expect(own).toStrictEqual(["taking's"])
+        expect(observed).toStrictEqual(["plain's", "no one's", "after taking's end"])
+      })
   )
 
   it.scoped("a write that throws (a value JSON cannot encode) is the request's defect; nothing stays pending", () =>

@@ -21,7 +21,7 @@ import type { CallToolResult, Tool } from "./features/tools.js"
 import type { SavedSession } from "./session/saved.js"
 import type { Stats } from "./session/types.js"
 
-export type { CallOptions, Progress } from "./features/callOptions.js"
+export type { CallOptions, LogMessage, Progress } from "./features/callOptions.js"
 export type { CallToolResult, Tool } from "./features/tools.js"
 
 /** Options of a client. */

@@ -1,7 +1,8 @@
 /**
  * What the gateway serves from the host: the aggregated lists under host-wide names, and each call
- * routed to the server that offers it. Progress reaches the client under its own token; a client's
- * cancellation interrupts the handler, which cancels the call on the server.
+ * routed to the server that offers it. Progress reaches the client under its own token, and the
+ * logs a server relates to a call reach that call's client alone; a client's cancellation
+ * interrupts the handler, which cancels the call on the server.
  */
 import { Capabilities, type McpClient } from "@effect-mcp/client"
 import type { Aggregate, McpHost } from "@effect-mcp/host"
@@ -10,6 +11,7 @@ import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, type Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import { type InFlight, relatedTo } from "./inflight.js"
+import type * as LogRelay from "./logRelay.js"
 import { promptOf, serverOfTool, serverOfUri } from "./routing.js"
 import type { Subscriptions } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
@@ -40,6 +42,8 @@ export interface CatalogContext {
    * requests): the call goes to that server only, with the answers and the server's own state.
    */
   readonly continues?: Continued
+  /** Where the logs of the client's calls go, and the level it asked of the servers (none: the client hears none). */
+  readonly logs?: LogRelay.Own
 }
 
 /** A 2026-07-28 server's round continued in a new request. */
@@ -78,22 +82,41 @@ const progressTo = (
 }
 
 /**
- * The options of a call for the client's request to `server`: its progress relayed, and the
- * answers of the server's round it continues; continuing another server's round is refused.
+ * Options that send the logs the server relates to the call to its client alone, at the client's
+ * level (a client that asked for none hears none of them), and ask a 2026-07-28 server for that level.
+ */
+const logsTo = (
+  context: CatalogContext,
+  request: Peer.InboundRequest,
+  server: string
+): Pick<McpClient.CallOptions, "onLog" | "logLevel"> => {
+  const logs = context.logs
+  if (logs === undefined) return { onLog: () => Effect.void }
+  const level = logs.level()
+  return { onLog: logs.send(server, request.id), ...(level === undefined ? {} : { logLevel: level }) }
+}
+
+/**
+ * The options of a call for the client's request to `server`: its progress and logs relayed, and
+ * the answers of the server's round it continues; continuing another server's round is refused.
  */
 const callOptions = (
   context: CatalogContext,
   request: Peer.InboundRequest,
   server: string | undefined
 ): Effect.Effect<McpClient.CallOptions, JsonRpcFailure> => {
+  const relayed = {
+    ...progressTo(context, request),
+    ...(server === undefined ? {} : logsTo(context, request, server))
+  }
   const continues = context.continues
-  if (continues === undefined) return Effect.succeed(progressTo(context, request))
+  if (continues === undefined) return Effect.succeed(relayed)
   if (continues.server !== server) {
     return failure(JsonRpc.ErrorCode.InvalidParams, "Invalid requestState (another server's round)", {
       reason: "invalid_request_state"
     })
   }
-  return Effect.succeed({ ...progressTo(context, request), answering: continues.answering })
+  return Effect.succeed({ ...relayed, answering: continues.answering })
 }
 
 /** The first entry of each key (a URI two servers list is listed once, for the first). */

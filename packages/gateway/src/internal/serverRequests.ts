@@ -80,7 +80,7 @@ export const askPeer =
 export interface AttachmentsService {
   readonly attached: Ref.Ref<ReadonlyArray<Attached>>
   readonly subscribers: Map<string, number>
-  /** Held while a resource's holders change and its server's session (un)subscribes: one change at a time. */
+  /** Held while the servers' standing requests change (a resource's holders and its (un)subscribe, the shared log level): one change at a time. */
   readonly subscribing: Effect.Semaphore
   readonly levels: Map<object, McpSchema.LoggingLevel>
   /** The connections' fan-out of what the host's servers send, made on first use and kept with these attachments. */

@@ -174,6 +174,8 @@ interface Run {
   readonly capabilities: McpSchema.ClientCapabilities
   readonly inFlight: InFlight.InFlight
   readonly notify: (notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>
+  /** The request's logs: its calls' own, at the level it asked for (none when it asked for none). */
+  readonly logs: LogRelay.Options & { readonly asked: boolean }
 }
 
 /**
@@ -182,7 +184,7 @@ interface Run {
  * the capability for ends it with -32021.
  */
 const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | undefined): Effect.Effect<Answer> => {
-  const { context, capabilities, inFlight, notify } = run
+  const { context, capabilities, inFlight, notify, logs } = run
   const { id, method } = message
   const relay = relayed?.relay
   const handler = Catalog.handlers({
@@ -192,6 +194,7 @@ const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | u
     inFlight,
     toolSearch: context.toolSearch === true,
     clientCapabilities: capabilities,
+    logs: LogRelay.own(logs),
     ...(relayed?.continues === undefined ? {} : { continues: relayed.continues })
   }).get(method)
   if (handler === undefined) {
@@ -273,25 +276,27 @@ export const respond = (
     const relayed = RELAYED.has(method) ? yield* relayFor(message, headers, context) : undefined
     if (relayed instanceof JsonRpcFailure) return answer(200, id, relayed)
     const inFlight = InFlight.make()
+    // Log messages only for a request that asked for them, those of its own call, on its stream.
+    const level = envelope.right.logLevel
+    const logs = {
+      send: (params: LogRelay.LogParams) => notify({ jsonrpc: "2.0", method: "notifications/message", params }),
+      ownCallsOnly: true,
+      level: () => level,
+      asked: level !== undefined
+    }
     const once = (relaying: Relayed | undefined) =>
-      runOnce(message, { context, capabilities: envelope.right.capabilities, inFlight, notify }, relaying)
+      runOnce(message, { context, capabilities: envelope.right.capabilities, inFlight, notify, logs }, relaying)
     const run = Effect.gen(function* () {
       const first = yield* once(relayed)
       const restart = relayed?.restart
       const refused = "error" in first.message && first.message.error.code === JsonRpc.ErrorCode.InvalidParams
       return restart !== undefined && refused ? yield* once(yield* restart) : first
     })
-    // Log messages only for a request that asked for them, those of its own call, on its stream.
-    const level = envelope.right.logLevel
     const logged =
       level === undefined
         ? run
         : Effect.flatMap(context.attachments.fanout(context.host), (fanout) =>
-            LogRelay.relay(fanout, inFlight, {
-              send: (params) => notify({ jsonrpc: "2.0", method: "notifications/message", params }),
-              ownCallsOnly: true,
-              level: () => level
-            }).pipe(Effect.zipRight(run), Effect.scoped)
+            LogRelay.relay(fanout, inFlight, logs).pipe(Effect.zipRight(run), Effect.scoped)
           )
     return yield* logged
   })

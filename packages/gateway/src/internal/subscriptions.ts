@@ -77,8 +77,29 @@ export const make = (
     )
     /** This connection, as `levels` knows it. */
     const self = {}
-    yield* Effect.addFinalizer(() => Effect.sync(() => levels.delete(self)))
     const shared = () => LogRelay.mostVerbose(levels.values())
+    /**
+     * Sets every ready server to the shared level as it is once the lock is held: changes of
+     * several sessions reach the servers one after the other, the last one last.
+     */
+    const applyShared = Effect.gen(function* () {
+      const level = shared()
+      if (level === undefined) return
+      const servers = yield* host.servers
+      yield* Effect.forEach(
+        servers.filter((server) => server.status._tag === "Ready"),
+        (server) => Effect.ignore(Effect.flatMap(host.client(server.name), (client) => client.setLoggingLevel(level))),
+        { concurrency: "unbounded", discard: true }
+      )
+    }).pipe(holders.subscribing.withPermits(1))
+    // A session that ends no longer holds the servers at its level: they go to the others' (if any).
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        const before = shared()
+        levels.delete(self)
+        return shared() === before ? Effect.void : applyShared
+      })
+    )
     yield* fanout.listen({
       // A server's new session: the client's standing requests are applied to it again.
       ready: (server, client) =>
@@ -112,17 +133,10 @@ export const make = (
           yield* release(host, holders, server, uri)
         }),
       setLevel: (next) =>
-        Effect.gen(function* () {
-          levels.set(self, next)
-          const level = shared() ?? next
-          const servers = yield* host.servers
-          yield* Effect.forEach(
-            servers.filter((server) => server.status._tag === "Ready"),
-            (server) =>
-              Effect.ignore(Effect.flatMap(host.client(server.name), (client) => client.setLoggingLevel(level))),
-            { concurrency: "unbounded", discard: true }
-          )
-        }),
+        Effect.zipRight(
+          Effect.sync(() => levels.set(self, next)),
+          applyShared
+        ),
       level: () => levels.get(self)
     }
   })

@@ -1,7 +1,7 @@
 /** Per-call options of the client's API, and those options as the session takes them. */
 
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
-import { Methods, type ProtocolVersion } from "@effect-mcp/protocol"
+import { type McpSchema, Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -35,7 +35,23 @@ export interface CallOptions {
    * carries these answers and the server's state (ignored at the stateful revisions).
    */
   readonly answering?: Answering
+  /**
+   * Receives this call's own log messages: those the server sends on the call's own stream (over
+   * Streamable HTTP, where a server relates a log to its request), which then do not reach
+   * `logMessages`. A transport that cannot tell whose a log is (stdio, the GET stream) puts every
+   * log on `logMessages`.
+   */
+  readonly onLog?: (message: LogMessage) => Effect.Effect<void>
+  /**
+   * The least severe log message the server may send for this call, over the client's level
+   * (2026-07-28, where the level is a request's; at the stateful revisions the session's level,
+   * `setLoggingLevel`, applies to every call).
+   */
+  readonly logLevel?: McpSchema.LoggingLevel
 }
+
+/** A log message (`notifications/message`) as the caller is given it. */
+export type LogMessage = typeof McpSchema.LoggingMessageNotificationParams.Type
 
 /** A `notifications/progress` notification's params as the caller is given them; `undefined` when they do not decode. */
 export const progressOf = (raw: Peer.WireObject, version: ProtocolVersion.ProtocolVersion): Progress | undefined => {
@@ -55,8 +71,17 @@ export const toRequestOptions = (
   version: ProtocolVersion.ProtocolVersion
 ): Session.RequestOptions => {
   if (call === undefined) return {}
-  const onProgress = call.onProgress
+  const { onProgress, onLog } = call
   return {
+    ...(call.logLevel === undefined ? {} : { logLevel: call.logLevel }),
+    ...(onLog === undefined
+      ? {}
+      : {
+          onLog: (raw: Peer.WireObject) => {
+            const decoded = Methods.decodeNotificationParams("notifications/message", raw, version)
+            return Either.isRight(decoded) ? onLog(decoded.right) : Effect.void
+          }
+        }),
     ...(call.retry === undefined ? {} : { retry: call.retry }),
     ...(call.idempotent === undefined ? {} : { idempotent: call.idempotent }),
     ...(call.timeout === undefined ? {} : { timeout: call.timeout }),

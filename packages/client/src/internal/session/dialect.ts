@@ -48,9 +48,14 @@ export interface Answering {
   readonly requestState?: string | undefined
 }
 
-/** What a dialect takes with a request: the peer's options, and an earlier round it answers (2026-07-28). */
+/**
+ * What a dialect takes with a request: the peer's options, and (2026-07-28) an earlier round it
+ * answers and its own log level.
+ */
 export interface ExchangeOptions extends Peer.RequestOptions {
   readonly answering?: Answering
+  /** The least severe log message the server may send for this request, over the session's level (2026-07-28). */
+  readonly logLevel?: McpSchema.LoggingLevel
 }
 
 /** How requests of one era go on the wire. */

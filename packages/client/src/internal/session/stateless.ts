@@ -21,7 +21,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { OnBehalfOf } from "../../Capabilities.js"
 import { DecodeError, InputNotGiven, RequestTimeout } from "../../McpError.js"
-import type { Dialect, WireError } from "./dialect.js"
+import type { Dialect, ExchangeOptions, WireError } from "./dialect.js"
 import * as Listen from "./listen.js"
 import * as TaskExtension from "./taskExtension.js"
 import type { ServerRequestHandler } from "./types.js"
@@ -79,8 +79,8 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
   Effect.gen(function* () {
     const { peer } = options
     let logLevel: McpSchema.LoggingLevel | undefined
-    const meta = (onBehalfOf?: McpSchema.ClientCapabilities) =>
-      envelope(options.version, onBehalfOf ?? options.capabilities, options.clientInfo, logLevel)
+    const meta = (onBehalfOf?: McpSchema.ClientCapabilities, level?: McpSchema.LoggingLevel) =>
+      envelope(options.version, onBehalfOf ?? options.capabilities, options.clientInfo, level ?? logLevel)
 
     // How long each list stays fresh: the least ttlMs of the pages of its last listing (absent: 0).
     const ttls = new Map<string, number>()
@@ -160,13 +160,14 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
     const rounds = (
       method: string,
       wire: Peer.WireObject | undefined,
-      requestOptions: Peer.RequestOptions,
+      exchangeOptions: Omit<ExchangeOptions, "answering">,
       deadline: number,
       timeout: Duration.Duration,
       round: number,
       retry: Peer.WireObject
     ): Effect.Effect<Peer.WireObject, WireError> =>
       Effect.gen(function* () {
+        const { logLevel: level, ...requestOptions } = exchangeOptions
         // The one deadline is the caller's: a timeout reads as the one the caller set (the
         // request timeout, or the maximum total time), not as what was left of it for a round.
         const timedOut = () =>
@@ -190,7 +191,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
                   {
                     ...requestOptions,
                     maxTotalTimeout: Duration.millis(deadline - at),
-                    meta: { ...requestOptions.meta, ...meta(onBehalfOf) }
+                    meta: { ...requestOptions.meta, ...meta(onBehalfOf, level) }
                   }
                 )
                 .pipe(
@@ -256,7 +257,7 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
           : undefined
         const inputResponses = requests === undefined ? undefined : yield* inputsFor(method, requests, requestState)
         // Each round carries exactly this round's answers and state, nothing of earlier rounds.
-        return yield* rounds(method, wire, requestOptions, deadline, timeout, round + 1, {
+        return yield* rounds(method, wire, exchangeOptions, deadline, timeout, round + 1, {
           ...(inputResponses === undefined ? {} : { inputResponses }),
           ...(requestState === undefined ? {} : { requestState })
         })

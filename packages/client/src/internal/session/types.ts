@@ -58,6 +58,8 @@ export interface RequestOptions extends PeerRequestOptions {
   readonly idempotent?: boolean
   /** An earlier `input_required` this request answers (2026-07-28). */
   readonly answering?: Answering
+  /** The least severe log message the server may send for this request, over the session's level (2026-07-28). */
+  readonly logLevel?: McpSchema.LoggingLevel
 }
 
 /** A request ready for the wire: what the steps above the executor made of a call. */

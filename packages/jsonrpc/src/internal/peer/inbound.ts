@@ -3,7 +3,8 @@
  * request; a request runs its handler in a fiber of its own, keyed by id so that
  * `notifications/cancelled` interrupts it (`ping` is answered here, unknown methods get -32601); a
  * notification reaches the observers, then the subscribers (progress is routed to its request
- * first). Malformed items and unknown ids are logged and counted, never fatal.
+ * first; a log message that came on its request's own stream goes to that request alone, when it
+ * takes its logs). Malformed items and unknown ids are logged and counted, never fatal.
  */
 import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
@@ -191,14 +192,31 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
       return Effect.sync(() => pending.complete(entry, outcomeOf(message, entry)))
     }
 
-    const dispatchInbound = composeInbound(options.interceptors, server, (message) => {
-      if (JsonRpc.isResultResponse(message) || JsonRpc.isErrorResponse(message)) return onResponse(message)
-      if (JsonRpc.isRequest(message)) return onRequest(message)
-      return onNotification(message)
-    })
+    const route =
+      (relatedRequest: JsonRpc.RequestId | undefined) =>
+      (message: JsonRpc.JSONRPCMessage): Effect.Effect<void> => {
+        if (JsonRpc.isResultResponse(message) || JsonRpc.isErrorResponse(message)) return onResponse(message)
+        if (JsonRpc.isRequest(message)) return onRequest(message)
+        // A log message that came on its request's own stream is that request's, if it takes it.
+        if (relatedRequest !== undefined && message.method === "notifications/message") {
+          const onLog = pending.get(relatedRequest)?.onLog
+          if (onLog !== undefined)
+            return isolated(
+              Effect.suspend(() => onLog(message.params ?? {})),
+              "a log callback failed"
+            )
+        }
+        return onNotification(message)
+      }
+    const dispatchInbound = composeInbound(options.interceptors, server, route(undefined))
 
     const dispatch = (item: Incoming): Effect.Effect<void> => {
-      if (item._tag === "Message") return dispatchInbound(item.message)
+      if (item._tag === "Message") {
+        // (A related message is rare: its own composition costs nothing to the others.)
+        return item.relatedRequest === undefined
+          ? dispatchInbound(item.message)
+          : composeInbound(options.interceptors, server, route(item.relatedRequest))(item.message)
+      }
       if (item._tag === "Failed") {
         const failed = pending.get(item.id)
         return failed === undefined ? Effect.void : Effect.sync(() => pending.complete(failed, Exit.fail(item.error)))

@@ -19,6 +19,7 @@ export interface Entry {
   readonly id: JsonRpc.RequestId
   readonly method: string
   readonly onProgress: ((progress: WireObject) => Effect.Effect<void>) | undefined
+  readonly onLog: ((params: WireObject) => Effect.Effect<void>) | undefined
   readonly startedAt: number
   /** No answer (or, with `resetOnProgress`, no progress) for this long times the request out. */
   readonly idle: Duration.Duration
@@ -134,6 +135,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
           id,
           method,
           onProgress: requestOptions.onProgress,
+          onLog: requestOptions.onLog,
           startedAt: now,
           idle: requestOptions.timeout === undefined ? options.defaultTimeout : Duration.decode(requestOptions.timeout),
           resetOnProgress: requestOptions.resetTimeoutOnProgress === true,

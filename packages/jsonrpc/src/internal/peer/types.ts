@@ -46,6 +46,11 @@ export interface RequestOptions {
   readonly maxTotalTimeout?: Duration.DurationInput
   /** Asks for progress (a `progressToken` is sent) and receives each notification's params. */
   readonly onProgress?: (progress: WireObject) => Effect.Effect<void>
+  /**
+   * Receives the params of the log messages (`notifications/message`) the transport says came on
+   * this request's own stream: they are the request's, and reach no observer or subscriber.
+   */
+  readonly onLog?: (params: WireObject) => Effect.Effect<void>
   /** Extra members for the request's `_meta`. */
   readonly meta?: WireObject
   /** Transport headers for this request (2026-07-28 `Mcp-Param-*` over HTTP). */

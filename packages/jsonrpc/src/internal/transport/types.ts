@@ -14,7 +14,15 @@ import type { AuthorizationError, LegacyServer, SessionExpired, StreamBroken, Tr
  * post each message separately, so one request can fail while the connection lives on).
  */
 export type Incoming =
-  | { readonly _tag: "Message"; readonly message: JsonRpc.JSONRPCMessage }
+  | {
+      readonly _tag: "Message"
+      readonly message: JsonRpc.JSONRPCMessage
+      /**
+       * The request whose own stream carried this message (a notification on a POST's event
+       * stream, over Streamable HTTP), when the transport knows; most transports never do.
+       */
+      readonly relatedRequest?: JsonRpc.RequestId
+    }
   | {
       readonly _tag: "Malformed"
       readonly raw: unknown

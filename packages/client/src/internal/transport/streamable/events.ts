@@ -1,6 +1,7 @@
 /**
  * Reading a Streamable HTTP event stream (a POST's SSE answer, or the GET listener's stream):
- * each event's messages go to the inbound as they arrive; a stream that breaks is resumed with
+ * each event's messages go to the inbound as they arrive (a POST's notifications marked as its
+ * request's); a stream that breaks is resumed with
  * `Last-Event-ID` after the server's `retry` interval (or the default delay), while it still
  * matters, a bounded number of times in a row without an event.
  */
@@ -20,6 +21,12 @@ export const answers = (items: ReadonlyArray<Incoming>, id: JsonRpc.RequestId | 
   items.some(
     (item) => item._tag === "Message" && "id" in item.message && !("method" in item.message) && item.message.id === id
   )
+
+/** A notification on a request's own stream, marked as that request's. */
+const relatedTo = (item: Incoming, request: JsonRpc.RequestId | undefined): Incoming =>
+  request !== undefined && item._tag === "Message" && !("id" in item.message)
+    ? { ...item, relatedRequest: request }
+    : item
 
 /** How an SSE stream ended: whether the awaited response came, and if not, why the stream stopped. */
 export interface SseEnd {
@@ -62,7 +69,7 @@ export const reader =
           delivered++
           const items = parseIncoming(item.data)
           if (answers(items, waitingFor)) answered = true
-          for (const incoming of items) inbound.unsafeOffer(incoming)
+          for (const incoming of items) inbound.unsafeOffer(relatedTo(incoming, waitingFor))
         })
         let tooLarge = false
         const outcome = yield* Effect.either(
