@@ -184,7 +184,7 @@ export const serve = (
             clientCapabilities: negotiated.capabilities,
             logs: LogRelay.own({ ...logs, asked: true })
           }),
-          ServerRequests.servingFor(attached)
+          (request) => ServerRequests.servingFor(attached, request.id)
         )
         yield* ServerRequests.attach(shared.attached, attached).pipe(Scope.extend(scope))
         // The aggregate's list changes, its tasks' statuses and the servers' logs, once the client

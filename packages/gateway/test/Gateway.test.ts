@@ -11,8 +11,11 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Listen from "../src/internal/listen.js"
+import * as McpGateway from "../src/McpGateway.js"
 import { connect, elicitation, everything, faultServer, GATEWAY, gatewayHost, textOf } from "./support/gateway.js"
 
 /** The longest a test waits for something the server sends (the reference server sends at once). */
@@ -191,6 +194,44 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       expect(Option.isSome(received)).toBe(true)
       const logger = Option.getOrThrow(received).logger ?? ""
       expect(logger === "everything" || logger.startsWith("everything/")).toBe(true)
+    })
+  )
+
+  it.scoped("2026-07-28: subscriptions/listen misses nothing that happens once it has acknowledged", () =>
+    Effect.gen(function* () {
+      const host = yield* McpHost.McpHost
+      const attachments = yield* McpGateway.Attachments
+      yield* attachments.fanout(host)
+      yield* host.add({ name: "extra", target: faultServer })
+      yield* host.servers.pipe(
+        Effect.repeat({
+          until: (servers) => servers.some((server) => server.name === "extra" && server.status._tag === "Ready"),
+          schedule: Schedule.spaced("20 millis")
+        }),
+        Effect.timeout(WAIT)
+      )
+      const subscription = yield* Stream.toPull(
+        Listen.listen(
+          {
+            jsonrpc: "2.0",
+            id: 7,
+            method: "subscriptions/listen",
+            params: { notifications: { toolsListChanged: true } }
+          },
+          { host, attachments }
+        )
+      )
+      expect(Chunk.toReadonlyArray(yield* subscription)).toMatchObject([
+        { method: "notifications/subscriptions/acknowledged" }
+      ])
+      // One change, right after the acknowledgement was read.
+      yield* host.remove("extra")
+      expect(Chunk.toReadonlyArray(yield* Effect.timeout(subscription, WAIT))).toMatchObject([
+        {
+          method: "notifications/tools/list_changed",
+          params: { _meta: { "io.modelcontextprotocol/subscriptionId": 7 } }
+        }
+      ])
     })
   )
 

@@ -8,11 +8,15 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { McpHost } from "@effect-mcp/host"
+import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Mailbox from "effect/Mailbox"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import * as HttpCore from "../src/internal/httpCore.js"
+import type * as Reply from "../src/internal/reply.js"
 import { postTo } from "./support/core.js"
 import { connect, elicitation, gatewayHost, roundServer, textOf } from "./support/gateway.js"
 
@@ -26,6 +30,34 @@ const starts = Effect.flatMap(McpHost.McpHost, (host) =>
     Effect.map((result) => Number(textOf(result)))
   )
 )
+
+/** The JSON-RPC messages of a reply's event stream, as they come (connected in the scope). */
+const messagesOf = (reply: Reply.Reply) =>
+  Effect.gen(function* () {
+    if (reply._tag !== "Events") return yield* Effect.dieMessage(`not an event stream: ${JSON.stringify(reply)}`)
+    const messages = yield* Mailbox.make<JsonRpc.JSONRPCMessage>()
+    const decoder = new TextDecoder()
+    yield* reply.events.connect({
+      write: (bytes) => {
+        for (const line of decoder.decode(bytes).split("\n")) {
+          if (line.startsWith("data: ") && line.length > 6) messages.unsafeOffer(JSON.parse(line.slice(6)))
+        }
+      },
+      end: () => messages.unsafeDone(Exit.void)
+    })
+    return messages
+  })
+
+/** The next request on a stream (what came before it is skipped). */
+const nextRequest = (messages: Mailbox.ReadonlyMailbox<JsonRpc.JSONRPCMessage>) =>
+  messages.take.pipe(
+    Effect.repeat({ until: JsonRpc.isRequest }),
+    Effect.flatMap((message) => (JsonRpc.isRequest(message) ? Effect.succeed(message) : Effect.never))
+  )
+
+/** The next response on a stream. */
+const nextResponse = (messages: Mailbox.ReadonlyMailbox<JsonRpc.JSONRPCMessage>) =>
+  messages.take.pipe(Effect.repeat({ until: (message) => "id" in message && !("method" in message) }))
 
 layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), {
   excludeTestServices: true,
@@ -70,6 +102,55 @@ layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), {
         })
     )
   }
+
+  it.scoped("over HTTP, a server's request goes on the stream of the call it was made in, not the newest call's", () =>
+    Effect.gen(function* () {
+      const handle = yield* HttpCore.make({})
+      const post = (body: unknown, session?: string) =>
+        postTo(handle, body, {
+          "mcp-protocol-version": "2025-11-25",
+          ...(session === undefined ? {} : { "mcp-session-id": session })
+        })
+      const opened = yield* post({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: { elicitation: {} },
+          clientInfo: { name: "test", version: "1" }
+        }
+      })
+      const session = opened.headers["mcp-session-id"] ?? ""
+      yield* post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)
+      const call = (id: number, name: string) =>
+        Effect.flatMap(
+          post({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } }, session),
+          messagesOf
+        )
+      const backend = yield* Effect.flatMap(McpHost.McpHost, (host) => host.client("rounds"))
+      const twice = yield* call(1, "rounds__twice")
+      const first = yield* nextRequest(twice)
+      expect(first.params).toMatchObject({ message: "First?" })
+      // A newer call of the same session, in flight on the server.
+      const before = (yield* backend.stats).pending
+      const hold = yield* call(2, "rounds__hold")
+      yield* backend.stats.pipe(
+        Effect.repeat({ until: (stats) => stats.pending > before, schedule: Schedule.spaced("10 millis") }),
+        Effect.timeout(WAIT)
+      )
+      yield* post({ jsonrpc: "2.0", id: first.id, result: { action: "accept", content: { name: "Ada" } } }, session)
+      const [where, second] = yield* Effect.raceFirst(
+        Effect.map(nextRequest(twice), (request) => ["its own call's stream", request] as const),
+        Effect.map(nextRequest(hold), (request) => ["the newest call's stream", request] as const)
+      ).pipe(Effect.timeout(WAIT))
+      expect(where).toBe("its own call's stream")
+      expect(second.params).toMatchObject({ message: "And second?" })
+      yield* post({ jsonrpc: "2.0", id: second.id, result: { action: "accept", content: { name: "Grace" } } }, session)
+      const result = yield* Effect.timeout(nextResponse(twice), WAIT)
+      expect(result).toMatchObject({ id: 1, result: { content: [{ type: "text", text: "twice: Ada, Grace" }] } })
+    })
+  )
 
   // The server's roots/list reaches the relay with its round (Roots.listFor): its key is the server's
   // own, so the retry's answer is the one the server asked for.

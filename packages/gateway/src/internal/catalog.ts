@@ -311,12 +311,14 @@ export const handlers = (context: CatalogContext): Handlers => {
   )
 }
 
-/** Serves the handlers on a peer, each run inside `around`. */
+/** Serves the handlers on a peer, each request's run inside `around(request)`. */
 export const register = (
   peer: Peer.Peer,
   served: Handlers,
-  around: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (effect) => effect
+  around: (request: Peer.InboundRequest) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = () =>
+    (effect) =>
+      effect
 ): Effect.Effect<void> =>
-  Effect.forEach(served, ([method, serve]) => peer.handle(method, (request) => around(serve(request))), {
+  Effect.forEach(served, ([method, serve]) => peer.handle(method, (request) => around(request)(serve(request))), {
     discard: true
   })

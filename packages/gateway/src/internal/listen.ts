@@ -9,6 +9,7 @@
 import type { McpHost } from "@effect-mcp/host"
 import { type JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
+import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
 import { serverOfUri } from "./routing.js"
 import type * as ServerRequests from "./serverRequests.js"
@@ -60,37 +61,31 @@ export const listen = (
         method,
         params: { ...params, _meta: tag }
       })
-      const changes = context.host.changes.pipe(
-        Stream.mapConcat((change) =>
-          change._tag === "List" ? [change.list] : (["tools", "resources", "prompts"] as const)
-        ),
-        Stream.filter((list) => lists.has(list)),
-        Stream.map((list) => notification(`notifications/${list}/list_changed`))
-      )
-      const updates =
-        held.size === 0
-          ? Stream.empty
-          : Stream.asyncScoped<JsonRpc.JSONRPCNotification>((emit) =>
-              Effect.flatMap(context.attachments.fanout(context.host), (fanout) =>
-                fanout.listen({
-                  // A restarted server's new session is subscribed again to what this stream holds.
-                  ready: (server, client) =>
-                    Effect.forEach(
-                      [...held].filter(([, owner]) => owner === server),
-                      ([uri]) => Effect.ignore(client.subscribe(uri)),
-                      { discard: true }
-                    ),
-                  updated: (server, update) =>
-                    held.get(update.uri) === server
-                      ? Effect.sync(() => {
-                          const { _meta: _, ...params } = update
-                          void emit.single(notification("notifications/resources/updated", params))
-                        })
-                      : Effect.void
-                })
-              )
-            )
+      // Everything it follows is heard from before the acknowledgement goes out: nothing that
+      // happens after it is missed.
+      const heard = yield* Mailbox.make<JsonRpc.JSONRPCNotification>()
+      const fanout = yield* context.attachments.fanout(context.host)
+      yield* fanout.listen({
+        listChanged: (list) =>
+          lists.has(list)
+            ? Effect.sync(() => heard.unsafeOffer(notification(`notifications/${list}/list_changed`)))
+            : Effect.void,
+        // A restarted server's new session is subscribed again to what this stream holds.
+        ready: (server, client) =>
+          Effect.forEach(
+            [...held].filter(([, owner]) => owner === server),
+            ([uri]) => Effect.ignore(client.subscribe(uri)),
+            { discard: true }
+          ),
+        updated: (server, update) =>
+          held.get(update.uri) === server
+            ? Effect.sync(() => {
+                const { _meta: _, ...params } = update
+                heard.unsafeOffer(notification("notifications/resources/updated", params))
+              })
+            : Effect.void
+      })
       const ack = notification("notifications/subscriptions/acknowledged", { notifications: honoured })
-      return Stream.concat(Stream.make(ack), Stream.merge(changes, updates))
+      return Stream.concat(Stream.make(ack), Mailbox.toStream(heard))
     })
   )

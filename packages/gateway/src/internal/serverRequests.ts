@@ -128,20 +128,28 @@ export const attach = (
 
 type Forwarded = "sampling/createMessage" | "elicitation/create" | "roots/list"
 
+/** A client's request being served. */
+export interface Served {
+  readonly attached: Attached
+  /** The client's id of the request. */
+  readonly request: JsonRpc.RequestId
+}
+
 /**
- * The client whose request is being served, while the gateway serves it. A server's request made
- * within that work (a 2026-07-28 server's input request, which the gateway's client handles in the
- * fiber of the call) is that client's, however many others are calling the same server.
+ * The client's request being served, while the gateway serves it. A server's request made within
+ * that work (a 2026-07-28 server's input request, which the gateway's client handles in the fiber
+ * of the call) is that client's, however many others are calling the same server, and goes with
+ * that request (on its stream, over HTTP).
  */
 export class Caller extends Context.Reference<Caller>()("@effect-mcp/gateway/Caller", {
-  defaultValue: (): Attached | undefined => undefined
+  defaultValue: (): Served | undefined => undefined
 }) {}
 
-/** Serves `effect` as `attached`'s work (see {@link Caller}). */
+/** Serves `effect` as the work of `attached`'s request `request` (see {@link Caller}). */
 export const servingFor =
-  (attached: Attached) =>
+  (attached: Attached, request: JsonRpc.RequestId) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.provideService(effect, Caller, attached)
+    Effect.provideService(effect, Caller, { attached, request })
 
 /**
  * The client a server's request is for: a task's, the task's; the client whose call it was made in
@@ -152,7 +160,7 @@ const targetOf = (
   all: ReadonlyArray<Attached>,
   from: Asker | undefined,
   method: string,
-  caller: Attached | undefined
+  caller: Served | undefined
 ): Attached | JsonRpcFailure | undefined => {
   const server = from?.server
   const task = from?.relatedTaskId
@@ -168,10 +176,10 @@ const targetOf = (
   if (
     caller !== undefined &&
     server !== undefined &&
-    all.includes(caller) &&
-    caller.inFlight.latest(server) !== undefined
+    all.includes(caller.attached) &&
+    caller.attached.inFlight.latest(server) !== undefined
   ) {
-    return caller
+    return caller.attached
   }
   const calling = server === undefined ? [] : all.filter((entry) => entry.inFlight.latest(server) !== undefined)
   if (calling.length > 1) {
@@ -205,7 +213,8 @@ const ask = <M extends Forwarded>(
 ): Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure> =>
   Effect.gen(function* () {
     const server = from?.server
-    const target = targetOf(yield* Ref.get(attachments), from, method, yield* Caller)
+    const caller = yield* Caller
+    const target = targetOf(yield* Ref.get(attachments), from, method, caller)
     if (target === undefined) {
       return yield* failure(
         JsonRpc.ErrorCode.InternalError,
@@ -227,9 +236,10 @@ const ask = <M extends Forwarded>(
     if (Either.isLeft(encoded) || (encoded.right !== undefined && !McpSchema.isJsonObject(encoded.right))) {
       return yield* failure(JsonRpc.ErrorCode.InvalidParams, `The ${method} request cannot be sent at ${version}`)
     }
-    const answer = yield* target
-      .request(method, encoded.right, from)
-      .pipe(relatedTo(server === undefined ? undefined : target.inFlight.latest(server)))
+    // With the call it was made in, else with the client's newest call to that server.
+    const related =
+      caller?.attached === target ? caller.request : server === undefined ? undefined : target.inFlight.latest(server)
+    const answer = yield* target.request(method, encoded.right, from).pipe(relatedTo(related))
     const decoded = Methods.decodeResult(method, answer, version)
     if (Either.isLeft(decoded)) {
       const why = ParseResult.TreeFormatter.formatErrorSync(decoded.left)

@@ -213,7 +213,7 @@ const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | u
         : relay.request(asked, params, from)
   }
   const call = Effect.map(handler({ id, method, params: message.params }), (result) => ({ result })).pipe(
-    ServerRequests.servingFor(attached)
+    ServerRequests.servingFor(attached, id)
   )
   // A request without an answer stops the run once the round's other requests are collected too
   // (they are asked side by side, each reaching the relay before anything else happens).
