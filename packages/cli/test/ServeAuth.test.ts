@@ -2,7 +2,8 @@
  * `effect-mcp serve --port` on the built binary, as the security part of issue 32 asks: an
  * OAuth-protected loopback MCP server behind it (the client tests' authorization and MCP
  * servers), authorized once with `auth login` into the token file the gateway then uses; its
- * tool called by the official SDK v1 client through the gateway, the token refreshed by the
+ * tool called through the gateway by the official SDK v1 client (and by SDK v2 at both eras and our
+ * own client over HTTP, SDK v1 and v2 over stdio), the token refreshed by the
  * gateway when the server refuses it, and a call failing at once, naming the server, when the
  * tokens can be neither used nor refreshed (the gateway asks no one to authorize); no passthrough:
  * the servers behind never see the gateway client's bearer token nor anything else of its
@@ -12,15 +13,22 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { McpClient } from "@effect-mcp/client"
+import * as NodeHttpTransport from "@effect-mcp/node/NodeHttpTransport"
+import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from "@modelcontextprotocol/client"
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { authorizationServer, resourceServer, type Seen, TokenRegistry } from "../../client/test/support/authServers.js"
-import { eventually, everything, type Started, start } from "./support/cli.js"
+import { bin, eventually, everything, type Started, start } from "./support/cli.js"
 import { stop } from "./support/processes.js"
 
 const TOKEN = "gateway-client-token-7f3a"
@@ -52,6 +60,12 @@ const mcpRequests = () =>
       authorization: entry.headers.authorization
     }))
 
+const config = join(cwd, ".mcp.json")
+
+/** This process's environment, its unset entries left out. */
+const stringEnv = (): Record<string, string> =>
+  Object.fromEntries(Object.entries(process.env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value]])))
+
 const listening = (started: Started) => /listening (http:\/\/\S+)/.exec(started.stdout())?.[1]
 
 beforeAll(async () => {
@@ -72,7 +86,6 @@ beforeAll(async () => {
   const loggedIn = await login.finished
   expect(loggedIn.code, loggedIn.stderr).toBe(0)
 
-  const config = join(cwd, ".mcp.json")
   writeFileSync(
     config,
     JSON.stringify({
@@ -144,6 +157,73 @@ describe("effect-mcp serve --port with an OAuth-protected server behind it", () 
     expect(registry.tokens.has(after?.access_token ?? "")).toBe(true)
     const last = mcpRequests().at(-1)
     expect(last).toStrictEqual({ method: "tools/call", authorization: `Bearer ${after?.access_token}` })
+  })
+})
+
+describe("the protected server's tool through the gateway, for each kind of client", () => {
+  const secret = "the secret"
+
+  it("the SDK v2 client over HTTP, at 2026-07-28 and at 2025-11-25", async () => {
+    for (const version of ["2026-07-28", "2025-11-25"] as const) {
+      const client = new ClientV2(
+        { name: `v2-${version}`, version: "1.0.0" },
+        { versionNegotiation: { mode: version === "2026-07-28" ? { pin: version } : "legacy" } }
+      )
+      await client.connect(
+        new StreamableHttpV2(url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } })
+      )
+      try {
+        expect(client.getNegotiatedProtocolVersion()).toBe(version)
+        expect(JSON.stringify((await client.callTool({ name: "protected__secret", arguments: {} })).content)).toContain(
+          secret
+        )
+      } finally {
+        await client.close()
+      }
+    }
+  })
+
+  it("our own client over HTTP", async () => {
+    const text = await Effect.gen(function* () {
+      const client = yield* McpClient.McpClient
+      const result = yield* client.callTool("protected__secret", {})
+      return JSON.stringify(result.content)
+    }).pipe(
+      Effect.provide(McpClient.layer({ name: "gateway" })),
+      Effect.provide(
+        NodeHttpTransport.layer({ url: url.href, headers: { authorization: `Bearer ${TOKEN}` }, auth: false }).pipe(
+          Layer.provide(NodeHttpClient.layer)
+        )
+      ),
+      Effect.scoped,
+      Effect.runPromise
+    )
+    expect(text).toContain(secret)
+  })
+
+  it("the SDK v1 and v2 clients over stdio, each launching `serve` with the same token file", async () => {
+    const launch = {
+      command: process.execPath,
+      args: [bin, "serve", "--config", config],
+      cwd,
+      env: { ...stringEnv(), ...env }
+    }
+    const v1 = new Client({ name: "v1-stdio", version: "1.0.0" })
+    await v1.connect(new StdioClientTransport(launch))
+    try {
+      expect(textOf(await v1.callTool({ name: "protected__secret", arguments: {} }))).toContain(secret)
+    } finally {
+      await v1.close()
+    }
+    const v2 = new ClientV2({ name: "v2-stdio", version: "1.0.0" })
+    await v2.connect(new StdioV2(launch))
+    try {
+      expect(JSON.stringify((await v2.callTool({ name: "protected__secret", arguments: {} })).content)).toContain(
+        secret
+      )
+    } finally {
+      await v2.close()
+    }
   })
 })
 
