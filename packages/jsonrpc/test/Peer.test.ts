@@ -75,6 +75,23 @@ describe("Peer", () => {
     )
   )
 
+  it.effect("a request given up by Effect.timeout (its fiber interrupted) is cancelled on the server at once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { peer, next } = yield* scriptedPeer()
+        const call = yield* Effect.fork(Effect.either(Effect.timeout(peer.request("slow", undefined), "1 second")))
+        const sent = requestOf(yield* next)
+        yield* TestClock.adjust("1 second")
+        expect(yield* Fiber.join(call)).toMatchObject({ _tag: "Left", left: { _tag: "TimeoutException" } })
+        expect(yield* next).toMatchObject({
+          method: "notifications/cancelled",
+          params: { requestId: sent.id, reason: "The request was cancelled" }
+        })
+        expect((yield* peer.stats).pending).toBe(0)
+      })
+    )
+  )
+
   it.effect("one timer serves every request: a shorter timeout fires first, the longer one later", () =>
     Effect.scoped(
       Effect.gen(function* () {

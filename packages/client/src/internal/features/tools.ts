@@ -149,11 +149,13 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
     }
     /** Logs each warning not logged before. */
     const warnOnce = (unchecked: ReadonlyArray<Unchecked>) =>
-      Effect.suspend(() => {
-        const fresh = unchecked.filter((entry) => !warned.has(entry.key))
-        for (const entry of fresh) warned.add(entry.key)
-        return Effect.forEach(fresh, (entry) => Effect.logWarning(entry.warning), { discard: true })
-      })
+      unchecked.length === 0
+        ? Effect.void
+        : Effect.suspend(() => {
+            const fresh = unchecked.filter((entry) => !warned.has(entry.key))
+            for (const entry of fresh) warned.add(entry.key)
+            return Effect.forEach(fresh, (entry) => Effect.logWarning(entry.warning), { discard: true })
+          })
     const stream = Lists.paginate(
       server,
       "tools/list",
@@ -275,9 +277,10 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
 
     const prepare: Tools["prepare"] = (tool, args, options, validateInput) =>
       Effect.suspend(() => {
+        // Steps taken now have no warning left to log (`prepareNow`).
         const now = prepareNow(tool, args, options, validateInput)
+        if (now !== undefined) return now
         const prepared =
-          now ??
           (!needsDefinition(options, validateInput)
             ? prepareWith(tool, args, options, validateInput, undefined, undefined, false)
             : undefined) ??
