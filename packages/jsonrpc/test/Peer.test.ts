@@ -557,7 +557,7 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
   )
 
   it.scoped(
-    "a log message related to a request goes to its onLog alone; others, and one whose request is done, to the observers",
+    "a log message related to a request that takes its logs goes to its onLog alone, even once it ended; others to the observers",
     () =>
       Effect.gen(function* () {
         const [clientEnd, server] = yield* InMemoryTransport.makePair("scripted")
@@ -593,11 +593,18 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
         yield* log("no one's")
         yield* server.send({ jsonrpc: "2.0", id: taken.id, result: {} })
         yield* Fiber.join(taking)
+        // Still the request's once it ended: no one else's.
         yield* log("after taking's end", taken.id)
         yield* server.send({ jsonrpc: "2.0", id: other.id, result: {} })
         yield* Fiber.join(plain)
+        yield* log("after plain's end", other.id)
+        // Answered after it on the wire: once its answer is in, the log before it was dispatched.
+        const last = yield* Effect.fork(peer.request("last", undefined))
+        const lastSent = requestOf(yield* Queue.take(requests))
+        yield* server.send({ jsonrpc: "2.0", id: lastSent.id, result: {} })
+        yield* Fiber.join(last)
         expect(own).toStrictEqual(["taking's"])
-        expect(observed).toStrictEqual(["plain's", "no one's", "after taking's end"])
+        expect(observed).toStrictEqual(["plain's", "no one's", "after plain's end"])
       })
   )
 

@@ -261,18 +261,18 @@ export interface McpClientService {
   ) => Effect.Effect<Methods.ResultOf<"completion/complete">["completion"], RequestError>
   /** Sets the minimum level of the server's log messages. */
   readonly setLoggingLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void, RequestError>
-  /** The server's log messages, from the moment the stream runs. */
+  /** The server's log messages, from the moment the stream runs (not those a call took: `CallOptions.onLog`). */
   readonly logMessages: Stream.Stream<typeof McpSchema.LoggingMessageNotificationParams.Type>
   /** Which list changed, each time the server says one did (the cache is already invalidated). */
   readonly listChanged: Stream.Stream<ListKind>
-  /** Every notification from the server, as received. */
+  /** Every notification from the server, as received (but the log messages a call took: `CallOptions.onLog`). */
   readonly notifications: Stream.Stream<JsonRpc.JSONRPCNotification>
   /**
    * Runs `f` on each notification of `method` (its params decoded) as it is dispatched, for as long
    * as the scope is open: in order, before any stream sees it, and before a response the server
    * sent after it reaches its caller. For relays that must keep that order (a log message sent
    * during a call, passed on before the call's result); `f` holds up the connection's reader, so
-   * it should be quick.
+   * it should be quick. The log messages a call took (`CallOptions.onLog`) do not come here.
    */
   readonly observe: <M extends Methods.NotificationMethodName>(
     method: M,

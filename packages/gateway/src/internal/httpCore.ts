@@ -162,6 +162,8 @@ export const make = (
       ),
       toolSearch: options.gateway?.toolSearch === true
     }
+    // The servers are followed from the start, before any client can ask to hear them.
+    yield* stateless.attachments.fanout(stateless.host)
     const allowed = new Set(options.allowedOrigins ?? [])
 
     /** A new session, served until it ends (or the gateway's scope closes); 503 when there is no room. */

@@ -54,6 +54,9 @@ export const release = (host: McpHost.McpHostService, shared: Holders, server: s
     yield* behind(client.unsubscribe(uri))
   }).pipe(shared.subscribing.withPermits(1))
 
+/** How long a server is given to take the shared log level. */
+const SET_LEVEL_TIMEOUT = "5 seconds"
+
 /** How many hold each server's resource, and the lock their changes take (a release and a hold never cross). */
 export type Holders = Pick<ServerRequests.AttachmentsService, "subscribers" | "subscribing">
 
@@ -88,7 +91,13 @@ export const make = (
       const servers = yield* host.servers
       yield* Effect.forEach(
         servers.filter((server) => server.status._tag === "Ready"),
-        (server) => Effect.ignore(Effect.flatMap(host.client(server.name), (client) => client.setLoggingLevel(level))),
+        // Bounded: the lock is the other sessions' too, and a closing connection waits for it.
+        (server) =>
+          Effect.ignore(
+            Effect.flatMap(host.client(server.name), (client) => client.setLoggingLevel(level)).pipe(
+              Effect.timeout(SET_LEVEL_TIMEOUT)
+            )
+          ),
         { concurrency: "unbounded", discard: true }
       )
     }).pipe(holders.subscribing.withPermits(1))

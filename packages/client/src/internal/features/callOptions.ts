@@ -38,8 +38,8 @@ export interface CallOptions {
   /**
    * Receives this call's own log messages: those the server sends on the call's own stream (over
    * Streamable HTTP, where a server relates a log to its request), which then do not reach
-   * `logMessages`. A transport that cannot tell whose a log is (stdio, the GET stream) puts every
-   * log on `logMessages`.
+   * `logMessages`, even when they come after the call ended (they are dropped then). A transport
+   * that cannot tell whose a log is (stdio, the GET stream) puts every log on `logMessages`.
    */
   readonly onLog?: (message: LogMessage) => Effect.Effect<void>
   /**

@@ -199,6 +199,12 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
         if (JsonRpc.isRequest(message)) return onRequest(message)
         // A log message that came on its request's own stream is that request's, if it takes it.
         if (relatedRequest !== undefined && message.method === "notifications/message") {
+          // One that comes after its request ended is that request's still: no one else's.
+          if (pending.tookLogs(relatedRequest)) {
+            return Effect.logDebug(
+              `${server()}: a log message of request ${relatedRequest}, which has ended, is dropped`
+            )
+          }
           const onLog = pending.get(relatedRequest)?.onLog
           if (onLog !== undefined)
             return isolated(

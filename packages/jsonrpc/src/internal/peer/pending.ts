@@ -54,13 +54,32 @@ export interface Pending {
   readonly forget: (id: JsonRpc.RequestId) => void
   /** Whether an id was cancelled (and forgets it). */
   readonly wasCancelled: (id: JsonRpc.RequestId) => boolean
+  /**
+   * Whether `id` is a request that took its own logs (`onLog`) and has ended: a log the server
+   * still relates to it belongs to no one else.
+   */
+  readonly tookLogs: (id: JsonRpc.RequestId) => boolean
   /** Progress for a request: its idle deadline starts again. */
   readonly touch: (entry: Entry, now: number) => void
   readonly size: () => number
 }
 
-/** How many cancelled request ids the table remembers, to recognise answers that cross the cancellation. */
-const MAX_REMEMBERED_CANCELLATIONS = 1024
+/**
+ * How many ended request ids the table remembers, to recognise answers that cross the cancellation
+ * and the logs that come after a request that took its own.
+ */
+const MAX_REMEMBERED = 1024
+
+/** Adds `id` to `ids`, the oldest going first past the bound (a Set iterates in insertion order). */
+const remember = (ids: Set<JsonRpc.RequestId>, id: JsonRpc.RequestId) => {
+  ids.add(id)
+  if (ids.size > MAX_REMEMBERED) {
+    for (const old of ids) {
+      ids.delete(old)
+      break
+    }
+  }
+}
 
 /** When an entry times out, and which of its limits that is. */
 const dueOf = (entry: Entry): { readonly at: number; readonly kind: "idle" | "total" } => {
@@ -83,12 +102,18 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
   Effect.gen(function* () {
     const entries = new Map<JsonRpc.RequestId, Entry>()
     const cancelled = new Set<JsonRpc.RequestId>()
+    const ownLogs = new Set<JsonRpc.RequestId>()
     let nextId = 0
+    /** Takes an entry out of the table. */
+    const leave = (entry: Entry) => {
+      if (entry.onLog !== undefined) remember(ownLogs, entry.id)
+      return entries.delete(entry.id)
+    }
     let timerWakesAt = Number.POSITIVE_INFINITY
     const wakeTimer = yield* Effect.makeLatch(false)
 
     const complete: Pending["complete"] = (entry, outcome) => {
-      entries.delete(entry.id)
+      leave(entry)
       if (entry.resume === undefined) entry.early = outcome
       else entry.resume(outcome)
     }
@@ -154,21 +179,13 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
       get: (id) => entries.get(id),
       has: (entry) => entries.get(entry.id) === entry,
       complete,
-      remove: (entry) => entries.delete(entry.id),
+      remove: leave,
       completeAll: (outcome) => {
         for (const entry of [...entries.values()]) complete(entry, outcome)
       },
-      forget: (id) => {
-        cancelled.add(id)
-        // Bounded: the oldest ids go first (a Set iterates in insertion order).
-        if (cancelled.size > MAX_REMEMBERED_CANCELLATIONS) {
-          for (const old of cancelled) {
-            cancelled.delete(old)
-            break
-          }
-        }
-      },
+      forget: (id) => remember(cancelled, id),
       wasCancelled: (id) => cancelled.delete(id),
+      tookLogs: (id) => ownLogs.has(id),
       touch: (entry, now) => {
         entry.lastActivity = now
       },

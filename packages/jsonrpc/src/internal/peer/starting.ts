@@ -1,6 +1,6 @@
 /**
  * Starting the peer's outbound requests. A request over a transport that writes there and then
- * (`sendNow`) starts in one step, `begin`: from plain code (`unsafeRequest`), or from a fiber
+ * (`writeNow`) starts in one step, `begin`: from plain code (`unsafeRequest`), or from a fiber
  * (`request`), which waits for the outcome and gives the request up when it is interrupted. A
  * request over a transport that needs an effect to write is written, then waited for, in its
  * fiber. A span is made only when someone traces.
@@ -10,7 +10,6 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Fiber from "effect/Fiber"
 import type * as Tracer from "effect/Tracer"
 import type { TransportError } from "../../PeerError.js"
 import type { Outbound } from "./outbound.js"
@@ -114,26 +113,11 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
   }
 
   /**
-   * A request begun in `fiber`, which waits for its outcome. A fiber interrupted while it waits
-   * ends, and its end gives the request up (an observer of the fiber, removed with the outcome),
-   * so the wait needs no finalizer on the fiber's stack (an uninterruptible region and a frame
-   * for every request).
+   * A request begun from a fiber, which waits for its outcome; interrupted, it gives the request
+   * up there and then (before the scopes around it close the transport).
    */
-  const begun = (
-    fiber: Fiber.RuntimeFiber<unknown, unknown>,
-    write: NonNullable<typeof writeNow>,
-    entry: Pending.Entry,
-    message: JsonRpc.JSONRPCRequest
-  ) =>
-    Effect.async<WireObject, RequestFailure>((resume) => {
-      let giveUp: () => void = noop
-      const ended = () => giveUp()
-      fiber.addObserver(ended)
-      giveUp = begin(write, entry, message, (outcome) => {
-        fiber.removeObserver(ended)
-        resume(outcome)
-      })
-    })
+  const begun = (write: NonNullable<typeof writeNow>, entry: Pending.Entry, message: JsonRpc.JSONRPCRequest) =>
+    Effect.async<WireObject, RequestFailure>((resume) => Effect.sync(begin(write, entry, message, resume)))
 
   /** Waits for the outcome, resumed by `complete` whoever calls it (interruption is `exchange`'s to handle). */
   const outcome = (entry: Pending.Entry) =>
@@ -174,7 +158,7 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
       if (!traced) {
         const message = messageOf(entry, params, requestOptions, undefined)
         if (writeNow !== undefined && requestOptions.headers === undefined) {
-          return begun(fiber, writeNow, entry, message)
+          return begun(writeNow, entry, message)
         }
         pending.track(entry)
         return exchange(entry, message, requestOptions.headers)
