@@ -42,8 +42,8 @@ export interface CatalogContext {
    * requests): the call goes to that server only, with the answers and the server's own state.
    */
   readonly continues?: Continued
-  /** Where the logs of the client's calls go, and the level it asked of the servers (none: the client hears none). */
-  readonly logs?: LogRelay.Own
+  /** Where the logs of the client's calls go, and the level it asked of the servers. */
+  readonly logs: LogRelay.Own
 }
 
 /** A 2026-07-28 server's round continued in a new request. */
@@ -90,10 +90,8 @@ const logsTo = (
   request: Peer.InboundRequest,
   server: string
 ): Pick<McpClient.CallOptions, "onLog" | "logLevel"> => {
-  const logs = context.logs
-  if (logs === undefined) return { onLog: () => Effect.void }
-  const level = logs.level()
-  return { onLog: logs.send(server, request.id), ...(level === undefined ? {} : { logLevel: level }) }
+  const level = context.logs.level()
+  return { onLog: context.logs.send(server, request.id), ...(level === undefined ? {} : { logLevel: level }) }
 }
 
 /**
@@ -315,9 +313,7 @@ export const handlers = (context: CatalogContext): Handlers => {
 export const register = (
   peer: Peer.Peer,
   served: Handlers,
-  around: (request: Peer.InboundRequest) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = () =>
-    (effect) =>
-      effect
+  around: (request: Peer.InboundRequest) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 ): Effect.Effect<void> =>
   Effect.forEach(served, ([method, serve]) => peer.handle(method, (request) => around(request)(serve(request))), {
     discard: true
