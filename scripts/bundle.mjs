@@ -37,6 +37,9 @@ export const bundle = (root, entries, extra = {}) => {
     legalComments: "none",
     metafile: true,
     logLevel: "warning",
+    // The libraries' split builds import some chunks only for their order; a package without side
+    // effects lets those imports go.
+    logOverride: { "ignored-bare-import": "silent" },
     ...extra
   })
 }

@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
+import { type Incoming, makeInbound, Transport, type TransportService } from "@effect-mcp/jsonrpc/Transport"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
@@ -27,7 +28,6 @@ import { TransportError } from "./McpError.js"
 import type { HttpRoute } from "./Platform.js"
 import * as SseTransport from "./SseTransport.js"
 import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
-import { type Incoming, makeInbound, Transport, type TransportService } from "./Transport.js"
 
 /**
  * Options for any HTTP transport.

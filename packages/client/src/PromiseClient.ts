@@ -14,6 +14,7 @@
  */
 
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import { Transport, type TransportService } from "@effect-mcp/jsonrpc/Transport"
 import type { Methods } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -35,7 +36,6 @@ import * as Client from "./internal/client.js"
 import { toRequestOptions } from "./internal/features/callOptions.js"
 import type * as Session from "./internal/session/session.js"
 import { SessionUnavailable } from "./McpError.js"
-import { Transport, type TransportService } from "./Transport.js"
 
 /**
  * Options of one call: the client's, with progress as a plain callback and an `AbortSignal`.

@@ -5,6 +5,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { makeInbound, parseIncoming, Transport, type TransportService } from "@effect-mcp/jsonrpc/Transport"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -25,7 +26,6 @@ import {
 } from "./internal/transport/httpBody.js"
 import { makeParser } from "./internal/transport/sse.js"
 import { TransportError } from "./McpError.js"
-import { makeInbound, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
 /** Where the server's SSE endpoint is and how to talk to it. */
 export interface SseOptions {

@@ -18,6 +18,13 @@
 import type * as Command from "@effect/platform/Command"
 import * as CommandRuntime from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import {
+  type Incoming,
+  makeInbound,
+  parseIncoming,
+  Transport,
+  type TransportService
+} from "@effect-mcp/jsonrpc/Transport"
 import type * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -39,7 +46,6 @@ import {
 } from "./internal/transport/stdio.js"
 import { probedInPlace } from "./internal/transport/stdioProbe.js"
 import { TransportError } from "./McpError.js"
-import { type Incoming, makeInbound, parseIncoming, Transport, type TransportService } from "./Transport.js"
 
 export {
   /**

@@ -29,6 +29,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { makeInbound, Transport, type TransportService } from "@effect-mcp/jsonrpc/Transport"
 import { type JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -43,7 +44,6 @@ import * as Events from "./internal/transport/streamable/events.js"
 import * as FastSend from "./internal/transport/streamable/fastSend.js"
 import type { TransportError } from "./McpError.js"
 import type { HttpRoute } from "./Platform.js"
-import { makeInbound, Transport, type TransportService } from "./Transport.js"
 
 /** Where the server is and how to talk to it. */
 export interface StreamableHttpOptions {

@@ -5,13 +5,33 @@
  */
 
 /**
+ * Two transports connected in one process.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as InMemoryTransport from "@effect-mcp/jsonrpc/InMemoryTransport"
+/**
+ * Message-level middleware.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as Middleware from "@effect-mcp/jsonrpc/Middleware"
+/**
+ * The transport seam.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as Transport from "@effect-mcp/jsonrpc/Transport"
+/**
  * The authorization failure.
  *
  * @since 0.1.0
  * @category re-exports
  */
 export * as AuthError from "./auth/AuthError.js"
-
 /**
  * The authorizations a client holds: log in now, list them without secrets, revoke and remove them.
  *
@@ -19,7 +39,6 @@ export * as AuthError from "./auth/AuthError.js"
  * @category re-exports
  */
 export * as Authorizations from "./auth/Authorizations.js"
-
 /**
  * The interactive step of authorization (a loopback listener, or following the redirect in tests).
  *
@@ -27,7 +46,6 @@ export * as Authorizations from "./auth/Authorizations.js"
  * @category re-exports
  */
 export * as Authorizer from "./auth/Authorizer.js"
-
 /**
  * OAuth 2.1 authorization of the HTTP transports: the flow and its options.
  *
@@ -35,7 +53,6 @@ export * as Authorizer from "./auth/Authorizer.js"
  * @category re-exports
  */
 export * as OAuth from "./auth/OAuth.js"
-
 /**
  * Where tokens and client registrations are kept (memory, or a 0600 file).
  *
@@ -43,7 +60,6 @@ export * as OAuth from "./auth/OAuth.js"
  * @category re-exports
  */
 export * as TokenStore from "./auth/TokenStore.js"
-
 /**
  * The handler services that become client capabilities: `Sampling`, `Elicitation`, `Roots`.
  *
@@ -51,7 +67,6 @@ export * as TokenStore from "./auth/TokenStore.js"
  * @category re-exports
  */
 export * as Capabilities from "./Capabilities.js"
-
 /**
  * HTTP transports by URL: Streamable HTTP, legacy HTTP+SSE, or `auto` (the first, falling back to the second).
  *
@@ -59,15 +74,6 @@ export * as Capabilities from "./Capabilities.js"
  * @category re-exports
  */
 export * as HttpTransport from "./HttpTransport.js"
-
-/**
- * Two transports connected in one process.
- *
- * @since 0.1.0
- * @category re-exports
- */
-export * as InMemoryTransport from "./InMemoryTransport.js"
-
 /**
  * JSON Schema validation of values against schemas from the wire.
  *
@@ -75,7 +81,6 @@ export * as InMemoryTransport from "./InMemoryTransport.js"
  * @category re-exports
  */
 export * as JsonSchema from "./JsonSchema.js"
-
 /**
  * The client service and its layer.
  *
@@ -83,7 +88,6 @@ export * as JsonSchema from "./JsonSchema.js"
  * @category re-exports
  */
 export * as McpClient from "./McpClient.js"
-
 /**
  * The errors of the client.
  *
@@ -91,15 +95,6 @@ export * as McpClient from "./McpClient.js"
  * @category re-exports
  */
 export * as McpError from "./McpError.js"
-
-/**
- * Message-level middleware.
- *
- * @since 0.1.0
- * @category re-exports
- */
-export * as Middleware from "./Middleware.js"
-
 /**
  * The client for Promise programs: calls as Promises, with no fiber per call when none is needed.
  *
@@ -107,7 +102,6 @@ export * as Middleware from "./Middleware.js"
  * @category re-exports
  */
 export * as PromiseClient from "./PromiseClient.js"
-
 /**
  * Retries by what is safe to repeat: the policy, and how failures are classified.
  *
@@ -115,7 +109,6 @@ export * as PromiseClient from "./PromiseClient.js"
  * @category re-exports
  */
 export * as Retry from "./Retry.js"
-
 /**
  * The session with one server as a service: its state, what was established, the one request path.
  *
@@ -123,7 +116,6 @@ export * as Retry from "./Retry.js"
  * @category re-exports
  */
 export * as Session from "./Session.js"
-
 /**
  * The session's lifecycle states.
  *
@@ -131,7 +123,6 @@ export * as Session from "./Session.js"
  * @category re-exports
  */
 export * as SessionState from "./SessionState.js"
-
 /**
  * Skills (the `io.modelcontextprotocol/skills` extension): listed, loaded and verified.
  *
@@ -139,7 +130,6 @@ export * as SessionState from "./SessionState.js"
  * @category re-exports
  */
 export * as Skills from "./Skills.js"
-
 /**
  * The stdio transport: a server as a child process.
  *
@@ -147,14 +137,6 @@ export * as Skills from "./Skills.js"
  * @category re-exports
  */
 export * as StdioTransport from "./StdioTransport.js"
-
-/**
- * The transport seam.
- *
- * @since 0.1.0
- * @category re-exports
- */
-export * as Transport from "./Transport.js"
 
 /**
  * A platform's transports as one service (`stdio`, `http`), chosen by the layer provided.

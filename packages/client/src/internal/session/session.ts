@@ -8,6 +8,7 @@
  */
 
 import * as Peer from "@effect-mcp/jsonrpc/Peer"
+import { Transport } from "@effect-mcp/jsonrpc/Transport"
 import { McpSchema, type Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -18,7 +19,6 @@ import * as Stream from "effect/Stream"
 import { type RequestError, SessionUnavailable, TransportError } from "../../McpError.js"
 import * as Retry from "../../Retry.js"
 import { isTerminal, SessionState } from "../../SessionState.js"
-import { Transport } from "../../Transport.js"
 import * as Dialect from "./dialect.js"
 import * as Executor from "./executor.js"
 import * as Lifecycle from "./lifecycle.js"

@@ -6,6 +6,8 @@
  * `Retry-After`), an event stream, or JSON (bounded, and it must contain the response when one is
  * awaited).
  */
+
+import { decodeIncoming, type Incoming } from "@effect-mcp/jsonrpc/Transport"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -13,7 +15,6 @@ import type * as Scope from "effect/Scope"
 import type { AuthorizationError } from "../../../auth/AuthError.js"
 import { LegacyServer, SessionExpired, StreamBroken, type TransportError } from "../../../McpError.js"
 import * as Retry from "../../../Retry.js"
-import { decodeIncoming, type Incoming } from "../../../Transport.js"
 import { type Answer, type Collected, readBody, readExcerpt, statusAnswer, tooLarge } from "../httpBody.js"
 import { type Connection, requestId } from "./connection.js"
 import { answers, type ReadEvents } from "./events.js"

@@ -5,12 +5,13 @@
  * `Last-Event-ID` after the server's `retry` interval (or the default delay), while it still
  * matters, a bounded number of times in a row without an event.
  */
+
+import { parseIncoming } from "@effect-mcp/jsonrpc/Transport"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Incoming } from "../../../Transport.js"
-import { parseIncoming } from "../../../Transport.js"
 import type { Answer } from "../httpBody.js"
 import { makeParser } from "../sse.js"
 import type { Connection } from "./connection.js"
