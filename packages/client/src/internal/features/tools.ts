@@ -9,53 +9,29 @@
  */
 
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
-import { JsonRpc, type Methods } from "@effect-mcp/protocol"
+import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { InvalidInput, type RequestError, TaskRequired, ToolOutputInvalid } from "../../McpError.js"
+import type { RequestError, ToolOutputInvalid } from "../../McpError.js"
 import { request } from "../session/request.js"
-import type { Prepared, SessionService as Session, RequestOptions as SessionRequestOptions } from "../session/types.js"
+import type { SessionService as Session, RequestOptions as SessionRequestOptions } from "../session/types.js"
 import * as McpHeaders from "../transport/mcpHeaders.js"
 import { type Check, checkNow, withCheck } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
+import {
+  type Arguments,
+  type CallError,
+  type CallToolResult,
+  make as makeSteps,
+  type PreparedCall,
+  type Tool,
+  type Unchecked
+} from "./toolSteps.js"
 
-/** A tool as a server lists it, in any revision (from 2026-07-28 `outputSchema` may be any JSON Schema). */
-export type Tool = Methods.ResultOf<"tools/list">["tools"][number]
-
-/** A `tools/call` result, in any revision (from 2026-07-28 `structuredContent` may be any JSON value). */
-export type CallToolResult = Methods.ResultOf<"tools/call">
-
-/** A schema of a tool that cannot be compiled: the key it is warned about once under, and the warning. */
-export interface Unchecked {
-  readonly key: string
-  readonly warning: string
-}
-
-/** Tool arguments, as a caller gives them. */
-export type Arguments = { readonly [key: string]: unknown }
-
-/** What a tool call can fail with. */
-export type CallError = RequestError | ToolOutputInvalid | TaskRequired
-
-/** A tool call made ready: its request, and what its result is checked against. */
-export interface PreparedCall {
-  readonly tool: string
-  readonly request: Prepared
-  /** The `outputSchema` of the definition the call was checked against, if it has one that compiles. */
-  readonly outputSchema: Tool["outputSchema"] | undefined
-  /** The JSON Schema check, loaded when a schema needs it. */
-  readonly check: Check | undefined
-  /** The warnings about the tool's schemas that cannot be compiled (so are not checked against), by key. */
-  readonly unchecked: ReadonlyArray<Unchecked>
-  /**
-   * Whether the tool's definition was read to prepare the call. When nothing before sending needs
-   * it, it is read only for a successful result, to check it (a call that fails never lists the tools).
-   */
-  readonly resolved: boolean
-}
+export type { Arguments, CallError, CallToolResult, PreparedCall, Tool, Unchecked } from "./toolSteps.js"
 
 /** The tools part of a client. */
 export interface Tools {
@@ -112,14 +88,6 @@ const callableIn = (session: Session) => (tool: Tool) => {
     : Effect.as(Effect.logWarning(`${session.server}: tool ${tool.name} is left out: ${headers.reason}`), false)
 }
 
-/** The `Mcp-Param-*` headers of a call of this tool (2026-07-28), from its `x-mcp-header` annotations. */
-const paramHeadersOf = (tool: Tool, args: Arguments | undefined) => {
-  const headers = McpHeaders.paramHeaders(tool.inputSchema)
-  return headers._tag === "Valid" && headers.headers.length > 0
-    ? McpHeaders.paramHeaderValues(headers.headers, args)
-    : undefined
-}
-
 /** Whether a check of `definition` needs the JSON Schema engine. */
 const needsCheck = (definition: Tool | undefined, validateInput: boolean) =>
   definition !== undefined && (validateInput || definition.outputSchema !== undefined)
@@ -130,23 +98,10 @@ const loadCheck: Effect.Effect<Check> = withCheck(Effect.succeed)
 export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { server } = session
+    const { toolTasks, uncheckedOf, prepareWith, verified } = makeSteps(session)
     const callable = callableIn(session)
     // The schemas already warned about (`Unchecked.key`): each warning is logged once per client.
     const warned = new Set<string>()
-    const uncheckedOf = (
-      tool: string,
-      which: "inputSchema" | "outputSchema",
-      schema: NonNullable<Tool["outputSchema"]>,
-      check: Check
-    ): Unchecked | undefined => {
-      const reason = check.uncompilable(schema)
-      return reason === undefined
-        ? undefined
-        : {
-            key: `${which} ${tool}`,
-            warning: `${server}: the ${which} of tool ${tool} cannot be compiled, so ${which === "inputSchema" ? "its arguments are" : "its results are"} not checked against it: ${reason}`
-          }
-    }
     /** Logs each warning not logged before. */
     const warnOnce = (unchecked: ReadonlyArray<Unchecked>) =>
       unchecked.length === 0
@@ -190,77 +145,12 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
         )
       })
 
-    // Read on each call: a re-established session may declare other capabilities.
-    const toolTasks = () => session.established().serverCapabilities.tasks?.requests?.tools?.call !== undefined
-
-    /** The plain steps, given the definition (none: unknown) and the engine when a check needs it. */
     /** Whether anything before sending needs the tool's definition. */
     const needsDefinition = (options: SessionRequestOptions, validateInput: boolean) =>
       validateInput ||
       toolTasks() ||
       session.era() === "stateless" ||
       (options.idempotent === undefined && session.retryPolicy("tools/call", options) !== undefined)
-
-    const prepareWith = (
-      tool: string,
-      args: Arguments | undefined,
-      options: SessionRequestOptions,
-      validateInput: boolean,
-      definition: Tool | undefined,
-      check: Check | undefined,
-      resolved = true
-    ): Either.Either<PreparedCall, CallError> => {
-      if (definition?.execution?.taskSupport === "required" && toolTasks()) {
-        return Either.left(new TaskRequired({ server, tool }))
-      }
-      const unchecked: Array<Unchecked> = []
-      const inputUnchecked =
-        validateInput && definition !== undefined && check !== undefined
-          ? uncheckedOf(tool, "inputSchema", definition.inputSchema, check)
-          : undefined
-      const outputUnchecked =
-        definition?.outputSchema !== undefined && check !== undefined
-          ? uncheckedOf(tool, "outputSchema", definition.outputSchema, check)
-          : undefined
-      if (inputUnchecked !== undefined) unchecked.push(inputUnchecked)
-      if (outputUnchecked !== undefined) unchecked.push(outputUnchecked)
-      if (validateInput && definition !== undefined && check !== undefined && inputUnchecked === undefined) {
-        const outcome = check(definition.inputSchema, args ?? {})
-        if (outcome._tag === "Invalid") {
-          return Either.left(
-            new InvalidInput({
-              server,
-              method: "tools/call",
-              tool,
-              pointer: outcome.pointer,
-              reason: `the arguments of tool ${tool} do not match its inputSchema at ${outcome.pointer === "" ? "(root)" : outcome.pointer}: ${outcome.reason}`
-            })
-          )
-        }
-      }
-      const headers =
-        definition !== undefined && session.era() === "stateless" ? paramHeadersOf(definition, args) : undefined
-      const hints = definition?.annotations
-      const idempotent =
-        options.idempotent === undefined && session.retryPolicy("tools/call", options) !== undefined
-          ? hints?.readOnlyHint === true || hints?.idempotentHint === true
-          : options.idempotent
-      const requestOptions: SessionRequestOptions = {
-        ...options,
-        spanAttributes: { "mcp.tool": tool },
-        ...(headers === undefined ? {} : { headers }),
-        ...(idempotent === undefined ? {} : { idempotent })
-      }
-      const params = args === undefined ? { name: tool } : { name: tool, arguments: args }
-      return Either.map(session.prepare("tools/call", params, requestOptions), (request) => ({
-        tool,
-        request,
-        outputSchema: outputUnchecked === undefined ? definition?.outputSchema : undefined,
-        check,
-        unchecked,
-        resolved
-      }))
-    }
 
     const prepareNow: Tools["prepareNow"] = (tool, args, options, validateInput) => {
       const found = known(tool)
@@ -292,24 +182,6 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
           })
         return Effect.tap(prepared, (call) => warnOnce(call.unchecked))
       })
-
-    /** A successful result against the tool's `outputSchema`. */
-    const verified = (
-      call: Pick<PreparedCall, "tool" | "outputSchema" | "check">,
-      result: CallToolResult
-    ): Either.Either<CallToolResult, ToolOutputInvalid> => {
-      if (call.outputSchema === undefined || call.check === undefined || result.isError === true) {
-        return Either.right(result)
-      }
-      if (result.structuredContent === undefined) {
-        return Either.left(new ToolOutputInvalid({ server, tool: call.tool, reason: "structuredContent is missing" }))
-      }
-      const outcome = call.check(call.outputSchema, result.structuredContent)
-      // Uncompilable cannot happen here (such a schema is not checked against, see `uncheckedOf`).
-      return outcome._tag === "Invalid"
-        ? Either.left(new ToolOutputInvalid({ server, tool: call.tool, reason: outcome.reason }))
-        : Either.right(result)
-    }
 
     const decode: Tools["decode"] = (call, raw) =>
       Either.flatMap(session.decode("tools/call", raw), (result) => verified(call, result))

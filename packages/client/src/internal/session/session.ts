@@ -15,12 +15,11 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import { type RequestError, SessionUnavailable, TransportError } from "../../McpError.js"
-import * as Retry from "../../Retry.js"
 import { isTerminal, SessionState } from "../../SessionState.js"
 import * as Dialect from "./dialect.js"
 import * as Executor from "./executor.js"
+import * as KeepAlive from "./keepAlive.js"
 import * as Lifecycle from "./lifecycle.js"
 import * as Limiter from "./limiter.js"
 import * as Negotiation from "./negotiation.js"
@@ -184,24 +183,12 @@ export const make = (options: SessionOptions): Effect.Effect<SessionService, nev
         })
       )
 
-    // The keepalive's pings skip the limiter (a queue full of callers is no sign of a dead server)
-    // and are sent once more after a transient failure (a keep-alive socket the server closed as
-    // the ping went out; a timeout is not retried: silence for that long is the answer); a ping that
-    // still fails fails the session.
-    const pingExecute: ExecutorOf<RequestError> = (ping) =>
-      Effect.retry(settledExchange(ping), {
-        times: 1,
-        while: (error) => error._tag === "TransportError" && Retry.transient(error) !== undefined
-      })
-    const keepAlive: SessionService["keepAlive"] = (schedule, timeout) =>
-      Stream.fromSchedule(schedule).pipe(
-        Stream.runForEach(() =>
-          SessionRequest.request({ prepare, execute: pingExecute, decode }, "ping", undefined, { timeout })
-        ),
-        Effect.catchAll((cause) => lifecycle.move(SessionState.Failed({ cause }))),
-        Effect.forkScoped,
-        Effect.asVoid
-      )
+    const keepAlive = KeepAlive.make({
+      prepare,
+      decode,
+      exchange: settledExchange,
+      fail: (cause) => lifecycle.move(SessionState.Failed({ cause }))
+    })
 
     // The connection ending on its own (the server went away or broke it) fails the session.
     yield* peer.whenClosed((error) =>

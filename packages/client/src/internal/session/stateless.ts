@@ -12,17 +12,14 @@ import { McpSchema, type ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
-import { OnBehalfOf } from "../../Capabilities.js"
-import { DecodeError, InputNotGiven, RequestTimeout } from "../../McpError.js"
-import type { Dialect, ExchangeOptions, WireError } from "./dialect.js"
+import type { Dialect } from "./dialect.js"
 import * as Listen from "./listen.js"
+import * as ReadCache from "./readCache.js"
+import * as Rounds from "./rounds.js"
 import * as TaskExtension from "./taskExtension.js"
 import type { ServerRequestHandler } from "./types.js"
 
@@ -45,12 +42,6 @@ export interface StatelessOptions {
 
 /** The list methods whose results say how long they stay fresh. */
 const LISTS = new Set(["tools/list", "resources/list", "resources/templates/list", "prompts/list"])
-
-/** The methods whose results may ask for input. */
-const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"])
-
-const decodeInputRequired = Schema.decodeUnknownEither(McpSchema.InputRequiredResult)
-const decodeInputRequest = Schema.decodeUnknownOption(McpSchema.InputRequest)
 
 /** The `_meta` every request of this revision carries. */
 export const envelope = (
@@ -90,14 +81,8 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
       ttls.set(method, first ? ttl : Math.min(ttls.get(method) ?? ttl, ttl))
     }
 
-    // Reads that said how long they stay fresh (ttlMs > 0), by URI; an update of the resource ends it.
-    const reads = new Map<string, { readonly raw: Peer.WireObject; readonly expiresAt: number }>()
-    const cacheRead = (method: string, wire: Peer.WireObject | undefined, raw: Peer.WireObject) =>
-      method !== "resources/read" || typeof wire?.uri !== "string" || typeof raw.ttlMs !== "number" || raw.ttlMs <= 0
-        ? Effect.void
-        : Effect.map(Clock.currentTimeMillis, (now) => {
-            reads.set(String(wire.uri), { raw, expiresAt: now + Number(raw.ttlMs) })
-          })
+    // Reads that said how long they stay fresh (readCache.ts).
+    const reads = yield* ReadCache.make(peer)
 
     // Change notifications over one subscriptions/listen request (listen.ts).
     const listening = yield* Listen.make({
@@ -107,161 +92,15 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
       capabilities: options.serverCapabilities
     })
     const { resubscribe } = listening
-    // A read's cached result ends with an update of its resource, or a changed resource list.
-    const updates = yield* peer.subscribe
-    yield* Stream.fromQueue(updates).pipe(
-      Stream.runForEach((notification) =>
-        Effect.sync(() => {
-          if (notification.method === "notifications/resources/updated") reads.delete(String(notification.params?.uri))
-          if (notification.method === "notifications/resources/list_changed") reads.clear()
-        })
-      ),
-      Effect.forkScoped
-    )
-    /** The answers to one round's input requests, keyed as the server keyed them. */
-    const inputsFor = (
-      method: string,
-      requests: ReadonlyArray<readonly [string, McpSchema.InputRequest]>,
-      requestState?: string
-    ) =>
-      Effect.forEach(
-        requests,
-        ([key, request]) =>
-          options
-            .serve(
-              request.method,
-              request.params,
-              { server: options.server(), requestId: key, relatedTaskId: undefined, requestState },
-              options.version
-            )
-            .pipe(
-              Effect.map((response) => [key, response] as const),
-              Effect.mapError(
-                (failure) =>
-                  new InputNotGiven({
-                    server: options.server(),
-                    method,
-                    request: request.method,
-                    reason: `the server asked for ${request.method} (${key}), which this client could not give: ${failure.errorMessage}`
-                  })
-              )
-            ),
-        { concurrency: "unbounded" }
-      ).pipe(Effect.map((entries) => Object.fromEntries(entries)))
-
-    const tasks: TaskExtension.TaskContext = {
+    const rounds = Rounds.make({
       server: options.server,
       peer,
+      version: options.version,
+      serve: options.serve,
+      maxRounds: options.maxRounds,
       meta,
-      inputs: (requests) => inputsFor("tools/call", requests),
-      decodeInputRequest: (value) => Option.toArray(decodeInputRequest(value))
-    }
-
-    const rounds = (
-      method: string,
-      wire: Peer.WireObject | undefined,
-      exchangeOptions: Omit<ExchangeOptions, "answering">,
-      deadline: number,
-      timeout: Duration.Duration,
-      round: number,
-      retry: Peer.WireObject
-    ): Effect.Effect<Peer.WireObject, WireError> =>
-      Effect.gen(function* () {
-        const { logLevel: level, ...requestOptions } = exchangeOptions
-        // The one deadline is the caller's: a timeout reads as the one the caller set (the
-        // request timeout, or the maximum total time), not as what was left of it for a round.
-        const timedOut = () =>
-          new RequestTimeout({
-            server: options.server(),
-            method,
-            timeout,
-            kind: requestOptions.maxTotalTimeout === undefined ? "idle" : "total"
-          })
-        const now = yield* Clock.currentTimeMillis
-        if (now >= deadline) return yield* timedOut()
-        // Each attempt gets what is left of the deadline.
-        const onBehalfOf = yield* OnBehalfOf
-        const send = Effect.flatMap(Clock.currentTimeMillis, (at) =>
-          at >= deadline
-            ? Effect.fail(timedOut())
-            : peer
-                .request(
-                  method,
-                  { ...wire, ...retry },
-                  {
-                    ...requestOptions,
-                    maxTotalTimeout: Duration.millis(deadline - at),
-                    meta: { ...requestOptions.meta, ...meta(onBehalfOf, level) }
-                  }
-                )
-                .pipe(
-                  Effect.catchIf(
-                    (error): error is RequestTimeout => error._tag === "RequestTimeout" && error.kind === "total",
-                    () => Effect.fail(timedOut())
-                  )
-                )
-        )
-        // A response stream that broke lost the request: send it again under a new id (the spec's
-        // rule; the request may have run, so this may repeat its effects), at most twice.
-        const raw = yield* Effect.retry(send, { while: (error) => error._tag === "StreamBroken", times: 2 }).pipe(
-          Effect.tapErrorTag("StreamBroken", (broken) =>
-            Effect.logWarning(`${options.server()}: ${method}: ${broken.reason}; gave up after sending it 3 times`)
-          )
-        )
-        const resultType = raw.resultType
-        if (resultType === undefined || resultType === "complete") {
-          // A read answered at once may be reused for its ttlMs; one that took rounds never is.
-          if (round === 1) yield* cacheRead(method, wire, raw)
-          return raw
-        }
-        // The tasks extension: the server chose to run the call as a task; follow it to its result.
-        if (resultType === "task" && method === "tools/call") {
-          // Followed until it is final, or until the caller's maximum total time (which cancels it).
-          const followed = TaskExtension.follow(tasks, raw)
-          return yield* requestOptions.maxTotalTimeout === undefined
-            ? followed
-            : Effect.timeoutFail(followed, {
-                duration: Duration.millis(Math.max(0, deadline - (yield* Clock.currentTimeMillis))),
-                onTimeout: timedOut
-              })
-        }
-        if (resultType !== "input_required" || !MULTI_ROUND.has(method)) {
-          return yield* new DecodeError({
-            server: options.server(),
-            method,
-            issue: `unknown resultType ${JSON.stringify(resultType)}`
-          })
-        }
-        const interim = decodeInputRequired(raw)
-        if (Either.isLeft(interim)) {
-          return yield* new DecodeError({
-            server: options.server(),
-            method,
-            issue: ParseResult.TreeFormatter.formatErrorSync(interim.left)
-          })
-        }
-        if (round >= options.maxRounds) {
-          return yield* new InputNotGiven({
-            server: options.server(),
-            method,
-            rounds: round,
-            reason: `the server asked for input ${round} times; the limit is ${options.maxRounds} rounds (maxInputRounds)`
-          })
-        }
-        const { requestState } = interim.right
-        // The keys as the server sent them (a decoded record would drop one named "__proto__").
-        const requests = McpSchema.isJsonObject(raw.inputRequests)
-          ? Object.entries(raw.inputRequests).flatMap(([key, value]) =>
-              Option.toArray(Option.map(decodeInputRequest(value), (request) => [key, request] as const))
-            )
-          : undefined
-        const inputResponses = requests === undefined ? undefined : yield* inputsFor(method, requests, requestState)
-        // Each round carries exactly this round's answers and state, nothing of earlier rounds.
-        return yield* rounds(method, wire, exchangeOptions, deadline, timeout, round + 1, {
-          ...(inputResponses === undefined ? {} : { inputResponses }),
-          ...(requestState === undefined ? {} : { requestState })
-        })
-      })
+      store: reads.store
+    })
 
     return {
       era: "stateless",
@@ -300,10 +139,8 @@ export const make = (options: StatelessOptions): Effect.Effect<Dialect, never, S
               ...(requestState === undefined ? {} : { requestState })
             })
           }
-          const uri = String(wire?.uri)
-          const cached = method === "resources/read" ? reads.get(uri) : undefined
-          if (cached !== undefined && now >= cached.expiresAt) reads.delete(uri)
-          if (cached !== undefined && now < cached.expiresAt) return Effect.succeed(cached.raw)
+          const cached = method === "resources/read" ? reads.fresh(String(wire?.uri), now) : undefined
+          if (cached !== undefined) return Effect.succeed(cached)
           return rounds(method, wire, requestOptions, deadline, timeout, 1, {})
         }).pipe(Effect.tap((raw) => (LISTS.has(method) ? Effect.sync(() => record(method, wire, raw)) : Effect.void)))
       },
