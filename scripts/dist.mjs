@@ -70,6 +70,8 @@ const buildOne = async (name) => {
   const built = await import(pathToFileURL(join(outdir, "package.js")).href)
   entries.forEach(({ name: entry }, i) => {
     const names = Object.keys(built[`e${i}`])
+    const unnamed = names.filter((member) => !/^[A-Za-z_$][\w$]*$/.test(member) || member === "default")
+    if (unnamed.length > 0) throw new Error(`${name}/${entry}: exports that cannot be named: ${unnamed.join(", ")}`)
     const file = join(outdir, `${entry}.js`)
     const from = relative(dirname(file), join(outdir, "package.js")).replace(/^(?!\.)/, "./")
     mkdirSync(dirname(file), { recursive: true })

@@ -2,7 +2,8 @@
  * The benchmark: effect-mcp, the official SDK clients (v1 and v2) and a raw client against the same
  * SDK-built server (effect-mcp twice: as a Promise program uses it, `NodePromiseClient`, the
  * one-file bundle; and as an Effect program imports it, each call run as an effect with
- * `runtime.runPromise`, the "effects" column), each measurement in its own process, interleaved (the client order rotates
+ * `runtime.runPromise`, the "effects" column; and the floor of that, the Promise client's calls each
+ * in a fiber, `clients/floor.ts`, where calls are timed), each measurement in its own process, interleaved (the client order rotates
  * every round), at least 5 rounds. Prints medians per client and, per round, the ratio of
  * effect-mcp to the SDK and to the raw client (the median of those ratios is the claim);
  * writes everything as JSON to `bench-results/`. The `cli` workloads (`cli.ts`) time the
@@ -28,8 +29,12 @@ import type { Figures, WorkloadSpec } from "./workloads.js"
 const here = dirname(fileURLToPath(import.meta.url))
 const serverScript = join(here, "server.js")
 const workerScript = join(here, "worker.js")
-const clients = ["raw", "sdk-v1", "sdk-v2", "effect-mcp", "effect-mcp-effects"] as const
+const clients = ["raw", "sdk-v1", "sdk-v2", "effect-mcp", "effect-mcp-effects", "effect-floor"] as const
 type ClientName = (typeof clients)[number]
+
+/** The floor of a fiber per call (`clients/floor.ts`) is measured where calls are timed. */
+const measures = (client: ClientName, workload: WorkloadSpec) =>
+  client !== "effect-floor" || workload.name === "sequential" || workload.name === "inflight"
 
 /** Command-line settings. */
 export interface Settings {
@@ -147,6 +152,10 @@ export const median = (values: ReadonlyArray<number>) => {
 const format = (value: number) =>
   Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(Math.abs(value) >= 10 ? 1 : 2)
 
+/** The floor's two cells (its value, its ratio), dashes where it is not measured. */
+const floorCells = (floor: { readonly floor: number; readonly floorRatioToSdk: number } | undefined) =>
+  floor === undefined ? "– | –" : `${format(floor.floor)} | ${floor.floorRatioToSdk.toFixed(2)}×`
+
 /** Per workload label, per client (or CLI), per metric: the value of each round. */
 type Results<Name extends string = ClientName> = Map<string, Map<Name, Map<string, Array<number>>>>
 
@@ -238,7 +247,10 @@ export const run = async (settings: Settings) => {
       for (const workload of workloads) {
         const target: Target = workload.transport === "stdio" ? stdio : { kind: "http", url: http?.url ?? "" }
         const order = clients.map((_, index) => clients[(index + round) % clients.length] as ClientName)
-        for (const client of order) record(results, workload.label, client, await runWorker(client, workload, target))
+        for (const client of order) {
+          if (measures(client, workload))
+            record(results, workload.label, client, await runWorker(client, workload, target))
+        }
       }
       for (const workload of cliRuns) {
         const order = cliTools.map((_, index) => cliTools[(index + round) % cliTools.length] as CliTool)
@@ -260,8 +272,8 @@ export const run = async (settings: Settings) => {
   const lines: Array<string> = []
   const rows: Array<Record<string, unknown>> = []
   lines.push(
-    `| workload | metric | raw | SDK v1 | SDK v2 | effect-mcp | effect-mcp / SDK v1 | effect-mcp / SDK v2 | effect-mcp / raw | effects | effects / SDK v1 |`,
-    `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`
+    `| workload | metric | raw | SDK v1 | SDK v2 | effect-mcp | effect-mcp / SDK v1 | effect-mcp / SDK v2 | effect-mcp / raw | effects | effects / SDK v1 | fiber floor | floor / SDK v1 |`,
+    `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`
   )
   for (const [label, perClient] of results) {
     for (const metric of perClient.get("effect-mcp")?.keys() ?? []) {
@@ -269,6 +281,10 @@ export const run = async (settings: Settings) => {
       const ratio = (other: ClientName, of: ClientName = "effect-mcp") =>
         median(values(of).map((value, round) => value / (values(other)[round] ?? Number.NaN)))
       const better = lowerIsBetter.has(metric) ? "↓" : "↑"
+      const floor =
+        values("effect-floor").length === 0
+          ? undefined
+          : { floor: median(values("effect-floor")), floorRatioToSdk: ratio("sdk-v1", "effect-floor") }
       const row = {
         workload: label,
         metric,
@@ -282,17 +298,19 @@ export const run = async (settings: Settings) => {
         ratioToRaw: ratio("raw"),
         effects: median(values("effect-mcp-effects")),
         effectsRatioToSdk: ratio("sdk-v1", "effect-mcp-effects"),
+        ...floor,
         rounds: {
           raw: values("raw"),
           sdk: values("sdk-v1"),
           sdkV2: values("sdk-v2"),
           effect: values("effect-mcp"),
-          effects: values("effect-mcp-effects")
+          effects: values("effect-mcp-effects"),
+          ...(floor === undefined ? {} : { floor: values("effect-floor") })
         }
       }
       rows.push(row)
       lines.push(
-        `| ${label} | ${metric} ${better} | ${format(row.raw)} | ${format(row.sdk)} | ${format(row.sdkV2)} | ${format(row.effect)} | ${row.ratioToSdk.toFixed(2)}× | ${row.ratioToSdkV2.toFixed(2)}× | ${row.ratioToRaw.toFixed(2)}× | ${format(row.effects)} | ${row.effectsRatioToSdk.toFixed(2)}× |`
+        `| ${label} | ${metric} ${better} | ${format(row.raw)} | ${format(row.sdk)} | ${format(row.sdkV2)} | ${format(row.effect)} | ${row.ratioToSdk.toFixed(2)}× | ${row.ratioToSdkV2.toFixed(2)}× | ${row.ratioToRaw.toFixed(2)}× | ${format(row.effects)} | ${row.effectsRatioToSdk.toFixed(2)}× | ${floorCells(floor)} |`
       )
     }
   }

@@ -16,6 +16,8 @@ const load = async (): Promise<Client> => {
       return (await import("./clients/promise.js")).client
     case "effect-mcp-effects":
       return (await import("./clients/effect.js")).effectClient
+    case "effect-floor":
+      return (await import("./clients/floor.js")).floorClient
     case "sdk-v1":
       return (await import("./clients/sdk.js")).client
     case "sdk-v2":

@@ -223,6 +223,31 @@ describe("the published packages, installed from their tarballs", () => {
     }
   })
 
+  it("every export of a library, installed, gives the members its source module exports", async () => {
+    const entries = published
+      .filter((name) => name !== "cli")
+      .flatMap((name) =>
+        Object.entries(manifest(name).exports).flatMap(([key, target]) => {
+          const source = target?.["@effect-mcp/source"]
+          return source === undefined || key.includes("*")
+            ? []
+            : [{ specifier: `${manifest(name).name}${key.slice(1)}`, source: join(repo, "packages", name, source) }]
+        })
+      )
+    expect(entries.length).toBeGreaterThan(40)
+    const script = `const out = {}
+      for (const specifier of ${JSON.stringify(entries.map((entry) => entry.specifier))})
+        out[specifier] = Object.keys(await import(specifier)).sort()
+      console.log(JSON.stringify(out))`
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], project)
+    const installed: Record<string, ReadonlyArray<string>> = JSON.parse(stdout)
+    for (const { specifier, source } of entries) {
+      const members = Object.keys(await import(source)).sort()
+      expect(members.length, specifier).toBeGreaterThan(0)
+      expect(installed[specifier], specifier).toStrictEqual(members)
+    }
+  }, 120_000)
+
   it("TypeScript resolves the packages' declarations (NodeNext, no source condition)", async () => {
     const nodeTypes = dirname(dirname(require.resolve("@types/node/package.json")))
     writeFileSync(
