@@ -1,11 +1,13 @@
 /**
  * The esbuild settings both bundles share (the CLI's and `@effect-mcp/node`'s `NodePromiseClient`):
  * ES modules for Node 20, split into an entry and chunks loaded on demand, CommonJS dependencies
- * given `require`, `__filename` and `__dirname`. `bundle(root, entries, extra)` empties
+ * given `require`, `__filename` and `__dirname`, the workspace's packages taken from their sources.
+ * `bundle(root, entries, extra)` empties
  * `dist/bundle/` under `root` and builds into it.
  */
 import { rmSync } from "node:fs"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 
 // CommonJS dependencies bundled into ES modules still call require() (Node's built-ins) and
@@ -37,9 +39,10 @@ export const bundle = (root, entries, extra = {}) => {
     legalComments: "none",
     metafile: true,
     logLevel: "warning",
-    // The libraries' split builds import some chunks only for their order; a package without side
-    // effects lets those imports go.
-    logOverride: { "ignored-bare-import": "silent" },
+    // The workspace's packages from their sources, module by module (their dist/ is one file per
+    // package, which a bundle could not take apart).
+    conditions: ["@effect-mcp/source"],
+    tsconfig: fileURLToPath(new URL("../tsconfig.base.json", import.meta.url)),
     ...extra
   })
 }

@@ -3,18 +3,21 @@
  * The JavaScript of each library package's `dist/`: the package's modules in one file,
  * `dist/package.js`, built by esbuild from `src/`, with a module imported by `import()` (the JSON
  * Schema engines, the YAML parser) in a chunk of its own under `dist/chunks/`, loaded at its
- * first use; and for each entry of the `exports` map a file `dist/<Entry>.js` that gives that
- * entry's exports from it. Every package is external (`effect`, the other `@effect-mcp/*`
- * packages, Ajv, …): each module of the workspace is in exactly one package's file, so its
- * classes and tags exist once. `tsc -b` writes the declarations beside them.
+ * first use; and for each entry of the `exports` map a file `dist/<Entry>.js` that re-exports that
+ * entry's members from it (an entry that only passes another package's module on does just that).
+ * Every package is external (`effect`, the other `@effect-mcp/*` packages, Ajv, …): each module
+ * of the workspace is in exactly one package's file, so its classes and tags exist once. `tsc -b`
+ * writes the declarations beside them. The bundles (the CLI's, `NodePromiseClient`) take the
+ * packages from their sources, not from here.
  *
  * Why: Node resolves, reads and links modules one by one; an Effect program importing the client
  * paid for its ~170 modules one at a time (ARCHITECTURE.md, "Packages").
  *
  *   node scripts/dist.mjs     (the root `npm run build` runs it after `tsc -b`)
  */
+import { execFileSync } from "node:child_process"
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { dirname, join, relative } from "node:path"
+import { dirname, join, relative, sep } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { build } from "esbuild"
 
@@ -36,22 +39,29 @@ const entriesOf = (root) => {
 const clean = (dir) => {
   mkdirSync(dir, { recursive: true })
   for (const file of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
-    if (/\.js(\.map)?$/.test(file) && !file.startsWith("bundle")) rmSync(join(dir, file), { force: true })
+    if (/\.js(\.map)?$/.test(file) && file.split(sep)[0] !== "bundle") rmSync(join(dir, file), { force: true })
   }
   rmSync(join(dir, "chunks"), { recursive: true, force: true })
 }
 
-const buildOne = async (name) => {
-  const root = join(packages, name)
-  const outdir = join(root, "dist")
-  const entries = entriesOf(root)
-  clean(outdir)
-  // One module that holds every entry as a namespace: `e0`, `e1`, … in the order of `entries`.
-  const contents = entries.map(({ source }, i) => `export * as e${i} from ${JSON.stringify(source)}`).join("\n")
-  await build({
+/**
+ * The names each namespace `e0`, `e1`, … of the module at `file` exports, read in a Node of its
+ * own (this one's module cache would keep the file as first read).
+ */
+const namespaces = (file) => {
+  const script = `const built = await import(${JSON.stringify(pathToFileURL(file).href)})
+    const names = []
+    for (let i = 0; built["e" + i] !== undefined; i++) names.push(Object.keys(built["e" + i]))
+    console.log(JSON.stringify(names))`
+  return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }))
+}
+
+/** The package in one file from `contents` (a module of re-exports), its lazy parts in chunks. */
+const buildPackage = (root, contents) =>
+  build({
     stdin: { contents, resolveDir: root, sourcefile: "package.ts", loader: "ts" },
     absWorkingDir: root,
-    outdir,
+    outdir: join(root, "dist"),
     entryNames: "package",
     bundle: true,
     splitting: true,
@@ -66,17 +76,57 @@ const buildOne = async (name) => {
     legalComments: "none",
     logLevel: "warning"
   })
-  // Each entry gives its namespace's members, read from the built package.
-  const built = await import(pathToFileURL(join(outdir, "package.js")).href)
-  entries.forEach(({ name: entry }, i) => {
-    const names = Object.keys(built[`e${i}`])
-    const unnamed = names.filter((member) => !/^[A-Za-z_$][\w$]*$/.test(member) || member === "default")
+
+/**
+ * A source module that only passes another package's module on (`export * from "@effect-mcp/…"`):
+ * its entry does the same, so it gives whatever that package's version has.
+ */
+const passedOn = (root, source) => {
+  const code = readFileSync(join(root, source), "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .trim()
+  const match = /^export \* from "([^".][^"]*)"$/.exec(code)
+  return match?.[1]
+}
+
+const buildOne = async (name) => {
+  const root = join(packages, name)
+  const outdir = join(root, "dist")
+  const entries = entriesOf(root).map((entry) => ({ ...entry, passedOn: passedOn(root, entry.source) }))
+  const own = entries.filter((entry) => entry.passedOn === undefined)
+  if (entries.some((entry) => entry.name === "package")) throw new Error(`${name}: an entry may not be named package`)
+  clean(outdir)
+  // First every entry as a namespace (`e0`, `e1`, …), to read the names each exports; then the
+  // package again with those names flat (`e0_make`, …), so that each entry re-exports its own.
+  await buildPackage(root, own.map(({ source }, i) => `export * as e${i} from ${JSON.stringify(source)}`).join("\n"))
+  const names = namespaces(join(outdir, "package.js")).map((members, i) => {
+    const entry = own[i]?.name
+    const unnamed = members.filter((member) => !/^[A-Za-z_$][\w$]*$/.test(member) || member === "default")
     if (unnamed.length > 0) throw new Error(`${name}/${entry}: exports that cannot be named: ${unnamed.join(", ")}`)
-    const file = join(outdir, `${entry}.js`)
-    const from = relative(dirname(file), join(outdir, "package.js")).replace(/^(?!\.)/, "./")
-    mkdirSync(dirname(file), { recursive: true })
-    writeFileSync(file, `import { e${i} } from "${from}"\nexport const { ${names.join(", ")} } = e${i}\n`)
+    return members
   })
+  clean(outdir)
+  await buildPackage(
+    root,
+    own
+      .map(({ source }, i) => {
+        const list = names[i]?.map((member) => `${member} as e${i}_${member}`).join(", ") ?? ""
+        return `export { ${list} } from ${JSON.stringify(source)}`
+      })
+      .join("\n")
+  )
+  for (const entry of entries) {
+    const file = join(outdir, `${entry.name}.js`)
+    mkdirSync(dirname(file), { recursive: true })
+    if (entry.passedOn !== undefined) {
+      writeFileSync(file, `export * from "${entry.passedOn}"\n`)
+      continue
+    }
+    const i = own.indexOf(entry)
+    const from = relative(dirname(file), join(outdir, "package.js")).replace(/^(?!\.)/, "./")
+    const list = names[i]?.map((member) => `e${i}_${member} as ${member}`).join(", ") ?? ""
+    writeFileSync(file, `export { ${list} } from "${from}"\n`)
+  }
 }
 
 for (const name of libraries) await buildOne(name)

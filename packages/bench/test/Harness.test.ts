@@ -54,17 +54,17 @@ describe("benchmark harness", () => {
     for (const row of rows) {
       const cells = row
         .split("|")
-        .slice(3, /sequential/.test(row) ? 14 : 12)
+        .slice(3, /stdio sequential/.test(row) ? 14 : 12)
         .map((cell) => cell.trim().replace(/[,×]/g, ""))
       for (const cell of cells) expect(Number.isFinite(Number(cell)), row).toBe(true)
-      if (!/sequential/.test(row)) expect(row, row).toMatch(/\| – \| – \|$/)
+      if (!/stdio sequential/.test(row)) expect(row, row).toMatch(/\| – \| – \|$/)
     }
     const file = /JSON: (\S+)/.exec(result.stdout)?.[1] ?? ""
     const json = JSON.parse(readFileSync(file, "utf8")) as {
       rows: ReadonlyArray<{ workload: string; rounds: Record<string, ReadonlyArray<number>> }>
     }
     expect(json.rows).toHaveLength(rows.length)
-    // The floor of a fiber per call where calls are timed, nowhere else.
+    // The floor of a fiber per call where calls are timed over stdio, nowhere else.
     for (const row of json.rows)
       expect(Object.keys(row.rounds)).toStrictEqual([
         "raw",
@@ -72,7 +72,7 @@ describe("benchmark harness", () => {
         "sdkV2",
         "effect",
         "effects",
-        ...(/sequential/.test(row.workload) ? ["floor"] : [])
+        ...(/stdio sequential/.test(row.workload) ? ["floor"] : [])
       ])
   }, 240_000)
 

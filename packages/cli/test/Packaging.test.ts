@@ -235,16 +235,29 @@ describe("the published packages, installed from their tarballs", () => {
         })
       )
     expect(entries.length).toBeGreaterThan(40)
+    // Imported last package first (an entry must not need another imported before it), and the
+    // client's Transport is jsonrpc's, its error classes one set.
     const script = `const out = {}
-      for (const specifier of ${JSON.stringify(entries.map((entry) => entry.specifier))})
+      for (const specifier of ${JSON.stringify(entries.map((entry) => entry.specifier).reverse())})
         out[specifier] = Object.keys(await import(specifier)).sort()
-      console.log(JSON.stringify(out))`
+      const client = await import("@effect-mcp/client")
+      const same = [
+        client.Transport.Transport === (await import("@effect-mcp/jsonrpc/Transport")).Transport,
+        (await import("@effect-mcp/client/Transport")).Transport === (await import("@effect-mcp/jsonrpc")).Transport.Transport,
+        client.McpError.TransportError === (await import("@effect-mcp/client/McpError")).TransportError,
+        client.McpClient.McpClient === (await import("@effect-mcp/client/McpClient")).McpClient
+      ]
+      console.log(JSON.stringify({ out, same }))`
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], project)
-    const installed: Record<string, ReadonlyArray<string>> = JSON.parse(stdout)
+    const installed: {
+      readonly out: Record<string, ReadonlyArray<string>>
+      readonly same: ReadonlyArray<boolean>
+    } = JSON.parse(stdout)
+    expect(installed.same).toStrictEqual([true, true, true, true])
     for (const { specifier, source } of entries) {
       const members = Object.keys(await import(source)).sort()
       expect(members.length, specifier).toBeGreaterThan(0)
-      expect(installed[specifier], specifier).toStrictEqual(members)
+      expect(installed.out[specifier], specifier).toStrictEqual(members)
     }
   }, 120_000)
 

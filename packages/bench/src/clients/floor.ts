@@ -3,7 +3,8 @@
  * (`promise.ts`), finished before the fiber sees it, awaited in an interruptible `Effect.async`
  * (a canceler, as any request that can be given up needs) run by `runtime.runPromise`. What it
  * costs beyond the Promise client is Effect's own: the fiber, its wait, its resumption. The
- * `effects` column cannot do better; this column says how far that is from the SDK.
+ * `effects` column cannot do better; this column says how far that is from the SDK. Over stdio
+ * only: over HTTP the Promise client itself runs each call in a fiber (session recovery is on).
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
