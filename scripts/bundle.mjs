@@ -1,9 +1,8 @@
 /**
  * The esbuild settings both bundles share (the CLI's and `@effect-mcp/node`'s `NodePromiseClient`):
  * ES modules for Node 20, split into an entry and chunks loaded on demand, CommonJS dependencies
- * given `require`, `__filename` and `__dirname`, the workspace's packages taken from their sources.
- * `bundle(root, entries, extra)` empties
- * `dist/bundle/` under `root` and builds into it.
+ * given `require`, `__filename` and `__dirname`, the workspace's packages taken from their
+ * sources. `bundle(root, entries, extra)` empties `dist/bundle/` under `root` and builds into it.
  */
 import { rmSync } from "node:fs"
 import { join } from "node:path"

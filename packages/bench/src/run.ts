@@ -3,8 +3,8 @@
  * SDK-built server (effect-mcp twice: as a Promise program uses it, `NodePromiseClient`, the
  * one-file bundle; and as an Effect program imports it, each call run as an effect with
  * `runtime.runPromise`, the "effects" column; and the floor of that, the Promise client's calls each
- * in a fiber, `clients/floor.ts`, where calls are timed over stdio), each measurement in its own process, interleaved (the client order rotates
- * every round), at least 5 rounds. Prints medians per client and, per round, the ratio of
+ * in a fiber, `clients/floor.ts`, where calls are timed over stdio), each measurement in its own
+ * process, interleaved (the client order rotates every round), at least 5 rounds. Prints medians per client and, per round, the ratio of
  * effect-mcp to the SDK and to the raw client (the median of those ratios is the claim);
  * writes everything as JSON to `bench-results/`. The `cli` workloads (`cli.ts`) time the
  * `effect-mcp` binary against the MCP Inspector's CLI in the same rounds, in a table of their own.

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * Bundles the built `dist/NodePromiseClient.js` (after `tsc -b`) into
- * `dist/bundle/NodePromiseClient.js` with esbuild, `effect`, `@effect/platform` and the built
- * `@effect-mcp/client` and `@effect-mcp/protocol` inside it, and the JSON Schema engines and the
- * YAML parser in chunks loaded at their first use. The package's `./NodePromiseClient` export is
+ * Bundles `src/NodePromiseClient.ts` into `dist/bundle/NodePromiseClient.js` with esbuild,
+ * `effect`, `@effect/platform` and the sources of `@effect-mcp/client`, `@effect-mcp/jsonrpc` and
+ * `@effect-mcp/protocol` inside it, and the JSON Schema engines and the YAML parser in chunks
+ * loaded at their first use. The package's `./NodePromiseClient` export is
  * that file.
  *
  * Why: Node resolves, reads and links the ~630 ES modules that entry imports one by one (223 of
@@ -16,4 +16,4 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { bundle } from "../../../scripts/bundle.mjs"
 
-await bundle(join(dirname(fileURLToPath(import.meta.url)), ".."), { NodePromiseClient: "dist/NodePromiseClient.js" })
+await bundle(join(dirname(fileURLToPath(import.meta.url)), ".."), { NodePromiseClient: "src/NodePromiseClient.ts" })
