@@ -15,15 +15,14 @@
  *
  *   node scripts/dist.mjs     (the root `npm run build` runs it after `tsc -b`)
  */
-import { execFileSync } from "node:child_process"
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, sep } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 
 const packages = fileURLToPath(new URL("../packages/", import.meta.url))
 
-/** The libraries, each after those it imports (an entry's exports are read from the built package). */
+/** The libraries: every package whose `exports` are built from `src/` (the CLI and the benchmark have their own builds). */
 const libraries = ["protocol", "jsonrpc", "client", "node", "host", "gateway", "ai"]
 
 /** The package's entries: path under `dist/` without extension → source file (`./src/….ts`). */
@@ -45,15 +44,30 @@ const clean = (dir) => {
 }
 
 /**
- * The names each namespace `e0`, `e1`, … of the module at `file` exports, read in a Node of its
- * own (this one's module cache would keep the file as first read).
+ * The names each of `sources` exports, as esbuild reads them (a build in memory, every source an
+ * entry; nothing is written or run).
  */
-const namespaces = (file) => {
-  const script = `const built = await import(${JSON.stringify(pathToFileURL(file).href)})
-    const names = []
-    for (let i = 0; built["e" + i] !== undefined; i++) names.push(Object.keys(built["e" + i]))
-    console.log(JSON.stringify(names))`
-  return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }))
+const exportsOf = async (root, sources) => {
+  const { metafile } = await build({
+    absWorkingDir: root,
+    entryPoints: sources,
+    outdir: join(root, "dist"),
+    bundle: true,
+    splitting: true,
+    packages: "external",
+    format: "esm",
+    platform: "node",
+    tsconfig: join(root, "tsconfig.src.json"),
+    write: false,
+    metafile: true,
+    logLevel: "warning"
+  })
+  const byEntry = new Map(
+    Object.values(metafile.outputs)
+      .filter((output) => output.entryPoint !== undefined)
+      .map((output) => [output.entryPoint, output.exports])
+  )
+  return sources.map((source) => byEntry.get(source.replace(/^\.\//, "")) ?? [])
 }
 
 /** The package in one file from `contents` (a module of re-exports), its lazy parts in chunks. */
@@ -95,17 +109,18 @@ const buildOne = async (name) => {
   const entries = entriesOf(root).map((entry) => ({ ...entry, passedOn: passedOn(root, entry.source) }))
   const own = entries.filter((entry) => entry.passedOn === undefined)
   if (entries.some((entry) => entry.name === "package")) throw new Error(`${name}: an entry may not be named package`)
-  clean(outdir)
-  // First every entry as a namespace (`e0`, `e1`, …), to read the names each exports; then the
-  // package again with those names flat (`e0_make`, …), so that each entry re-exports its own.
-  await buildPackage(root, own.map(({ source }, i) => `export * as e${i} from ${JSON.stringify(source)}`).join("\n"))
-  const names = namespaces(join(outdir, "package.js")).map((members, i) => {
-    const entry = own[i]?.name
+  const exported = await exportsOf(
+    root,
+    own.map((entry) => entry.source)
+  )
+  const names = exported.map((members, i) => {
     const unnamed = members.filter((member) => !/^[A-Za-z_$][\w$]*$/.test(member) || member === "default")
-    if (unnamed.length > 0) throw new Error(`${name}/${entry}: exports that cannot be named: ${unnamed.join(", ")}`)
+    if (members.length === 0 || unnamed.length > 0)
+      throw new Error(`${name}/${own[i]?.name}: exports none, or some that cannot be named: ${unnamed.join(", ")}`)
     return members
   })
   clean(outdir)
+  // The package with each entry's names flat (`e0_make`, …): each entry re-exports its own.
   await buildPackage(
     root,
     own
@@ -129,4 +144,4 @@ const buildOne = async (name) => {
   }
 }
 
-for (const name of libraries) await buildOne(name)
+await Promise.all(libraries.map(buildOne))
