@@ -11,7 +11,13 @@
  * @category re-exports
  */
 export * as JsonRpc from "./JsonRpc.js"
-
+/**
+ * The MCP Apps extension (`io.modelcontextprotocol/ui`): tool and resource metadata, view ↔ host messages.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as McpApps from "./McpApps.js"
 /**
  * Every MCP 2025-11-25 definition as a Schema of the same name.
  *

@@ -21,7 +21,11 @@ export const Role = Schema.Literal("user", "assistant").annotations({ identifier
 export const Annotations = Schema.Struct({
   audience: optional(Schema.Array(Role)),
   priority: optional(UnitInterval),
-  lastModified: optional(Schema.String)
+  lastModified: optional(
+    Schema.String.annotations({
+      arbitrary: () => (fc) => fc.constantFrom("2026-01-02T03:04:05Z", "2025-11-25T00:00:00.000+01:00")
+    })
+  )
 }).annotations({ identifier: "Annotations" })
 
 /** An icon a client may display for a server, tool, resource or prompt. */

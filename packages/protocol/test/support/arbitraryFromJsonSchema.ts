@@ -3,7 +3,7 @@
  * definitions, valid by construction (the oracle's validator confirms each). Covers the JSON
  * Schema keywords the MCP schema files use: `$ref`, `type` (one or several), `properties`,
  * `required`, `additionalProperties`, `items`, `enum`, `const`, `anyOf`, `allOf`, `minimum`,
- * `maximum`, `maxItems`, `format`. Optional members are present or absent at random, and open
+ * `maximum`, `maxItems`, `format`, `propertyNames` (listed names), a member's `not` (absent). Optional members are present or absent at random, and open
  * objects sometimes carry a member the revision does not name (valid, and a decoder must
  * tolerate it). Recursion stops at a depth: past it, optional members and free JSON are left out.
  */
@@ -113,20 +113,35 @@ export const arbitraryOf = (
     const required = new Set(Array.isArray(node.required) ? node.required.filter((k) => typeof k === "string") : [])
     const shallow = depth >= MAX_DEPTH
     const members: Record<string, FastCheck.Arbitrary<unknown>> = {}
+    const additional = node.additionalProperties
+    const extraValue = () => (isNode(additional) ? of(additional, depth + 1) : freeJson(depth + 1))
     for (const [member, schema] of Object.entries(properties)) {
       if (shallow && !required.has(member)) continue
+      // `{ not: … }`: a member that must be absent.
+      if (isNode(schema) && "not" in schema) continue
       members[member] = of(schema, depth + 1)
     }
+    // `propertyNames` that lists the names: required ones not among `properties` take `additionalProperties`.
+    const names = namesOf(node.propertyNames)
+    for (const member of required) if (!(member in members) && names !== undefined) members[member] = extraValue()
     const declared = FastCheck.record(members, { requiredKeys: [...required].filter((k) => k in members) })
-    const additional = node.additionalProperties
     if (additional === false || shallow) return declared
-    const extraValue = isNode(additional) ? of(additional, depth + 1) : freeJson(depth + 1)
     const extras = FastCheck.dictionary(
-      key.filter((k) => !(k in properties)),
-      extraValue,
+      (names === undefined ? key : FastCheck.constantFrom(...names)).filter((k) => !(k in properties)),
+      extraValue(),
       { maxKeys: Object.keys(properties).length === 0 ? 3 : 1, noNullPrototype: true }
     )
     return FastCheck.tuple(declared, extras).map(([known, extra]) => ({ ...extra, ...known }))
+  }
+
+  const namesOf = (node: unknown): ReadonlyArray<string> | undefined => {
+    if (!isNode(node)) return undefined
+    if (Array.isArray(node.enum)) return node.enum.filter((n) => typeof n === "string")
+    if (!Array.isArray(node.anyOf)) return undefined
+    const names = node.anyOf.flatMap((option) =>
+      isNode(option) && typeof option.const === "string" ? [option.const] : []
+    )
+    return names.length === node.anyOf.length ? names : undefined
   }
 
   return of({ $ref: `#/$defs/${name}` }, 0)
