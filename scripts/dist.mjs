@@ -23,7 +23,7 @@ import { build } from "esbuild"
 const packages = fileURLToPath(new URL("../packages/", import.meta.url))
 
 /** The libraries: every package whose `exports` are built from `src/` (the CLI and the benchmark have their own builds). */
-const libraries = ["protocol", "jsonrpc", "client", "node", "host", "gateway", "ai"]
+const libraries = ["protocol", "jsonrpc", "client", "node", "host", "gateway", "ai", "web"]
 
 /** The package's entries: path under `dist/` without extension → source file (`./src/….ts`). */
 const entriesOf = (root) => {

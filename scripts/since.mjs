@@ -13,7 +13,7 @@ import { join } from "node:path"
 import ts from "typescript"
 
 const root = join(import.meta.dirname, "..")
-const packages = ["protocol", "jsonrpc", "client", "node", "host", "gateway", "ai", "cli"]
+const packages = ["protocol", "jsonrpc", "client", "node", "host", "gateway", "ai", "web", "cli"]
 
 /** Whether a `@since` tag is in the doc comments right before `node` (or inside a specifier). */
 const hasSince = (node, text) =>

@@ -20,6 +20,7 @@ import { info, inspect, ping } from "./commands/server.js"
 import { shell } from "./commands/shell.js"
 import { skills } from "./commands/skills.js"
 import { tools } from "./commands/tools.js"
+import { ui } from "./commands/ui.js"
 import type * as Help from "./Help.js"
 import { catalogue } from "./internal/helpCatalogue.js"
 
@@ -50,6 +51,7 @@ export const root = Command.make("effect-mcp").pipe(
     auth,
     host,
     serve,
+    ui,
     chat,
     generate,
     replay,

@@ -44,6 +44,8 @@ export interface ProviderChoice {
   readonly model: Option.Option<string>
   /** Another endpoint speaking the provider's API (a proxy, a gateway, a local server). */
   readonly apiUrl: Option.Option<string>
+  /** The environment variable that holds the key. Default: the provider's (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`). */
+  readonly keyVariable?: string
 }
 
 /**
@@ -61,8 +63,8 @@ export interface ChosenModel {
 const keyVariable: Record<ProviderName, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" }
 const defaultModel: Record<ProviderName, string> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4.1" }
 
-const keyOf = (provider: ProviderName) =>
-  Config.option(Config.redacted(keyVariable[provider])).pipe(
+const keyOf = (variable: string) =>
+  Config.option(Config.redacted(variable)).pipe(
     Effect.map(Option.filter((key) => Redacted.value(key).length > 0)),
     Effect.orElseSucceed(() => Option.none<Redacted.Redacted>())
   )
@@ -99,7 +101,7 @@ export const choose = (choice: ProviderChoice): Effect.Effect<ChosenModel, Usage
   Effect.gen(function* () {
     const candidates = Option.match(choice.provider, { onNone: () => providers, onSome: (one) => [one] })
     for (const provider of candidates) {
-      const key = yield* keyOf(provider)
+      const key = yield* keyOf(choice.keyVariable ?? keyVariable[provider])
       if (Option.isNone(key)) continue
       const model = Option.getOrElse(choice.model, () => defaultModel[provider])
       const layer = yield* layerOf(provider, model, key.value, Option.getOrUndefined(choice.apiUrl))
@@ -109,7 +111,8 @@ export const choose = (choice: ProviderChoice): Effect.Effect<ChosenModel, Usage
       reason: Option.match(choice.provider, {
         onNone: () =>
           "chat needs a language model: set ANTHROPIC_API_KEY (Anthropic) or OPENAI_API_KEY (OpenAI) in the environment",
-        onSome: (provider) => `--provider ${provider} needs ${keyVariable[provider]} set in the environment`
+        onSome: (provider) =>
+          `--provider ${provider} needs ${choice.keyVariable ?? keyVariable[provider]} set in the environment`
       })
     })
   })

@@ -7,7 +7,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import type { Capabilities } from "@effect-mcp/client"
+import type { Capabilities, Transports } from "@effect-mcp/client"
 import { type Aggregate, ConfigLoader, McpHost, ServerEntry, ServerStatus } from "@effect-mcp/host"
 import type { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
@@ -46,6 +46,8 @@ export interface HostExtras<RO, RH> {
   readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
   /** Never ask the user to authorize a server (the gateway): stored tokens only, refreshed when they can be. */
   readonly unattended?: boolean
+  /** The transports, over the platform's (the web page observes them). */
+  readonly transports?: Layer.Layer<Transports.Transports, never, Transports.Transports>
 }
 
 /**
@@ -82,11 +84,29 @@ export const withHost = <
             ? "no config file was found (give --config FILE)"
             : `no usable server in ${files.join(", ")}`
       })
+    const host = yield* hostLayer(servers, run, interactive, extras)
+    return yield* Effect.flatMap(McpHost.McpHost, use).pipe(Effect.provide(host))
+  })
+
+/**
+ * The host layer of these servers with the command line's settings (timeout, retry, OAuth, the
+ * terminal's handlers unless `extras.handlers` replaces them, `extras.transports` over the platform's).
+ */
+export const hostLayer = <
+  RH = never,
+  RO extends Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots = never
+>(
+  servers: ReadonlyArray<McpHost.ServerConfig>,
+  run: CommonOptions.RunOptions,
+  interactive: boolean,
+  extras: HostExtras<RO, RH>
+) =>
+  Effect.gen(function* () {
     const timeout = Option.map(run.timeout, (seconds) => Duration.seconds(seconds))
     const retry = Option.map(run.retry, retrySettings)
     // HTTP servers that ask for OAuth are authorized like the single-server commands do.
     const auth = yield* Authorization.settings(run)
-    const host = McpHost.layer({
+    return McpHost.layer({
       clientInfo,
       ...(extras.namespace === undefined ? {} : { namespace: extras.namespace }),
       servers: servers.map((server) => ({
@@ -99,6 +119,7 @@ export const withHost = <
         }
       }))
     }).pipe(
+      Layer.provide(extras.transports ?? Layer.empty),
       Layer.provide(extras.handlers ?? Layer.empty),
       Layer.provide(
         extras.unattended === true ? Layer.merge(Authorization.unattended, Authorization.tokenStore) : auth.services
@@ -112,7 +133,6 @@ export const withHost = <
         })
       )
     )
-    return yield* Effect.flatMap(McpHost.McpHost, use).pipe(Effect.provide(host))
   })
 
 /** `host status`'s options for scripts. */

@@ -1,0 +1,489 @@
+/**
+ * What the page and the web host say to each other: the Schemas of every request body the page
+ * sends and every event the host streams. The host decodes each body with these before it acts;
+ * the page imports the types only (no `effect` in its bundle).
+ *
+ * Routes (every one needs the launch token: the `effect_mcp_ui` cookie that `GET /?token=…` sets,
+ * or `Authorization: Bearer <token>`):
+ *
+ * | route | body | answer |
+ * | --- | --- | --- |
+ * | `GET /api/state` | | {@link State} |
+ * | `GET /api/events` | | server-sent events, each `data:` one {@link Event} |
+ * | `GET /api/servers/:server/lists` | | {@link Lists} |
+ * | `GET /api/servers/:server/trace` | | `ReadonlyArray<`{@link TraceEntry}`>` |
+ * | `GET /api/servers/:server/console` | | `ReadonlyArray<`{@link ConsoleLine}`>` |
+ * | `GET /api/servers/:server/recording` | | the CLI's record file (newline JSON) |
+ * | `POST /api/servers` | {@link AddServer} | {@link AddServerAnswer} |
+ * | `POST /api/servers/:server/action` | {@link ServerAction} | `{}` |
+ * | `POST /api/servers/:server/call` | {@link CallTool} | {@link CallStarted} |
+ * | `POST /api/calls/:callId/cancel` | | `{}` |
+ * | `POST /api/servers/:server/read` | {@link ReadResource} | the `resources/read` result |
+ * | `POST /api/servers/:server/subscribe` | {@link Subscribe} | `{}` |
+ * | `POST /api/servers/:server/prompt` | {@link GetPrompt} | the `prompts/get` result |
+ * | `POST /api/servers/:server/complete` | {@link Complete} | {@link Completions} |
+ * | `POST /api/servers/:server/ping` | | {@link Pinged} |
+ * | `POST /api/servers/:server/log-level` | {@link SetLogLevel} | `{}` |
+ * | `POST /api/input/:id` | {@link InputAnswer} | `{}` |
+ * | `POST /api/chat` | {@link ChatSend} | {@link ChatStarted} |
+ * | `POST /api/chat/approve` | {@link ChatApprove} | `{}` |
+ * | `POST /api/chat/clear` | | `{}` |
+ *
+ * A failed request answers with a non-2xx status and an {@link ApiError} body.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * Any JSON value, as the wire gave it (a tool's schema, a result).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Json = Schema.Unknown
+
+/**
+ * A server's status, for a person.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Status = Schema.Literal("connecting", "ready", "failed", "reconnecting", "stopped")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Status = typeof Status.Type
+
+/**
+ * A server as the page shows it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ServerView = Schema.Struct({
+  name: Schema.String,
+  /** `stdio`, `http`, `sse` or `auto`. */
+  transport: Schema.String,
+  /** The command line exactly as it runs, or the URL. */
+  target: Schema.String,
+  enabled: Schema.Boolean,
+  status: Status,
+  /** One line: `ready (everything 2.0.0)`, `failed: …`. */
+  detail: Schema.String,
+  /** The failure's message when failed or reconnecting. */
+  error: Schema.optional(Schema.String),
+  serverInfo: Schema.optional(Schema.Struct({ name: Schema.String, version: Schema.String })),
+  protocolVersion: Schema.optional(Schema.String),
+  pid: Schema.optional(Schema.Number),
+  /** The server's capabilities (from the handshake or `server/discover`). */
+  capabilities: Schema.optional(Json),
+  instructions: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ServerView = typeof ServerView.Type
+
+/**
+ * Whether chat can run, and if not, how to configure it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ChatInfo = Schema.Struct({
+  available: Schema.Boolean,
+  /** `anthropic claude-sonnet-4-5`, … */
+  model: Schema.optional(Schema.String),
+  /** Without a model: what to set. */
+  hint: Schema.optional(Schema.String),
+  maxToolCalls: Schema.Number
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ChatInfo = typeof ChatInfo.Type
+
+/**
+ * A message of the conversation as kept (and persisted) by the host.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ChatMessage = Schema.Union(
+  Schema.TaggedStruct("User", { turnId: Schema.String, text: Schema.String }),
+  /** One stretch of the model's answer; `part` counts them within the turn (text before a tool call, after it). */
+  Schema.TaggedStruct("Assistant", { turnId: Schema.String, part: Schema.Number, text: Schema.String }),
+  Schema.TaggedStruct("Tool", {
+    turnId: Schema.String,
+    callId: Schema.String,
+    /** The host-wide tool name. */
+    name: Schema.String,
+    server: Schema.optional(Schema.String),
+    arguments: Json,
+    /** Absent while running. */
+    result: Schema.optional(Schema.String),
+    isError: Schema.optional(Schema.Boolean),
+    /** The call's MCP content blocks, when it has them. */
+    content: Schema.optional(Json),
+    progress: Schema.optional(
+      Schema.Struct({
+        progress: Schema.Number,
+        total: Schema.optional(Schema.Number),
+        message: Schema.optional(Schema.String)
+      })
+    ),
+    /** Waiting for the user's approval. */
+    awaitingApproval: Schema.optional(Schema.Boolean)
+  }),
+  Schema.TaggedStruct("Error", { turnId: Schema.String, message: Schema.String }),
+  Schema.TaggedStruct("Done", { turnId: Schema.String, toolCalls: Schema.Number, limitReached: Schema.Boolean })
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ChatMessage = typeof ChatMessage.Type
+
+/**
+ * A request from a server waiting for the user (elicitation, sampling, roots).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const InputRequest = Schema.Struct({
+  id: Schema.String,
+  server: Schema.String,
+  kind: Schema.Literal("elicitation-form", "elicitation-url", "sampling", "roots"),
+  /** The request's params as the server sent them. */
+  params: Json,
+  /** The page's call (tool pane) or chat tool call it came during, when known. */
+  callId: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type InputRequest = typeof InputRequest.Type
+
+/**
+ * Everything the page needs when it (re)connects.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const State = Schema.Struct({
+  servers: Schema.Array(ServerView),
+  chat: ChatInfo,
+  conversation: Schema.Array(ChatMessage),
+  pending: Schema.Array(InputRequest),
+  /** Config files a server may be saved to. */
+  configFiles: Schema.Array(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type State = typeof State.Type
+
+/**
+ * One server's lists; a list that failed has its error instead.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Lists = Schema.Struct({
+  tools: Schema.Array(Json),
+  resources: Schema.Array(Json),
+  resourceTemplates: Schema.Array(Json),
+  prompts: Schema.Array(Json),
+  errors: Schema.Record({ key: Schema.String, value: Schema.String })
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Lists = typeof Lists.Type
+
+/**
+ * One JSON-RPC message of a server's traffic.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TraceEntry = Schema.Struct({
+  server: Schema.String,
+  /** Counts from 1 per host. */
+  seq: Schema.Number,
+  /** Milliseconds since the epoch. */
+  t: Schema.Number,
+  /** `send`: to the server; `receive`: from it. */
+  dir: Schema.Literal("send", "receive"),
+  /** The message, secrets masked. */
+  message: Json,
+  /** Its size in bytes (UTF-8 JSON). */
+  size: Schema.Number,
+  /** For a response: the milliseconds since its request. */
+  latency: Schema.optional(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type TraceEntry = typeof TraceEntry.Type
+
+/**
+ * A line a stdio server wrote to stderr, or a note of the host about it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ConsoleLine = Schema.Struct({
+  server: Schema.String,
+  t: Schema.Number,
+  line: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ConsoleLine = typeof ConsoleLine.Type
+
+/**
+ * What the host streams, as it happens.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Event = Schema.Union(
+  /** The servers, whole, on any change of one. */
+  Schema.TaggedStruct("Servers", { servers: Schema.Array(ServerView) }),
+  /** A server's tools, resources or prompts changed: fetch its lists again. */
+  Schema.TaggedStruct("ListChanged", { server: Schema.String }),
+  Schema.TaggedStruct("Trace", { entry: TraceEntry }),
+  Schema.TaggedStruct("Console", { line: ConsoleLine }),
+  /** A log message a server sent (`notifications/message`). */
+  Schema.TaggedStruct("Log", {
+    server: Schema.String,
+    t: Schema.Number,
+    level: Schema.String,
+    logger: Schema.optional(Schema.String),
+    data: Json
+  }),
+  Schema.TaggedStruct("ResourceUpdated", { server: Schema.String, uri: Schema.String }),
+  /** A call from a tool pane. */
+  Schema.TaggedStruct("CallProgress", {
+    callId: Schema.String,
+    progress: Schema.Number,
+    total: Schema.optional(Schema.Number),
+    message: Schema.optional(Schema.String)
+  }),
+  Schema.TaggedStruct("CallEnded", {
+    callId: Schema.String,
+    outcome: Schema.Literal("result", "error", "cancelled"),
+    /** The `tools/call` result (outcome `result`; `isError` may be set in it). */
+    result: Schema.optional(Json),
+    /** What went wrong (outcome `error`). */
+    error: Schema.optional(Schema.String),
+    /** The `outputSchema` check of `structuredContent`: `valid`, or why not; absent without a schema. */
+    outputCheck: Schema.optional(Schema.String),
+    durationMs: Schema.Number
+  }),
+  Schema.TaggedStruct("Input", { request: InputRequest }),
+  Schema.TaggedStruct("InputSettled", { id: Schema.String }),
+  /** A message of the conversation was added or replaced (same `turnId`, `_tag`, and `callId` or `part`). */
+  Schema.TaggedStruct("Chat", { message: ChatMessage }),
+  /** An answer's text grew: `text` is appended to the turn's `Assistant` message of this `part`. */
+  Schema.TaggedStruct("ChatDelta", { turnId: Schema.String, part: Schema.Number, text: Schema.String }),
+  Schema.TaggedStruct("ChatCleared", {})
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Event = typeof Event.Type
+
+/**
+ * Adds a server. Without `confirm` a stdio server is not started: the answer shows the command
+ * line as it would run.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const AddServer = Schema.Struct({
+  name: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/)),
+  target: Schema.Union(
+    Schema.TaggedStruct("Stdio", {
+      command: Schema.NonEmptyString,
+      args: Schema.Array(Schema.String),
+      env: Schema.Record({ key: Schema.String, value: Schema.String })
+    }),
+    Schema.TaggedStruct("Http", {
+      url: Schema.String.pipe(Schema.pattern(/^https?:\/\//)),
+      headers: Schema.Record({ key: Schema.String, value: Schema.String })
+    })
+  ),
+  confirm: Schema.Boolean,
+  /** Also write it to this config file (one of {@link State}'s `configFiles`, or a new `.mcp.json`). */
+  saveTo: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type AddServer = typeof AddServer.Type
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const AddServerAnswer = Schema.Struct({
+  /** Whether it was added (only with `confirm`). */
+  added: Schema.Boolean,
+  /** The command line exactly as it runs, or the URL. */
+  preview: Schema.String,
+  savedTo: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const ServerAction = Schema.Struct({ action: Schema.Literal("connect", "disconnect", "restart", "remove") })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const CallTool = Schema.Struct({
+  tool: Schema.String,
+  arguments: Schema.Record({ key: Schema.String, value: Json }),
+  /** The page's own id for the call (so that events can be matched before the answer arrives). */
+  callId: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/)))
+})
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type CallTool = typeof CallTool.Type
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const CallStarted = Schema.Struct({ callId: Schema.String })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const ReadResource = Schema.Struct({ uri: Schema.String })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const Subscribe = Schema.Struct({ uri: Schema.String, on: Schema.Boolean })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const GetPrompt = Schema.Struct({
+  name: Schema.String,
+  arguments: Schema.Record({ key: Schema.String, value: Schema.String })
+})
+
+/**
+ * `completion/complete`: `ref` is `{ type: "ref/prompt", name }` or `{ type: "ref/resource", uri }`.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const Complete = Schema.Struct({
+  ref: Schema.Union(
+    Schema.Struct({ type: Schema.Literal("ref/prompt"), name: Schema.String }),
+    Schema.Struct({ type: Schema.Literal("ref/resource"), uri: Schema.String })
+  ),
+  argument: Schema.Struct({ name: Schema.String, value: Schema.String }),
+  context: Schema.optional(Schema.Struct({ arguments: Schema.Record({ key: Schema.String, value: Schema.String }) }))
+})
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const Completions = Schema.Struct({ values: Schema.Array(Schema.String), hasMore: Schema.Boolean })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const Pinged = Schema.Struct({ ms: Schema.Number })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const SetLogLevel = Schema.Struct({
+  level: Schema.Literal("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+})
+
+/**
+ * The user's answer to an {@link InputRequest}: the result to send (an elicitation's
+ * `{ action, content }`, a sampling `CreateMessageResult`, roots' `{ roots }`), or a refusal.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const InputAnswer = Schema.Union(
+  Schema.TaggedStruct("Result", { result: Json }),
+  Schema.TaggedStruct("Refuse", { message: Schema.String })
+)
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type InputAnswer = typeof InputAnswer.Type
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const ChatSend = Schema.Struct({ text: Schema.NonEmptyString })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const ChatStarted = Schema.Struct({ turnId: Schema.String })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const ChatApprove = Schema.Struct({ callId: Schema.String, allow: Schema.Boolean })
+
+/**
+ * The body of a failed request.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export const ApiError = Schema.Struct({ error: Schema.String })

@@ -1,0 +1,245 @@
+/**
+ * The host in a browser page (`effect-mcp ui`): a host of many servers served to a page on this
+ * machine, with typed endpoints and one live stream of server-sent events carrying the servers'
+ * states, the protocol trace, their consoles and logs, tool calls, what servers ask of the user,
+ * and the chat. The page talks only to this server, never to MCP servers: every MCP message goes
+ * through the host, so the trace sees all of it and tokens stay here.
+ *
+ * **When to use**: to give a person a page over the host: an inspector of every server at once,
+ * and a chat with a model over all their tools.
+ *
+ * **Gotchas**:
+ * - Provide the HTTP server (`NodeHttpServer.layer(createServer, { host: "127.0.0.1", port })`):
+ *   this module never binds by itself, and the guard answers only to the bound name and port.
+ * - The host is built here (its transports are observed for the trace, its sampling, elicitation
+ *   and roots are answered in the page): give a function from {@link HostParts} to the host's layer.
+ * - The page's files are read once, at start, from `pageDir` (the package's `dist/page`, built by
+ *   `npm run build`).
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type { Capabilities, Transports } from "@effect-mcp/client"
+import { McpHost } from "@effect-mcp/host"
+import type { McpSchema } from "@effect-mcp/protocol"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import type * as Api from "./Api.js"
+import * as Calls from "./internal/calls.js"
+import * as Chat from "./internal/chat.js"
+import * as Guard from "./internal/guard.js"
+import * as Inputs from "./internal/inputs.js"
+import * as Routes from "./internal/routes.js"
+import * as Running from "./internal/running.js"
+import * as Servers from "./internal/servers.js"
+import * as Trace from "./internal/trace.js"
+
+export type {
+  /**
+   * The model of the chat, with its name for the page.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ChatModel,
+  /**
+   * How the chat runs.
+   *
+   * @since 0.1.0
+   * @category options
+   */
+  ChatOptions
+} from "./internal/chat.js"
+
+/**
+ * What the host must be built with, for the page to see and answer it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HostParts {
+  /** The platform's transports, observed: provide over the platform's own `Transports`. */
+  readonly transports: Layer.Layer<Transports.Transports, never, Transports.Transports>
+  /** The handler services: each server request is answered in the page. */
+  readonly handlers: Layer.Layer<Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots>
+}
+
+/**
+ * Options of the page's server.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface WebUiOptions<E, R> {
+  /** The host, built with the parts. */
+  readonly host: (parts: HostParts) => Layer.Layer<McpHost.McpHost, E, R>
+  /** Where the built page is (`index.html`, `assets/`). */
+  readonly pageDir: string
+  readonly chat: Chat.ChatOptions
+  /** Values never shown in the trace or the consoles (headers' and environment variables' values, tokens). */
+  readonly secrets?: ReadonlyArray<string>
+  /** The roots the roots editor starts with. Default: none. */
+  readonly roots?: ReadonlyArray<McpSchema.Root>
+  /** Config files a server added in the page may be saved to. */
+  readonly configFiles?: ReadonlyArray<string>
+  /** Saves a server added in the page to a config file. Default: saving is refused. */
+  readonly save?: (config: McpHost.ServerConfig, file: string) => Effect.Effect<void, { readonly message: string }>
+  /** The token (default: a new random one). */
+  readonly token?: string
+  /** Origins the page may frame (the MCP Apps sandbox). */
+  readonly frameOrigins?: ReadonlyArray<string>
+}
+
+/**
+ * The running page server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WebUi {
+  /** The address to open, with its token. */
+  readonly url: string
+  readonly token: string
+  readonly port: number
+  readonly host: McpHost.McpHostService
+}
+
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
+  png: "image/png",
+  ico: "image/x-icon",
+  json: "application/json",
+  woff2: "font/woff2"
+}
+
+/** The page's files, read once: path (`/index.html`, `/assets/…`) to type and bytes. */
+const readPage = (dir: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const files = new Map<string, { readonly type: string; readonly body: Uint8Array }>()
+    if (!(yield* fs.exists(dir))) {
+      yield* Effect.logWarning(`the page is not built (no ${dir}): run npm run build`)
+      return files
+    }
+    const names = yield* fs.readDirectory(dir, { recursive: true })
+    for (const name of names) {
+      const path = `${dir}/${name}`
+      if ((yield* fs.stat(path)).type !== "File") continue
+      const extension = name.slice(name.lastIndexOf(".") + 1)
+      files.set(`/${name.replace(/\\/g, "/")}`, {
+        type: TYPES[extension] ?? "application/octet-stream",
+        body: yield* fs.readFile(path)
+      })
+    }
+    return files
+  }).pipe(Effect.orDie)
+
+const refusal = (status: number, error: string, html: boolean) =>
+  html
+    ? HttpServerResponse.text(`${error}\n`, { status, contentType: "text/plain; charset=utf-8" })
+    : HttpServerResponse.unsafeJson({ error }, { status })
+
+/**
+ * Starts the host and serves the page on the context's HTTP server until the scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <E, R>(
+  options: WebUiOptions<E, R>
+): Effect.Effect<
+  WebUi,
+  E,
+  R | Scope.Scope | HttpServer.HttpServer | FileSystem.FileSystem | KeyValueStore.KeyValueStore
+> =>
+  Effect.gen(function* () {
+    const server = yield* HttpServer.HttpServer
+    const address = server.address
+    const bound = address._tag === "TcpAddress" ? address : { hostname: "127.0.0.1", port: 0 }
+    const token = options.token ?? Guard.newToken()
+    const guard = Guard.make(token, bound.hostname, bound.port)
+    const page = yield* readPage(options.pageDir)
+
+    const events = yield* PubSub.unbounded<Api.Event>()
+    const running = yield* Running.make
+    const trace = yield* Trace.make(events, options.secrets ?? [])
+    const inputs = yield* Inputs.make(events, running.only, options.roots ?? [])
+    const hostContext = yield* Layer.build(options.host({ transports: trace.transports, handlers: inputs.handlers }))
+    const host = Context.get(hostContext, McpHost.McpHost)
+    const calls = yield* Calls.make(host, events, running)
+    const chat = yield* Chat.make(host, events, running, options.chat)
+    yield* Servers.follow(host, events)
+
+    const addServer = (request: Api.AddServer) =>
+      Effect.gen(function* () {
+        const target: McpHost.ServerConfig["target"] =
+          request.target._tag === "Stdio"
+            ? { _tag: "Stdio", command: request.target.command, args: request.target.args, env: request.target.env }
+            : { _tag: "Http", url: request.target.url, transport: "auto", headers: request.target.headers }
+        const preview = Servers.describeTarget(target)
+        if (!request.confirm) return { added: false, preview }
+        const config: McpHost.ServerConfig = { name: request.name, target }
+        if (request.saveTo !== undefined) {
+          if (options.save === undefined)
+            return yield* Effect.fail({ _tag: "RequestError", message: "saving servers is not offered here" })
+          yield* options.save(config, request.saveTo)
+        }
+        yield* host.add(config)
+        return { added: true, preview, ...(request.saveTo === undefined ? {} : { savedTo: request.saveTo }) }
+      })
+
+    const api = Routes.router({
+      host,
+      events,
+      trace,
+      inputs,
+      calls,
+      chat,
+      configFiles: options.configFiles ?? [],
+      addServer
+    })
+    const policy = Guard.contentSecurityPolicy(options.frameOrigins ?? [])
+    const secured = (response: HttpServerResponse.HttpServerResponse) =>
+      HttpServerResponse.setHeaders(response, {
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+        "x-frame-options": "DENY",
+        "content-security-policy": policy
+      })
+
+    const app = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const url = new URL(request.url, "http://page")
+      const given = url.pathname === "/" ? (url.searchParams.get("token") ?? undefined) : undefined
+      const refused = Guard.check(guard, request, given)
+      if (refused !== undefined) return refusal(refused.status, refused.error, !url.pathname.startsWith("/api/"))
+      if (given !== undefined)
+        return HttpServerResponse.redirect("/", { status: 303 }).pipe(
+          HttpServerResponse.unsafeSetCookie(guard.cookie, token, { httpOnly: true, sameSite: "strict", path: "/" })
+        )
+      if (url.pathname.startsWith("/api/"))
+        return yield* api.pipe(
+          Effect.catchTag("RouteNotFound", () =>
+            Effect.succeed(refusal(404, `no route ${request.method} ${url.pathname}`, false))
+          ),
+          Effect.map(HttpServerResponse.setHeader("cache-control", "no-store"))
+        )
+      const file = page.get(url.pathname === "/" ? "/index.html" : url.pathname)
+      if (file === undefined) return refusal(404, "not found", true)
+      return HttpServerResponse.uint8Array(file.body, { contentType: file.type })
+    }).pipe(Effect.map(secured))
+
+    yield* server.serve(app)
+    const shown = bound.hostname.includes(":") ? `[${bound.hostname}]` : bound.hostname
+    return { url: `http://${shown}:${bound.port}/?token=${token}`, token, port: bound.port, host }
+  })

@@ -1,0 +1,123 @@
+/**
+ * What servers ask of the user, answered in the page: each sampling, elicitation and roots
+ * request becomes a pending {@link Api.InputRequest} shown where it belongs (under the call it
+ * came during, when one call of that server is running), and waits for the page's answer, which
+ * is decoded with the request's result Schema before it goes back. A request the server gives up
+ * (cancelled, or its call ended) leaves the page.
+ */
+import { Capabilities, McpError } from "@effect-mcp/client"
+import { McpSchema } from "@effect-mcp/protocol"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import type * as Api from "../Api.js"
+
+/** No pending request has this id (answered already, or given up by its server). */
+export class UnknownInput extends Data.TaggedError("UnknownInput")<{ readonly id: string }> {
+  override get message() {
+    return `no server is waiting for input ${this.id}`
+  }
+}
+
+/** The inputs part. */
+export interface Inputs {
+  readonly pending: Effect.Effect<ReadonlyArray<Api.InputRequest>>
+  readonly answer: (id: string, answer: Api.InputAnswer) => Effect.Effect<void, UnknownInput>
+  /** The handler services every server's client is given. */
+  readonly handlers: Layer.Layer<Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots>
+}
+
+interface Waiting {
+  readonly request: Api.InputRequest
+  readonly answer: Deferred.Deferred<Api.InputAnswer>
+}
+
+const RootsResult = Schema.Struct({ roots: Schema.Array(McpSchema.Root) })
+
+/** A fresh id: 16 random bytes, hex. */
+export const randomId = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("")
+
+/**
+ * Starts the inputs part. `callOf` names the call a server's request belongs to (the one call of
+ * that server running, if there is exactly one); `defaultRoots` pre-fill the roots editor.
+ */
+export const make = (
+  events: PubSub.PubSub<Api.Event>,
+  callOf: (server: string) => Effect.Effect<string | undefined>,
+  defaultRoots: ReadonlyArray<McpSchema.Root>
+): Effect.Effect<Inputs> =>
+  Effect.gen(function* () {
+    const waiting = yield* Ref.make<ReadonlyMap<string, Waiting>>(new Map())
+
+    /** Shows a request in the page and waits for its answer, decoded with `result`. */
+    const ask = <A, I>(
+      kind: Api.InputRequest["kind"],
+      context: Capabilities.RequestContext,
+      params: unknown,
+      result: Schema.Schema<A, I>,
+      refusal: number
+    ): Effect.Effect<A, McpError.JsonRpcFailure> =>
+      Effect.gen(function* () {
+        const callId = yield* callOf(context.server)
+        const request: Api.InputRequest = {
+          id: randomId(),
+          server: context.server,
+          kind,
+          params,
+          ...(callId === undefined ? {} : { callId })
+        }
+        const answer = yield* Deferred.make<Api.InputAnswer>()
+        yield* Ref.update(waiting, (map) => new Map(map).set(request.id, { request, answer }))
+        yield* PubSub.publish(events, { _tag: "Input", request })
+        const given = yield* Deferred.await(answer).pipe(
+          Effect.ensuring(
+            Ref.update(waiting, (map) => {
+              const next = new Map(map)
+              next.delete(request.id)
+              return next
+            }).pipe(Effect.zipRight(PubSub.publish(events, { _tag: "InputSettled", id: request.id })))
+          )
+        )
+        if (given._tag === "Refuse")
+          return yield* new McpError.JsonRpcFailure({ code: refusal, errorMessage: given.message })
+        return yield* Schema.decodeUnknown(result)(given.result).pipe(
+          Effect.mapError(
+            (error) =>
+              new McpError.JsonRpcFailure({
+                code: -32603,
+                errorMessage: `the answer given in the page is not valid: ${error.message}`
+              })
+          )
+        )
+      })
+
+    const handlers = Layer.mergeAll(
+      Layer.succeed(Capabilities.Sampling, {
+        createMessage: (params, context) => ask("sampling", context, params, McpSchema.CreateMessageResult, -1)
+      }),
+      Layer.succeed(Capabilities.Elicitation, {
+        form: (params, context) => ask("elicitation-form", context, params, McpSchema.ElicitResult, -32603),
+        url: (params, context) => ask("elicitation-url", context, params, McpSchema.ElicitResult, -32603)
+      }),
+      Layer.succeed(Capabilities.Roots, {
+        list: Effect.succeed(defaultRoots),
+        listFor: (context) =>
+          Effect.map(ask("roots", context, { roots: defaultRoots }, RootsResult, -32603), (answered) => answered.roots)
+      })
+    )
+
+    return {
+      pending: Effect.map(Ref.get(waiting), (map) => [...map.values()].map((entry) => entry.request)),
+      answer: (id, answer) =>
+        Effect.flatMap(Ref.get(waiting), (map) => {
+          const entry = map.get(id)
+          return entry === undefined ? Effect.fail(new UnknownInput({ id })) : Deferred.succeed(entry.answer, answer)
+        }),
+      handlers
+    }
+  })

@@ -1,0 +1,229 @@
+/**
+ * The HTTP routes of the page (see the table in `Api.ts`): every body decoded with its Schema
+ * before anything runs, every failure an {@link Api.ApiError} with a status that says whose it is
+ * (400 bad input, 404 unknown, 409 refused now, 502 the server failed).
+ */
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type { McpHost } from "@effect-mcp/host"
+import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as Api from "../Api.js"
+import type { Calls } from "./calls.js"
+import type { Chat } from "./chat.js"
+import type { Inputs } from "./inputs.js"
+import * as Servers from "./servers.js"
+import type { Trace } from "./trace.js"
+
+/** Everything the routes use. */
+export interface Parts {
+  readonly host: McpHost.McpHostService
+  readonly events: PubSub.PubSub<Api.Event>
+  readonly trace: Trace
+  readonly inputs: Inputs
+  readonly calls: Calls
+  readonly chat: Chat
+  readonly configFiles: ReadonlyArray<string>
+  /** Adds a server (and saves it when asked); answers with what it did. */
+  readonly addServer: (
+    request: Api.AddServer
+  ) => Effect.Effect<typeof Api.AddServerAnswer.Type, { readonly message: string }>
+}
+
+const failure = (status: number, error: string) => HttpServerResponse.unsafeJson({ error }, { status })
+
+/** The status of a failure, by its tag. */
+const statusOf = (error: { readonly _tag?: string }) => {
+  switch (error._tag) {
+    case "ParseError":
+    case "RequestError":
+      return 400
+    case "UnknownServer":
+    case "UnknownInput":
+    case "NotFound":
+      return 404
+    case "ChatRefused":
+    case "DuplicateServer":
+    case "ServerUnavailable":
+      return 409
+    default:
+      return 502
+  }
+}
+
+const answer = <A, E extends { readonly _tag?: string; readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.map((value) => HttpServerResponse.unsafeJson(value ?? {})),
+    Effect.catchAll((error) => Effect.succeed(failure(statusOf(error), error.message)))
+  )
+
+const serverParam = Effect.map(
+  HttpRouter.schemaPathParams(Schema.Struct({ server: Schema.String })),
+  (params) => params.server
+)
+
+const body = <A, I>(schema: Schema.Schema<A, I>) => HttpServerRequest.schemaBodyJson(schema)
+
+/** The server-sent events: every {@link Api.Event} as it happens, a comment every 15 s to keep the connection. */
+const eventStream = (parts: Parts) =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const subscription = yield* PubSub.subscribe(parts.events)
+      const servers = yield* Servers.views(parts.host)
+      const encoder = new TextEncoder()
+      const frame = (event: Api.Event) => encoder.encode(`data: ${JSON.stringify(event)}\n\n`)
+      return Stream.concat(
+        Stream.make(encoder.encode(": connected\n\n"), frame({ _tag: "Servers", servers })),
+        Stream.merge(
+          Stream.map(Stream.fromQueue(subscription), frame),
+          Stream.map(Stream.fromSchedule(Schedule.spaced("15 seconds")), () => encoder.encode(": keep-alive\n\n"))
+        )
+      )
+    })
+  )
+
+/** The API's router. */
+export const router = (parts: Parts) => {
+  const { host, trace, inputs, calls, chat } = parts
+  const client = Effect.flatMap(serverParam, host.client)
+  return HttpRouter.empty.pipe(
+    HttpRouter.get(
+      "/api/state",
+      answer(
+        Effect.gen(function* () {
+          return {
+            servers: yield* Servers.views(host),
+            chat: chat.info,
+            conversation: yield* chat.conversation,
+            pending: yield* inputs.pending,
+            configFiles: parts.configFiles
+          } satisfies Api.State
+        })
+      )
+    ),
+    HttpRouter.get(
+      "/api/events",
+      Effect.succeed(
+        HttpServerResponse.stream(eventStream(parts), {
+          contentType: "text/event-stream",
+          headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
+        })
+      )
+    ),
+    HttpRouter.get("/api/servers/:server/lists", answer(Effect.flatMap(client, Servers.lists))),
+    HttpRouter.get("/api/servers/:server/trace", answer(Effect.flatMap(serverParam, trace.entries))),
+    HttpRouter.get("/api/servers/:server/console", answer(Effect.flatMap(serverParam, trace.lines))),
+    HttpRouter.get(
+      "/api/servers/:server/recording",
+      Effect.gen(function* () {
+        const server = yield* serverParam
+        const text = yield* trace.recording(server)
+        return HttpServerResponse.text(text, {
+          contentType: "application/x-ndjson",
+          headers: {
+            "content-disposition": `attachment; filename="${server.replace(/[^\w.-]/g, "_")}.mcp-recording.jsonl"`
+          }
+        })
+      }).pipe(Effect.catchAll((error) => Effect.succeed(failure(400, error.message))))
+    ),
+    HttpRouter.post("/api/servers", answer(Effect.flatMap(body(Api.AddServer), parts.addServer))),
+    HttpRouter.post(
+      "/api/servers/:server/action",
+      answer(
+        Effect.flatMap(Effect.zip(serverParam, body(Api.ServerAction)), ([server, { action }]) =>
+          Servers.act(host, server, action)
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/call",
+      answer(
+        Effect.flatMap(Effect.zip(serverParam, body(Api.CallTool)), ([server, call]) =>
+          Effect.map(calls.start(server, call), (callId) => ({ callId }))
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/calls/:callId/cancel",
+      answer(
+        Effect.flatMap(HttpRouter.schemaPathParams(Schema.Struct({ callId: Schema.String })), ({ callId }) =>
+          calls.cancel(callId)
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/read",
+      answer(Effect.flatMap(Effect.zip(client, body(Api.ReadResource)), ([mcp, { uri }]) => mcp.readResource(uri)))
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/subscribe",
+      answer(
+        Effect.flatMap(Effect.zip(client, body(Api.Subscribe)), ([mcp, { uri, on }]) =>
+          on ? mcp.subscribe(uri) : mcp.unsubscribe(uri)
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/prompt",
+      answer(
+        Effect.flatMap(Effect.zip(client, body(Api.GetPrompt)), ([mcp, { name, arguments: args }]) =>
+          mcp.getPrompt(name, args)
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/complete",
+      answer(
+        Effect.flatMap(Effect.zip(client, body(Api.Complete)), ([mcp, params]) =>
+          Effect.map(
+            mcp.complete({
+              ref: params.ref,
+              argument: params.argument,
+              ...(params.context === undefined ? {} : { context: params.context })
+            }),
+            (completion) => ({ values: completion.values, hasMore: completion.hasMore === true })
+          )
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/ping",
+      answer(
+        Effect.flatMap(client, (mcp) =>
+          Effect.suspend(() => {
+            const started = Date.now()
+            return Effect.map(mcp.ping(), () => ({ ms: Date.now() - started }))
+          })
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/log-level",
+      answer(
+        Effect.flatMap(Effect.zip(client, body(Api.SetLogLevel)), ([mcp, { level }]) => mcp.setLoggingLevel(level))
+      )
+    ),
+    HttpRouter.post(
+      "/api/input/:id",
+      answer(
+        Effect.flatMap(
+          Effect.zip(HttpRouter.schemaPathParams(Schema.Struct({ id: Schema.String })), body(Api.InputAnswer)),
+          ([{ id }, given]) => inputs.answer(id, given)
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/chat",
+      answer(Effect.flatMap(body(Api.ChatSend), ({ text }) => Effect.map(chat.send(text), (turnId) => ({ turnId }))))
+    ),
+    HttpRouter.post(
+      "/api/chat/approve",
+      answer(Effect.flatMap(body(Api.ChatApprove), ({ callId, allow }) => chat.approve(callId, allow)))
+    ),
+    HttpRouter.post("/api/chat/clear", answer(chat.clear))
+  )
+}

@@ -1,0 +1,238 @@
+/**
+ * The protocol trace and the servers' consoles: every JSON-RPC message of every server, both
+ * ways, as its transport saw it (the era probe included), and every line a stdio server wrote to
+ * stderr. The transports push into one queue from plain code; one fiber owns the kept entries,
+ * measures each response's latency from its request, and publishes each entry as an event, with
+ * the log messages and resource updates read from the notifications.
+ */
+import { type McpError, StdioTransport, Transport, Transports } from "@effect-mcp/client"
+import type { JsonRpc } from "@effect-mcp/protocol"
+import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as Api from "../Api.js"
+import { masker } from "./mask.js"
+
+/** How many messages are kept per server (the oldest go first). */
+const KEEP = 50_000
+/** How many console lines are kept per server. */
+const KEEP_LINES = 5_000
+
+type Observed =
+  | {
+      readonly _tag: "Message"
+      readonly server: string
+      readonly dir: "send" | "receive"
+      readonly message: JsonRpc.JSONRPCMessage
+      readonly t: number
+    }
+  | { readonly _tag: "Line"; readonly server: string; readonly line: string; readonly t: number }
+
+interface Kept {
+  readonly entries: ReadonlyMap<string, Chunk.Chunk<Api.TraceEntry>>
+  readonly lines: ReadonlyMap<string, Chunk.Chunk<Api.ConsoleLine>>
+  /** Requests not answered yet, by `server dir id`: when they were sent and their method. */
+  readonly open: ReadonlyMap<string, { readonly t: number; readonly method: string }>
+  readonly seq: number
+}
+
+/** The trace part. */
+export interface Trace {
+  /** The transports, each message and stderr line of every server recorded. */
+  readonly transports: Layer.Layer<Transports.Transports, never, Transports.Transports>
+  /** A note of the host in a server's console (a restart, a failure). */
+  readonly note: (server: string, line: string) => Effect.Effect<void>
+  readonly entries: (server: string) => Effect.Effect<ReadonlyArray<Api.TraceEntry>>
+  readonly lines: (server: string) => Effect.Effect<ReadonlyArray<Api.ConsoleLine>>
+  /** A server's traffic as the CLI's record file (`effect-mcp replay` reads it). */
+  readonly recording: (server: string) => Effect.Effect<string>
+}
+
+const keyOf = (server: string, dir: "send" | "receive", id: JsonRpc.RequestId) =>
+  `${server}\u0000${dir}\u0000${String(id)}`
+const other = (dir: "send" | "receive") => (dir === "send" ? "receive" : "send")
+
+const append = <A>(map: ReadonlyMap<string, Chunk.Chunk<A>>, server: string, value: A, keep: number) => {
+  const before = map.get(server) ?? Chunk.empty<A>()
+  const after = Chunk.append(before.length >= keep ? Chunk.drop(before, before.length - keep + 1) : before, value)
+  return new Map(map).set(server, after)
+}
+
+/** Adds one message; returns the entry made of it. */
+const addMessage = (
+  kept: Kept,
+  observed: Extract<Observed, { _tag: "Message" }>,
+  mask: (value: unknown) => unknown
+): [Api.TraceEntry, Kept] => {
+  const { server, dir, message, t } = observed
+  const json = JSON.stringify(message)
+  let open = kept.open
+  let latency: number | undefined
+  if ("method" in message && "id" in message) {
+    open = new Map(open).set(keyOf(server, dir, message.id), { t, method: message.method })
+  } else if (!("method" in message) && "id" in message && message.id !== null) {
+    const key = keyOf(server, other(dir), message.id)
+    const request = open.get(key)
+    if (request !== undefined) {
+      latency = t - request.t
+      const rest = new Map(open)
+      rest.delete(key)
+      open = rest
+    }
+  }
+  const entry: Api.TraceEntry = {
+    server,
+    seq: kept.seq + 1,
+    t,
+    dir,
+    message: mask(message),
+    size: new TextEncoder().encode(json).length,
+    ...(latency === undefined ? {} : { latency })
+  }
+  return [entry, { ...kept, seq: entry.seq, open, entries: append(kept.entries, server, entry, KEEP) }]
+}
+
+/** The events a received notification means beside its trace entry. */
+const notificationEvents = (entry: Api.TraceEntry): ReadonlyArray<Api.Event> => {
+  const message = entry.message
+  if (entry.dir !== "receive" || typeof message !== "object" || message === null || !("method" in message)) return []
+  const params =
+    "params" in message && typeof message.params === "object" && message.params !== null ? message.params : {}
+  if (message.method === "notifications/message") {
+    const level = "level" in params && typeof params.level === "string" ? params.level : "info"
+    const logger = "logger" in params && typeof params.logger === "string" ? params.logger : undefined
+    const data = "data" in params ? params.data : undefined
+    return [{ _tag: "Log", server: entry.server, t: entry.t, level, data, ...(logger === undefined ? {} : { logger }) }]
+  }
+  if (message.method === "notifications/resources/updated" && "uri" in params && typeof params.uri === "string")
+    return [{ _tag: "ResourceUpdated", server: entry.server, uri: params.uri }]
+  return []
+}
+
+/** The transport with its traffic observed. `sendNow` is dropped, so every send goes through `send`. */
+const observed = (
+  inner: Transport.TransportService,
+  server: string,
+  observe: (item: Observed) => void
+): Transport.TransportService => {
+  const { sendNow: _dropped, probe, ...rest } = inner
+  const seen = (dir: "send" | "receive", message: JsonRpc.JSONRPCMessage) =>
+    observe({ _tag: "Message", server, dir, message, t: Date.now() })
+  return {
+    ...rest,
+    run: (deliver) =>
+      inner.run((item) => {
+        if (item._tag === "Message") seen("receive", item.message)
+        deliver(item)
+      }),
+    send: (message, headers) =>
+      Effect.zipRight(
+        Effect.sync(() => seen("send", message)),
+        inner.send(message, headers)
+      ),
+    ...(probe === undefined
+      ? {}
+      : {
+          probe: (request: JsonRpc.JSONRPCRequest, timeout: Parameters<typeof probe>[1]) =>
+            Effect.zipRight(
+              Effect.sync(() => seen("send", request)),
+              Effect.tap(probe(request, timeout), (outcome) =>
+                Effect.sync(() => {
+                  if (outcome._tag === "Answered") seen("receive", outcome.message)
+                })
+              )
+            )
+        })
+  }
+}
+
+/** A transport layer whose transport is observed; a stdio server's stderr lines are observed too. */
+const observedLayer = <R>(
+  layer: Layer.Layer<R | Transport.Transport, McpError.TransportError>,
+  server: string,
+  observe: (item: Observed) => void
+): Layer.Layer<R | Transport.Transport, McpError.TransportError> =>
+  Layer.flatMap(layer, (context) => {
+    const transport = Context.get(context as Context.Context<Transport.Transport>, Transport.Transport)
+    const replaced = Context.add(context, Transport.Transport, observed(transport, server, observe))
+    const process = Context.getOption(
+      context as Context.Context<StdioTransport.StdioProcess>,
+      StdioTransport.StdioProcess
+    )
+    const stderr = Option.match(process, {
+      onNone: () => Effect.void,
+      onSome: (info) =>
+        Effect.gen(function* () {
+          // What it wrote before this layer was built, then every line as it comes.
+          const tail = yield* info.stderrTail
+          for (const line of tail === "" ? [] : tail.split("\n")) observe({ _tag: "Line", server, line, t: Date.now() })
+          yield* info.stderr.pipe(
+            Stream.runForEach((line) => Effect.sync(() => observe({ _tag: "Line", server, line, t: Date.now() }))),
+            Effect.forkScoped
+          )
+        })
+    })
+    return Layer.merge(Layer.succeedContext(replaced), Layer.scopedDiscard(stderr))
+  })
+
+/** Starts the trace; its fiber ends with the scope. */
+export const make = (
+  events: PubSub.PubSub<Api.Event>,
+  secrets: ReadonlyArray<string>
+): Effect.Effect<Trace, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const mask = masker(secrets)
+    const queue = yield* Queue.unbounded<Observed>()
+    const kept = yield* Ref.make<Kept>({ entries: new Map(), lines: new Map(), open: new Map(), seq: 0 })
+    const observe = (item: Observed) => {
+      queue.unsafeOffer(item)
+    }
+
+    const take = (item: Observed) =>
+      Effect.flatMap(
+        Ref.modify(kept, (current): [ReadonlyArray<Api.Event>, Kept] => {
+          if (item._tag === "Line") {
+            const line: Api.ConsoleLine = { server: item.server, t: item.t, line: String(mask(item.line)) }
+            return [
+              [{ _tag: "Console", line }],
+              { ...current, lines: append(current.lines, item.server, line, KEEP_LINES) }
+            ]
+          }
+          const [entry, next] = addMessage(current, item, mask)
+          return [[{ _tag: "Trace", entry }, ...notificationEvents(entry)], next]
+        }),
+        (published) => PubSub.publishAll(events, published)
+      )
+    yield* Queue.take(queue).pipe(Effect.flatMap(take), Effect.forever, Effect.forkScoped)
+
+    const entries = (server: string) =>
+      Effect.map(Ref.get(kept), (k) => Chunk.toReadonlyArray(k.entries.get(server) ?? Chunk.empty()))
+    return {
+      transports: Layer.effect(
+        Transports.Transports,
+        Effect.map(Transports.Transports, (inner) => ({
+          stdio: (options) => observedLayer(inner.stdio(options), options.name ?? options.command, observe),
+          http: (options) => observedLayer(inner.http(options), options.name ?? options.url, observe)
+        }))
+      ),
+      note: (server, line) => Effect.sync(() => observe({ _tag: "Line", server, line, t: Date.now() })),
+      entries,
+      lines: (server) => Effect.map(Ref.get(kept), (k) => Chunk.toReadonlyArray(k.lines.get(server) ?? Chunk.empty())),
+      recording: (server) =>
+        Effect.map(entries(server), (list) => {
+          const started = list[0]?.t ?? Date.now()
+          const header = { recording: "effect-mcp", version: 1, server, startedAt: new Date(started).toISOString() }
+          const lines = list.map((entry) =>
+            JSON.stringify({ t: entry.t - started, dir: entry.dir, message: entry.message })
+          )
+          return `${[JSON.stringify(header), ...lines].join("\n")}\n`
+        })
+    }
+  })
