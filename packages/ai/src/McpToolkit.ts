@@ -23,6 +23,7 @@ import type * as Toolkit from "@effect/ai/Toolkit"
 import type { McpClient } from "@effect-mcp/client"
 import type { Aggregate } from "@effect-mcp/host"
 import { McpHost } from "@effect-mcp/host"
+import { McpApps } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -93,7 +94,7 @@ export interface CallOptions {
  * @category options
  */
 export interface McpToolkitOptions {
-  /** Which host tools the model sees. Default: all. */
+  /** Which host tools the model sees. Default: all but those an MCP App keeps to its view (visibility without `model`). */
   readonly include?: (tool: Aggregate.HostTool) => boolean
   /** Whether images, audio and blobs reach the model as base64. Default: `"omit"` (described only). */
   readonly binary?: ToolOutput.BinaryMode
@@ -258,6 +259,8 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
         out.push({ modelName, hostName, server, tool, aiTool: aiTool(modelName, tool), kind })
       }
       for (const hostTool of hostTools) {
+        // MCP Apps: a tool whose visibility lacks `model` is for its server's view alone.
+        if (!McpApps.visibleToModel(hostTool.tool.ui)) continue
         if (options.include !== undefined && !options.include(hostTool)) continue
         add(hostTool.name, hostTool.server, hostTool.tool, "tool")
       }

@@ -3,7 +3,7 @@
  * public `McpClient` module re-exports them; the wiring (`client.ts`) and the features build on
  * them without importing the public module.
  */
-import type { JsonRpc, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
+import type { JsonRpc, McpApps, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
@@ -94,6 +94,15 @@ export interface McpClientOptions {
    * session for the next client.
    */
   readonly reattach?: SavedSession
+  /**
+   * Declare the MCP Apps extension (`io.modelcontextprotocol/ui`): `true` says this host renders
+   * `text/html;profile=mcp-app` views; an object gives the settings (its `mimeTypes`). Declared at
+   * `initialize` (2025-11-25) and in every request's client capabilities (2026-07-28). Off by
+   * default: a server may offer other tools, or tools whose results expect a view, to a client
+   * that declares it, so only a host that shows views should. A tool's view is read (`Tool.ui`)
+   * whether it is declared or not.
+   */
+  readonly mcpApps?: boolean | McpApps.ClientCapabilities
 }
 
 /** When the client pings its server, and how long each ping may take. */

@@ -2,7 +2,7 @@
  * The client's wiring: the session, the handler services a host provided (as capabilities and as
  * served requests), and each feature over the session, assembled into the `McpClient` service.
  */
-import type { McpSchema, Methods } from "@effect-mcp/protocol"
+import { McpApps, type McpSchema, type Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
 import * as Schedule from "effect/Schedule"
@@ -57,6 +57,12 @@ const eventStream = <Event, A, E>(
     })
   )
 
+/** The MCP Apps extension's declaration, when the options ask for it. */
+const appsExtension = (apps: McpClientOptions["mcpApps"]): McpSchema.ClientCapabilities["extensions"] =>
+  apps === undefined || apps === false
+    ? {}
+    : { [McpApps.EXTENSION]: apps === true ? { mimeTypes: [McpApps.MIME_TYPE] } : apps }
+
 /**
  * Starts a session over the transport in context: the handler services in context served (and
  * declared as capabilities), then the handshake; a keep-alive when asked for. It ends with the scope.
@@ -93,7 +99,7 @@ export const startSession = (
     // The extensions this client implements are declared beside the handlers' capabilities.
     yield* session.start({
       ...clientCapabilities(handlers, clientTasks !== undefined),
-      extensions: { [SKILLS_EXTENSION]: {} }
+      extensions: { [SKILLS_EXTENSION]: {}, ...appsExtension(options.mcpApps) }
     })
     if (options.keepAlive !== undefined) {
       const { interval, timeout } = options.keepAlive

@@ -5,7 +5,7 @@
  * read, and the session prepares the request; after it, `structuredContent` is checked against
  * the `outputSchema`. No effect: the tools part runs them from an effect or at once.
  */
-import type { Methods } from "@effect-mcp/protocol"
+import type { McpApps, Methods } from "@effect-mcp/protocol"
 import * as Either from "effect/Either"
 import { InvalidInput, type RequestError, TaskRequired, ToolOutputInvalid } from "../../McpError.js"
 import type { Prepared, SessionService as Session, RequestOptions as SessionRequestOptions } from "../session/types.js"
@@ -13,7 +13,13 @@ import * as McpHeaders from "../transport/mcpHeaders.js"
 import type { Check } from "./jsonSchema.js"
 
 /** A tool as a server lists it, in any revision (from 2026-07-28 `outputSchema` may be any JSON Schema). */
-export type Tool = Methods.ResultOf<"tools/list">["tools"][number]
+export type ListedTool = Methods.ResultOf<"tools/list">["tools"][number]
+
+/**
+ * A tool as the client gives it: as listed, and its MCP Apps view read from `_meta` (`ui`, absent
+ * when the tool names no view and no visibility, or when its `_meta.ui` is malformed).
+ */
+export type Tool = ListedTool & { readonly ui?: McpApps.ToolUi }
 
 /** A `tools/call` result, in any revision (from 2026-07-28 `structuredContent` may be any JSON value). */
 export type CallToolResult = Methods.ResultOf<"tools/call">

@@ -9,7 +9,7 @@
  */
 
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
-import { JsonRpc } from "@effect-mcp/protocol"
+import { JsonRpc, McpApps } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -25,6 +25,7 @@ import {
   type Arguments,
   type CallError,
   type CallToolResult,
+  type ListedTool,
   make as makeSteps,
   type PreparedCall,
   type Tool,
@@ -88,6 +89,26 @@ const callableIn = (session: Session) => (tool: Tool) => {
     : Effect.as(Effect.logWarning(`${session.server}: tool ${tool.name} is left out: ${headers.reason}`), false)
 }
 
+/**
+ * A tool with its MCP Apps view read from `_meta`. A malformed `_meta.ui` costs the tool its view,
+ * not its place in the list: it is left as listed, with a warning.
+ */
+const withUi =
+  (server: string) =>
+  (tool: ListedTool): Effect.Effect<Tool> => {
+    if (tool._meta === undefined) return Effect.succeed(tool)
+    const ui = McpApps.toolUi(tool._meta)
+    if (Either.isLeft(ui))
+      return Effect.as(
+        Effect.logWarning(
+          `${server}: tool ${tool.name} has a malformed _meta.ui (its view is ignored)`,
+          ui.left.message
+        ),
+        tool
+      )
+    return Effect.succeed(ui.right === undefined ? tool : { ...tool, ui: ui.right })
+  }
+
 /** Whether a check of `definition` needs the JSON Schema engine. */
 const needsCheck = (definition: Tool | undefined, validateInput: boolean) =>
   definition !== undefined && (validateInput || definition.outputSchema !== undefined)
@@ -116,7 +137,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       "tools/list",
       (cursor) => request(session, "tools/list", cursor === undefined ? undefined : { cursor }),
       (result) => result.tools
-    ).pipe(Stream.filterEffect(callable))
+    ).pipe(Stream.filterEffect(callable), Stream.mapEffect(withUi(server)))
     const list = yield* Lists.cachedList(
       stream,
       Effect.sync(() => session.freshness("tools/list")),
