@@ -6,6 +6,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import type { McpClient } from "@effect-mcp/client"
 import { Aggregate } from "@effect-mcp/host"
+import { McpApps, type McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -18,6 +19,7 @@ import { display } from "../ServerNames.js"
 import { outOption, payloadOf, save } from "./binary.js"
 import { resourceContents } from "./render.js"
 import { listCommand, runCommand } from "./shared.js"
+import { resourceMetaOf, viewDeclaration } from "./toolView.js"
 
 /** `resources list`. */
 export const list = listCommand(
@@ -75,12 +77,21 @@ export const printRead = (client: McpClient.McpClientService, uri: string, out: 
     if (output.json) return yield* output.printJson(result)
     for (const contents of result.contents) {
       if (result.contents.length > 1) yield* output.line(dim(output.color, `— ${contents.uri}`))
-      yield* output.line(resourceContents(contents))
-      const payload = Option.isSome(out) ? payloadOf({ type: "resource", resource: contents }, "resource") : undefined
-      if (Option.isSome(out) && payload !== undefined)
-        yield* output.line(styled`  saved to ${yield* save(out.value, payload)}`)
+      // An MCP Apps view is a document to open, not text to read: it is saved (into --out, else
+      // the working directory) with what it declares.
+      const view = isView(contents)
+      if (!view) yield* output.line(resourceContents(contents))
+      const dir = Option.isSome(out) ? out.value : view ? "." : undefined
+      const payload = dir === undefined ? undefined : payloadOf({ type: "resource", resource: contents }, "view")
+      if (dir !== undefined && payload !== undefined)
+        yield* output.line(styled`${view ? "" : "  "}saved to ${yield* save(dir, payload)}`)
+      if (view) for (const line of viewDeclaration(resourceMetaOf(contents._meta))) yield* output.line(`  ${line}`)
     }
   })
+
+/** Whether contents are an MCP Apps view (a `ui://` address with the extension's MIME type). */
+const isView = (contents: McpSchema.TextResourceContents | McpSchema.BlobResourceContents) =>
+  McpApps.isUiUri(contents.uri) && contents.mimeType?.split(";")[0]?.trim().toLowerCase() === "text/html"
 
 /** `resources read <uri>`. */
 export const read = Command.make(
@@ -93,7 +104,7 @@ export const read = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Read a resource and print its contents.\nExample: effect-mcp resources read demo://resource/static/document/architecture.md -- npx -y @modelcontextprotocol/server-everything"
+    "Read a resource and print its contents; an MCP Apps view (ui://…) is saved as HTML (into --out, else here).\nExample: effect-mcp resources read demo://resource/static/document/architecture.md -- npx -y @modelcontextprotocol/server-everything"
   )
 )
 

@@ -1,9 +1,12 @@
 /**
  * How a tool reads for a person: its signature (`get-sum a:number b:number [c:string]`),
  * title, behaviour hints (read-only, destructive, idempotent, open-world), and its input and
- * output schemas as an indented tree.
+ * output schemas as an indented tree; an MCP Apps view's mark and what its resource declares.
  */
 import type { McpClient } from "@effect-mcp/client"
+import { McpApps } from "@effect-mcp/protocol"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { sanitize } from "../internal/controls.js"
 
 type JsonObject = { readonly [keyword: string]: unknown }
@@ -66,7 +69,8 @@ export const summary = (tool: McpClient.Tool): string => {
   return [
     title === undefined || title === tool.name ? undefined : `${title}:`,
     tool.description,
-    marks.length === 0 ? undefined : `(${marks.join(", ")})`
+    marks.length === 0 ? undefined : `(${marks.join(", ")})`,
+    viewMark(tool)
   ]
     .filter((part) => part !== undefined && part !== "")
     .join(" ")
@@ -101,3 +105,44 @@ export const schemaTree = (schema: unknown, indent = "  ", depth = 0): ReadonlyA
     return [sanitize(`${indent}${parts.join("  ")}`), ...schemaTree(nested, `${indent}  `, depth + 1)]
   })
 }
+
+/** `[view]` for a tool with an MCP Apps view, `[view, app only]` when the model is not given it. */
+export const viewMark = (tool: McpClient.Tool): string | undefined => {
+  const ui = tool.ui
+  if (ui === undefined) return undefined
+  const appOnly = !McpApps.visibleToModel(ui)
+  if (ui.resourceUri === undefined) return appOnly ? "[app only]" : undefined
+  return appOnly ? "[view, app only]" : "[view]"
+}
+
+const domains = (label: string, list: ReadonlyArray<string> | undefined) =>
+  list === undefined || list.length === 0 ? [] : [`${label} ${list.map(sanitize).join(" ")}`]
+
+/**
+ * What a view's resource declares, as lines: its CSP domains (none: the specification's restrictive
+ * default), the permissions it asks for, its dedicated origin and border preference.
+ */
+export const viewDeclaration = (meta: McpApps.ResourceMeta | undefined): ReadonlyArray<string> => {
+  const csp = meta?.csp
+  const allowed = [
+    ...domains("connect", csp?.connectDomains),
+    ...domains("resources", csp?.resourceDomains),
+    ...domains("frames", csp?.frameDomains),
+    ...domains("base-uri", csp?.baseUriDomains)
+  ]
+  const permissions = Object.keys(meta?.permissions ?? {})
+  return [
+    `csp  ${allowed.length === 0 ? "no external domains (the restrictive default)" : allowed.join("; ")}`,
+    ...(permissions.length === 0 ? [] : [`permissions  ${permissions.join(", ")}`]),
+    ...(meta?.domain === undefined ? [] : [`domain  ${sanitize(meta.domain)}`]),
+    ...(meta?.prefersBorder === undefined ? [] : [`border  ${meta.prefersBorder ? "yes" : "no"}`])
+  ]
+}
+
+const decodeResourceMeta = Schema.decodeUnknownOption(McpApps.ResourceMeta)
+
+/** A view's declaration from a resource's `_meta.ui` (none when absent or malformed). */
+export const resourceMetaOf = (
+  meta: { readonly [key: string]: unknown } | undefined
+): McpApps.ResourceMeta | undefined =>
+  meta?.ui === undefined ? undefined : Option.getOrUndefined(decodeResourceMeta(meta.ui))

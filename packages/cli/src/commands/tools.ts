@@ -16,6 +16,7 @@ import * as CommonOptions from "../CommonOptions.js"
 import { isInteractive, withClient } from "../Connect.js"
 import { functionCall, withFileValues } from "../internal/callSyntax.js"
 import { closest } from "../internal/closest.js"
+import { sanitize } from "../internal/controls.js"
 import { parseArguments } from "../internal/words.js"
 import { bold, Output, styled, wrap } from "../Output.js"
 import * as ProgressLine from "../ProgressLine.js"
@@ -23,7 +24,7 @@ import { display } from "../ServerNames.js"
 import * as UrlRequired from "../UrlRequired.js"
 import { outOption, printContent } from "./binary.js"
 import { listCommand, runCommand } from "./shared.js"
-import { hints, schemaTree, signature, summary, titleOf } from "./toolView.js"
+import { hints, resourceMetaOf, schemaTree, signature, summary, titleOf, viewDeclaration } from "./toolView.js"
 
 /** `tools list`. */
 export const list = listCommand(
@@ -39,7 +40,8 @@ export const showTool = (client: McpClient.McpClientService, name: string) =>
   Effect.gen(function* () {
     const output = yield* Output
     const tool = yield* findTool(client, name)
-    if (output.json) return yield* output.printJson({ tool })
+    const view = tool.ui?.resourceUri === undefined ? undefined : yield* viewOf(client, tool.ui.resourceUri)
+    if (output.json) return yield* output.printJson(view === undefined ? { tool } : { tool, view })
     const title = titleOf(tool)
     yield* output.line(
       styled`${bold(output.color, tool.name)}${title === undefined || title === tool.name ? "" : ` — ${title}`}`
@@ -57,7 +59,37 @@ export const showTool = (client: McpClient.McpClientService, name: string) =>
     const marks = hints(tool)
     if (marks.length > 0) yield* output.line(`${bold(output.color, "hints")}  ${marks.join(", ")}`)
     yield* output.line(`${bold(output.color, "tasks")}  ${tool.execution?.taskSupport ?? "forbidden"}`)
+    if (tool.ui !== undefined) {
+      yield* output.line(`${bold(output.color, "visibility")}  ${tool.ui.visibility.join(", ")}`)
+      if (view !== undefined) {
+        yield* output.line(`${bold(output.color, "view")}  ${sanitize(view.uri)}`)
+        if (view.unreadable !== undefined) yield* output.line(`  cannot read it: ${sanitize(view.unreadable)}`)
+        else for (const line of viewDeclaration(view.declared)) yield* output.line(`  ${line}`)
+      }
+    }
   })
+
+/**
+ * A tool's view: its address and what its resource declares (the `_meta.ui` of the contents read,
+ * else of its `resources/list` entry). A view that cannot be read is said so, not a failure.
+ */
+const viewOf = (client: McpClient.McpClientService, uri: string) =>
+  client.readResource(uri).pipe(
+    Effect.flatMap((read) => {
+      const fromRead = read.contents
+        .map((contents) => resourceMetaOf(contents._meta))
+        .find((meta) => meta !== undefined)
+      if (fromRead !== undefined) return Effect.succeed(fromRead)
+      return Effect.map(
+        Effect.orElseSucceed(client.resources, () => []),
+        (listed) => resourceMetaOf(listed.find((resource) => resource.uri === uri)?._meta)
+      )
+    }),
+    Effect.match({
+      onFailure: (error) => ({ uri, declared: undefined, unreadable: error.message }),
+      onSuccess: (declared) => ({ uri, declared, unreadable: undefined })
+    })
+  )
 
 /** `tools show NAME`: one tool in full. */
 export const show = Command.make(
