@@ -24,8 +24,9 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { sanitize } from "./internal/controls.js"
 import { checkText } from "./internal/formField.js"
-import { Output } from "./Output.js"
+import { bold, cyan, dim, green, Output, red, styled } from "./Output.js"
 import { ServerNames } from "./ServerNames.js"
+import * as LineReader from "./shell/LineReader.js"
 
 /**
  * The choices a user makes about server requests.
@@ -74,37 +75,67 @@ const defaultFirst = <A extends { readonly value: string }>(choices: ReadonlyArr
 /** The choice that leaves an optional field out. */
 const SKIP = { title: "(skip)", value: undefined }
 
-const askField = (name: string, field: Field, required: boolean): Prompt.Prompt<Value | undefined> => {
+/**
+ * A text, number or integer field on the shell's line editor (Ctrl-U, Ctrl-W, Ctrl-A/E, arrows,
+ * Delete: no key types a control character), the default already typed. An answer its schema
+ * refuses is shown with the reason and given back to edit, so nothing typed is lost.
+ */
+const askText = (message: string, field: Field, required: boolean, color: boolean) => {
+  const fallback = field.default === undefined ? "" : sanitize(String(field.default))
+  const prompt = styled`${cyan(color, "?")} ${bold(color, message)} ${dim(color, "›")} `.text
+  const ask = (typed: string): Effect.Effect<Value | undefined, Terminal.QuitException> =>
+    Effect.flatMap(LineReader.edit(prompt, typed, fallback), ({ line, redraw }) =>
+      Either.match(checkText(field, line, required), {
+        onRight: (value) =>
+          Effect.as(
+            redraw(styled`${green(color, "✔")} ${bold(color, message)} ${dim(color, "…")} ${line}`.text),
+            value
+          ),
+        onLeft: (reason) =>
+          Effect.zipRight(
+            redraw(
+              styled`${red(color, "✖")} ${bold(color, message)} ${dim(color, "›")} ${line}  ${red(color, reason)}`.text
+            ),
+            Effect.suspend(() => ask(line))
+          )
+      })
+    )
+  return ask(fallback)
+}
+
+const askField = (
+  name: string,
+  field: Field,
+  required: boolean,
+  color: boolean
+): Effect.Effect<Value | undefined, Terminal.QuitException, Prompt.Prompt.Environment> => {
   const message = `${label(name, field)}${required ? "" : " [optional]"}`
   const multi = multiChoicesOf(field)
   if (multi !== undefined) {
     const preferred = Array.isArray(field.default) ? field.default : []
-    return Prompt.multiSelect({
-      message: `${message} (space toggles, enter confirms)`,
-      choices: multi.map((choice) => ({ ...choice, selected: preferred.includes(choice.value) })),
-      ...("minItems" in field && field.minItems !== undefined ? { min: field.minItems } : {}),
-      ...("maxItems" in field && field.maxItems !== undefined ? { max: field.maxItems } : {})
-    })
+    return Prompt.run(
+      Prompt.multiSelect({
+        message: `${message} (space toggles, enter confirms)`,
+        choices: multi.map((choice) => ({ ...choice, selected: preferred.includes(choice.value) })),
+        ...("minItems" in field && field.minItems !== undefined ? { min: field.minItems } : {}),
+        ...("maxItems" in field && field.maxItems !== undefined ? { max: field.maxItems } : {})
+      })
+    )
   }
   const choices = choicesOf(field)
   if (choices !== undefined)
-    return Prompt.select<string | undefined>({
-      message,
-      choices: [...defaultFirst(choices, field.default), ...(required ? [] : [SKIP])]
-    })
+    return Prompt.run(
+      Prompt.select<string | undefined>({
+        message,
+        choices: [...defaultFirst(choices, field.default), ...(required ? [] : [SKIP])]
+      })
+    )
   if (field.type === "boolean")
-    return Prompt.confirm({ message, initial: typeof field.default === "boolean" ? field.default : false })
-  const fallback = field.default === undefined ? "" : sanitize(String(field.default))
-  // Each answer is checked as it is typed: a bad one is asked again with the reason.
-  return Prompt.text({
-    message,
-    default: fallback,
-    validate: (text) =>
-      Either.match(checkText(field, text, required), { onLeft: Effect.fail, onRight: () => Effect.succeed(text) })
-  }).pipe(Prompt.map((text) => Either.getOrUndefined(checkText(field, text, required))))
+    return Prompt.run(Prompt.confirm({ message, initial: typeof field.default === "boolean" ? field.default : false }))
+  return askText(message, field, required, color)
 }
 
-const askForm = (params: typeof McpSchema.ElicitRequestFormParams.Type) =>
+const askForm = (params: typeof McpSchema.ElicitRequestFormParams.Type, color: boolean) =>
   Effect.gen(function* () {
     const action = yield* Prompt.run(
       Prompt.select({
@@ -120,7 +151,7 @@ const askForm = (params: typeof McpSchema.ElicitRequestFormParams.Type) =>
     const required = params.requestedSchema.required ?? []
     const content: Record<string, Value> = {}
     for (const [name, field] of Object.entries(params.requestedSchema.properties)) {
-      const value = yield* Prompt.run(askField(name, field, required.includes(name)))
+      const value = yield* askField(name, field, required.includes(name), color)
       if (value !== undefined) content[name] = value
     }
     return { action: "accept", content } satisfies McpSchema.ElicitResult
@@ -163,7 +194,7 @@ export const elicitation = (settings: HandlerSettings) =>
             yield* output.status(undefined)
             if (settings.interactive) {
               yield* output.note(`${server} asks for input:`)
-              return yield* output.paused(cancelOnQuit(askForm(params)))
+              return yield* output.paused(cancelOnQuit(askForm(params, output.color)))
             }
             const missing = (params.requestedSchema.required ?? []).filter(
               (name) => params.requestedSchema.properties[name]?.default === undefined

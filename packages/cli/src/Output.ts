@@ -246,6 +246,14 @@ export const dim = paint("2")
 export const red = paint("31")
 
 /**
+ * Green, when colours are on.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const green = paint("32")
+
+/**
  * Yellow, when colours are on.
  *
  * @since 0.1.0

@@ -1,6 +1,7 @@
 /**
  * Interactive elicitation through a real pseudo-terminal (`script` from util-linux): the user
- * answers prompts built from the server's form, or declines.
+ * answers prompts built from the server's form, or declines; a text field is edited with the
+ * shell's keys and checked as it is entered.
  */
 
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -80,6 +81,54 @@ describe("elicitation on a terminal", () => {
     expect(screen).toContain("(skip)")
     expect(screen).toContain("space toggles, enter confirms")
     expect(answerOf(received)).toStrictEqual({ action: "accept", content: { toppings: ["cheese"] } })
+  })
+
+  it("a text field is edited as in a shell: Ctrl-U, Ctrl-A/E, Ctrl-W, Backspace, arrows and Delete", async () => {
+    const [left, right, del] = ["\x1b[D", "\x1b[C", "\x1b[3~"]
+    const { code, screen, received } = await converse(
+      [
+        ["accept (fill in the form)", "\r"],
+        // abc, Ctrl-U: Zed; Ctrl-A: Dr Zed; Ctrl-E: Dr Zed Smith, Ctrl-W: Dr Zed, Backspace: Dr Zed;
+        // three left, Delete: Dr ed; N: Dr Ned.
+        ["Your name", `abc\x15Zed\x01Dr \x05 Smith\x17\x7f${left}${left}${left}${del}N${right}\r`],
+        ["Email", "ada@example.com\r"],
+        ["Age", "42\r"]
+      ],
+      "ask-contact"
+    )
+    expect(code, screen).toBe(0)
+    expect(answerOf(received)).toStrictEqual({
+      action: "accept",
+      content: { name: "Dr Ned", email: "ada@example.com", age: 42 }
+    })
+    // What the user sees is what is sent: the answer, and no control character drawn.
+    expect(screen).toContain("Dr Ned")
+    for (const key of ["\x15", "\x01", "\x05", "\x17"]) expect(screen).not.toContain(key)
+  })
+
+  it("a field the server's schema would refuse is asked again with what was typed, until it is right", async () => {
+    const home = "\x01"
+    const { code, screen, received } = await converse(
+      [
+        ["accept (fill in the form)", "\r"],
+        // One character: shorter than the field's minLength of 2.
+        ["Your name", "A\r"],
+        ["enter at least 2 characters", "da\r"],
+        // An underscore is no part of a domain name (the server's `format: email` refuses it).
+        ["Email", "ada@exa_mple.com\r"],
+        // Asked again with the text as typed: seven to the right, Delete takes the underscore.
+        ["enter an email address", `${home}${"\x1b[C".repeat(7)}\x1b[3~\r`],
+        ["Age", "abc\r"],
+        ["enter a whole number", "\x15200\r"],
+        ["enter at most 150", "\x1542\r"]
+      ],
+      "ask-contact"
+    )
+    expect(code, screen).toBe(0)
+    expect(answerOf(received)).toStrictEqual({
+      action: "accept",
+      content: { name: "Ada", email: "ada@example.com", age: 42 }
+    })
   })
 
   it("Ctrl-C in a form: the line ends, the server is answered cancel, the command exits 130", async () => {

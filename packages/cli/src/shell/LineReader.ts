@@ -3,16 +3,24 @@
  * line (so that prompts a command opens, such as elicitation, have the terminal to
  * themselves), with history, Ctrl-R searching it, tab completion, Ctrl-C clearing the line and Ctrl-D on an empty
  * line ending the session; lines printed meanwhile go above the prompt and the typed line is
- * drawn again. Off a terminal: stdin's lines, one after the other, without a prompt.
+ * drawn again. Off a terminal: stdin's lines, one after the other, without a prompt. The same
+ * editor reads one answer ({@link edit}: an elicitation form's text field).
  */
-import { createInterface, type Interface } from "node:readline"
+import {
+  type AsyncCompleter,
+  createInterface,
+  type Interface,
+  type Completer as ReadlineCompleter
+} from "node:readline"
 import { PassThrough } from "node:stream"
 import { StringDecoder } from "node:string_decoder"
+import * as Terminal from "@effect/platform/Terminal"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import { width } from "../internal/textWidth.js"
 import * as ReverseSearch from "./ReverseSearch.js"
 
 /** Reads lines and prints between them. */
@@ -49,7 +57,7 @@ class SearchedKeys extends PassThrough {
     this.terminal.setRawMode(mode)
     return this
   }
-  start(search: ReverseSearch.ReverseSearch): void {
+  start(search: ReverseSearch.ReverseSearch | undefined): void {
     this.search = search
     this.onData = (chunk) => this.type(this.decoder.write(chunk))
     this.terminal.on("data", this.onData)
@@ -59,7 +67,9 @@ class SearchedKeys extends PassThrough {
   /** Keys as if typed now (the type-ahead of the last command), decoded by the editor. */
   type(keys: string): void {
     const passed = this.search === undefined ? keys : this.search.filter(keys)
-    if (passed !== "") this.write(passed)
+    // One key per write: readline takes several keys at once for a paste, and inserts a paste at
+    // the end of the line wherever the cursor is (Node 20): `abc`, Home, `x` gave `abcx`.
+    for (const key of ReverseSearch.keysOf(passed)) this.write(key)
   }
   stop(): void {
     if (this.onData !== undefined) this.terminal.removeListener("data", this.onData)
@@ -71,6 +81,85 @@ class SearchedKeys extends PassThrough {
 
 /** How a line is completed: the candidates for its last word, and that word (as readline takes them). */
 export type Completer = (line: string) => Effect.Effect<readonly [ReadonlyArray<string>, string]>
+
+/**
+ * One line editor on the process's terminal, its keys read through `search` when there is one.
+ * readline binds the keys a shell has (Ctrl-A/E, Ctrl-U/K, Ctrl-W, arrows, Home/End, Backspace,
+ * Delete, Alt-B/F) and inserts no other control key.
+ */
+const open = (settings: {
+  readonly prompt: string
+  /** The shell's history, which readline extends (none: Up and Down do nothing). */
+  readonly history?: Array<string>
+  readonly completer: ReadlineCompleter | AsyncCompleter
+  readonly search?: (rl: Interface) => ReverseSearch.ReverseSearch
+}) => {
+  const keys = new SearchedKeys(process.stdin)
+  const rl = createInterface({
+    input: keys,
+    output: process.stdout,
+    terminal: true,
+    history: settings.history ?? [],
+    historySize: settings.history === undefined ? 0 : 1000,
+    removeHistoryDuplicates: true,
+    completer: settings.completer,
+    prompt: settings.prompt
+  })
+  keys.start(settings.search?.(rl))
+  rl.on("close", () => keys.stop())
+  return { rl, keys }
+}
+
+/** A line entered with {@link edit}. */
+export interface Entered {
+  readonly line: string
+  /** Draws `text` (one line) in place of the prompt and the line as entered; the cursor goes below it. */
+  readonly redraw: (text: string) => Effect.Effect<void>
+}
+
+/**
+ * Reads one line on the terminal with the shell's line editor, `initial` already typed (Tab types
+ * `suggestion` on an empty line). Ctrl-C, or Ctrl-D on an empty line, fails with `QuitException`,
+ * as in the other prompts. Nothing but the line is kept: no history, no completion.
+ */
+export const edit = (
+  prompt: string,
+  initial: string,
+  suggestion = ""
+): Effect.Effect<Entered, Terminal.QuitException> =>
+  Effect.async<Entered, Terminal.QuitException>((resume) => {
+    let done = false
+    const { rl } = open({
+      prompt,
+      completer: (line: string): [Array<string>, string] => [line === "" && suggestion !== "" ? [suggestion] : [], line]
+    })
+    const finish = (result: Effect.Effect<Entered, Terminal.QuitException>) => {
+      if (done) return
+      done = true
+      resume(result)
+      rl.close()
+    }
+    rl.on("line", (line) => {
+      // readline has moved below the rows that the prompt and the line take.
+      const columns = (process.stdout.columns ?? 0) > 0 ? process.stdout.columns : 80
+      const rows = Math.max(1, Math.ceil(width(prompt + line) / columns))
+      finish(
+        Effect.succeed({
+          line,
+          redraw: (text) => Effect.sync(() => process.stdout.write(`\x1b[${rows}A\r\x1b[J${text}\n`))
+        })
+      )
+    })
+    rl.on("SIGINT", () => finish(Effect.fail(new Terminal.QuitException())))
+    rl.on("close", () => finish(Effect.fail(new Terminal.QuitException())))
+    rl.prompt()
+    // As if typed (one line: a newline would enter it).
+    if (initial !== "") rl.write(initial.replace(/[\r\n]+/g, " "))
+    return Effect.sync(() => {
+      done = true
+      rl.close()
+    })
+  })
 
 /** A reader on the process's terminal (stdin and stdout are TTYs). */
 export const terminal = (settings: {
@@ -103,35 +192,27 @@ export const terminal = (settings: {
           resume(Effect.succeed(line))
           rl.close()
         }
-        const keys = new SearchedKeys(process.stdin)
-        const rl = createInterface({
-          input: keys,
-          output: process.stdout,
-          terminal: true,
+        const { rl, keys } = open({
+          prompt,
           history,
-          historySize: 1000,
-          removeHistoryDuplicates: true,
           completer: (line: string, callback: (error: null, result: [Array<string>, string]) => void) =>
             Effect.runCallback(settings.completer(line), {
               onExit: (exit) => callback(null, Exit.isSuccess(exit) ? [[...exit.value[0]], exit.value[1]] : [[], line])
             }),
-          prompt
+          search: (rl) =>
+            ReverseSearch.make({
+              history: () => history,
+              draw: (text) => process.stdout.write(`\r\x1b[2K${text}`),
+              finish: (line) => {
+                rl.prompt(true)
+                if (line === undefined) return
+                rl.write(null, { ctrl: true, name: "e" })
+                rl.write(null, { ctrl: true, name: "u" })
+                rl.write(line)
+              }
+            })
         })
         active = rl
-        keys.start(
-          ReverseSearch.make({
-            history: () => history,
-            draw: (text) => process.stdout.write(`\r\x1b[2K${text}`),
-            finish: (line) => {
-              rl.prompt(true)
-              if (line === undefined) return
-              rl.write(null, { ctrl: true, name: "e" })
-              rl.write(null, { ctrl: true, name: "u" })
-              rl.write(line)
-            }
-          })
-        )
-        rl.on("close", () => keys.stop())
         rl.on("history", (lines: Array<string>) => {
           history = lines
         })

@@ -27,6 +27,9 @@ const ESC = "\x1b"
 /** One key: an escape sequence (`ESC [ A`, `ESC O P`, Alt and a key) or one character. */
 const KEY = new RegExp(`${ESC}\\[[0-9;]*[A-Za-z~]|${ESC}O[A-Za-z]|${ESC}.?|[\\s\\S]`, "gu")
 
+/** The keys in `typed`, one by one (an escape sequence is one key). */
+export const keysOf = (typed: string): ReadonlyArray<string> => typed.match(KEY) ?? []
+
 /** A reverse search on `editor`. */
 export const make = (editor: Editor): ReverseSearch => {
   let search: { query: string; found: number | undefined } | undefined
@@ -74,7 +77,7 @@ export const make = (editor: Editor): ReverseSearch => {
   return {
     filter: (keys) => {
       let passed = ""
-      for (const typed of keys.match(KEY) ?? []) {
+      for (const typed of keysOf(keys)) {
         if (search === undefined && typed === CTRL_R) {
           search = { query: "", found: undefined }
           show()
