@@ -185,6 +185,7 @@ export const make = (options: HostOptions): Effect.Effect<McpHostService, never,
       resetAfter: Duration.decode(options.restartResetAfter ?? "60 seconds"),
       clientInfo: options.clientInfo,
       keepAlive: options.keepAlive,
+      mcpApps: options.mcpApps,
       platform: yield* Effect.context<Platform>(),
       events
     }

@@ -30,7 +30,8 @@ export const clientOptions = (
   config: ServerConfig,
   clientInfo: McpSchema.Implementation | undefined,
   verdict: ProtocolVersion.ProtocolVersion | undefined,
-  keepAlive?: McpClient.KeepAliveOptions
+  keepAlive?: McpClient.KeepAliveOptions,
+  mcpApps?: McpClient.McpClientOptions["mcpApps"]
 ): McpClient.McpClientOptions & { readonly inheritEnv?: "safe" | "all" } => {
   const pinned = config.options?.protocolVersion
   const keeping = keepAliveOf(config, keepAlive)
@@ -44,7 +45,8 @@ export const clientOptions = (
     ...(config.options?.concurrency === undefined ? {} : { maxInFlight: config.options.concurrency }),
     ...(config.options?.retry === undefined ? {} : { retry: config.options.retry }),
     ...(config.options?.serveStaleLists === undefined ? {} : { serveStaleLists: config.options.serveStaleLists }),
-    ...(keeping === undefined ? {} : { keepAlive: keeping })
+    ...(keeping === undefined ? {} : { keepAlive: keeping }),
+    ...(mcpApps === undefined ? {} : { mcpApps })
   }
 }
 

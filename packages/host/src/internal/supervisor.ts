@@ -38,6 +38,8 @@ export interface Settings {
   readonly clientInfo: McpSchema.Implementation | undefined
   /** The host-wide keepalive (servers reached over HTTP). */
   readonly keepAlive: McpClient.KeepAliveOptions | undefined
+  /** The MCP Apps declaration every client makes (none: not declared). */
+  readonly mcpApps: McpClient.McpClientOptions["mcpApps"]
   readonly platform: Context.Context<Platform>
   readonly events: Events
 }
@@ -121,7 +123,14 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
             connect(
               name,
               config.target,
-              ServerLists.clientOptions(name, config, settings.clientInfo, verdict, settings.keepAlive)
+              ServerLists.clientOptions(
+                name,
+                config,
+                settings.clientInfo,
+                verdict,
+                settings.keepAlive,
+                settings.mcpApps
+              )
             ),
             () =>
               Effect.sync(() => {

@@ -80,6 +80,11 @@ export interface HostOptions {
    * pings on the schedule, and a dead session is restarted. A server's own `keepAlive` wins. Default: none.
    */
   readonly keepAlive?: McpClient.KeepAliveOptions
+  /**
+   * Declare the MCP Apps extension to every server (the client's `mcpApps`): only for a host that
+   * shows the servers' views. Default: not declared.
+   */
+  readonly mcpApps?: McpClient.McpClientOptions["mcpApps"]
 }
 
 /** A server's status, as published on {@link McpHostService.statusChanges}. */
