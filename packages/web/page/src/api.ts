@@ -83,6 +83,8 @@ export type LogLevel = (typeof LogLevels)[number]
 export const setLogLevel = (server: string, level: LogLevel) =>
   request<object>("POST", `/api/servers/${enc(server)}/log-level`, { level })
 export const answerInput = (id: string, answer: InputAnswer) => request<object>("POST", `/api/input/${enc(id)}`, answer)
+export const setRoots = (roots: ReadonlyArray<{ uri: string; name?: string }>) =>
+  request<object>("POST", "/api/roots", { roots })
 export const chatSend = (text: string) => request<{ turnId: string }>("POST", "/api/chat", { text })
 export const chatApprove = (callId: string, allow: boolean) =>
   request<object>("POST", "/api/chat/approve", { callId, allow })

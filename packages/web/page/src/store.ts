@@ -12,10 +12,12 @@ import type {
   InputRequest,
   Lists,
   ServerView,
+  State,
   TraceEntry
 } from "../../src/Api.js"
 import * as Api from "./api.js"
 
+export type Root = State["roots"][number]
 export type LogEntry = Extract<Event, { _tag: "Log" }> & { readonly n: number }
 export type CallEnd = Extract<Event, { _tag: "CallEnded" }>
 export interface Progress {
@@ -49,6 +51,8 @@ export interface Snapshot {
   readonly conversation: ReadonlyArray<ChatMessage>
   readonly pending: ReadonlyArray<InputRequest>
   readonly configFiles: ReadonlyArray<string>
+  /** The roots every server is offered. */
+  readonly roots: ReadonlyArray<Root>
   readonly lists: Readonly<Record<string, ListsState>>
   readonly traces: Readonly<Record<string, ReadonlyArray<TraceEntry>>>
   readonly consoles: Readonly<Record<string, ReadonlyArray<ConsoleLine>>>
@@ -75,6 +79,7 @@ let snapshot: Snapshot = {
   conversation: [],
   pending: [],
   configFiles: [],
+  roots: [],
   lists: {},
   traces: {},
   consoles: {},
@@ -163,6 +168,9 @@ const flush = () => {
       }
       case "Input":
         s = { ...s, pending: [...s.pending.filter((p) => p.id !== e.request.id), e.request] }
+        break
+      case "RootsChanged":
+        s = { ...s, roots: e.roots }
         break
       case "InputSettled":
         s = { ...s, pending: s.pending.filter((p) => p.id !== e.id) }
@@ -332,7 +340,8 @@ const loadState = async () => {
       chat: state.chat,
       conversation: state.conversation,
       pending: state.pending,
-      configFiles: state.configFiles
+      configFiles: state.configFiles,
+      roots: state.roots
     }))
     const names = new Set(state.servers.map((v) => v.name))
     for (const view of state.servers) {

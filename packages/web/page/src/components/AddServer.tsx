@@ -103,7 +103,7 @@ export function AddServerDialog(props: {
       >
         <h2 id={`${id}-title`}>Add a server</h2>
         <div className="field">
-          <label htmlFor={`${id}-name`}>Name</label>
+          <label htmlFor={`${id}-name`}>Server name</label>
           <input
             id={`${id}-name`}
             value={name}
@@ -116,11 +116,10 @@ export function AddServerDialog(props: {
           <legend>Transport</legend>
           <label>
             <input type="radio" name={`${id}-kind`} checked={kind === "Stdio"} onChange={() => setKind("Stdio")} />{" "}
-            Command (stdio)
+            stdio
           </label>
           <label>
-            <input type="radio" name={`${id}-kind`} checked={kind === "Http"} onChange={() => setKind("Http")} /> URL
-            (HTTP)
+            <input type="radio" name={`${id}-kind`} checked={kind === "Http"} onChange={() => setKind("Http")} /> HTTP
           </label>
         </fieldset>
         {kind === "Stdio" ? (

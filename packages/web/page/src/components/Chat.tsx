@@ -8,6 +8,12 @@ import { InputRequestView } from "./InputRequest.js"
 import { Markdown } from "./Markdown.js"
 import { ContentList } from "./ResultView.js"
 
+/** Short arguments on one line, longer ones pretty. */
+const compactJson = (u: unknown) => {
+  const one = JSON.stringify(u) ?? "undefined"
+  return one.length <= 100 ? one : pretty(u)
+}
+
 type ToolMessage = Extract<ChatMessage, { _tag: "Tool" }>
 
 /** The turn still running: the store's (sent from this page) or the last turn without its end. */
@@ -220,7 +226,7 @@ function ToolCard(props: { readonly message: ToolMessage; readonly pending: Read
           <span className="badge ok">done</span>
         )}
       </header>
-      <pre className="json args">{pretty(m.arguments)}</pre>
+      <pre className="json args">{compactJson(m.arguments)}</pre>
       {m.progress !== undefined && !done ? (
         <div className="progress-row">
           {m.progress.total !== undefined ? (

@@ -1,4 +1,4 @@
-/** What a server asks of the user (elicitation, sampling, roots), answered inline. */
+/** What a server asks of the user (elicitation, sampling), answered inline. */
 import { useId, useState } from "react"
 import type { InputAnswer, InputRequest } from "../../../src/Api.js"
 import * as Api from "../api.js"
@@ -9,8 +9,7 @@ import { initialValue, SchemaForm } from "./SchemaForm.js"
 const kindTitle: Record<InputRequest["kind"], string> = {
   "elicitation-form": "asks for input",
   "elicitation-url": "asks you to open a page",
-  sampling: "asks for a model answer (sampling)",
-  roots: "asks for its roots"
+  sampling: "asks for a model answer (sampling)"
 }
 
 export function InputRequestView(props: { readonly request: InputRequest }) {
@@ -39,10 +38,8 @@ export function InputRequestView(props: { readonly request: InputRequest }) {
         <ElicitForm params={params} answer={answer} sending={sending} />
       ) : r.kind === "elicitation-url" ? (
         <ElicitUrl params={params} answer={answer} sending={sending} />
-      ) : r.kind === "sampling" ? (
-        <Sampling params={params} answer={answer} sending={sending} server={r.server} />
       ) : (
-        <Roots params={params} answer={answer} sending={sending} />
+        <Sampling params={params} answer={answer} sending={sending} server={r.server} />
       )}
       {error !== undefined ? (
         <p className="error-text" role="alert">
@@ -176,81 +173,6 @@ function Sampling(props: KindProps & { readonly server: string }) {
           type="button"
           disabled={props.sending}
           onClick={() => props.answer({ _tag: "Refuse", message: "The user refused the sampling request." })}
-        >
-          Refuse
-        </button>
-      </div>
-    </form>
-  )
-}
-
-interface RootRow {
-  readonly key: number
-  readonly uri: string
-  readonly name: string
-}
-
-function Roots(props: KindProps) {
-  const initial = Array.isArray(props.params.roots) ? props.params.roots : []
-  const [rows, setRows] = useState<ReadonlyArray<RootRow>>(() =>
-    initial.length > 0
-      ? initial.map((r, i) => ({
-          key: i,
-          uri: isObject(r) ? (str(r.uri) ?? "") : "",
-          name: isObject(r) ? (str(r.name) ?? "") : ""
-        }))
-      : [{ key: 0, uri: "file:///", name: "" }]
-  )
-  const [next, setNext] = useState(rows.length)
-  const id = useId()
-  const invalid = rows.some((r) => !r.uri.startsWith("file://"))
-  const update = (key: number, patch: Partial<RootRow>) =>
-    setRows(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)))
-  return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        props.answer(
-          result({ roots: rows.map((r) => (r.name.trim() === "" ? { uri: r.uri } : { uri: r.uri, name: r.name })) })
-        )
-      }}
-    >
-      <ul className="roots">
-        {rows.map((r, i) => (
-          <li key={r.key} className="root-row">
-            <label htmlFor={`${id}-u${r.key}`}>Root {i + 1} URI</label>
-            <input id={`${id}-u${r.key}`} value={r.uri} onChange={(e) => update(r.key, { uri: e.target.value })} />
-            <label htmlFor={`${id}-n${r.key}`}>Name</label>
-            <input id={`${id}-n${r.key}`} value={r.name} onChange={(e) => update(r.key, { name: e.target.value })} />
-            <button
-              type="button"
-              className="small"
-              aria-label={`Remove root ${i + 1}`}
-              onClick={() => setRows(rows.filter((x) => x.key !== r.key))}
-            >
-              Remove
-            </button>
-          </li>
-        ))}
-      </ul>
-      {invalid ? <p className="error-text">Each root is a file:// URI.</p> : null}
-      <div className="button-row">
-        <button
-          type="button"
-          onClick={() => {
-            setRows([...rows, { key: next, uri: "file:///", name: "" }])
-            setNext(next + 1)
-          }}
-        >
-          Add root
-        </button>
-        <button type="submit" className="primary" disabled={invalid || props.sending}>
-          Send roots
-        </button>
-        <button
-          type="button"
-          disabled={props.sending}
-          onClick={() => props.answer({ _tag: "Refuse", message: "The user refused to list roots." })}
         >
           Refuse
         </button>

@@ -17,15 +17,14 @@ export function PromptsPane(props: { readonly server: string; readonly prompts: 
             <li key={p.name} className={p.name === selected ? "item selected" : "item"}>
               <button
                 type="button"
-                className="item-button"
-                aria-label={p.name}
+                className="item-button stretched"
                 aria-current={p.name === selected ? "true" : undefined}
                 onClick={() => setSelected(p.name)}
               >
-                <span className="item-name">{p.name}</span>
-                {p.title !== undefined ? <span className="item-title">{p.title}</span> : null}
-                {p.description !== undefined ? <span className="item-desc">{p.description}</span> : null}
+                {p.name}
               </button>
+              {p.title !== undefined ? <span className="item-title">{p.title}</span> : null}
+              {p.description !== undefined ? <span className="item-desc">{p.description}</span> : null}
             </li>
           ))}
           {prompts.length === 0 ? <li className="muted empty">No prompts.</li> : null}

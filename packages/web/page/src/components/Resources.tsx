@@ -32,16 +32,13 @@ export function ResourcesPane(props: {
             <li key={r.uri} className={selected?.t === "resource" && selected.uri === r.uri ? "item selected" : "item"}>
               <button
                 type="button"
-                className="item-button"
-                aria-label={r.name}
+                className="item-button stretched"
                 onClick={() => setSelected({ t: "resource", uri: r.uri })}
               >
-                <span className="item-name">
-                  {r.name}
-                  {updated?.[r.uri] !== undefined ? <span className="badge attention">updated</span> : null}
-                </span>
-                <span className="item-desc mono">{r.uri}</span>
+                {r.name}
               </button>
+              {updated?.[r.uri] !== undefined ? <span className="badge attention">updated</span> : null}
+              <span className="item-desc mono">{r.uri}</span>
             </li>
           ))}
           {resources.length === 0 ? <li className="muted empty">No resources.</li> : null}
@@ -57,13 +54,12 @@ export function ResourcesPane(props: {
             >
               <button
                 type="button"
-                className="item-button"
-                aria-label={t.name}
+                className="item-button stretched"
                 onClick={() => setSelected({ t: "template", uriTemplate: t.uriTemplate })}
               >
-                <span className="item-name">{t.name}</span>
-                <span className="item-desc mono">{t.uriTemplate}</span>
+                {t.name}
               </button>
+              <span className="item-desc mono">{t.uriTemplate}</span>
             </li>
           ))}
           {templates.length === 0 ? <li className="muted empty">No templates.</li> : null}

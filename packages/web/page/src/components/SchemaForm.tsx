@@ -253,6 +253,14 @@ function Field(p: FieldProps) {
   const descId = description !== undefined ? `${p.id}-desc` : undefined
 
   if (p.depth > MaxDepth) return <JsonField {...p} label={title} descId={descId} description={description} />
+  // A tool that takes no arguments says `{ type: "object" }` and nothing more.
+  if (
+    p.depth === 0 &&
+    kind.k === "json" &&
+    !isObject(schema.additionalProperties) &&
+    schema.additionalProperties !== true
+  )
+    return <p className="muted">No arguments.</p>
 
   const isNull = nullable && p.value === null
   const nullToggle = nullable ? (

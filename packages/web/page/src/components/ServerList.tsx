@@ -3,6 +3,7 @@ import { useState } from "react"
 import type { ServerView } from "../../../src/Api.js"
 import * as Api from "../api.js"
 import { useStore } from "../store.js"
+import { RootsEditor } from "./Roots.js"
 
 export function StatusBadge(props: { readonly status: ServerView["status"] }) {
   return <span className={`status status-${props.status}`}>{props.status}</span>
@@ -99,7 +100,7 @@ export function ServerList(props: {
                     title="Open in a second pane"
                     onClick={() => props.onOpenBeside(v.name)}
                   >
-                    Split
+                    Beside
                   </button>
                 </div>
                 {errors[v.name] !== undefined ? (
@@ -112,6 +113,7 @@ export function ServerList(props: {
           })}
         </ul>
       </nav>
+      <RootsEditor />
     </div>
   )
 }

@@ -57,23 +57,23 @@ export function ToolsPane(props: {
         <ul className="item-list" aria-label="Tool list">
           {shown.map((t) => (
             <li key={t.name} className={t.name === props.selected ? "item selected" : "item"}>
+              {/* The button is the tool's name only (its accessible name); the card around it is clickable too. */}
               <button
                 type="button"
-                className="item-button"
-                aria-label={t.name}
+                className="item-button stretched"
                 aria-current={t.name === props.selected ? "true" : undefined}
                 aria-describedby={t.description !== undefined ? `${filterId}-d-${t.name}` : undefined}
                 onClick={() => props.onSelect(t.name)}
               >
-                <span className="item-name">{t.name}</span>
-                {t.title !== undefined && t.title !== t.name ? <span className="item-title">{t.title}</span> : null}
-                {t.description !== undefined ? (
-                  <span className="item-desc" id={`${filterId}-d-${t.name}`}>
-                    {t.description}
-                  </span>
-                ) : null}
-                <AnnotationBadges tool={t} />
+                {t.name}
               </button>
+              {t.title !== undefined && t.title !== t.name ? <span className="item-title">{t.title}</span> : null}
+              {t.description !== undefined ? (
+                <span className="item-desc" id={`${filterId}-d-${t.name}`}>
+                  {t.description}
+                </span>
+              ) : null}
+              <AnnotationBadges tool={t} />
             </li>
           ))}
           {shown.length === 0 ? (
