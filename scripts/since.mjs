@@ -26,6 +26,8 @@ for (const name of packages) {
   const dir = join(root, "packages", name)
   const { exports } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
   for (const target of Object.values(exports)) {
+    // A file exported as it is (`./package.json`) has no source module.
+    if (typeof target === "string") continue
     const file = target["@effect-mcp/source"]
     const text = readFileSync(join(dir, file), "utf8")
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true)

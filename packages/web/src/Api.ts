@@ -25,6 +25,7 @@
  * | `POST /api/servers/:server/ping` | | {@link Pinged} |
  * | `POST /api/servers/:server/log-level` | {@link SetLogLevel} | `{}` |
  * | `POST /api/input/:id` | {@link InputAnswer} | `{}` |
+ * | `POST /api/roots` | {@link SetRoots} | `{}` |
  * | `POST /api/chat` | {@link ChatSend} | {@link ChatStarted} |
  * | `POST /api/chat/approve` | {@link ChatApprove} | `{}` |
  * | `POST /api/chat/clear` | | `{}` |
@@ -161,7 +162,7 @@ export type ChatMessage = typeof ChatMessage.Type
 export const InputRequest = Schema.Struct({
   id: Schema.String,
   server: Schema.String,
-  kind: Schema.Literal("elicitation-form", "elicitation-url", "sampling", "roots"),
+  kind: Schema.Literal("elicitation-form", "elicitation-url", "sampling"),
   /** The request's params as the server sent them. */
   params: Json,
   /** The page's call (tool pane) or chat tool call it came during, when known. */
@@ -175,6 +176,17 @@ export const InputRequest = Schema.Struct({
 export type InputRequest = typeof InputRequest.Type
 
 /**
+ * A root offered to the servers (`file://` URI).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Root = Schema.Struct({
+  uri: Schema.String.pipe(Schema.pattern(/^file:\/\//)),
+  name: Schema.optionalWith(Schema.String, { exact: true })
+})
+
+/**
  * Everything the page needs when it (re)connects.
  *
  * @since 0.1.0
@@ -185,6 +197,8 @@ export const State = Schema.Struct({
   chat: ChatInfo,
   conversation: Schema.Array(ChatMessage),
   pending: Schema.Array(InputRequest),
+  /** The roots every server is offered (the page edits them). */
+  roots: Schema.Array(Root),
   /** Config files a server may be saved to. */
   configFiles: Schema.Array(Schema.String)
 })
@@ -303,6 +317,7 @@ export const Event = Schema.Union(
   }),
   Schema.TaggedStruct("Input", { request: InputRequest }),
   Schema.TaggedStruct("InputSettled", { id: Schema.String }),
+  Schema.TaggedStruct("RootsChanged", { roots: Schema.Array(Root) }),
   /** A message of the conversation was added or replaced (same `turnId`, `_tag`, and `callId` or `part`). */
   Schema.TaggedStruct("Chat", { message: ChatMessage }),
   /** An answer's text grew: `text` is appended to the turn's `Assistant` message of this `part`. */
@@ -461,6 +476,14 @@ export const InputAnswer = Schema.Union(
  * @category requests
  */
 export type InputAnswer = typeof InputAnswer.Type
+
+/**
+ * Replaces the roots every server is offered.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const SetRoots = Schema.Struct({ roots: Schema.Array(Root) })
 
 /**
  * @since 0.1.0

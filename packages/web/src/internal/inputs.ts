@@ -1,9 +1,11 @@
 /**
- * What servers ask of the user, answered in the page: each sampling, elicitation and roots
- * request becomes a pending {@link Api.InputRequest} shown where it belongs (under the call it
- * came during, when one call of that server is running), and waits for the page's answer, which
- * is decoded with the request's result Schema before it goes back. A request the server gives up
- * (cancelled, or its call ended) leaves the page.
+ * What servers ask of the user, answered in the page: each sampling and elicitation request
+ * becomes a pending {@link Api.InputRequest} shown where it belongs (under the call it came
+ * during, when one call of that server is running), and waits for the page's answer, which is
+ * decoded with the request's result Schema before it goes back. A request the server gives up
+ * (cancelled, or its call ended) leaves the page. Roots are the host's setting, not a question:
+ * `roots/list` is answered at once with the list the page edits, and every server is told when
+ * it changes.
  */
 import { Capabilities, McpError } from "@effect-mcp/client"
 import { McpSchema } from "@effect-mcp/protocol"
@@ -14,6 +16,8 @@ import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Api from "../Api.js"
 
 /** No pending request has this id (answered already, or given up by its server). */
@@ -27,6 +31,9 @@ export class UnknownInput extends Data.TaggedError("UnknownInput")<{ readonly id
 export interface Inputs {
   readonly pending: Effect.Effect<ReadonlyArray<Api.InputRequest>>
   readonly answer: (id: string, answer: Api.InputAnswer) => Effect.Effect<void, UnknownInput>
+  readonly roots: Effect.Effect<ReadonlyArray<McpSchema.Root>>
+  /** Replaces the roots; every server is told they changed. */
+  readonly setRoots: (roots: ReadonlyArray<McpSchema.Root>) => Effect.Effect<void>
   /** The handler services every server's client is given. */
   readonly handlers: Layer.Layer<Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots>
 }
@@ -35,8 +42,6 @@ interface Waiting {
   readonly request: Api.InputRequest
   readonly answer: Deferred.Deferred<Api.InputAnswer>
 }
-
-const RootsResult = Schema.Struct({ roots: Schema.Array(McpSchema.Root) })
 
 /** A fresh id: 16 random bytes, hex. */
 export const randomId = () =>
@@ -53,6 +58,7 @@ export const make = (
 ): Effect.Effect<Inputs> =>
   Effect.gen(function* () {
     const waiting = yield* Ref.make<ReadonlyMap<string, Waiting>>(new Map())
+    const roots = yield* SubscriptionRef.make(defaultRoots)
 
     /** Shows a request in the page and waits for its answer, decoded with `result`. */
     const ask = <A, I>(
@@ -105,13 +111,18 @@ export const make = (
         url: (params, context) => ask("elicitation-url", context, params, McpSchema.ElicitResult, -32603)
       }),
       Layer.succeed(Capabilities.Roots, {
-        list: Effect.succeed(defaultRoots),
-        listFor: (context) =>
-          Effect.map(ask("roots", context, { roots: defaultRoots }, RootsResult, -32603), (answered) => answered.roots)
+        list: SubscriptionRef.get(roots),
+        changes: Stream.map(Stream.drop(roots.changes, 1), () => undefined)
       })
     )
 
     return {
+      roots: SubscriptionRef.get(roots),
+      setRoots: (next) =>
+        Effect.zipRight(
+          SubscriptionRef.set(roots, next),
+          PubSub.publish(events, { _tag: "RootsChanged", roots: next })
+        ),
       pending: Effect.map(Ref.get(waiting), (map) => [...map.values()].map((entry) => entry.request)),
       answer: (id, answer) =>
         Effect.flatMap(Ref.get(waiting), (map) => {

@@ -90,140 +90,145 @@ const eventStream = (parts: Parts) =>
 export const router = (parts: Parts) => {
   const { host, trace, inputs, calls, chat } = parts
   const client = Effect.flatMap(serverParam, host.client)
-  return HttpRouter.empty.pipe(
-    HttpRouter.get(
-      "/api/state",
-      answer(
+  return HttpRouter.empty
+    .pipe(
+      HttpRouter.get(
+        "/api/state",
+        answer(
+          Effect.gen(function* () {
+            return {
+              servers: yield* Servers.views(host),
+              chat: chat.info,
+              conversation: yield* chat.conversation,
+              pending: yield* inputs.pending,
+              roots: yield* inputs.roots,
+              configFiles: parts.configFiles
+            } satisfies Api.State
+          })
+        )
+      ),
+      HttpRouter.get(
+        "/api/events",
+        Effect.succeed(
+          HttpServerResponse.stream(eventStream(parts), {
+            contentType: "text/event-stream",
+            headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
+          })
+        )
+      ),
+      HttpRouter.get("/api/servers/:server/lists", answer(Effect.flatMap(client, Servers.lists))),
+      HttpRouter.get("/api/servers/:server/trace", answer(Effect.flatMap(serverParam, trace.entries))),
+      HttpRouter.get("/api/servers/:server/console", answer(Effect.flatMap(serverParam, trace.lines))),
+      HttpRouter.get(
+        "/api/servers/:server/recording",
         Effect.gen(function* () {
-          return {
-            servers: yield* Servers.views(host),
-            chat: chat.info,
-            conversation: yield* chat.conversation,
-            pending: yield* inputs.pending,
-            configFiles: parts.configFiles
-          } satisfies Api.State
-        })
-      )
-    ),
-    HttpRouter.get(
-      "/api/events",
-      Effect.succeed(
-        HttpServerResponse.stream(eventStream(parts), {
-          contentType: "text/event-stream",
-          headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
-        })
-      )
-    ),
-    HttpRouter.get("/api/servers/:server/lists", answer(Effect.flatMap(client, Servers.lists))),
-    HttpRouter.get("/api/servers/:server/trace", answer(Effect.flatMap(serverParam, trace.entries))),
-    HttpRouter.get("/api/servers/:server/console", answer(Effect.flatMap(serverParam, trace.lines))),
-    HttpRouter.get(
-      "/api/servers/:server/recording",
-      Effect.gen(function* () {
-        const server = yield* serverParam
-        const text = yield* trace.recording(server)
-        return HttpServerResponse.text(text, {
-          contentType: "application/x-ndjson",
-          headers: {
-            "content-disposition": `attachment; filename="${server.replace(/[^\w.-]/g, "_")}.mcp-recording.jsonl"`
-          }
-        })
-      }).pipe(Effect.catchAll((error) => Effect.succeed(failure(400, error.message))))
-    ),
-    HttpRouter.post("/api/servers", answer(Effect.flatMap(body(Api.AddServer), parts.addServer))),
-    HttpRouter.post(
-      "/api/servers/:server/action",
-      answer(
-        Effect.flatMap(Effect.zip(serverParam, body(Api.ServerAction)), ([server, { action }]) =>
-          Servers.act(host, server, action)
+          const server = yield* serverParam
+          const text = yield* trace.recording(server)
+          return HttpServerResponse.text(text, {
+            contentType: "application/x-ndjson",
+            headers: {
+              "content-disposition": `attachment; filename="${server.replace(/[^\w.-]/g, "_")}.mcp-recording.jsonl"`
+            }
+          })
+        }).pipe(Effect.catchAll((error) => Effect.succeed(failure(400, error.message))))
+      ),
+      HttpRouter.post("/api/servers", answer(Effect.flatMap(body(Api.AddServer), parts.addServer))),
+      HttpRouter.post(
+        "/api/servers/:server/action",
+        answer(
+          Effect.flatMap(Effect.zip(serverParam, body(Api.ServerAction)), ([server, { action }]) =>
+            Servers.act(host, server, action)
+          )
         )
-      )
-    ),
-    HttpRouter.post(
-      "/api/servers/:server/call",
-      answer(
-        Effect.flatMap(Effect.zip(serverParam, body(Api.CallTool)), ([server, call]) =>
-          Effect.map(calls.start(server, call), (callId) => ({ callId }))
+      ),
+      HttpRouter.post(
+        "/api/servers/:server/call",
+        answer(
+          Effect.flatMap(Effect.zip(serverParam, body(Api.CallTool)), ([server, call]) =>
+            Effect.map(calls.start(server, call), (callId) => ({ callId }))
+          )
         )
-      )
-    ),
-    HttpRouter.post(
-      "/api/calls/:callId/cancel",
-      answer(
-        Effect.flatMap(HttpRouter.schemaPathParams(Schema.Struct({ callId: Schema.String })), ({ callId }) =>
-          calls.cancel(callId)
-        )
-      )
-    ),
-    HttpRouter.post(
-      "/api/servers/:server/read",
-      answer(Effect.flatMap(Effect.zip(client, body(Api.ReadResource)), ([mcp, { uri }]) => mcp.readResource(uri)))
-    ),
-    HttpRouter.post(
-      "/api/servers/:server/subscribe",
-      answer(
-        Effect.flatMap(Effect.zip(client, body(Api.Subscribe)), ([mcp, { uri, on }]) =>
-          on ? mcp.subscribe(uri) : mcp.unsubscribe(uri)
-        )
-      )
-    ),
-    HttpRouter.post(
-      "/api/servers/:server/prompt",
-      answer(
-        Effect.flatMap(Effect.zip(client, body(Api.GetPrompt)), ([mcp, { name, arguments: args }]) =>
-          mcp.getPrompt(name, args)
-        )
-      )
-    ),
-    HttpRouter.post(
-      "/api/servers/:server/complete",
-      answer(
-        Effect.flatMap(Effect.zip(client, body(Api.Complete)), ([mcp, params]) =>
-          Effect.map(
-            mcp.complete({
-              ref: params.ref,
-              argument: params.argument,
-              ...(params.context === undefined ? {} : { context: params.context })
-            }),
-            (completion) => ({ values: completion.values, hasMore: completion.hasMore === true })
+      ),
+      HttpRouter.post(
+        "/api/calls/:callId/cancel",
+        answer(
+          Effect.flatMap(HttpRouter.schemaPathParams(Schema.Struct({ callId: Schema.String })), ({ callId }) =>
+            calls.cancel(callId)
           )
         )
       )
-    ),
-    HttpRouter.post(
-      "/api/servers/:server/ping",
-      answer(
-        Effect.flatMap(client, (mcp) =>
-          Effect.suspend(() => {
-            const started = Date.now()
-            return Effect.map(mcp.ping(), () => ({ ms: Date.now() - started }))
-          })
+    )
+    .pipe(
+      HttpRouter.post(
+        "/api/servers/:server/read",
+        answer(Effect.flatMap(Effect.zip(client, body(Api.ReadResource)), ([mcp, { uri }]) => mcp.readResource(uri)))
+      ),
+      HttpRouter.post(
+        "/api/servers/:server/subscribe",
+        answer(
+          Effect.flatMap(Effect.zip(client, body(Api.Subscribe)), ([mcp, { uri, on }]) =>
+            on ? mcp.subscribe(uri) : mcp.unsubscribe(uri)
+          )
         )
-      )
-    ),
-    HttpRouter.post(
-      "/api/servers/:server/log-level",
-      answer(
-        Effect.flatMap(Effect.zip(client, body(Api.SetLogLevel)), ([mcp, { level }]) => mcp.setLoggingLevel(level))
-      )
-    ),
-    HttpRouter.post(
-      "/api/input/:id",
-      answer(
-        Effect.flatMap(
-          Effect.zip(HttpRouter.schemaPathParams(Schema.Struct({ id: Schema.String })), body(Api.InputAnswer)),
-          ([{ id }, given]) => inputs.answer(id, given)
+      ),
+      HttpRouter.post(
+        "/api/servers/:server/prompt",
+        answer(
+          Effect.flatMap(Effect.zip(client, body(Api.GetPrompt)), ([mcp, { name, arguments: args }]) =>
+            mcp.getPrompt(name, args)
+          )
         )
-      )
-    ),
-    HttpRouter.post(
-      "/api/chat",
-      answer(Effect.flatMap(body(Api.ChatSend), ({ text }) => Effect.map(chat.send(text), (turnId) => ({ turnId }))))
-    ),
-    HttpRouter.post(
-      "/api/chat/approve",
-      answer(Effect.flatMap(body(Api.ChatApprove), ({ callId, allow }) => chat.approve(callId, allow)))
-    ),
-    HttpRouter.post("/api/chat/clear", answer(chat.clear))
-  )
+      ),
+      HttpRouter.post(
+        "/api/servers/:server/complete",
+        answer(
+          Effect.flatMap(Effect.zip(client, body(Api.Complete)), ([mcp, params]) =>
+            Effect.map(
+              mcp.complete({
+                ref: params.ref,
+                argument: params.argument,
+                ...(params.context === undefined ? {} : { context: params.context })
+              }),
+              (completion) => ({ values: completion.values, hasMore: completion.hasMore === true })
+            )
+          )
+        )
+      ),
+      HttpRouter.post(
+        "/api/servers/:server/ping",
+        answer(
+          Effect.flatMap(client, (mcp) =>
+            Effect.suspend(() => {
+              const started = Date.now()
+              return Effect.map(mcp.ping(), () => ({ ms: Date.now() - started }))
+            })
+          )
+        )
+      ),
+      HttpRouter.post(
+        "/api/servers/:server/log-level",
+        answer(
+          Effect.flatMap(Effect.zip(client, body(Api.SetLogLevel)), ([mcp, { level }]) => mcp.setLoggingLevel(level))
+        )
+      ),
+      HttpRouter.post(
+        "/api/input/:id",
+        answer(
+          Effect.flatMap(
+            Effect.zip(HttpRouter.schemaPathParams(Schema.Struct({ id: Schema.String })), body(Api.InputAnswer)),
+            ([{ id }, given]) => inputs.answer(id, given)
+          )
+        )
+      ),
+      HttpRouter.post("/api/roots", answer(Effect.flatMap(body(Api.SetRoots), ({ roots }) => inputs.setRoots(roots)))),
+      HttpRouter.post(
+        "/api/chat",
+        answer(Effect.flatMap(body(Api.ChatSend), ({ text }) => Effect.map(chat.send(text), (turnId) => ({ turnId }))))
+      ),
+      HttpRouter.post(
+        "/api/chat/approve",
+        answer(Effect.flatMap(body(Api.ChatApprove), ({ callId, allow }) => chat.approve(callId, allow)))
+      ),
+      HttpRouter.post("/api/chat/clear", answer(chat.clear))
+    )
 }

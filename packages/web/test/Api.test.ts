@@ -1,0 +1,263 @@
+/**
+ * The page's server against real servers: the reference server over stdio and a second one over
+ * Streamable HTTP at once. What a page does, through its routes and its event stream: both
+ * servers listed with their tools; a call with its result; the long operation's progress, then
+ * Cancel (the server is told); an elicitation answered; sampling answered by hand; the trace with
+ * the call both ways; the stdio server's stderr; a chat turn with a scripted model that calls a
+ * tool, event by event; the conversation kept across a restart.
+ */
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { scriptedModel } from "../../ai/test/support/scriptedModel.js"
+import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
+import type * as Api from "../src/Api.js"
+import { type Events, is, open } from "./support/events.js"
+import { everythingStdio, http, type Started, start } from "./support/page.js"
+
+const stateDir = mkdtempSync(join(tmpdir(), "web-api-"))
+const model = scriptedModel({
+  turns: [
+    () => ({
+      text: "Let me echo that. ",
+      calls: [{ name: "everything__echo", params: { message: "from the model" } }]
+    }),
+    () => ({ text: "The server said: Echo: from the model" })
+  ]
+})
+let httpServer: RunningServer
+let page: Started
+let events: Events
+
+const servers = () => [everythingStdio("everything"), http("remote", `${httpServer.origin}/mcp`)]
+
+beforeAll(async () => {
+  httpServer = await startEverything("streamableHttp")
+  page = await start({ servers: servers(), model: model.layer, stateDir })
+  events = await open(page.origin, page.token)
+})
+afterAll(async () => {
+  events?.close()
+  await page?.stop()
+  await httpServer?.stop()
+})
+
+const api = async <A = unknown>(path: string, body?: unknown): Promise<A> => {
+  const response = await fetch(`${page.origin}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${page.token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text}`)
+  return JSON.parse(text) as A
+}
+
+const ready = (names: ReadonlyArray<string>) =>
+  is("Servers", (event) =>
+    names.every((name) => event.servers.some((server) => server.name === name && server.status === "ready"))
+  )
+
+const textOf = (result: unknown) =>
+  JSON.stringify((result as { content?: ReadonlyArray<{ text?: string }> }).content?.map((block) => block.text))
+
+describe("the servers", () => {
+  it("are listed with their state, and each one's tools", async () => {
+    await events.waitFor(ready(["everything", "remote"]), 30_000)
+    const state = await api<Api.State>("/api/state")
+    expect(state.servers.map((server) => [server.name, server.status, server.transport])).toEqual([
+      ["everything", "ready", "stdio"],
+      ["remote", "ready", "http"]
+    ])
+    expect(state.servers[0]?.target).toContain("index.js stdio")
+    for (const name of ["everything", "remote"]) {
+      const lists = await api<Api.Lists>(`/api/servers/${name}/lists`)
+      const tools = lists.tools.map((tool) => (tool as { name: string }).name)
+      expect(tools).toContain("echo")
+      expect(tools).toContain("trigger-long-running-operation")
+      expect(lists.prompts.length).toBeGreaterThan(0)
+      expect(lists.errors).toEqual({})
+    }
+  })
+
+  it("show a stdio server's stderr in its console", async () => {
+    const lines = await api<ReadonlyArray<Api.ConsoleLine>>("/api/servers/everything/console")
+    expect(lines.map((line) => line.line)).toContain("Starting default (STDIO) server...")
+  })
+
+  it("answer roots/list with the page's roots, and tell the servers when they change", async () => {
+    const state = await api<Api.State>("/api/state")
+    expect(state.pending).toEqual([])
+    expect(state.roots).toEqual([{ uri: "file:///tmp", name: "tmp" }])
+    await api("/api/roots", { roots: [{ uri: "file:///srv/project", name: "project" }] })
+    await events.waitFor(is("RootsChanged"))
+    await events.waitFor(
+      is(
+        "Trace",
+        (event) => event.entry.dir === "send" && JSON.stringify(event.entry.message).includes("file:///srv/project")
+      )
+    )
+    await expect(api("/api/roots", { roots: [{ uri: "http://not-a-file" }] })).rejects.toThrow(/400/)
+  })
+})
+
+describe("a tool call from the page", () => {
+  it("gives its result, and the trace has the request and its response", async () => {
+    const { callId } = await api<{ callId: string }>("/api/servers/remote/call", {
+      tool: "echo",
+      arguments: { message: "hi" },
+      callId: "echo1"
+    })
+    expect(callId).toBe("echo1")
+    const ended = await events.waitFor(is("CallEnded", (event) => event.callId === "echo1"))
+    expect(ended.outcome).toBe("result")
+    expect(textOf(ended.result)).toContain("Echo: hi")
+    const trace = await api<ReadonlyArray<Api.TraceEntry>>("/api/servers/remote/trace")
+    const request = trace.find(
+      (entry) => entry.dir === "send" && (entry.message as { method?: string }).method === "tools/call"
+    )
+    expect(request).toBeDefined()
+    const id = request === undefined ? undefined : (request.message as { id: unknown }).id
+    const response = trace.find(
+      (entry) =>
+        entry.dir === "receive" &&
+        !("method" in (entry.message as object)) &&
+        (entry.message as { id?: unknown }).id === id
+    )
+    expect(response?.latency).toBeGreaterThanOrEqual(0)
+    expect(response?.size).toBeGreaterThan(10)
+  })
+
+  it("draws progress as it comes, and Cancel stops it on the server", async () => {
+    await api("/api/servers/everything/call", {
+      tool: "trigger-long-running-operation",
+      arguments: { duration: 30, steps: 30 },
+      callId: "long1"
+    })
+    const first = await events.waitFor(is("CallProgress", (event) => event.callId === "long1"))
+    expect(first.total).toBe(30)
+    await api("/api/calls/long1/cancel", {})
+    const ended = await events.waitFor(is("CallEnded", (event) => event.callId === "long1"))
+    expect(ended.outcome).toBe("cancelled")
+    const trace = await api<ReadonlyArray<Api.TraceEntry>>("/api/servers/everything/trace")
+    expect(
+      trace.some(
+        (entry) => entry.dir === "send" && (entry.message as { method?: string }).method === "notifications/cancelled"
+      )
+    ).toBe(true)
+  })
+
+  it("shows an elicitation under the call it came during, and sends the answer given", async () => {
+    await api("/api/servers/everything/call", { tool: "trigger-elicitation-request", arguments: {}, callId: "ask1" })
+    const input = await events.waitFor(is("Input", (event) => event.request.kind === "elicitation-form"))
+    expect(input.request.callId).toBe("ask1")
+    expect(input.request.server).toBe("everything")
+    expect(JSON.stringify(input.request.params)).toContain("requestedSchema")
+    const state = await api<Api.State>("/api/state")
+    expect(state.pending.map((request) => request.id)).toEqual([input.request.id])
+    await api(`/api/input/${input.request.id}`, {
+      _tag: "Result",
+      result: { action: "accept", content: { name: "Ada Lovelace" } }
+    })
+    await events.waitFor(is("InputSettled", (event) => event.id === input.request.id))
+    const ended = await events.waitFor(is("CallEnded", (event) => event.callId === "ask1"))
+    expect(textOf(ended.result)).toContain("Ada Lovelace")
+  })
+
+  it("sends an answer that is not an elicitation result back as an error, not as a result", async () => {
+    await api("/api/servers/everything/call", { tool: "trigger-elicitation-request", arguments: {}, callId: "ask2" })
+    const input = await events.waitFor(is("Input", (event) => event.request.callId === "ask2"))
+    await api(`/api/input/${input.request.id}`, { _tag: "Result", result: { action: "maybe" } })
+    await events.waitFor(is("CallEnded", (event) => event.callId === "ask2"))
+    const trace = await api<ReadonlyArray<Api.TraceEntry>>("/api/servers/everything/trace")
+    const message = (entry: Api.TraceEntry) =>
+      entry.message as { id?: unknown; method?: string; error?: { message: string } }
+    const asked = trace
+      .filter((entry) => entry.dir === "receive" && message(entry).method === "elicitation/create")
+      .at(-1)
+    const answers = trace.filter(
+      (entry) =>
+        entry.dir === "send" &&
+        message(entry).method === undefined &&
+        asked !== undefined &&
+        message(entry).id === message(asked).id
+    )
+    expect(answers.map((entry) => message(entry).error?.message)).toEqual([
+      expect.stringMatching(/the answer given in the page is not valid/)
+    ])
+  })
+
+  it("answers sampling with what the user wrote", async () => {
+    await api("/api/servers/everything/call", {
+      tool: "trigger-sampling-request",
+      arguments: { prompt: "a haiku", maxTokens: 50 },
+      callId: "sample1"
+    })
+    const input = await events.waitFor(is("Input", (event) => event.request.kind === "sampling"))
+    expect(input.request.callId).toBe("sample1")
+    await api(`/api/input/${input.request.id}`, {
+      _tag: "Result",
+      result: {
+        role: "assistant",
+        content: { type: "text", text: "old pond, a frog" },
+        model: "human",
+        stopReason: "endTurn"
+      }
+    })
+    const ended = await events.waitFor(is("CallEnded", (event) => event.callId === "sample1"))
+    expect(JSON.stringify(ended.result)).toContain("old pond, a frog")
+  })
+
+  it("fails a call to an unknown tool with its error, and one to an unknown server with 404", async () => {
+    await api("/api/servers/everything/call", { tool: "no-such-tool", arguments: {}, callId: "bad1" })
+    const ended = await events.waitFor(is("CallEnded", (event) => event.callId === "bad1"))
+    expect(["error", "result"]).toContain(ended.outcome)
+    await expect(api("/api/servers/nobody/lists")).rejects.toThrow(/404/)
+  })
+})
+
+describe("the chat", () => {
+  it("runs a turn through the tool loop, drawn event by event", async () => {
+    const { turnId } = await api<{ turnId: string }>("/api/chat", { text: "echo something" })
+    await events.waitFor(is("Chat", (event) => event.message._tag === "Done" && event.message.turnId === turnId))
+    const tags = events.seen
+      .filter(
+        (event): event is Extract<Api.Event, { _tag: "Chat" | "ChatDelta" }> =>
+          event._tag === "Chat" || event._tag === "ChatDelta"
+      )
+      .filter((event) => (event._tag === "Chat" ? event.message.turnId : event.turnId) === turnId)
+      .map((event) => (event._tag === "Chat" ? event.message._tag : "Delta"))
+    // The user's message, the first words, the tool call starting and ending, the answer, done.
+    expect(tags[0]).toBe("User")
+    expect(tags.indexOf("Assistant")).toBeGreaterThan(0)
+    expect(tags.indexOf("Tool")).toBeGreaterThan(tags.indexOf("Assistant"))
+    expect(tags.lastIndexOf("Delta")).toBeGreaterThan(tags.lastIndexOf("Tool"))
+    expect(tags.at(-1)).toBe("Done")
+    const state = await api<Api.State>("/api/state")
+    const tool = state.conversation.find((message) => message._tag === "Tool")
+    expect(tool).toMatchObject({ name: "everything__echo", server: "everything", isError: false })
+    expect(tool?._tag === "Tool" ? tool.result : "").toContain("Echo: from the model")
+    const answers = state.conversation
+      .filter((message) => message._tag === "Assistant")
+      .map((message) => (message._tag === "Assistant" ? message.text : ""))
+    expect(answers).toEqual(["Let me echo that. ", "The server said: Echo: from the model"])
+  })
+
+  it("keeps the conversation across a restart of the command", async () => {
+    events.close()
+    await page.stop()
+    page = await start({ servers: servers(), stateDir })
+    events = await open(page.origin, page.token)
+    const state = await api<Api.State>("/api/state")
+    expect(state.chat.available).toBe(false)
+    expect(state.chat.hint).toMatch(/ANTHROPIC_API_KEY/)
+    expect(state.conversation.map((message) => message._tag)).toEqual([
+      "User",
+      "Assistant",
+      "Tool",
+      "Assistant",
+      "Done"
+    ])
+  })
+})
