@@ -22,6 +22,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { AuthSettings } from "./Authorization.js"
@@ -233,21 +234,45 @@ const transportLayer = (chosen: Chosen, inheritEnv: boolean, auth: AuthSettings 
     ...(auth === undefined ? {} : { auth: auth.options })
   }).pipe(Layer.provide(auth === undefined ? Layer.empty : auth.services))
 
-/** The transport, its traffic written to the file `--record` names when there is one. */
-const recordedLayer = <E, R>(
+/**
+ * The transport, its traffic written to the file `--record` names when there is one, with every
+ * secret the run gives the server masked: its environment and headers as given and expanded, the
+ * client secret, and the OAuth tokens the token store gives or takes.
+ */
+const recordedTransport = (
   record: Option.Option<string>,
   chosen: Chosen,
-  transport: Layer.Layer<Transport.Transport, E, R>
+  inheritEnv: boolean,
+  auth: AuthSettings,
+  clientSecret: Option.Option<Redacted.Redacted>
 ) =>
   Option.match(record, {
-    onNone: () => transport,
+    onNone: () => Effect.succeed(transportLayer(chosen, inheritEnv, auth)),
     onSome: (path) =>
-      Layer.provideMerge(
-        Layer.scoped(
-          Transport.Transport,
-          Effect.flatMap(Transport.Transport, (inner) => Recording.recorded(inner, path, chosen.name))
-        ),
-        transport
+      Effect.map(
+        Ref.make<ReadonlyArray<string>>([
+          ...Recording.secretValues({
+            ...(chosen.target._tag === "Stdio" ? { env: chosen.target.env } : { headers: chosen.target.headers }),
+            inherited: process.env
+          }),
+          ...Option.toArray(Option.map(clientSecret, Redacted.value))
+        ]),
+        (secrets) =>
+          Layer.provideMerge(
+            Layer.scoped(
+              Transport.Transport,
+              Effect.flatMap(Transport.Transport, (inner) =>
+                Recording.recorded(inner, path, chosen.name, Ref.get(secrets))
+              )
+            ),
+            transportLayer(chosen, inheritEnv, {
+              ...auth,
+              services: Layer.provideMerge(
+                Recording.notingTokens((values) => Ref.update(secrets, (known) => [...known, ...values])),
+                auth.services
+              )
+            })
+          )
       )
   })
 
@@ -351,7 +376,7 @@ export const connector = (
         }
       )
     }).pipe(
-      Layer.provide(recordedLayer(run.record, chosen, transportLayer(chosen, server.inheritEnv, auth))),
+      Layer.provide(yield* recordedTransport(run.record, chosen, server.inheritEnv, auth, run.clientSecret)),
       Layer.provide(handlers)
     )
     const output = yield* Output

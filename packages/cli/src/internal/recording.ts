@@ -4,13 +4,17 @@
  * per message with its direction (`send`: to the server, `receive`: from it) and the milliseconds
  * since the start. The transport is recorded, not the peer, so the era probe is in it too. Text
  * values under names that hold secrets (`token`, `secret`, `password`, `apiKey`, `authorization`,
- * `cookie`, `credential`, …; not `progressToken`) are masked before they are written.
+ * `cookie`, `credential`, …; not `progressToken`) are masked before they are written, and so is
+ * every secret value the run knows (see {@link secretValues}) wherever it appears in a text, as
+ * a part of it too: a server may echo what it was given (the reference server's `get-env`).
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import type { Transport } from "@effect-mcp/client"
+import { TokenStore, type Transport } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 
@@ -35,42 +39,145 @@ export const MASK = "[masked]"
 
 const SECRET_NAME = /token|secret|password|passwd|api[-_]?key|authorization|cookie|credential|session[-_]?id/i
 
-/** A copy of a JSON value with every text member named like a secret masked (a schema's `maxTokens` property is not text). */
-export const masked = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(masked)
-  if (typeof value !== "object" || value === null) return value
-  return Object.fromEntries(
-    Object.entries(value).map(([key, member]) => [
-      key,
-      typeof member === "string" && SECRET_NAME.test(key) && key !== "progressToken" ? MASK : masked(member)
-    ])
+/** Secret values shorter than this are masked only under a secret's name: `DEBUG=1` is no secret, and its `1` is in every text. */
+const SHORTEST = 4
+
+/**
+ * The values a recording must not hold: those of the server's environment and HTTP headers as
+ * given (`--env`, `--header`, a config entry's `env` and `headers`, expanded), a header's
+ * credentials after its scheme (`Bearer …`) too, and those of the inherited environment under a
+ * secret's name (`GITHUB_TOKEN`).
+ */
+export const secretValues = (given: {
+  readonly env?: { readonly [name: string]: string }
+  readonly headers?: { readonly [name: string]: string }
+  readonly inherited?: { readonly [name: string]: string | undefined }
+}): ReadonlyArray<string> => {
+  const named = (entries: ReadonlyArray<readonly [string, string | undefined]>, all: boolean) =>
+    entries.flatMap(([name, value]) =>
+      value !== undefined && value !== "" && (SECRET_NAME.test(name) || (all && value.length >= SHORTEST))
+        ? [value]
+        : []
+    )
+  const headers = Object.entries(given.headers ?? {})
+  return [
+    ...named(Object.entries(given.env ?? {}), true),
+    ...named(headers, true),
+    ...named(
+      headers.map(([name, value]) => [name, /^\S+\s+(\S.*)$/.exec(value)?.[1]] as const),
+      true
+    ),
+    ...named(Object.entries(given.inherited ?? {}), false)
+  ]
+}
+
+/** `text` with every occurrence of a secret (as it is, and as it is inside a JSON string) masked. */
+const maskText = (text: string, secrets: ReadonlyArray<string>): string =>
+  secrets.reduce((masking, secret) => masking.split(secret).join(MASK), text)
+
+/** The forms a secret takes in texts, longest first (so that a secret inside another goes with it). */
+const formsOf = (secrets: ReadonlyArray<string>): ReadonlyArray<string> =>
+  [...new Set(secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))].sort(
+    (a, b) => b.length - a.length
   )
+
+/**
+ * A copy of a JSON value with every text member named like a secret masked (a schema's
+ * `maxTokens` property is not text), and every `secrets` value in any text masked.
+ */
+export const masked = (value: unknown, secrets: ReadonlyArray<string> = []): unknown => {
+  const forms = formsOf(secrets)
+  const mask = (member: unknown): unknown => {
+    if (typeof member === "string") return maskText(member, forms)
+    if (Array.isArray(member)) return member.map(mask)
+    if (typeof member !== "object" || member === null) return member
+    return Object.fromEntries(
+      Object.entries(member).map(([key, inner]) => [
+        key,
+        typeof inner === "string" && SECRET_NAME.test(key) && key !== "progressToken" ? MASK : mask(inner)
+      ])
+    )
+  }
+  return mask(value)
+}
+
+/** A message masked, its envelope kept (`jsonrpc`, `id`, `method`), so that the recording can be replayed. */
+const maskedMessage = (message: JsonRpc.JSONRPCMessage, secrets: ReadonlyArray<string>): unknown => {
+  const { jsonrpc, ...rest } = message
+  const kept = Object.fromEntries(
+    Object.entries(rest).map(([key, value]) => [key, key === "id" || key === "method" ? value : masked(value, secrets)])
+  )
+  return { jsonrpc, ...kept }
 }
 
 /**
+ * The token store, every OAuth token and client secret it gives or takes told to `note` (as the
+ * secrets of a recording: the server may echo its token).
+ */
+export const notingTokens = (
+  note: (values: ReadonlyArray<string>) => Effect.Effect<void>
+): Layer.Layer<TokenStore.TokenStore, never, TokenStore.TokenStore> =>
+  Layer.effect(
+    TokenStore.TokenStore,
+    Effect.map(TokenStore.TokenStore, (store): TokenStore.TokenStoreService => {
+      const ofTokens = (tokens: TokenStore.StoredTokens) =>
+        note([tokens.access_token, ...(tokens.refresh_token === undefined ? [] : [tokens.refresh_token])])
+      const ofClient = (client: TokenStore.StoredClient) =>
+        note(client.client_secret === undefined ? [] : [client.client_secret])
+      const found =
+        <A>(f: (value: A) => Effect.Effect<void>) =>
+        (value: Option.Option<A>) =>
+          Option.match(value, { onNone: () => Effect.void, onSome: f })
+      return {
+        ...store,
+        client: (issuer) => Effect.tap(store.client(issuer), found(ofClient)),
+        saveClient: (issuer, client) => Effect.zipRight(ofClient(client), store.saveClient(issuer, client)),
+        tokens: (key) => Effect.tap(store.tokens(key), found(ofTokens)),
+        latest: (serverUrl) =>
+          Effect.tap(
+            store.latest(serverUrl),
+            found((entry: TokenStore.StoredEntry) => ofTokens(entry.tokens))
+          ),
+        entries: Effect.tap(store.entries, (entries) => Effect.forEach(entries, (entry) => ofTokens(entry.tokens))),
+        saveTokens: (key, tokens) => Effect.zipRight(ofTokens(tokens), store.saveTokens(key, tokens))
+      }
+    })
+  )
+
+/**
  * The transport with its traffic recorded: every message sent and received (the era probe and its
- * answer included) is kept, masked, and the recording is written to `path` when the scope closes.
+ * answer included) is kept, and the recording is written to `path` when the scope closes, masked:
+ * with the `secrets` known then (an OAuth token may come after the first message).
  */
 export const recorded = (
   transport: Transport.TransportService,
   path: string,
-  server: string
+  server: string,
+  secrets: Effect.Effect<ReadonlyArray<string>>
 ): Effect.Effect<Transport.TransportService, never, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const started = Date.now()
-    const lines: Array<string> = [
-      JSON.stringify({ recording: "effect-mcp", version: 1, server, startedAt: new Date(started).toISOString() })
-    ]
+    const header = JSON.stringify({
+      recording: "effect-mcp",
+      version: 1,
+      server,
+      startedAt: new Date(started).toISOString()
+    })
+    const kept: Array<{ readonly t: number; readonly dir: Line["dir"]; readonly message: JsonRpc.JSONRPCMessage }> = []
     const keep = (dir: Line["dir"], message: JsonRpc.JSONRPCMessage) => {
-      lines.push(JSON.stringify({ t: Date.now() - started, dir, message: masked(message) }))
+      kept.push({ t: Date.now() - started, dir, message })
     }
+    const text = Effect.map(secrets, (known) =>
+      [
+        header,
+        ...kept.map(({ t, dir, message }) => JSON.stringify({ t, dir, message: maskedMessage(message, known) }))
+      ].join("\n")
+    )
     yield* Effect.addFinalizer(() =>
-      fs
-        .writeFileString(path, `${lines.join("\n")}\n`)
-        .pipe(
-          Effect.catchAll((error) => Effect.logWarning(`the recording could not be written to ${path}`, error.message))
-        )
+      Effect.flatMap(text, (lines) => fs.writeFileString(path, `${lines}\n`)).pipe(
+        Effect.catchAll((error) => Effect.logWarning(`the recording could not be written to ${path}`, error.message))
+      )
     )
     const { sendNow, probe } = transport
     return {
