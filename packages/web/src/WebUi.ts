@@ -235,6 +235,8 @@ export const make = <E, R>(
           Effect.map(HttpServerResponse.setHeader("cache-control", "no-store"))
         )
       const file = page.get(url.pathname === "/" ? "/index.html" : url.pathname)
+      // Browsers ask for an icon the page does not have.
+      if (file === undefined && url.pathname === "/favicon.ico") return HttpServerResponse.empty({ status: 204 })
       if (file === undefined) return refusal(404, "not found", true)
       return HttpServerResponse.uint8Array(file.body, { contentType: file.type })
     }).pipe(Effect.map(secured))

@@ -15,9 +15,10 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as Path from "@effect/platform/Path"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { ConfigLoader, McpHost } from "@effect-mcp/host"
+import { ConfigLoader, ConfigWriter, McpHost } from "@effect-mcp/host"
 import { WebUi } from "@effect-mcp/web"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -28,6 +29,7 @@ import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { expandContext } from "../Connect.js"
 import { openBrowser } from "../internal/browser.js"
+import { changeFor } from "../internal/saving.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "../internal/words.js"
 import { Output } from "../Output.js"
 import * as Provider from "../Provider.js"
@@ -201,6 +203,7 @@ export const ui = Command.make("ui", uiOptions, (options) =>
       const servers = [...configured, ...(yield* inlineServers(options))]
       const stateDir = Option.getOrElse(options.stateDir, () => join(homedir(), ".local", "state", "effect-mcp", "ui"))
       const chat = yield* chatOptions(loaded.files)
+      const files = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
       // Built in this command's scope: the page is served until the command ends.
       const platform = yield* Layer.build(
         Layer.mergeAll(
@@ -214,6 +217,14 @@ export const ui = Command.make("ui", uiOptions, (options) =>
         secrets: secretsOf(servers),
         configFiles: loaded.files,
         roots: [{ uri: `file://${process.cwd()}`, name: "working directory" }],
+        save: (server, file) =>
+          Effect.gen(function* () {
+            const [result] = yield* ConfigWriter.write(file, [yield* changeFor(file, server.name, server.target)], {
+              force: false
+            })
+            if (result?.outcome === "clash")
+              return yield* new UsageError({ reason: `${file} already has a server "${server.name}"` })
+          }).pipe(Effect.provide(files)),
         host: (parts) =>
           Layer.unwrapEffect(
             hostLayer(servers, options.run, false, { handlers: parts.handlers, transports: parts.transports })
