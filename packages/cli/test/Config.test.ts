@@ -231,6 +231,52 @@ describe("config import", () => {
   })
 })
 
+describe("config import keeps secrets out of project files", () => {
+  const secrets = {
+    gh: { command: "gh-server", env: { GITHUB_TOKEN: "ghp_literal0123456789", LOG_LEVEL: "debug" } },
+    db: { command: "db-server", env: { DATABASE_URL: "postgres://ada:pw-1815@db.example/app" } },
+    api: {
+      type: "http",
+      url: "https://api.example/mcp",
+      headers: { Authorization: "Bearer sk-live-abcdef", "X-Trace": "on" },
+      oauth: { clientId: "api-client", clientSecret: "cs-literal-42" }
+    }
+  }
+
+  it("a literal token of a user-level file is written into the project's .mcp.json as a ${VAR} reference, the variable named", async () => {
+    const { project, home, write, read, effectMcp } = workspace()
+    write(join(home, ".claude.json"), JSON.stringify({ mcpServers: secrets }))
+    const imported = await effectMcp(["config", "import", "--from", "claude-code"])
+    expect(imported.code, imported.stderr).toBe(0)
+    const text = read(join(project, ".mcp.json"))
+    for (const secret of ["ghp_literal0123456789", "pw-1815", "sk-live-abcdef", "cs-literal-42"])
+      expect(text).not.toContain(secret)
+    expect(JSON.parse(text).mcpServers).toStrictEqual({
+      gh: { command: "gh-server", env: { GITHUB_TOKEN: "${GITHUB_TOKEN}", LOG_LEVEL: "debug" } },
+      db: { command: "db-server", env: { DATABASE_URL: "${DATABASE_URL}" } },
+      api: {
+        type: "http",
+        url: "https://api.example/mcp",
+        headers: { Authorization: "Bearer ${API_AUTHORIZATION}", "X-Trace": "on" },
+        oauth: { clientId: "api-client", clientSecret: "${API_CLIENT_SECRET}" }
+      }
+    })
+    expect(imported.stderr).toContain("set GITHUB_TOKEN in the environment effect-mcp runs in")
+    expect(imported.stderr).toContain('header Authorization is written as "Bearer ${API_AUTHORIZATION}"')
+    expect(imported.stderr).toContain("set API_AUTHORIZATION, API_CLIENT_SECRET in the environment")
+    expect(imported.stderr).not.toMatch(/ghp_literal|pw-1815|sk-live|cs-literal/)
+  })
+
+  it("into the user's own file (owner only) the values are copied as they are", async () => {
+    const { home, write, read, effectMcp } = workspace()
+    write(join(home, ".claude.json"), JSON.stringify({ mcpServers: { gh: secrets.gh } }))
+    const imported = await effectMcp(["config", "import", "--from", "claude-code", "--scope", "user"])
+    expect(imported.code, imported.stderr).toBe(0)
+    const [file] = /into (\S+):/.exec(imported.stdout)?.slice(1) ?? []
+    expect(JSON.parse(read(file ?? "")).mcpServers.gh.env.GITHUB_TOKEN).toBe("ghp_literal0123456789")
+  })
+})
+
 describe("servers found without --config, and --persist", () => {
   it("--server NAME finds a server of ~/.codex/config.toml and connects through it", async () => {
     const { home, write, effectMcp } = workspace()

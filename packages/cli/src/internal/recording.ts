@@ -17,6 +17,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import { isSecretName } from "./secretNames.js"
 
 /** The first line of a recording. */
 export const Header = Schema.Struct({
@@ -37,8 +38,6 @@ export type Line = typeof Line.Type
 /** What stands in for a masked value. */
 export const MASK = "[masked]"
 
-const SECRET_NAME = /token|secret|password|passwd|api[-_]?key|authorization|cookie|credential|session[-_]?id/i
-
 /** Secret values shorter than this are masked only under a secret's name: `DEBUG=1` is no secret, and its `1` is in every text. */
 const SHORTEST = 4
 
@@ -55,9 +54,7 @@ export const secretValues = (given: {
 }): ReadonlyArray<string> => {
   const named = (entries: ReadonlyArray<readonly [string, string | undefined]>, all: boolean) =>
     entries.flatMap(([name, value]) =>
-      value !== undefined && value !== "" && (SECRET_NAME.test(name) || (all && value.length >= SHORTEST))
-        ? [value]
-        : []
+      value !== undefined && value !== "" && (isSecretName(name) || (all && value.length >= SHORTEST)) ? [value] : []
     )
   const headers = Object.entries(given.headers ?? {})
   return [
@@ -94,7 +91,7 @@ export const masked = (value: unknown, secrets: ReadonlyArray<string> = []): unk
     return Object.fromEntries(
       Object.entries(member).map(([key, inner]) => [
         key,
-        typeof inner === "string" && SECRET_NAME.test(key) && key !== "progressToken" ? MASK : mask(inner)
+        typeof inner === "string" && isSecretName(key) ? MASK : mask(inner)
       ])
     )
   }
