@@ -17,10 +17,11 @@ const EMAIL =
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 // RFC 3339: seconds and a time zone are not optional.
 const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:z|[+-](\d{2}):?(\d{2}))$/i
-// An absolute URI (RFC 3986): a scheme, brackets only around an IP literal host, then only the
-// characters a URI may hold, `%` escapes whole, one `#` at most.
+// An absolute URI (RFC 3986): a scheme, a part after it that is not empty and starts with no `?`
+// or `#`, brackets only around an IP literal host, only the characters a URI may hold, `%`
+// escapes whole, one `#` at most.
 const URI =
-  /^[a-z][a-z0-9+.-]*:(?:\/\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?\[[0-9a-f:.]+\])?(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*(?:#(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i
+  /^[a-z][a-z0-9+.-]*:(?=[a-z0-9\-._~!$&'()*+,;=:@/%])(?:\/\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?\[[0-9a-f:.]+\])?(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*(?:#(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i
 
 const validDate = (text: string): boolean => {
   const match = DATE.exec(text)
