@@ -29,6 +29,8 @@
  * | `POST /api/chat` | {@link ChatSend} | {@link ChatStarted} |
  * | `POST /api/chat/approve` | {@link ChatApprove} | `{}` |
  * | `POST /api/chat/clear` | | `{}` |
+ * | `POST /api/apps/view` | {@link AppOpen} | {@link AppOpened} |
+ * | `POST /api/apps/rpc` | {@link AppRpc} | {@link AppRpcAnswer} |
  *
  * A failed request answers with a non-2xx status and an {@link ApiError} body.
  *
@@ -118,7 +120,12 @@ export type ChatInfo = typeof ChatInfo.Type
  * @category models
  */
 export const ChatMessage = Schema.Union(
-  Schema.TaggedStruct("User", { turnId: Schema.String, text: Schema.String }),
+  Schema.TaggedStruct("User", {
+    turnId: Schema.String,
+    text: Schema.String,
+    /** Sent by a server's view (`ui/message`): the server's name. */
+    view: Schema.optional(Schema.String)
+  }),
   /** One stretch of the model's answer; `part` counts them within the turn (text before a tool call, after it). */
   Schema.TaggedStruct("Assistant", { turnId: Schema.String, part: Schema.Number, text: Schema.String }),
   Schema.TaggedStruct("Tool", {
@@ -141,7 +148,11 @@ export const ChatMessage = Schema.Union(
       })
     ),
     /** Waiting for the user's approval. */
-    awaitingApproval: Schema.optional(Schema.Boolean)
+    awaitingApproval: Schema.optional(Schema.Boolean),
+    /** The tool's name on its server. */
+    tool: Schema.optional(Schema.String),
+    /** The tool's view (MCP Apps), its `ui://` address. */
+    view: Schema.optional(Schema.String)
   }),
   Schema.TaggedStruct("Error", { turnId: Schema.String, message: Schema.String }),
   Schema.TaggedStruct("Done", { turnId: Schema.String, toolCalls: Schema.Number, limitReached: Schema.Boolean })
@@ -200,7 +211,9 @@ export const State = Schema.Struct({
   /** The roots every server is offered (the page edits them). */
   roots: Schema.Array(Root),
   /** Config files a server may be saved to. */
-  configFiles: Schema.Array(Schema.String)
+  configFiles: Schema.Array(Schema.String),
+  /** The MCP Apps sandbox proxy's origin (views are drawn only when there is one). */
+  sandbox: Schema.optional(Schema.String)
 })
 
 /**
@@ -248,7 +261,12 @@ export const TraceEntry = Schema.Struct({
   /** Its size in bytes (UTF-8 JSON). */
   size: Schema.Number,
   /** For a response: the milliseconds since its request. */
-  latency: Schema.optional(Schema.Number)
+  latency: Schema.optional(Schema.Number),
+  /**
+   * Set on a view's traffic (MCP Apps): the view's id. Then `receive` is from the view and `send`
+   * to it; such entries are not part of the server's recording.
+   */
+  view: Schema.optional(Schema.String)
 })
 
 /**
@@ -510,3 +528,88 @@ export const ChatApprove = Schema.Struct({ callId: Schema.String, allow: Schema.
  * @category errors
  */
 export const ApiError = Schema.Struct({ error: Schema.String })
+
+/**
+ * Opens a tool's view (MCP Apps): the host reads the `ui://` resource from the server (cached per
+ * server and address) and gives the page an id for the view's messages.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const AppOpen = Schema.Struct({
+  server: Schema.String,
+  uri: Schema.String.pipe(Schema.startsWith("ui://")),
+  /** The tool the view is shown for. */
+  tool: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type AppOpen = typeof AppOpen.Type
+
+/**
+ * An opened view: its id, its HTML (for the sandbox proxy only, never the page's DOM) and what its
+ * resource declares.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const AppOpened = Schema.Struct({
+  view: Schema.String,
+  html: Schema.String,
+  /** The declared CSP domains (`_meta.ui.csp`). */
+  csp: Schema.optional(Json),
+  permissions: Schema.optional(Json),
+  prefersBorder: Schema.optional(Schema.Boolean),
+  /** The Content-Security-Policy the view is loaded under. */
+  policy: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type AppOpened = typeof AppOpened.Type
+
+/**
+ * One JSON-RPC message of a view: `from: "view"` (the default) what the view sent, which the host
+ * decodes with the extension's Schemas, records in the server's trace and executes; `from: "page"`
+ * what the page sent the view, recorded only.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const AppRpc = Schema.Struct({
+  view: Schema.String,
+  message: Json,
+  from: Schema.optional(Schema.Literal("view", "page"))
+})
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type AppRpc = typeof AppRpc.Type
+
+/**
+ * What to do with a view's message: `Response`, send this JSON-RPC response to the view (the host
+ * executed the request, or refused it); `Page`, the page handles it (the handshake, display modes,
+ * sizes, links after consent, answers to the page's own requests), `message` as decoded; `Done`,
+ * nothing more.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const AppRpcAnswer = Schema.Union(
+  Schema.TaggedStruct("Response", { response: Json }),
+  Schema.TaggedStruct("Page", { message: Json }),
+  Schema.TaggedStruct("Done", {})
+)
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type AppRpcAnswer = typeof AppRpcAnswer.Type

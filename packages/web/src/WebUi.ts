@@ -32,12 +32,14 @@ import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import type * as Api from "./Api.js"
+import * as Apps from "./internal/apps.js"
 import * as Calls from "./internal/calls.js"
 import * as Chat from "./internal/chat.js"
 import * as Guard from "./internal/guard.js"
 import * as Inputs from "./internal/inputs.js"
 import * as Routes from "./internal/routes.js"
 import * as Running from "./internal/running.js"
+import * as Sandbox from "./internal/sandbox.js"
 import * as Servers from "./internal/servers.js"
 import * as Trace from "./internal/trace.js"
 
@@ -69,6 +71,11 @@ export interface HostParts {
   readonly transports: Layer.Layer<Transports.Transports, never, Transports.Transports>
   /** The handler services: each server request is answered in the page. */
   readonly handlers: Layer.Layer<Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots>
+  /**
+   * The MCP Apps declaration to give the host (`HostOptions.mcpApps`): set when the page draws
+   * views (a sandbox server was given), absent otherwise.
+   */
+  readonly mcpApps?: true
 }
 
 /**
@@ -93,8 +100,14 @@ export interface WebUiOptions<E, R> {
   readonly save?: (config: McpHost.ServerConfig, file: string) => Effect.Effect<void, { readonly message: string }>
   /** The token (default: a new random one). */
   readonly token?: string
-  /** Origins the page may frame (the MCP Apps sandbox). */
+  /** Origins the page may frame, beside the sandbox's. */
   readonly frameOrigins?: ReadonlyArray<string>
+  /**
+   * A second HTTP server, on another port (so another origin), for the MCP Apps sandbox proxy.
+   * With it the host declares the extension and the page draws the servers' views; without it
+   * views are not drawn.
+   */
+  readonly sandbox?: HttpServer.HttpServer
 }
 
 /**
@@ -109,6 +122,8 @@ export interface WebUi {
   readonly token: string
   readonly port: number
   readonly host: McpHost.McpHostService
+  /** The sandbox proxy's origin, when there is one. */
+  readonly sandboxOrigin?: string
 }
 
 const TYPES: Record<string, string> = {
@@ -174,10 +189,18 @@ export const make = <E, R>(
     const running = yield* Running.make
     const trace = yield* Trace.make(events, options.secrets ?? [])
     const inputs = yield* Inputs.make(events, running.only, options.roots ?? [])
-    const hostContext = yield* Layer.build(options.host({ transports: trace.transports, handlers: inputs.handlers }))
+    const sandbox = options.sandbox === undefined ? undefined : yield* Sandbox.serve(options.sandbox, guard.origins)
+    const hostContext = yield* Layer.build(
+      options.host({
+        transports: trace.transports,
+        handlers: inputs.handlers,
+        ...(sandbox === undefined ? {} : { mcpApps: true as const })
+      })
+    )
     const host = Context.get(hostContext, McpHost.McpHost)
     const calls = yield* Calls.make(host, events, running)
     const chat = yield* Chat.make(host, events, running, options.chat)
+    const apps = yield* Apps.make(host, events, trace, chat)
     yield* Servers.follow(host, events)
 
     const addServer = (request: Api.AddServer) =>
@@ -205,10 +228,15 @@ export const make = <E, R>(
       inputs,
       calls,
       chat,
+      apps,
+      sandbox,
       configFiles: options.configFiles ?? [],
       addServer
     })
-    const policy = Guard.contentSecurityPolicy(options.frameOrigins ?? [])
+    const policy = Guard.contentSecurityPolicy([
+      ...(options.frameOrigins ?? []),
+      ...(sandbox === undefined ? [] : [sandbox])
+    ])
     const secured = (response: HttpServerResponse.HttpServerResponse) =>
       HttpServerResponse.setHeaders(response, {
         "x-content-type-options": "nosniff",
@@ -243,5 +271,11 @@ export const make = <E, R>(
 
     yield* server.serve(app)
     const shown = bound.hostname.includes(":") ? `[${bound.hostname}]` : bound.hostname
-    return { url: `http://${shown}:${bound.port}/?token=${token}`, token, port: bound.port, host }
+    return {
+      url: `http://${shown}:${bound.port}/?token=${token}`,
+      token,
+      port: bound.port,
+      host,
+      ...(sandbox === undefined ? {} : { sandboxOrigin: sandbox })
+    }
   })

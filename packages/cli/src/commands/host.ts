@@ -48,6 +48,8 @@ export interface HostExtras<RO, RH> {
   readonly unattended?: boolean
   /** The transports, over the platform's (the web page observes them). */
   readonly transports?: Layer.Layer<Transports.Transports, never, Transports.Transports>
+  /** Declare MCP Apps to every server (the web page, which draws their views). */
+  readonly mcpApps?: McpHost.HostOptions["mcpApps"]
 }
 
 /**
@@ -109,6 +111,7 @@ export const hostLayer = <
     return McpHost.layer({
       clientInfo,
       ...(extras.namespace === undefined ? {} : { namespace: extras.namespace }),
+      ...(extras.mcpApps === undefined ? {} : { mcpApps: extras.mcpApps }),
       servers: servers.map((server) => ({
         ...server,
         options: {

@@ -14,12 +14,14 @@ import { dirname, join } from "node:path"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpServer from "@effect/platform/HttpServer"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as Path from "@effect/platform/Path"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ConfigLoader, ConfigWriter, McpHost } from "@effect-mcp/host"
 import { WebUi } from "@effect-mcp/web"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -211,7 +213,15 @@ export const ui = Command.make("ui", uiOptions, (options) =>
           KeyValueStore.layerFileSystem(stateDir)
         )
       ).pipe(Effect.mapError((error) => new UsageError({ reason: `the page could not start: ${error.message}` })))
+      // The MCP Apps sandbox proxy: the same address on another free port, so another origin.
+      const sandbox = yield* Layer.build(
+        NodeHttpServer.layer(() => createServer(), { host: options.host, port: 0 })
+      ).pipe(
+        Effect.map((context) => Context.get(context, HttpServer.HttpServer)),
+        Effect.mapError((error) => new UsageError({ reason: `the views' sandbox could not start: ${error.message}` }))
+      )
       const page = yield* WebUi.make({
+        sandbox,
         pageDir: pageDir(),
         chat,
         secrets: secretsOf(servers),
@@ -227,7 +237,11 @@ export const ui = Command.make("ui", uiOptions, (options) =>
           }).pipe(Effect.provide(files)),
         host: (parts) =>
           Layer.unwrapEffect(
-            hostLayer(servers, options.run, false, { handlers: parts.handlers, transports: parts.transports })
+            hostLayer(servers, options.run, false, {
+              handlers: parts.handlers,
+              transports: parts.transports,
+              ...(parts.mcpApps === undefined ? {} : { mcpApps: parts.mcpApps })
+            })
           )
       }).pipe(Effect.provide(platform))
       yield* output.line(`effect-mcp ui: ${page.url}`)

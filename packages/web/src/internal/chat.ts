@@ -61,6 +61,14 @@ export interface Chat {
   readonly send: (text: string) => Effect.Effect<string, ChatRefused>
   readonly approve: (callId: string, allow: boolean) => Effect.Effect<void>
   readonly clear: Effect.Effect<void>
+  /**
+   * A view's `ui/message` (MCP Apps): a user message in the conversation, from `server`'s view.
+   * With a model and no turn running it starts a turn; otherwise it is kept in the conversation
+   * (and the model's prompt) for the next turn.
+   */
+  readonly fromView: (server: string, text: string) => Effect.Effect<void>
+  /** A view's `ui/update-model-context`: replaces that view's context, given to the model on the next turn. */
+  readonly setContext: (view: string, server: string, text: string) => Effect.Effect<void>
 }
 
 const STORE_KEY = "conversation"
@@ -118,6 +126,10 @@ export const make = (
     const approvals = yield* Ref.make<ReadonlyMap<string, Deferred.Deferred<boolean>>>(new Map())
     const turn = yield* FiberHandle.make()
     const busy = yield* Ref.make(false)
+    /** Each view's latest context, by view id, until a turn takes them. */
+    const contexts = yield* Ref.make<ReadonlyMap<string, { readonly server: string; readonly text: string }>>(new Map())
+    /** Views' messages that came while a turn ran, for the next turn's prompt. */
+    const waiting = yield* Ref.make<ReadonlyArray<string>>([])
 
     const save = Effect.gen(function* () {
       const prompt = yield* Schema.encode(Prompt.FromJson)(yield* Ref.get(history))
@@ -153,7 +165,8 @@ export const make = (
       turnId,
       callId: call.callId,
       name: call.tool?.hostName ?? call.name,
-      ...(call.tool === undefined ? {} : { server: call.tool.server }),
+      ...(call.tool === undefined ? {} : { server: call.tool.server, tool: call.tool.tool.name }),
+      ...(call.tool?.tool.ui?.resourceUri === undefined ? {} : { view: call.tool.tool.ui.resourceUri }),
       arguments: call.arguments,
       ...extra
     })
@@ -224,7 +237,18 @@ export const make = (
                 put({ _tag: "Done", turnId, toolCalls: outcome.toolCalls, limitReached: outcome.limitReached })
               )
           })
-        const prompt = Prompt.merge(yield* Ref.get(history), Prompt.make([{ role: "user", content: text }]))
+        // What views said since the last turn (their messages, their latest contexts) comes first.
+        const viewContexts = [...(yield* Ref.getAndSet(contexts, new Map())).values()].map(
+          (context) => `Context from the view of ${context.server}:\n${context.text}`
+        )
+        const before = [...(yield* Ref.getAndSet(waiting, [])), ...viewContexts]
+        const prompt = Prompt.merge(
+          yield* Ref.get(history),
+          Prompt.make([
+            ...before.map((content) => ({ role: "user" as const, content })),
+            { role: "user" as const, content: text }
+          ])
+        )
         const approve = options.approveAll === true ? ask(turnId) : ToolLoop.approveDestructive(ask(turnId))
         yield* ToolLoop.stream({
           prompt,
@@ -259,6 +283,22 @@ export const make = (
           yield* FiberHandle.run(turn, runTurn(model.value, turnId, text))
           return turnId
         }),
+      fromView: (server, text) =>
+        Effect.gen(function* () {
+          if (Option.isSome(model) && !(yield* Ref.getAndSet(busy, true))) {
+            const turnId = randomId()
+            yield* put({ _tag: "User", turnId, text, view: server })
+            yield* save
+            yield* FiberHandle.run(turn, runTurn(model.value, turnId, text))
+            return
+          }
+          yield* put({ _tag: "User", turnId: randomId(), text, view: server })
+          if (Option.isSome(model)) yield* Ref.update(waiting, (list) => [...list, text])
+          else
+            yield* Ref.update(history, (prompt) => Prompt.merge(prompt, Prompt.make([{ role: "user", content: text }])))
+          yield* save
+        }),
+      setContext: (view, server, text) => Ref.update(contexts, (map) => new Map(map).set(view, { server, text })),
       approve: (callId, allow) =>
         Effect.flatMap(Ref.get(approvals), (map) => {
           const waiting = map.get(callId)

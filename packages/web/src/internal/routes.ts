@@ -13,6 +13,7 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Api from "../Api.js"
+import type { Apps } from "./apps.js"
 import type { Calls } from "./calls.js"
 import type { Chat } from "./chat.js"
 import type { Inputs } from "./inputs.js"
@@ -27,6 +28,9 @@ export interface Parts {
   readonly inputs: Inputs
   readonly calls: Calls
   readonly chat: Chat
+  readonly apps: Apps
+  /** The MCP Apps sandbox proxy's origin, when there is one. */
+  readonly sandbox: string | undefined
   readonly configFiles: ReadonlyArray<string>
   /** Adds a server (and saves it when asked); answers with what it did. */
   readonly addServer: (
@@ -102,7 +106,8 @@ export const router = (parts: Parts) => {
               conversation: yield* chat.conversation,
               pending: yield* inputs.pending,
               roots: yield* inputs.roots,
-              configFiles: parts.configFiles
+              configFiles: parts.configFiles,
+              ...(parts.sandbox === undefined ? {} : { sandbox: parts.sandbox })
             } satisfies Api.State
           })
         )
@@ -229,6 +234,8 @@ export const router = (parts: Parts) => {
         "/api/chat/approve",
         answer(Effect.flatMap(body(Api.ChatApprove), ({ callId, allow }) => chat.approve(callId, allow)))
       ),
-      HttpRouter.post("/api/chat/clear", answer(chat.clear))
+      HttpRouter.post("/api/chat/clear", answer(chat.clear)),
+      HttpRouter.post("/api/apps/view", answer(Effect.flatMap(body(Api.AppOpen), parts.apps.open))),
+      HttpRouter.post("/api/apps/rpc", answer(Effect.flatMap(body(Api.AppRpc), parts.apps.rpc)))
     )
 }

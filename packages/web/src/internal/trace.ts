@@ -30,8 +30,10 @@ type Observed =
       readonly _tag: "Message"
       readonly server: string
       readonly dir: "send" | "receive"
-      readonly message: JsonRpc.JSONRPCMessage
+      readonly message: object
       readonly t: number
+      /** A view's traffic (MCP Apps): the view's id. */
+      readonly view?: string
     }
   | { readonly _tag: "Line"; readonly server: string; readonly line: string; readonly t: number }
 
@@ -51,12 +53,14 @@ export interface Trace {
   readonly note: (server: string, line: string) => Effect.Effect<void>
   readonly entries: (server: string) => Effect.Effect<ReadonlyArray<Api.TraceEntry>>
   readonly lines: (server: string) => Effect.Effect<ReadonlyArray<Api.ConsoleLine>>
-  /** A server's traffic as the CLI's record file (`effect-mcp replay` reads it). */
+  /** A message between the page and a server's view (`receive`: from the view), recorded in the server's trace. */
+  readonly view: (server: string, view: string, dir: "send" | "receive", message: object) => Effect.Effect<void>
+  /** A server's traffic as the CLI's record file (`effect-mcp replay` reads it); a view's traffic is not part of it. */
   readonly recording: (server: string) => Effect.Effect<string>
 }
 
-const keyOf = (server: string, dir: "send" | "receive", id: JsonRpc.RequestId) =>
-  `${server}\u0000${dir}\u0000${String(id)}`
+const keyOf = (server: string, dir: "send" | "receive", id: unknown, view: string | undefined) =>
+  `${server}\u0000${view ?? ""}\u0000${dir}\u0000${String(id)}`
 const other = (dir: "send" | "receive") => (dir === "send" ? "receive" : "send")
 
 const append = <A>(map: ReadonlyMap<string, Chunk.Chunk<A>>, server: string, value: A, keep: number) => {
@@ -71,14 +75,16 @@ const addMessage = (
   observed: Extract<Observed, { _tag: "Message" }>,
   mask: (value: unknown) => unknown
 ): [Api.TraceEntry, Kept] => {
-  const { server, dir, message, t } = observed
+  const { server, dir, message, t, view } = observed
   const json = JSON.stringify(message)
   let open = kept.open
   let latency: number | undefined
-  if ("method" in message && "id" in message) {
-    open = new Map(open).set(keyOf(server, dir, message.id), { t, method: message.method })
-  } else if (!("method" in message) && "id" in message && message.id !== null) {
-    const key = keyOf(server, other(dir), message.id)
+  const method = "method" in message && typeof message.method === "string" ? message.method : undefined
+  const id = "id" in message ? message.id : undefined
+  if (method !== undefined && id !== undefined) {
+    open = new Map(open).set(keyOf(server, dir, id, view), { t, method })
+  } else if (method === undefined && id !== undefined && id !== null) {
+    const key = keyOf(server, other(dir), id, view)
     const request = open.get(key)
     if (request !== undefined) {
       latency = t - request.t
@@ -94,7 +100,8 @@ const addMessage = (
     dir,
     message: mask(message),
     size: new TextEncoder().encode(json).length,
-    ...(latency === undefined ? {} : { latency })
+    ...(latency === undefined ? {} : { latency }),
+    ...(view === undefined ? {} : { view })
   }
   return [entry, { ...kept, seq: entry.seq, open, entries: append(kept.entries, server, entry, KEEP) }]
 }
@@ -102,7 +109,14 @@ const addMessage = (
 /** The events a received notification means beside its trace entry. */
 const notificationEvents = (entry: Api.TraceEntry): ReadonlyArray<Api.Event> => {
   const message = entry.message
-  if (entry.dir !== "receive" || typeof message !== "object" || message === null || !("method" in message)) return []
+  if (
+    entry.dir !== "receive" ||
+    entry.view !== undefined ||
+    typeof message !== "object" ||
+    message === null ||
+    !("method" in message)
+  )
+    return []
   const params =
     "params" in message && typeof message.params === "object" && message.params !== null ? message.params : {}
   if (message.method === "notifications/message") {
@@ -223,14 +237,18 @@ export const make = (
         }))
       ),
       note: (server, line) => Effect.sync(() => observe({ _tag: "Line", server, line, t: Date.now() })),
+      view: (server, view, dir, message) =>
+        Effect.sync(() => observe({ _tag: "Message", server, dir, message, t: Date.now(), view })),
       entries,
       lines: (server) => Effect.map(Ref.get(kept), (k) => Chunk.toReadonlyArray(k.lines.get(server) ?? Chunk.empty())),
       recording: (server) =>
         Effect.map(entries(server), (list) => {
           const started = list[0]?.t ?? Date.now()
           const header = { recording: "effect-mcp", version: 1, server, startedAt: new Date(started).toISOString() }
-          const lines = list.map((entry) =>
-            JSON.stringify({ t: entry.t - started, dir: entry.dir, message: entry.message })
+          const lines = list.flatMap((entry) =>
+            entry.view !== undefined
+              ? []
+              : [JSON.stringify({ t: entry.t - started, dir: entry.dir, message: entry.message })]
           )
           return `${[JSON.stringify(header), ...lines].join("\n")}\n`
         })

@@ -8,12 +8,14 @@ import { createServer } from "node:http"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import type * as LanguageModel from "@effect/ai/LanguageModel"
+import * as HttpServer from "@effect/platform/HttpServer"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { McpHost } from "@effect-mcp/host"
 import { NodeTransports } from "@effect-mcp/node"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -35,6 +37,8 @@ export interface StartOptions {
   readonly stateDir: string
   readonly maxToolCalls?: number
   readonly secrets?: ReadonlyArray<string>
+  /** Serve the MCP Apps sandbox proxy on a second free port (views drawn). Default: false. */
+  readonly apps?: boolean
 }
 
 export interface Started extends WebUi.WebUi {
@@ -52,7 +56,15 @@ export const start = async (options: StartOptions): Promise<Started> => {
   )
   const program = Effect.gen(function* () {
     const context = yield* Layer.build(platform)
+    const sandbox =
+      options.apps === true
+        ? Context.get(
+            yield* Layer.build(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 })),
+            HttpServer.HttpServer
+          )
+        : undefined
     return yield* WebUi.make({
+      ...(sandbox === undefined ? {} : { sandbox }),
       pageDir,
       chat: {
         model: Option.fromNullable(options.model).pipe(Option.map((layer) => ({ layer, name: "scripted model" }))),
@@ -62,7 +74,11 @@ export const start = async (options: StartOptions): Promise<Started> => {
       secrets: options.secrets ?? [],
       roots: [{ uri: "file:///tmp", name: "tmp" }],
       host: (parts) =>
-        McpHost.layer({ servers: options.servers, restart: McpHost.defaultRestart }).pipe(
+        McpHost.layer({
+          servers: options.servers,
+          restart: McpHost.defaultRestart,
+          ...(parts.mcpApps === undefined ? {} : { mcpApps: parts.mcpApps })
+        }).pipe(
           Layer.provide(parts.handlers),
           Layer.provide(parts.transports),
           Layer.provide(NodeTransports.layer),
