@@ -5,6 +5,16 @@
  * allow and deny lists, retries, bounded concurrency and restarts), progress and cancellation pass
  * through, and the servers' requests (sampling, elicitation, roots) are asked of the client.
  *
+ * MCP Apps (`io.modelcontextprotocol/ui`): the gateway declares the extension when one of its
+ * servers does, and rewrites every view address a server gives to name that server
+ * (`ui://<server>/<the address after ui://>`, the name percent-encoded) in tools' `_meta`, call
+ * results, resource lists and reads; a read of such an address reaches that server alone, with its
+ * own address. The host is shared by every client, so it declares the extension to the servers
+ * itself (`McpHost.layer({ mcpApps: true, … })`; a 2026-07-28 server also hears each client's own
+ * capabilities with its requests); a client that does not declare the extension is shown no views
+ * (no `_meta.ui`, no tool only views may call, no `ui://` resources). See {@link VIEW_META_KEY} for
+ * a view's calls.
+ *
  * @example
  * ```ts
  * import { McpGateway, StdioServerTransport } from "@effect-mcp/gateway"
@@ -46,6 +56,7 @@ import * as ServerRequests from "./internal/serverRequests.js"
 import * as StatelessPeer from "./internal/statelessPeer.js"
 import * as Subscriptions from "./internal/subscriptions.js"
 import * as Tasks from "./internal/tasks.js"
+import * as Views from "./internal/views.js"
 import { failure } from "./internal/wire.js"
 
 /**
@@ -101,6 +112,18 @@ export const handlers: Layer.Layer<
 > = ServerRequests.layer
 
 /**
+ * The `_meta` key of a `tools/call` or `resources/read` a client makes for one of the servers' views
+ * (MCP Apps): the view's address as the gateway listed it. A view calls its tools by the names its own
+ * server gives them; with this key such a bare name reaches the view's server, and a call or read
+ * that would reach another server, or a tool whose visibility lacks `app`, is refused. Without it, a
+ * bare name is the tool of the one server whose views may call a tool of that name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const VIEW_META_KEY = Views.VIEW_META_KEY
+
+/**
  * The name and version the gateway gives by default.
  *
  * @since 0.1.0
@@ -146,9 +169,15 @@ export const serve = (
       toolSearch: options.toolSearch === true
     })
 
-    yield* peer.handle("initialize", (request) => {
+    // MCP Apps is declared when a server offers it as the client initializes (a session's capabilities are fixed).
+    const initialize = (request: Peer.InboundRequest, apps: boolean) => {
       if (initialized) return Effect.fail(failure(JsonRpc.ErrorCode.InvalidRequest, "Already initialized"))
-      const answer = Handshake.initialize(request.params, serverInfo, options.instructions)
+      const answer = Handshake.initialize(
+        request.params,
+        serverInfo,
+        options.instructions,
+        apps ? Views.extension : undefined
+      )
       if (Either.isLeft(answer)) {
         return Effect.fail(failure(JsonRpc.ErrorCode.InvalidParams, `Invalid params for initialize: ${answer.left}`))
       }
@@ -198,7 +227,10 @@ export const serve = (
         yield* LogRelay.relay(fanout, inFlight, logs).pipe(Scope.extend(scope))
         return result
       })
-    })
+    }
+    yield* peer.handle("initialize", (request) =>
+      Effect.flatMap(Views.offered(host), (apps) => initialize(request, apps))
+    )
     yield* peer.closed
   }).pipe(
     // The connection's own scope: when it ends, its handlers (and so its calls on the servers) are

@@ -5,17 +5,18 @@
  * interrupts the handler, which cancels the call on the server.
  */
 import { Capabilities, type McpClient } from "@effect-mcp/client"
-import type { Aggregate, McpHost } from "@effect-mcp/host"
+import { type Aggregate, HostError, type McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
-import { JsonRpc, McpSchema, type Methods, type ProtocolVersion } from "@effect-mcp/protocol"
+import { JsonRpc, McpApps, McpSchema, type Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import { type InFlight, relatedTo } from "./inflight.js"
 import type * as LogRelay from "./logRelay.js"
-import { promptOf, serverOfTool, serverOfUri } from "./routing.js"
+import { promptOf, serverOfTool, serverOfUri, toolOfView } from "./routing.js"
 import type { Subscriptions } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
 import * as ToolSearch from "./toolSearch.js"
+import * as Views from "./views.js"
 import { behind, decodedHandler, failure, handler, written } from "./wire.js"
 
 /** What serving the catalog needs. */
@@ -146,20 +147,68 @@ const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestPara
  */
 const callFor =
   (context: CatalogContext, request: Peer.InboundRequest, throughSearch = false) =>
-  (name: string, args: { readonly [key: string]: unknown } | undefined) =>
-    Effect.flatMap(serverOfTool(context.host, name), (server) =>
-      Effect.flatMap(callOptions(context, request, server), (options) => {
-        const called = context.host.callTool(name, args, options)
-        // Through call_tool no client can ask for a task: a tool that requires one is run as one.
-        return behind(
-          Tasks.canCreate(context.version) && !throughSearch
-            ? called
-            : Effect.catchTag(called, "TaskRequired", () =>
-                Tasks.runFor(context.host, name, args, progressTo(context, request))
-              )
+  (called: string, args: { readonly [key: string]: unknown } | undefined) =>
+    // A view's call may name the tool as its own server does (`toolOfView`).
+    Effect.flatMap(toolOfView(context.host, called, Views.viewServer(request)), (name) =>
+      Effect.flatMap(serverOfTool(context.host, name), (server) =>
+        Effect.flatMap(callOptions(context, request, server), (options) => {
+          const result = context.host.callTool(name, args, options)
+          // Through call_tool no client can ask for a task: a tool that requires one is run as one.
+          return behind(
+            Tasks.canCreate(context.version) && !throughSearch
+              ? result
+              : Effect.catchTag(result, "TaskRequired", () =>
+                  Tasks.runFor(context.host, name, args, progressTo(context, request))
+                )
+          )
+        }).pipe(
+          Effect.map((result) => (server === undefined ? result : Views.result(server, result))),
+          context.inFlight.track(request.id, server)
         )
-      }).pipe(context.inFlight.track(request.id, server))
+      )
     )
+
+/**
+ * A read for the client's request, its view addresses rewritten for the server it comes from. A view
+ * address the gateway gave reaches the server it names alone, with the address that server gave; a
+ * `ui://` address it did not give reaches none. Any other URI goes to the server that lists it (or
+ * whose template matches). A request that says which view it comes from reads that view's server only.
+ */
+const readFor = (context: CatalogContext, uri: string, request: Peer.InboundRequest) => {
+  const { host, version } = context
+  const target = Views.origin(uri)
+  const view = Views.viewServer(request)
+  const notFound = new HostError.NotFound({ kind: "resource", name: uri })
+  const located =
+    target !== undefined
+      ? Effect.succeed(target.server)
+      : McpApps.isUiUri(uri)
+        ? Effect.succeed(undefined)
+        : serverOfUri(host, uri)
+  return Effect.flatMap(located, (server) => {
+    if (view !== undefined && server !== view) {
+      return failure(
+        JsonRpc.ErrorCode.InvalidParams,
+        `resources/read: ${uri} is not a resource of ${view}, the server of the view that asked`
+      )
+    }
+    return Effect.flatMap(callOptions(context, request, server), (options) => {
+      const read =
+        target !== undefined
+          ? Effect.flatMap(
+              Effect.catchTag(host.client(target.server), "UnknownServer", () => Effect.fail(notFound)),
+              (client) => client.readResource(target.uri, options)
+            )
+          : server === undefined
+            ? Effect.fail(notFound)
+            : host.readResource(uri, options)
+      return behind(read, version)
+    }).pipe(
+      Effect.map((result) => (server === undefined ? result : Views.read(server, result))),
+      context.inFlight.track(request.id, server)
+    )
+  })
+}
 
 /** The servers of `tools` that run tool calls as tasks (they declare `tasks.requests.tools.call`). */
 const taskServers = (host: McpHost.McpHostService, tools: ReadonlyArray<Aggregate.HostTool>) =>
@@ -180,6 +229,9 @@ const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.Req
   // one for it), so it is not told how tools support tasks; nor is any client, of a server that
   // runs no tool tasks (the gateway declares tasks for all its servers).
   const plain = ({ tool: { execution: _, ...tool }, name }: Aggregate.HostTool) => ({ ...tool, name })
+  // Views as the client may see them: their addresses rewritten, or none for a client without MCP Apps.
+  const views = Views.declared(context.clientCapabilities)
+  const shown = (tools: ReadonlyArray<Aggregate.HostTool>) => tools.flatMap((entry) => Views.tool(entry, views) ?? [])
   const listed = (tools: ReadonlyArray<Aggregate.HostTool>) =>
     context.toolSearch === true
       ? Effect.succeed(ToolSearch.tools)
@@ -204,7 +256,9 @@ const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.Req
   return [
     [
       "tools/list",
-      handler("tools/list", version, () => Effect.map(Effect.flatMap(host.tools, listed), (tools) => ({ tools })))
+      handler("tools/list", version, () =>
+        Effect.map(Effect.flatMap(Effect.map(host.tools, shown), listed), (tools) => ({ tools }))
+      )
     ],
     [
       "tools/call",
@@ -222,13 +276,16 @@ const toolHandlers = (context: CatalogContext): Array<readonly [string, Peer.Req
 /** The catalog's handlers: the host's lists and calls, and the client's standing requests when it has them. */
 export const handlers = (context: CatalogContext): Handlers => {
   const { host, version, subscriptions, inFlight } = context
+  const views = Views.declared(context.clientCapabilities)
   const entries: Array<readonly [string, Peer.RequestHandler]> = [
     ...toolHandlers(context),
     [
       "resources/list",
       handler("resources/list", version, () =>
         Effect.map(host.resources, (resources) => ({
-          resources: firstOf(resources, (entry) => entry.resource.uri).map((entry) => entry.resource)
+          resources: firstOf(resources, (entry) => entry.resource.uri).flatMap(
+            (entry) => Views.resource(entry, views) ?? []
+          )
         }))
       )
     ],
@@ -236,20 +293,13 @@ export const handlers = (context: CatalogContext): Handlers => {
       "resources/templates/list",
       handler("resources/templates/list", version, () =>
         Effect.map(host.resourceTemplates, (templates) => ({
-          resourceTemplates: firstOf(templates, (entry) => entry.template.uriTemplate).map((entry) => entry.template)
+          resourceTemplates: firstOf(templates, (entry) => entry.template.uriTemplate).flatMap(
+            (entry) => Views.template(entry, views) ?? []
+          )
         }))
       )
     ],
-    [
-      "resources/read",
-      handler("resources/read", version, (params, request) =>
-        Effect.flatMap(serverOfUri(host, params.uri), (server) =>
-          Effect.flatMap(callOptions(context, request, server), (options) =>
-            behind(host.readResource(params.uri, options), version)
-          ).pipe(inFlight.track(request.id, server))
-        )
-      )
-    ],
+    ["resources/read", handler("resources/read", version, (params, request) => readFor(context, params.uri, request))],
     [
       "prompts/list",
       handler("prompts/list", version, () =>

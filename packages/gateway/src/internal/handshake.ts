@@ -16,9 +16,18 @@ export interface Negotiated {
   readonly clientInfo: McpSchema.Implementation
 }
 
-/** What the gateway offers a stateful client: {@link capabilities}, and tool tasks when it can create them. */
-export const capabilitiesAt = (version: ProtocolVersion.StatefulVersion): McpSchema.ServerCapabilities =>
-  Tasks.canCreate(version) ? { ...capabilities, tasks: Tasks.capability } : capabilities
+/**
+ * What the gateway offers a stateful client: {@link capabilities}, tool tasks when it can create
+ * them, and the extensions its servers offer (`extensions`: MCP Apps when one of them has it).
+ */
+export const capabilitiesAt = (
+  version: ProtocolVersion.StatefulVersion,
+  extensions?: McpSchema.ServerCapabilities["extensions"]
+): McpSchema.ServerCapabilities => ({
+  ...capabilities,
+  ...(Tasks.canCreate(version) ? { tasks: Tasks.capability } : {}),
+  ...(extensions === undefined ? {} : { extensions })
+})
 
 /** What the gateway offers every client: everything the host aggregates. */
 export const capabilities: McpSchema.ServerCapabilities = {
@@ -36,7 +45,8 @@ const encodeResult = Schema.encodeEither(McpSchema.InitializeResult)
 export const initialize = (
   params: JsonRpc.JSONRPCRequest["params"],
   serverInfo: McpSchema.Implementation,
-  instructions: string | undefined
+  instructions: string | undefined,
+  extensions?: McpSchema.ServerCapabilities["extensions"]
 ): Either.Either<
   { readonly result: typeof McpSchema.InitializeResult.Encoded; readonly negotiated: Negotiated },
   string
@@ -49,7 +59,7 @@ export const initialize = (
         : ProtocolVersion.LATEST_STATEFUL
       const result = encodeResult({
         protocolVersion: version,
-        capabilities: capabilitiesAt(version),
+        capabilities: capabilitiesAt(version, extensions),
         serverInfo,
         ...(instructions === undefined ? {} : { instructions })
       })

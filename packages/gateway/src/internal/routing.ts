@@ -3,7 +3,11 @@
  * messages to the client's request, and for completion and subscriptions, which the host does not route).
  */
 import { Aggregate, type McpHost } from "@effect-mcp/host"
+import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
+import { JsonRpc, McpApps } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
+import { VIEW_META_KEY } from "./views.js"
+import { failure } from "./wire.js"
 
 /** The server of a host-wide tool name. */
 export const serverOfTool = (host: McpHost.McpHostService, name: string): Effect.Effect<string | undefined> =>
@@ -20,4 +24,51 @@ export const serverOfUri = (host: McpHost.McpHostService, uri: string): Effect.E
     if (listed !== undefined) return listed.server
     const templates = yield* host.resourceTemplates
     return templates.find((entry) => Aggregate.templateMatches(entry.template.uriTemplate, uri))?.server
+  })
+
+/**
+ * The host-wide name of a tool a client calls, perhaps for a view (`view`: the server of the view the
+ * request says it comes from). A host-wide name is itself. A view calls its tools by the names its
+ * own server gives them: such a bare name is the tool of that name on the view's server, or, when
+ * the request does not say which view, on the one server whose views may call a tool of that name
+ * (several: refused, naming them). A view's call must reach its own server and a tool its views may
+ * call (visibility `app`). Any other name is left for the host to refuse.
+ */
+export const toolOfView = (
+  host: McpHost.McpHostService,
+  name: string,
+  view: string | undefined
+): Effect.Effect<string, JsonRpcFailure> =>
+  Effect.flatMap(host.tools, (tools) => {
+    const named = tools.find((entry) => entry.name === name)
+    const candidates =
+      named !== undefined
+        ? [named]
+        : tools.filter(
+            (entry) =>
+              entry.tool.name === name &&
+              (view === undefined ? McpApps.visibleToApp(entry.tool.ui) : entry.server === view)
+          )
+    const [found, ...others] = candidates
+    if (found === undefined || view === undefined) {
+      if (others.length === 0) return Effect.succeed(found?.name ?? name)
+      const servers = candidates.map((entry) => entry.server).join(", ")
+      return failure(
+        JsonRpc.ErrorCode.InvalidParams,
+        `tools/call: ${name} is a tool of several servers' views (${servers}); say which view calls it with _meta["${VIEW_META_KEY}"]`
+      )
+    }
+    if (found.server !== view) {
+      return failure(
+        JsonRpc.ErrorCode.InvalidParams,
+        `tools/call: ${name} is a tool of ${found.server}, not of ${view}, the server of the view that calls it`
+      )
+    }
+    if (!McpApps.visibleToApp(found.tool.ui)) {
+      return failure(
+        JsonRpc.ErrorCode.InvalidParams,
+        `tools/call: ${found.tool.name} of ${view} is not for its views to call (its visibility lacks app)`
+      )
+    }
+    return Effect.succeed(found.name)
   })

@@ -25,6 +25,7 @@ import * as LogRelay from "./logRelay.js"
 import { type Relayed, relayFor } from "./rounds.js"
 import type * as Sealing from "./sealing.js"
 import * as ServerRequests from "./serverRequests.js"
+import * as Views from "./views.js"
 import { failure } from "./wire.js"
 
 export const VERSION = "2026-07-28"
@@ -157,10 +158,14 @@ const completed = (method: string, result: Peer.WireObject, serverInfo: McpSchem
   ...(CACHEABLE.has(method) ? { ttlMs: result.ttlMs ?? 0, cacheScope: result.cacheScope ?? "private" } : {})
 })
 
-/** `server/discover`'s result. */
-const discover = (context: StatelessContext): Peer.WireObject => ({
+/** `server/discover`'s result (MCP Apps declared when a server offers it now). */
+const discover = (context: StatelessContext, apps: boolean): Peer.WireObject => ({
   supportedVersions: [VERSION, ...ProtocolVersion.STATEFUL],
-  capabilities: { ...capabilities, resources: { subscribe: true, listChanged: true } },
+  capabilities: {
+    ...capabilities,
+    resources: { subscribe: true, listChanged: true },
+    ...(apps ? { extensions: Views.extension } : {})
+  },
   serverInfo: context.serverInfo,
   ...(context.instructions === undefined ? {} : { instructions: context.instructions }),
   ttlMs: 0,
@@ -270,7 +275,11 @@ export const respond = (
     if (method === "server/discover") {
       return {
         status: 200,
-        message: { jsonrpc: "2.0", id, result: completed(method, discover(context), context.serverInfo) }
+        message: {
+          jsonrpc: "2.0",
+          id,
+          result: completed(method, discover(context, yield* Views.offered(context.host)), context.serverInfo)
+        }
       }
     }
     const relayed = RELAYED.has(method) ? yield* relayFor(message, headers, context) : undefined

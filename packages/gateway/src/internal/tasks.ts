@@ -18,6 +18,7 @@ import * as Exit from "effect/Exit"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { InFlight } from "./inflight.js"
+import * as Views from "./views.js"
 import { behind, failure, handler } from "./wire.js"
 
 /** Whether a client at `version` can create tasks itself. */
@@ -190,7 +191,7 @@ export const handlers = (context: {
           behind(host.taskResult(started, UNTIL_DONE)).pipe(
             inFlight.track(request.id, started.server),
             Effect.map((result) => ({
-              ...result,
+              ...Views.result(started.server, result),
               _meta: { ...result._meta, [McpSchema.RELATED_TASK_META_KEY]: { taskId: params.taskId } }
             }))
           )
