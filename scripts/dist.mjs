@@ -34,11 +34,14 @@ const entriesOf = (root) => {
     .map((source) => ({ name: source.replace(/^\.\/src\//, "").replace(/\.ts$/, ""), source }))
 }
 
-/** Removes the JavaScript a previous build left in `dir` (declarations stay: they are tsc's; `bundle/` is another build's). */
+/** Other builds' folders in a package's dist: the bundles, the web package's page. */
+const others = new Set(["bundle", "page"])
+
+/** Removes the JavaScript a previous build left in `dir` (declarations stay: they are tsc's; {@link others} are other builds'). */
 const clean = (dir) => {
   mkdirSync(dir, { recursive: true })
   for (const file of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
-    if (/\.js(\.map)?$/.test(file) && file.split(sep)[0] !== "bundle") rmSync(join(dir, file), { force: true })
+    if (/\.js(\.map)?$/.test(file) && !others.has(file.split(sep)[0])) rmSync(join(dir, file), { force: true })
   }
   rmSync(join(dir, "chunks"), { recursive: true, force: true })
 }

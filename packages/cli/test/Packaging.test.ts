@@ -9,7 +9,7 @@
  * The programs are `fixtures/consumer/*.mjs`, copied into the project. The install takes the
  * packages' dependencies from npm's cache (warm after `npm ci`), else from the registry.
  */
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import {
   cpSync,
   existsSync,
@@ -34,7 +34,7 @@ const require = createRequire(import.meta.url)
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js")
 
 /** The published packages (the bench package is private), by directory under packages/. */
-const published = ["protocol", "jsonrpc", "client", "node", "host", "gateway", "ai", "cli"] as const
+const published = ["protocol", "jsonrpc", "client", "node", "host", "gateway", "ai", "web", "cli"] as const
 type Published = (typeof published)[number]
 
 /** What each package needs from the build, beyond dist/index.js: without it the test cannot start. */
@@ -46,13 +46,14 @@ const built: Record<Published, ReadonlyArray<string>> = {
   host: ["dist/index.js"],
   gateway: ["dist/index.js", "dist/McpGateway.js"],
   ai: ["dist/index.js"],
+  web: ["dist/index.js", "dist/page/index.html"],
   cli: ["dist/index.js", "dist/bin.js", "dist/bundle/effect-mcp.js"]
 }
 
 interface PackageJson {
   readonly name: string
   readonly version: string
-  readonly exports: Record<string, null | Record<string, string>>
+  readonly exports: Record<string, null | string | Record<string, string>>
   readonly dependencies?: Record<string, string>
 }
 const manifest = (name: Published): PackageJson =>
@@ -202,6 +203,10 @@ describe("the published packages, installed from their tarballs", () => {
         .map(([key]) => fill(key, ""))
       for (const [key, target] of Object.entries(exports)) {
         if (target === null) continue
+        if (typeof target === "string") {
+          expect(files, `${packageName} ${key}`).toContain(fill(target, ""))
+          continue
+        }
         const { types, default: code } = target
         expect([types, code], `${packageName} ${key}`).not.toContain(undefined)
         if (!key.includes("*")) {
@@ -228,7 +233,7 @@ describe("the published packages, installed from their tarballs", () => {
       .filter((name) => name !== "cli")
       .flatMap((name) =>
         Object.entries(manifest(name).exports).flatMap(([key, target]) => {
-          const source = target?.["@effect-mcp/source"]
+          const source = typeof target === "string" ? undefined : target?.["@effect-mcp/source"]
           return source === undefined || key.includes("*")
             ? []
             : [{ specifier: `${manifest(name).name}${key.slice(1)}`, source: join(repo, "packages", name, source) }]
@@ -341,4 +346,45 @@ describe("the published packages, installed from their tarballs", () => {
     )
     expect(called.stdout).toBe("Echo: hi\n")
   })
+
+  it("the installed effect-mcp ui serves its page, built into the web package's tarball", async () => {
+    const bin = join(project, "node_modules", ".bin", "effect-mcp")
+    const child = spawn(bin, ["ui", "--no-open", "--state-dir", join(temp, "ui-state")], {
+      cwd: project,
+      env: { ...env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let printed = ""
+        const timer = setTimeout(() => reject(new Error(`no address in 60 s: ${printed}`)), 60_000)
+        const read = (chunk: Buffer) => {
+          printed += chunk.toString("utf8")
+          const found = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(printed)
+          if (found !== null) {
+            clearTimeout(timer)
+            resolve(found[0])
+          }
+        }
+        child.stdout.on("data", read)
+        child.stderr.on("data", read)
+        child.on("exit", (code) => reject(new Error(`ui exited ${code}: ${printed}`)))
+      })
+      const opened = await fetch(url, { redirect: "manual" })
+      expect(opened.status).toBe(303)
+      const cookie = (opened.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
+      const page = await fetch(new URL("/", url), { headers: { cookie } })
+      expect(page.status).toBe(200)
+      const html = await page.text()
+      const script = /<script[^>]+src="([^"]+)"/.exec(html)?.[1]
+      expect(script).toBeDefined()
+      const code = await fetch(new URL(script ?? "", url), { headers: { cookie } })
+      expect(code.status).toBe(200)
+      expect(code.headers.get("content-type")).toMatch(/javascript/)
+      const state = await fetch(new URL("/api/state", url), { headers: { cookie } })
+      expect(await state.json()).toMatchObject({ servers: [{ name: "everything" }] })
+    } finally {
+      child.kill("SIGTERM")
+    }
+  }, 90_000)
 })
