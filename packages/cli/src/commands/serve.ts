@@ -115,6 +115,8 @@ export const serve = Command.make(
             protocolVersion,
             // Its clients cannot answer a browser flow: a server that needs one fails, saying to log in.
             unattended: true,
+            // The servers' views pass through to the clients that declare MCP Apps themselves.
+            mcpApps: true,
             ...(namespace === "none" ? { namespace: (_server: string, name: string) => name } : {})
           }
         )
