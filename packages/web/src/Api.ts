@@ -18,6 +18,10 @@
  * | `POST /api/servers/:server/action` | {@link ServerAction} | `{}` |
  * | `POST /api/servers/:server/call` | {@link CallTool} | {@link CallStarted} |
  * | `POST /api/calls/:callId/cancel` | | `{}` |
+ * | `GET /api/servers/:server/tasks` | | {@link Tasks} |
+ * | `POST /api/servers/:server/tasks/cancel` | {@link CancelTask} | the task |
+ * | `GET /api/servers/:server/skills` | | {@link Skills} |
+ * | `POST /api/servers/:server/skills/load` | {@link LoadSkill} | {@link LoadedSkill} |
  * | `POST /api/servers/:server/read` | {@link ReadResource} | the `resources/read` result |
  * | `POST /api/servers/:server/subscribe` | {@link Subscribe} | `{}` |
  * | `POST /api/servers/:server/prompt` | {@link GetPrompt} | the `prompts/get` result |
@@ -322,6 +326,8 @@ export const Event = Schema.Union(
     total: Schema.optional(Schema.Number),
     message: Schema.optional(Schema.String)
   }),
+  /** A call run as a task: its task as it changes. */
+  Schema.TaggedStruct("CallTask", { callId: Schema.String, server: Schema.String, task: Json }),
   Schema.TaggedStruct("CallEnded", {
     callId: Schema.String,
     outcome: Schema.Literal("result", "error", "cancelled"),
@@ -405,6 +411,8 @@ export const ServerAction = Schema.Struct({ action: Schema.Literal("connect", "d
 export const CallTool = Schema.Struct({
   tool: Schema.String,
   arguments: Schema.Record({ key: Schema.String, value: Json }),
+  /** Run it as a task (a tool that requires it always is). */
+  asTask: Schema.optional(Schema.Boolean),
   /** The page's own id for the call (so that events can be matched before the answer arrives). */
   callId: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/)))
 })
@@ -420,6 +428,53 @@ export type CallTool = typeof CallTool.Type
  * @category requests
  */
 export const CallStarted = Schema.Struct({ callId: Schema.String })
+
+/**
+ * The tasks a server keeps for this host (`tasks/list`).
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const Tasks = Schema.Struct({ tasks: Schema.Array(Json) })
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export const CancelTask = Schema.Struct({ taskId: Schema.String })
+
+/**
+ * A server's skills (the skills extension), from its listing.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const Skills = Schema.Struct({
+  skills: Schema.Array(
+    Schema.Struct({ uri: Schema.String, name: Schema.String, description: Schema.String, path: Schema.String })
+  )
+})
+
+/**
+ * Loads a skill by its name, path or `SKILL.md` URI (verified against the listing).
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const LoadSkill = Schema.Struct({ skill: Schema.String })
+
+/**
+ * A loaded skill: its instructions and the files it has.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const LoadedSkill = Schema.Struct({
+  uri: Schema.String,
+  name: Schema.String,
+  instructions: Schema.String,
+  files: Schema.Array(Schema.String)
+})
 
 /**
  * @since 0.1.0

@@ -217,6 +217,33 @@ describe("a tool call from the page", () => {
   })
 })
 
+describe("tasks and skills", () => {
+  it("runs a tool that requires a task as one: its status, then its result; the task is listed", async () => {
+    await api("/api/servers/everything/call", {
+      tool: "simulate-research-query",
+      arguments: { topic: "tide pools" },
+      callId: "task1"
+    })
+    const status = await events.waitFor(is("CallTask", (event) => event.callId === "task1"))
+    expect(status.server).toBe("everything")
+    const taskId = (status.task as { taskId: string }).taskId
+    const ended = await events.waitFor(
+      is("CallEnded", (event) => event.callId === "task1"),
+      60_000
+    )
+    expect(ended.outcome).toBe("result")
+    expect(textOf(ended.result)).toMatch(/tide pools/i)
+    const { tasks } = await api<{ tasks: ReadonlyArray<{ taskId: string; status: string }> }>(
+      "/api/servers/everything/tasks"
+    )
+    expect(tasks.find((task) => task.taskId === taskId)?.status).toBe("completed")
+  })
+
+  it("lists no skills for a server without the extension", async () => {
+    expect(await api("/api/servers/everything/skills")).toEqual({ skills: [] })
+  })
+})
+
 describe("the chat", () => {
   it("runs a turn through the tool loop, drawn event by event", async () => {
     const { turnId } = await api<{ turnId: string }>("/api/chat", { text: "echo something" })

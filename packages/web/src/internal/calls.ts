@@ -3,11 +3,13 @@
  * keyed by its call id, so Cancel is removing it from the map (which interrupts the call, and the
  * client sends `notifications/cancelled`). Progress and the end are streamed as events.
  */
+import type { McpClient } from "@effect-mcp/client"
 import type { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as Api from "../Api.js"
 import { randomId } from "./inputs.js"
 import type { Running } from "./running.js"
@@ -41,31 +43,44 @@ export const make = (
         const tool = (yield* Effect.option(client.tools)).pipe((tools) =>
           tools._tag === "Some" ? tools.value.find((one) => one.name === call.tool) : undefined
         )
-        yield* client
-          .callTool(call.tool, call.arguments, {
-            onProgress: (progress) =>
-              publish({
-                _tag: "CallProgress",
-                callId,
-                progress: progress.progress,
-                ...(progress.total === undefined ? {} : { total: progress.total }),
-                ...(progress.message === undefined ? {} : { message: progress.message })
-              })
+        const progressed = (progress: McpClient.Progress) =>
+          publish({
+            _tag: "CallProgress",
+            callId,
+            progress: progress.progress,
+            ...(progress.total === undefined ? {} : { total: progress.total }),
+            ...(progress.message === undefined ? {} : { message: progress.message })
           })
-          .pipe(
-            Effect.matchEffect({
-              onFailure: (error) => ended({ outcome: "error", error: error.message }),
-              onSuccess: (result) =>
-                ended({
-                  outcome: "result",
-                  result,
-                  ...(hasOutputSchema(tool) && "structuredContent" in result && result.structuredContent !== undefined
-                    ? { outputCheck: "valid: the structured content matches the tool's outputSchema" }
-                    : {})
-                })
-            }),
-            Effect.onInterrupt(() => ended({ outcome: "cancelled" }))
-          )
+        // A tool that must run as a task runs as one; so does any call the page asks to.
+        const asTask = call.asTask === true || tool?.execution?.taskSupport === "required"
+        const result: Effect.Effect<McpClient.CallToolResult, { readonly message: string }> = asTask
+          ? client.runToolAsTaskStream(call.tool, call.arguments).pipe(
+              Stream.runFoldEffect(undefined as McpClient.CallToolResult | undefined, (last, event) =>
+                event._tag === "Status"
+                  ? Effect.as(publish({ _tag: "CallTask", callId, server, task: event.task }), last)
+                  : event._tag === "Progress"
+                    ? Effect.as(progressed(event), last)
+                    : Effect.succeed(event.result)
+              ),
+              Effect.flatMap((last) =>
+                last === undefined ? Effect.fail({ message: "the task ended without a result" }) : Effect.succeed(last)
+              )
+            )
+          : client.callTool(call.tool, call.arguments, { onProgress: progressed })
+        yield* result.pipe(
+          Effect.matchEffect({
+            onFailure: (error) => ended({ outcome: "error", error: error.message }),
+            onSuccess: (value) =>
+              ended({
+                outcome: "result",
+                result: value,
+                ...(hasOutputSchema(tool) && "structuredContent" in value && value.structuredContent !== undefined
+                  ? { outputCheck: "valid: the structured content matches the tool's outputSchema" }
+                  : {})
+              })
+          }),
+          Effect.onInterrupt(() => ended({ outcome: "cancelled" }))
+        )
       }).pipe(
         Effect.catchAll((error) =>
           publish({ _tag: "CallEnded", callId, outcome: "error", error: error.message, durationMs: 0 })

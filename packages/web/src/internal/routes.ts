@@ -164,6 +164,41 @@ export const router = (parts: Parts) => {
       )
     )
     .pipe(
+      HttpRouter.get(
+        "/api/servers/:server/tasks",
+        answer(Effect.flatMap(client, (mcp) => Effect.map(mcp.tasks, (tasks) => ({ tasks }))))
+      ),
+      HttpRouter.post(
+        "/api/servers/:server/tasks/cancel",
+        answer(Effect.flatMap(Effect.zip(client, body(Api.CancelTask)), ([mcp, { taskId }]) => mcp.cancelTask(taskId)))
+      ),
+      HttpRouter.get(
+        "/api/servers/:server/skills",
+        answer(
+          Effect.flatMap(client, (mcp) =>
+            mcp.skills.pipe(
+              Effect.map((skills) => ({
+                skills: skills.map(({ uri, name, description, path }) => ({ uri, name, description, path }))
+              })),
+              // A server without the extension has no skills.
+              Effect.catchTag("CapabilityNotSupported", () => Effect.succeed({ skills: [] }))
+            )
+          )
+        )
+      ),
+      HttpRouter.post(
+        "/api/servers/:server/skills/load",
+        answer(
+          Effect.flatMap(Effect.zip(client, body(Api.LoadSkill)), ([mcp, { skill }]) =>
+            Effect.map(mcp.loadSkill(skill), (loaded) => ({
+              uri: loaded.skill.uri,
+              name: loaded.skill.name,
+              instructions: loaded.instructions,
+              files: loaded.files
+            }))
+          )
+        )
+      ),
       HttpRouter.post(
         "/api/servers/:server/read",
         answer(Effect.flatMap(Effect.zip(client, body(Api.ReadResource)), ([mcp, { uri }]) => mcp.readResource(uri)))
