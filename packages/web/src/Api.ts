@@ -13,6 +13,7 @@
  * | `GET /api/servers/:server/lists` | | {@link Lists} |
  * | `GET /api/servers/:server/trace` | | `ReadonlyArray<`{@link TraceEntry}`>` |
  * | `GET /api/servers/:server/console` | | `ReadonlyArray<`{@link ConsoleLine}`>` |
+ * | `GET /api/servers/:server/exchanges` | | `ReadonlyArray<`{@link ExchangeEntry}`>` |
  * | `GET /api/servers/:server/recording` | | the CLI's record file (newline JSON) |
  * | `POST /api/servers` | {@link AddServer} | {@link AddServerAnswer} |
  * | `POST /api/servers/:server/action` | {@link ServerAction} | `{}` |
@@ -280,6 +281,34 @@ export const TraceEntry = Schema.Struct({
 export type TraceEntry = typeof TraceEntry.Type
 
 /**
+ * One HTTP exchange with a server reached over HTTP: the request, its answer's status and
+ * headers (secrets masked), the session id and protocol version it carried.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ExchangeEntry = Schema.Struct({
+  server: Schema.String,
+  seq: Schema.Number,
+  t: Schema.Number,
+  method: Schema.String,
+  url: Schema.String,
+  /** Absent when no answer came (`error` says why). */
+  status: Schema.optional(Schema.Number),
+  error: Schema.optional(Schema.String),
+  requestHeaders: Schema.Record({ key: Schema.String, value: Schema.String }),
+  responseHeaders: Schema.Record({ key: Schema.String, value: Schema.String }),
+  sessionId: Schema.optional(Schema.String),
+  protocolVersion: Schema.optional(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ExchangeEntry = typeof ExchangeEntry.Type
+
+/**
  * A line a stdio server wrote to stderr, or a note of the host about it.
  *
  * @since 0.1.0
@@ -309,6 +338,7 @@ export const Event = Schema.Union(
   /** A server's tools, resources or prompts changed: fetch its lists again. */
   Schema.TaggedStruct("ListChanged", { server: Schema.String }),
   Schema.TaggedStruct("Trace", { entry: TraceEntry }),
+  Schema.TaggedStruct("Exchange", { exchange: ExchangeEntry }),
   Schema.TaggedStruct("Console", { line: ConsoleLine }),
   /** A log message a server sent (`notifications/message`). */
   Schema.TaggedStruct("Log", {

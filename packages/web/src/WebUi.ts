@@ -19,6 +19,7 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -68,7 +69,7 @@ export type {
  */
 export interface HostParts {
   /** The platform's transports, observed: provide over the platform's own `Transports`. */
-  readonly transports: Layer.Layer<Transports.Transports, never, Transports.Transports>
+  readonly transports: Layer.Layer<Transports.Transports, never, Transports.Transports | HttpClient.HttpClient>
   /** The handler services: each server request is answered in the page. */
   readonly handlers: Layer.Layer<Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots>
   /**

@@ -30,11 +30,12 @@ let httpServer: RunningServer
 let page: Started
 let events: Events
 
-const servers = () => [everythingStdio("everything"), http("remote", `${httpServer.origin}/mcp`)]
+const secretHeaders = { Authorization: "Bearer tok-abcdef123456", "X-Team": "team-secret-7890" }
+const servers = () => [everythingStdio("everything"), http("remote", `${httpServer.origin}/mcp`, secretHeaders)]
 
 beforeAll(async () => {
   httpServer = await startEverything("streamableHttp")
-  page = await start({ servers: servers(), model: model.layer, stateDir })
+  page = await start({ servers: servers(), model: model.layer, stateDir, secrets: Object.values(secretHeaders) })
   events = await open(page.origin, page.token)
 })
 afterAll(async () => {
@@ -274,7 +275,7 @@ describe("the chat", () => {
   it("keeps the conversation across a restart of the command", async () => {
     events.close()
     await page.stop()
-    page = await start({ servers: servers(), stateDir })
+    page = await start({ servers: servers(), stateDir, secrets: Object.values(secretHeaders) })
     events = await open(page.origin, page.token)
     const state = await api<Api.State>("/api/state")
     expect(state.chat.available).toBe(false)
@@ -286,5 +287,25 @@ describe("the chat", () => {
       "Assistant",
       "Done"
     ])
+  })
+})
+
+describe("an HTTP server's exchanges", () => {
+  it("are recorded: each request's method, status, session id and protocol version, secrets masked", async () => {
+    const exchanges = await api<ReadonlyArray<Api.ExchangeEntry>>("/api/servers/remote/exchanges")
+    expect(exchanges.length).toBeGreaterThan(2)
+    const posts = exchanges.filter((exchange) => exchange.method === "POST")
+    expect(posts.every((exchange) => exchange.url === `${httpServer.origin}/mcp`)).toBe(true)
+    expect(posts.map((exchange) => exchange.status)).toContain(200)
+    expect(posts.some((exchange) => exchange.sessionId !== undefined)).toBe(true)
+    expect(posts.some((exchange) => exchange.protocolVersion === "2025-11-25")).toBe(true)
+    const headers = posts[0]?.requestHeaders ?? {}
+    expect(headers.authorization).toBe("[masked]")
+    expect(headers["x-team"]).toBe("[masked]")
+    const everything = JSON.stringify([exchanges, await api("/api/servers/remote/trace")])
+    expect(everything).not.toContain("tok-abcdef123456")
+    expect(everything).not.toContain("team-secret-7890")
+    // A stdio server has none.
+    expect(await api("/api/servers/everything/exchanges")).toEqual([])
   })
 })

@@ -7,6 +7,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import type { Capabilities, Transports } from "@effect-mcp/client"
 import { type Aggregate, ConfigLoader, McpHost, ServerEntry, ServerStatus } from "@effect-mcp/host"
 import type { ProtocolVersion } from "@effect-mcp/protocol"
@@ -47,7 +48,7 @@ export interface HostExtras<RO, RH> {
   /** Never ask the user to authorize a server (the gateway): stored tokens only, refreshed when they can be. */
   readonly unattended?: boolean
   /** The transports, over the platform's (the web page observes them). */
-  readonly transports?: Layer.Layer<Transports.Transports, never, Transports.Transports>
+  readonly transports?: Layer.Layer<Transports.Transports, never, Transports.Transports | HttpClient.HttpClient>
   /** Declare MCP Apps to every server (the web page, which draws their views). */
   readonly mcpApps?: McpHost.HostOptions["mcpApps"]
 }

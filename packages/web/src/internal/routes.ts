@@ -124,6 +124,7 @@ export const router = (parts: Parts) => {
       HttpRouter.get("/api/servers/:server/lists", answer(Effect.flatMap(client, Servers.lists))),
       HttpRouter.get("/api/servers/:server/trace", answer(Effect.flatMap(serverParam, trace.entries))),
       HttpRouter.get("/api/servers/:server/console", answer(Effect.flatMap(serverParam, trace.lines))),
+      HttpRouter.get("/api/servers/:server/exchanges", answer(Effect.flatMap(serverParam, trace.exchanges))),
       HttpRouter.get(
         "/api/servers/:server/recording",
         Effect.gen(function* () {

@@ -5,7 +5,9 @@
  * measures each response's latency from its request, and publishes each entry as an event, with
  * the log messages and resource updates read from the notifications.
  */
-import { type McpError, StdioTransport, Transport, Transports } from "@effect-mcp/client"
+import type * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import { HttpTransport, type McpError, StdioTransport, Transport, Transports } from "@effect-mcp/client"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
@@ -18,7 +20,7 @@ import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Api from "../Api.js"
-import { masker } from "./mask.js"
+import { MASK, masker } from "./mask.js"
 
 /** How many messages are kept per server (the oldest go first). */
 const KEEP = 50_000
@@ -26,6 +28,7 @@ const KEEP = 50_000
 const KEEP_LINES = 5_000
 
 type Observed =
+  | { readonly _tag: "Exchange"; readonly exchange: Omit<Api.ExchangeEntry, "seq"> }
   | {
       readonly _tag: "Message"
       readonly server: string
@@ -39,6 +42,7 @@ type Observed =
 
 interface Kept {
   readonly entries: ReadonlyMap<string, Chunk.Chunk<Api.TraceEntry>>
+  readonly exchanges: ReadonlyMap<string, Chunk.Chunk<Api.ExchangeEntry>>
   readonly lines: ReadonlyMap<string, Chunk.Chunk<Api.ConsoleLine>>
   /** Requests not answered yet, by `server dir id`: when they were sent and their method. */
   readonly open: ReadonlyMap<string, { readonly t: number; readonly method: string }>
@@ -47,11 +51,16 @@ interface Kept {
 
 /** The trace part. */
 export interface Trace {
-  /** The transports, each message and stderr line of every server recorded. */
-  readonly transports: Layer.Layer<Transports.Transports, never, Transports.Transports>
+  /**
+   * The transports, each message and stderr line of every server recorded; a server reached over
+   * HTTP gets the client's HTTP transport over the platform's `HttpClient`, each exchange recorded.
+   */
+  readonly transports: Layer.Layer<Transports.Transports, never, Transports.Transports | HttpClient.HttpClient>
   /** A note of the host in a server's console (a restart, a failure). */
   readonly note: (server: string, line: string) => Effect.Effect<void>
   readonly entries: (server: string) => Effect.Effect<ReadonlyArray<Api.TraceEntry>>
+  /** The HTTP exchanges of a server reached over HTTP. */
+  readonly exchanges: (server: string) => Effect.Effect<ReadonlyArray<Api.ExchangeEntry>>
   readonly lines: (server: string) => Effect.Effect<ReadonlyArray<Api.ConsoleLine>>
   /** A message between the page and a server's view (`receive`: from the view), recorded in the server's trace. */
   readonly view: (server: string, view: string, dir: "send" | "receive", message: object) => Effect.Effect<void>
@@ -167,6 +176,63 @@ const observed = (
   }
 }
 
+/** Headers with secrets masked (by name, and any value given as a secret). */
+const headersOf = (headers: Headers.Headers, mask: (value: unknown) => unknown): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key)$/i.test(name) ? MASK : String(mask(value))
+    ])
+  )
+
+/** The HTTP client with each of its exchanges observed as the server's: request, status, headers. */
+const exchanged = (
+  client: HttpClient.HttpClient,
+  server: string,
+  mask: (value: unknown) => unknown,
+  observe: (item: Observed) => void
+): HttpClient.HttpClient =>
+  client.pipe(
+    HttpClient.tap((response) =>
+      Effect.sync(() =>
+        observe({
+          _tag: "Exchange",
+          exchange: {
+            server,
+            t: Date.now(),
+            method: response.request.method,
+            url: String(mask(response.request.url)),
+            status: response.status,
+            requestHeaders: headersOf(response.request.headers, mask),
+            responseHeaders: headersOf(response.headers, mask),
+            ...(response.headers["mcp-session-id"] === undefined
+              ? {}
+              : { sessionId: response.headers["mcp-session-id"] }),
+            ...(response.request.headers["mcp-protocol-version"] === undefined
+              ? {}
+              : { protocolVersion: response.request.headers["mcp-protocol-version"] })
+          }
+        })
+      )
+    ),
+    HttpClient.tapError((error) =>
+      Effect.sync(() =>
+        observe({
+          _tag: "Exchange",
+          exchange: {
+            server,
+            t: Date.now(),
+            method: error.request.method,
+            url: String(mask(error.request.url)),
+            error: error.message,
+            requestHeaders: headersOf(error.request.headers, mask),
+            responseHeaders: {}
+          }
+        })
+      )
+    )
+  )
+
 /** A transport layer whose transport is observed; a stdio server's stderr lines are observed too. */
 const observedLayer = <R>(
   layer: Layer.Layer<R | Transport.Transport, McpError.TransportError>,
@@ -204,7 +270,13 @@ export const make = (
   Effect.gen(function* () {
     const mask = masker(secrets)
     const queue = yield* Queue.unbounded<Observed>()
-    const kept = yield* Ref.make<Kept>({ entries: new Map(), lines: new Map(), open: new Map(), seq: 0 })
+    const kept = yield* Ref.make<Kept>({
+      entries: new Map(),
+      exchanges: new Map(),
+      lines: new Map(),
+      open: new Map(),
+      seq: 0
+    })
     const observe = (item: Observed) => {
       queue.unsafeOffer(item)
     }
@@ -212,6 +284,17 @@ export const make = (
     const take = (item: Observed) =>
       Effect.flatMap(
         Ref.modify(kept, (current): [ReadonlyArray<Api.Event>, Kept] => {
+          if (item._tag === "Exchange") {
+            const exchange: Api.ExchangeEntry = { ...item.exchange, seq: current.seq + 1 }
+            return [
+              [{ _tag: "Exchange", exchange }],
+              {
+                ...current,
+                seq: exchange.seq,
+                exchanges: append(current.exchanges, exchange.server, exchange, KEEP_LINES)
+              }
+            ]
+          }
           if (item._tag === "Line") {
             const line: Api.ConsoleLine = { server: item.server, t: item.t, line: String(mask(item.line)) }
             return [
@@ -231,15 +314,25 @@ export const make = (
     return {
       transports: Layer.effect(
         Transports.Transports,
-        Effect.map(Transports.Transports, (inner) => ({
-          stdio: (options) => observedLayer(inner.stdio(options), options.name ?? options.command, observe),
-          http: (options) => observedLayer(inner.http(options), options.name ?? options.url, observe)
-        }))
+        Effect.gen(function* () {
+          const inner = yield* Transports.Transports
+          const client = yield* HttpClient.HttpClient
+          return {
+            stdio: (options) => observedLayer(inner.stdio(options), options.name ?? options.command, observe),
+            http: (options) => {
+              const server = options.name ?? options.url
+              const exchanges = Layer.succeed(HttpClient.HttpClient, exchanged(client, server, mask, observe))
+              return observedLayer(Layer.provide(HttpTransport.layer(options), exchanges), server, observe)
+            }
+          }
+        })
       ),
       note: (server, line) => Effect.sync(() => observe({ _tag: "Line", server, line, t: Date.now() })),
       view: (server, view, dir, message) =>
         Effect.sync(() => observe({ _tag: "Message", server, dir, message, t: Date.now(), view })),
       entries,
+      exchanges: (server) =>
+        Effect.map(Ref.get(kept), (k) => Chunk.toReadonlyArray(k.exchanges.get(server) ?? Chunk.empty())),
       lines: (server) => Effect.map(Ref.get(kept), (k) => Chunk.toReadonlyArray(k.lines.get(server) ?? Chunk.empty())),
       recording: (server) =>
         Effect.map(entries(server), (list) => {

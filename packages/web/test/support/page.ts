@@ -102,7 +102,7 @@ export const everythingStdio = (name = "everything"): McpHost.ServerConfig => ({
 })
 
 /** A server over Streamable HTTP. */
-export const http = (name: string, url: string): McpHost.ServerConfig => ({
+export const http = (name: string, url: string, headers: Record<string, string> = {}): McpHost.ServerConfig => ({
   name,
-  target: { _tag: "Http", url, transport: "http", headers: {} }
+  target: { _tag: "Http", url, transport: "http", headers }
 })
