@@ -7,7 +7,8 @@
 import * as Options from "@effect/cli/Options"
 import { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
-import type * as Option from "effect/Option"
+import type * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 
 /**
@@ -112,7 +113,14 @@ export const run: Options.Options<RunOptions> = Options.all({
   json,
   verbose,
   timeout: Options.float("timeout").pipe(
-    Options.withDescription("Seconds to wait for each request (default 60)"),
+    Options.withDescription(
+      "Seconds to wait for each request (default 60); a tool call that reports progress waits this long between reports"
+    ),
+    Options.optional
+  ),
+  maxTime: Options.float("max-time").pipe(
+    Options.withPseudoName("SECONDS"),
+    Options.withDescription("The longest a tool call may take, however often it reports progress (default: no limit)"),
     Options.optional
   ),
   retry: Options.integer("retry").pipe(
@@ -187,6 +195,8 @@ export interface RunOptions {
   readonly json: boolean
   readonly verbose: boolean
   readonly timeout: Option.Option<number>
+  /** `--max-time SECONDS`: the longest a tool call may take, progress or not. */
+  readonly maxTime: Option.Option<number>
   readonly retry: Option.Option<number>
   readonly acceptDefaults: boolean
   readonly samplingCommand: Option.Option<string>
@@ -208,3 +218,14 @@ export class TrailingCommand extends Context.Tag("@effect-mcp/cli/TrailingComman
   TrailingCommand,
   ReadonlyArray<string>
 >() {}
+
+/**
+ * `--max-time`: the longest a tool call of this run may take, however often it reports progress
+ * (none: progress keeps a call alive as long as it comes within the timeout).
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class MaxCallTime extends Context.Reference<MaxCallTime>()("@effect-mcp/cli/MaxCallTime", {
+  defaultValue: (): Option.Option<Duration.Duration> => Option.none()
+}) {}

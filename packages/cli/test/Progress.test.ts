@@ -190,3 +190,19 @@ describe("while a server starts", () => {
     expect(piped.stderr).not.toContain("starting")
   })
 })
+
+describe("progress and the timeout", () => {
+  const longRun = ["tools", "call", "trigger-long-running-operation", "duration:=4", "steps:=8"]
+
+  it("a call that reports progress faster than --timeout lives past it; --max-time bounds it", async () => {
+    // Progress every 0.5 s for 4 s, with 1 s allowed between reports: the call ends as the server ends it.
+    const alive = await runPiped([...longRun, "--timeout", "1", ...everythingStdio])
+    expect(alive.stderr).not.toContain("timed out")
+    expect(alive.code).toBe(0)
+    expect(alive.stdout).toContain("Long running operation completed")
+    // However much progress comes, --max-time ends it.
+    const bounded = await runPiped([...longRun, "--timeout", "1", "--max-time", "2", ...everythingStdio])
+    expect(bounded.stderr).toContain("tools/call timed out after 2s")
+    expect(bounded.code).not.toBe(0)
+  })
+})

@@ -1163,6 +1163,96 @@ describe("McpClient at 2026-07-28", () => {
   })
 })
 
+describe("McpClient: progress extends a call's timeout", () => {
+  for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
+    it.effect(
+      `a call that asked for progress lives while progress comes, up to maxTotalTimeout (${protocolVersion})`,
+      () =>
+        Effect.gen(function* () {
+          const { client, sent, server } = yield* connectScripted(
+            (request) =>
+              request.method === "server/discover"
+                ? {
+                    result: {
+                      resultType: "complete",
+                      supportedVersions: ["2026-07-28"],
+                      capabilities: { tools: {} },
+                      _meta: { "io.modelcontextprotocol/serverInfo": { name: "modern", version: "1" } }
+                    }
+                  }
+                : request.method === "initialize"
+                  ? initializeResult({ tools: {} })
+                  : "silent",
+            { protocolVersion, requestTimeout: "60 seconds" }
+          )
+          const seen: Array<number> = []
+          /** The token of the last tools/call sent. */
+          const tokenOf = () => {
+            const call = sent
+              .filter(
+                (message): message is JsonRpc.JSONRPCRequest =>
+                  JsonRpc.isRequest(message) && message.method === "tools/call"
+              )
+              .at(-1)
+            const meta = call?.params?._meta
+            return typeof meta === "object" && meta !== null && "progressToken" in meta ? meta.progressToken : undefined
+          }
+          /** A call that hears progress every second for `seconds`; how it ended. */
+          const reported = (seconds: number, options: McpClient.CallOptions) =>
+            Effect.gen(function* () {
+              const call = yield* Effect.fork(
+                Effect.either(
+                  client.request(
+                    "tools/call",
+                    { name: "slow" },
+                    { onProgress: (p) => Effect.sync(() => seen.push(p.progress)), ...options }
+                  )
+                )
+              )
+              const before = tokenOf()
+              for (let i = 0; i < 10 && tokenOf() === before; i++) yield* Effect.yieldNow()
+              const token = tokenOf()
+              if (typeof token !== "string" && typeof token !== "number") return expect.unreachable("no progress token")
+              for (let second = 1; second <= seconds && call.unsafePoll() === null; second++) {
+                yield* TestClock.adjust("1 second")
+                yield* server.send({
+                  jsonrpc: "2.0",
+                  method: "notifications/progress",
+                  params: { progressToken: token, progress: second }
+                })
+                yield* Effect.yieldNow()
+              }
+              return call
+            })
+          // 70 s of progress every second: alive past the 60 s default, answered at the end.
+          const alive = yield* reported(70, {})
+          expect(alive.unsafePoll()).toBe(null)
+          const call = sent
+            .filter(
+              (message): message is JsonRpc.JSONRPCRequest =>
+                JsonRpc.isRequest(message) && message.method === "tools/call"
+            )
+            .at(-1)
+          if (call === undefined) return expect.unreachable()
+          yield* server.send({ jsonrpc: "2.0", id: call.id, result: { content: [] } })
+          const answered = yield* Fiber.join(alive)
+          expect(answered._tag).toBe("Right")
+          expect(seen.length).toBe(70)
+          // A maximum total time ends it however much progress comes.
+          const bounded = yield* reported(70, { timeout: "2 seconds", maxTotalTimeout: "30 seconds" })
+          const ended = yield* Fiber.join(bounded)
+          if (ended._tag !== "Left") return expect.unreachable("the call outlived its maximum total time")
+          expect(ended.left.message).toBe("scripted: tools/call got no answer within its maximum total time of 30s")
+          // Turned off, the timeout counts from the start.
+          const unreset = yield* reported(5, { timeout: "2 seconds", resetTimeoutOnProgress: false })
+          const timedOut = yield* Fiber.join(unreset)
+          if (timedOut._tag !== "Left") return expect.unreachable()
+          expect(timedOut.left.message).toBe("scripted: tools/call got no answer within its timeout of 2s")
+        }).pipe(Effect.scoped)
+    )
+  }
+})
+
 describe("McpError", () => {
   it("every error that crosses a package boundary encodes to JSON and decodes to the same error", () => {
     const roundTrip = <A extends { readonly _tag: string; readonly message: string }, I>(

@@ -205,6 +205,7 @@ export const conformance = Command.make(
       json: false,
       verbose: process.env.MCP_CONFORMANCE_VERBOSE !== undefined,
       timeout: Option.some(25),
+      maxTime: Option.none(),
       retry: Option.none(),
       acceptDefaults: true,
       samplingCommand: Option.none(),

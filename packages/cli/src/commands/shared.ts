@@ -6,8 +6,10 @@
 import * as Command from "@effect/cli/Command"
 import type * as Terminal from "@effect/platform/Terminal"
 import type { McpClient } from "@effect-mcp/client"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { type CliFailure, describe, Exit, exitCodeOf, serverOf, toJson } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { withClient } from "../Connect.js"
@@ -32,11 +34,12 @@ export const report = (failure: CliFailure) =>
 
 /** Runs a command's body with the run's printer, server names and logger; failures are reported. */
 export const runCommand = <R>(
-  run: Pick<CommonOptions.RunOptions, "json" | "verbose">,
+  run: Pick<CommonOptions.RunOptions, "json" | "verbose"> & Partial<Pick<CommonOptions.RunOptions, "maxTime">>,
   body: Effect.Effect<void, CliFailure, R>
 ): Effect.Effect<void, Exit, Exclude<R, Output | ServerNames> | Terminal.Terminal> =>
   body.pipe(
     Effect.catchAll(report),
+    Effect.provideService(CommonOptions.MaxCallTime, Option.map(run.maxTime ?? Option.none(), Duration.seconds)),
     // Every prompt inside pauses the live line.
     Effect.provide(PausingTerminal.layer),
     Effect.provide(Layer.merge(Output.layer({ json: run.json, verbose: run.verbose }), ServerNames.layer)),

@@ -170,6 +170,11 @@ export const callAndPrint = (
         method: "tools/call",
         reason: `the arguments do not match the input schema of ${name}: ${problem} (key=value is read as the schema's type; key:=<json> gives any JSON value)`
       })
+    // Progress keeps the call alive (the timeout is the wait between reports), up to --max-time.
+    const limit = Option.match(yield* CommonOptions.MaxCallTime, {
+      onNone: () => ({}),
+      onSome: (maxTotalTimeout) => ({ maxTotalTimeout })
+    })
     const call = (
       line: ProgressLine.ProgressLine
     ): Effect.Effect<
@@ -184,7 +189,7 @@ export const callAndPrint = (
               }),
             onProgress: line.update
           })
-        : client.callTool(name, args, { onProgress: line.update })
+        : client.callTool(name, args, { onProgress: line.update, ...limit })
     const result = yield* Effect.scoped(
       Effect.flatMap(ProgressLine.start(`calling ${name}`, asTask ? "" : `progress ${name}`), call)
     ).pipe(

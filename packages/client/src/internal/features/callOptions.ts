@@ -22,9 +22,12 @@ export type { Answering } from "../session/dialect.js"
 export interface CallOptions {
   /** Overrides the client's request timeout. */
   readonly timeout?: Duration.DurationInput
-  /** Progress restarts the timeout. */
+  /**
+   * Progress restarts the timeout, so a call that keeps reporting progress lives on (bounded by
+   * `maxTotalTimeout`). Default: true for a call that asks for progress (`onProgress`).
+   */
   readonly resetTimeoutOnProgress?: boolean
-  /** The longest the call may take, progress or not. */
+  /** The longest the call may take, progress or not (default: no bound beyond the timeout). */
   readonly maxTotalTimeout?: Duration.DurationInput
   /** Asks for progress and receives it. */
   readonly onProgress?: (progress: Progress) => Effect.Effect<void>
@@ -85,7 +88,10 @@ export const toRequestOptions = (
     ...(call.retry === undefined ? {} : { retry: call.retry }),
     ...(call.idempotent === undefined ? {} : { idempotent: call.idempotent }),
     ...(call.timeout === undefined ? {} : { timeout: call.timeout }),
-    ...(call.resetTimeoutOnProgress === undefined ? {} : { resetTimeoutOnProgress: call.resetTimeoutOnProgress }),
+    // Progress extends the deadline of a call that asked for it, unless the caller says otherwise.
+    ...(call.resetTimeoutOnProgress === undefined && onProgress === undefined
+      ? {}
+      : { resetTimeoutOnProgress: call.resetTimeoutOnProgress ?? true }),
     ...(call.maxTotalTimeout === undefined ? {} : { maxTotalTimeout: call.maxTotalTimeout }),
     ...(call.answering === undefined ? {} : { answering: call.answering }),
     ...(onProgress === undefined
