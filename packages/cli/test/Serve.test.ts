@@ -20,13 +20,49 @@ import { bin, everything, run } from "./support/cli.js"
 
 const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-serve-"))
 const config = join(cwd, ".mcp.json")
+/**
+ * A server that tells which log levels it was set to (its tool `levels`), so that the test sees
+ * what reached the server behind the gateway, not only what the gateway answered.
+ */
+const levelsServer = join(cwd, "levels-server.mjs")
+writeFileSync(
+  levelsServer,
+  `import { createInterface } from "node:readline"
+const levels = []
+const write = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n")
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line)
+  if (message.id === undefined) return
+  const answer = (result) => write({ id: message.id, result })
+  if (message.method === "initialize")
+    return answer({
+      protocolVersion: message.params.protocolVersion,
+      capabilities: { tools: {}, logging: {} },
+      serverInfo: { name: "levels", version: "0" }
+    })
+  if (message.method === "logging/setLevel") return levels.push(message.params.level), answer({})
+  if (message.method === "tools/list")
+    return answer({ tools: [{ name: "levels", inputSchema: { type: "object" } }] })
+  if (message.method === "tools/call") return answer({ content: [{ type: "text", text: levels.join(",") }] })
+  if (message.method === "ping") return answer({})
+  write({ id: message.id, error: { code: -32601, message: "Method not found" } })
+})
+`
+)
 writeFileSync(
   config,
-  JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } })
+  JSON.stringify({
+    mcpServers: {
+      everything: { command: process.execPath, args: [everything, "stdio"] },
+      levels: { command: process.execPath, args: [levelsServer] }
+    }
+  })
 )
 
 let client: Client
 let stderr = ""
+/** What the SDK client could not read: a line on stdout that is no JSON-RPC message lands here. */
+const unreadable: Array<string> = []
 const seen = { sampling: 0, elicitation: 0, roots: 0 }
 
 beforeAll(async () => {
@@ -38,9 +74,10 @@ beforeAll(async () => {
     seen.sampling++
     return { model: "test-model", role: "assistant", content: { type: "text", text: "sampled by the editor" } }
   })
-  client.setRequestHandler(ElicitRequestSchema, async () => {
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
     seen.elicitation++
-    return { action: "accept", content: { color: "blue" } }
+    expect(request.params.message).toBe("Please provide inputs for the following fields:")
+    return { action: "accept", content: { name: "Ada from the editor" } }
   })
   client.setRequestHandler(ListRootsRequestSchema, async () => {
     seen.roots++
@@ -55,6 +92,11 @@ beforeAll(async () => {
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString()
   })
+  // The SDK client reports a line it cannot parse (not JSON: SyntaxError; no JSON-RPC message:
+  // ZodError) here and reads on: without this, it goes unseen.
+  client.onerror = (error) => {
+    if (error.name === "SyntaxError" || error.name === "ZodError") unreadable.push(String(error))
+  }
   await client.connect(transport)
 }, 60_000)
 
@@ -151,17 +193,26 @@ describe("effect-mcp serve, used by the official SDK v1 client over stdio", () =
       arguments: { prompt: "hello", maxTokens: 10 }
     })
     expect(JSON.stringify(sampled.content)).toContain("sampled by the editor")
+    const elicited = await client.callTool({ name: "everything__trigger-elicitation-request", arguments: {} })
+    expect(JSON.stringify(elicited.content)).toContain("Name: Ada from the editor")
     const roots = await client.callTool({ name: "everything__get-roots-list", arguments: {} })
     expect(JSON.stringify(roots.content)).toContain("file:///editor/project")
     expect(seen.sampling).toBe(1)
+    expect(seen.elicitation).toBe(1)
     expect(seen.roots).toBeGreaterThanOrEqual(1)
   })
 
   it("logging/setLevel is accepted and applied to the servers", async () => {
     await expect(client.setLoggingLevel("debug")).resolves.toEqual({})
+    await expect(client.setLoggingLevel("error")).resolves.toEqual({})
+    const levels = await client.callTool({ name: "levels__levels", arguments: {} })
+    expect(levels.content).toEqual([{ type: "text", text: "debug,error" }])
   })
 
-  it("writes nothing but protocol messages to stdout (the SDK client would have failed on any other line)", () => {
+  it("writes nothing but protocol messages to stdout", async () => {
+    // A round trip after everything else, so that whatever was written before it has been read.
+    await expect(client.ping()).resolves.toEqual({})
+    expect(unreadable).toEqual([])
     expect(stderr).not.toContain("Error")
   })
 })
