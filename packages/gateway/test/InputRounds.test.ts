@@ -201,7 +201,7 @@ const booking = (handle: HttpCore.Handler, authorization: string, extra: Record<
 layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), { timeout: "60 seconds" })(
   "a 2026-07-28 round's sealed requestState over HTTP",
   (it) => {
-    it.scoped("is its caller's alone, and refused once it has expired (ten minutes)", () =>
+    it.scoped("is its caller's alone, good for ten minutes, and refused once it has expired", () =>
       Effect.gen(function* () {
         const handle = yield* HttpCore.make({})
         const answered = (requestState: string | undefined) => ({
@@ -210,9 +210,14 @@ layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), { tim
         })
         const first = yield* booking(handle, "Bearer alice")
         expect(first.result?.resultType).toBe("input_required")
+        const second = yield* booking(handle, "Bearer alice")
         const byAnother = yield* booking(handle, "Bearer bob", answered(first.result?.requestState))
         expect(byAnother.error).toMatchObject({ code: -32602, message: "Invalid requestState (not this request)" })
-        yield* TestClock.adjust("11 minutes")
+        // Good until ten minutes have passed.
+        yield* TestClock.adjust("599 seconds")
+        const inTime = yield* booking(handle, "Bearer alice", answered(second.result?.requestState))
+        expect(inTime.result).toMatchObject({ resultType: "complete", content: [{ text: "booked for Ada" }] })
+        yield* TestClock.adjust("1 minute")
         const late = yield* booking(handle, "Bearer alice", answered(first.result?.requestState))
         expect(late.error).toMatchObject({ code: -32602, message: "Invalid requestState (expired)" })
         const again = yield* booking(handle, "Bearer alice")

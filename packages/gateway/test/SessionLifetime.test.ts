@@ -1,17 +1,19 @@
 /**
  * How long the gateway keeps a 2025-11-25 HTTP session (`internal/sessionTable.ts`), on the
  * `TestClock`: one unused past the idle timeout ends (its id is then unknown: 404, and the client
- * initializes again); a request or a connected stream keeps it; at most `maxSessions` live, a new
- * one ending the longest idle, or refused (503) while every one is busy.
+ * initializes again); a request or a connected stream keeps it, and so does a request still
+ * unanswered after its client left its stream; at most `maxSessions` live, a new one ending the
+ * longest idle, or refused (503) while every one is busy.
  */
 import { expect, layer } from "@effect/vitest"
+import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import * as HttpCore from "../src/internal/httpCore.js"
 import { postTo, statusOf } from "./support/core.js"
-import { gatewayHost } from "./support/gateway.js"
+import { faultServer, gatewayHost } from "./support/gateway.js"
 
 let nextId = 1
 
@@ -112,3 +114,42 @@ layer(gatewayHost({ servers: [] }))("2025-11-25 HTTP sessions' lifetime", (it) =
     })
   )
 })
+
+layer(gatewayHost({ servers: [{ name: "fault", target: faultServer }] }), { timeout: "60 seconds" })(
+  "2025-11-25 HTTP sessions' lifetime, with a request in progress",
+  (it) => {
+    it.scoped("a request unanswered keeps its session past the idle timeout after its client left its stream", () =>
+      Effect.gen(function* () {
+        // The server is up, so that the call reaches it.
+        yield* Effect.flatMap(McpHost.McpHost, (host) => host.callTool("fault__echo", { message: "up" }))
+        // Idle for less than the call's own timeout (the gateway's client gives up on it at 60 s).
+        const handle = yield* HttpCore.make({ sessionIdleTimeout: "10 seconds" })
+        const session = yield* initialize(handle)
+        // A call that waits until it is cancelled, on its own stream (the client accepts no JSON).
+        const reply = yield* handle({
+          method: "POST",
+          url: "/mcp",
+          headers: {
+            "content-type": "application/json",
+            accept: "text/event-stream",
+            "mcp-protocol-version": "2025-11-25",
+            "mcp-session-id": session
+          },
+          json: Effect.succeed({
+            jsonrpc: "2.0",
+            id: nextId++,
+            method: "tools/call",
+            params: { name: "fault__slow", arguments: {} }
+          })
+        })
+        if (reply._tag !== "Events") return expect.unreachable(`no stream: ${JSON.stringify(reply)}`)
+        const connection = yield* Scope.make()
+        yield* Scope.extend(reply.events.connect({ write: () => {}, end: () => {} }), connection)
+        // The client goes away before the answer: the call goes on, and with it the session.
+        yield* Scope.close(connection, Exit.void)
+        yield* TestClock.adjust("40 seconds")
+        expect(yield* ping(handle, session)).toBe(200)
+      })
+    )
+  }
+)
