@@ -3,6 +3,10 @@
  * hints in `tools list` and `inspect`, `tools show NAME`, "did you mean" for a mistyped tool,
  * no wrapping off a terminal and wrapping to the terminal's width on one.
  */
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { closest, distance } from "../src/internal/closest.js"
 import { everythingStdio, run } from "./support/cli.js"
@@ -99,5 +103,31 @@ describe("tools", () => {
     const inspected = await run(["inspect", ...everythingStdio])
     expect(inspected.code).toBe(0)
     expect(inspected.stdout).toMatch(/ {2}get-sum a:number b:number +Get Sum Tool: .*\(read-only, idempotent\)/)
+  })
+})
+
+describe("arguments the schema does not have", () => {
+  const testServer = fileURLToPath(new URL("fixtures/test-server.mjs", import.meta.url))
+
+  it("a misspelled argument is named before sending: refused when the schema forbids it, a warning otherwise", async () => {
+    const received = join(mkdtempSync(join(tmpdir(), "effect-mcp-strict-")), "received.log")
+    const strict = await run(["tools", "call", "strict", "duraton=1", "--", process.execPath, testServer, received])
+    expect(strict.code).toBe(2)
+    expect(strict.stderr).toContain('strict has no argument "duraton" (did you mean duration?)')
+    expect(readFileSync(received, "utf8")).not.toContain('"tools/call"')
+    // The reference server's schemas allow other properties: sent, with a warning naming it.
+    const loose = await run([
+      "tools",
+      "call",
+      "trigger-long-running-operation",
+      "duration:=1",
+      "steps:=1",
+      "stesp=2",
+      ...everythingStdio
+    ])
+    expect(loose.code).toBe(0)
+    expect(loose.stderr).toContain(
+      'warning: trigger-long-running-operation has no argument "stesp" (did you mean steps?); sent as given'
+    )
   })
 })

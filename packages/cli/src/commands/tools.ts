@@ -151,6 +151,24 @@ export const callArguments = (json: Option.Option<string>, words: ReadonlyArray<
     return { ...base, ...pairs }
   })
 
+/**
+ * The arguments `tool`'s input schema does not name, each said with the names closest to it:
+ * none when the schema allows others by a schema of their own (`additionalProperties` or
+ * `patternProperties`).
+ */
+const strangeArguments = (tool: McpClient.Tool, args: { readonly [key: string]: unknown }): ReadonlyArray<string> => {
+  const schema = tool.inputSchema
+  const additional = schema.additionalProperties
+  if (schema.patternProperties !== undefined || (typeof additional === "object" && additional !== null)) return []
+  const known = Object.keys(schema.properties ?? {})
+  return Object.keys(args)
+    .filter((key) => !known.includes(key))
+    .map((key) => {
+      const close = closest(key, known)
+      return `${tool.name} has no argument "${sanitize(key)}" (${close.length > 0 ? `did you mean ${close.join(", ")}?` : known.length === 0 ? "it takes none" : `it takes ${known.join(", ")}`})`
+    })
+}
+
 /** Calls a tool with progress on stderr; prints the result; `isError` fails with {@link ToolReportedError}. */
 export const callAndPrint = (
   client: McpClient.McpClientService,
@@ -163,6 +181,14 @@ export const callAndPrint = (
   Effect.gen(function* () {
     const output = yield* Output
     const tool = yield* findTool(client, name)
+    // A name the schema does not have is said before sending: refused where the schema forbids
+    // other properties, else a warning (a misspelled optional argument would be dropped silently).
+    const strange = strangeArguments(tool, args)
+    if (strange.length > 0) {
+      if (tool.inputSchema.additionalProperties === false)
+        return yield* new UsageError({ server: client.name, method: "tools/call", reason: strange.join("; ") })
+      for (const word of strange) yield* output.note(`warning: ${word}; sent as given`)
+    }
     const problem = yield* JsonSchema.validate(tool.inputSchema, args)
     if (problem !== undefined)
       return yield* new UsageError({
