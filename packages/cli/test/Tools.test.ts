@@ -131,3 +131,23 @@ describe("arguments the schema does not have", () => {
     )
   })
 })
+
+describe("a structured result", () => {
+  it("is printed once: its text, not the same JSON again; --json gives the structured content", async () => {
+    const called = await run(["tools", "call", "get-structured-content", "location=Chicago", ...everythingStdio])
+    expect(called.code).toBe(0)
+    expect(called.stdout).not.toContain("structured content")
+    const lines = called.stdout.trimEnd().split("\n")
+    expect(lines).toHaveLength(1)
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ temperature: expect.any(Number) })
+    const json = await run([
+      "tools",
+      "call",
+      "get-structured-content",
+      "location=Chicago",
+      "--json",
+      ...everythingStdio
+    ])
+    expect(JSON.parse(json.stdout)).toMatchObject({ structuredContent: { temperature: expect.any(Number) } })
+  })
+})

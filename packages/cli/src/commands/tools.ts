@@ -229,10 +229,10 @@ export const callAndPrint = (
     if (output.json) yield* output.printJson(result)
     else {
       yield* printContent(failed ? result.content.filter((block) => block.type !== "text") : result.content, out, name)
-      if (result.structuredContent !== undefined) {
-        yield* output.line(bold(output.color, "structured content:"))
+      // The result is printed once: its text (which for structured content is, by the spec, that
+      // JSON), and structured content only when no text says it; --json gives both.
+      if (result.structuredContent !== undefined && !result.content.some((block) => block.type === "text"))
         yield* output.line(JSON.stringify(result.structuredContent, null, 2))
-      }
     }
     if (failed)
       return yield* new ToolReportedError({
