@@ -269,6 +269,21 @@ const firstConfig = (server: string): ReadonlyArray<string> => [
   `  or name a server on the command line: --stdio "COMMAND ARGS", --http URL, or -- COMMAND ARGS`
 ]
 
+/** A line that says what went wrong (`Error: …`, `TypeError: …`, `error: …`, `fatal: …`, `panic: …`), not a frame. */
+const ERROR_LINE = /^\s*(Uncaught\s+)?([\w.]*(Error|Exception)\b|error\b|fatal\b|panic\b|Traceback\b|npm ERR!)/i
+
+/**
+ * What a server's stderr says, briefly: its first error line (a crash's stack frames and the
+ * runtime's version come after it, so the last lines alone miss it), then its last three lines.
+ */
+const excerpt = (lines: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const said = lines.filter((line) => line.trim() !== "")
+  const tail = said.slice(-3)
+  const first = said.findIndex((line) => ERROR_LINE.test(line))
+  if (first === -1 || first >= said.length - 3) return tail
+  return [said[first] ?? "", ...(first < said.length - 4 ? ["…"] : []), ...tail]
+}
+
 /**
  * One or two lines for a person; with `verbose`, the stderr tail and the cause too. `server`
  * is the name to print for the failure's server (default: the name it carries).
@@ -279,8 +294,8 @@ const firstConfig = (server: string): ReadonlyArray<string> => [
 export const describe = (failure: CliFailure, verbose: boolean, server = serverOf(failure)): string => {
   const lines = [`error: ${headline(failure, server)}`]
   if (failure._tag === "TransportError" && failure.stderr !== undefined && failure.stderr.trim() !== "") {
-    const tail = failure.stderr.trimEnd().split("\n")
-    lines.push(...(verbose ? tail : tail.slice(-3)).map((line) => `  stderr: ${line}`))
+    const all = failure.stderr.trimEnd().split("\n")
+    lines.push(...(verbose ? all : excerpt(all)).map((line) => `  stderr: ${line}`))
   }
   if (failure._tag === "UnknownServer" && failure.known.length === 0) lines.push(...firstConfig(failure.server))
   if (verbose && "cause" in failure && failure.cause !== undefined) lines.push(`  cause: ${String(failure.cause)}`)

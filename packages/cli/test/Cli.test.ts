@@ -388,6 +388,27 @@ describe.concurrent("usage and start-up failures", () => {
     expect(result.stderr).toMatch(/stderr: cannot open database/)
     expect(result.stdout + result.stderr).not.toMatch(/env-secret-value/)
   })
+
+  it("a server that crashes at start shows its error line and the tail, without --verbose", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "effect-mcp-crash-"))
+    const crash = join(dir, "crash.mjs")
+    writeFileSync(
+      crash,
+      [
+        "const open = () => { throw new Error('cannot open /var/db/app.sqlite: permission denied') }",
+        "const start = () => open()",
+        "const main = () => start()",
+        "main()"
+      ].join("\n")
+    )
+    const result = await run(["ping", "--", process.execPath, crash])
+    expect(result.code).toBe(3)
+    const shown = result.stderr.split("\n").filter((line) => line.startsWith("  stderr: "))
+    // The error itself, then what the process said last (Node's version, after the frames).
+    expect(shown[0]).toBe("  stderr: Error: cannot open /var/db/app.sqlite: permission denied")
+    expect(shown.at(-1)).toMatch(/^ {2}stderr: Node\.js v/)
+    expect(shown.length).toBeLessThanOrEqual(6)
+  })
 })
 
 describe("HTTP", () => {
