@@ -87,6 +87,39 @@ layer(
     })
   )
 
+  it.scoped("a restarted server is given the connection's log level and subscriptions again", () =>
+    Effect.gen(function* () {
+      const host = yield* McpHost.McpHost
+      const { client } = yield* connect()
+      /** What the fixture's tool `name` answers, once it answers `expected` (asked again until then, within `WAIT`). */
+      const once = (name: string, expected: string) =>
+        client.callTool(`fixture__${name}`, {}).pipe(
+          Effect.map(textOf),
+          Effect.filterOrFail(
+            (text) => text === expected,
+            (text) => `fixture__${name} answered ${JSON.stringify(text)}, not ${JSON.stringify(expected)}`
+          ),
+          Effect.retry(Schedule.spaced("50 millis").pipe(Schedule.upTo(WAIT)))
+        )
+      yield* client.setLoggingLevel("debug")
+      yield* client.subscribe("fault://doc")
+      expect(yield* once("level", "debug")).toBe("debug")
+      expect(yield* once("subscribed", "fault://doc")).toBe("fault://doc")
+      const before = yield* pidOf(host)
+      yield* Effect.ignore(client.callTool("fixture__die", {}).pipe(Effect.timeout(WAIT)))
+      yield* host.statusChanges.pipe(
+        Stream.filter(
+          (event) => event.server === "fixture" && event.status._tag === "Ready" && event.status.pid !== before
+        ),
+        Stream.runHead,
+        Effect.timeout(WAIT)
+      )
+      // The new process starts unset and unsubscribed: the gateway applies both again.
+      expect(yield* once("level", "debug")).toBe("debug")
+      expect(yield* once("subscribed", "fault://doc")).toBe("fault://doc")
+    })
+  )
+
   it.scoped("a log message sent during one connection's call reaches that connection only", () =>
     Effect.gen(function* () {
       const caller = yield* connect()
