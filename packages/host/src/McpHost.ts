@@ -298,10 +298,15 @@ export const make = (options: HostOptions): Effect.Effect<McpHostService, never,
     yield* Effect.addFinalizer(() =>
       Effect.flatMap(SubscriptionRef.get(registry), (current) => stopAll(Registry.entries(current)))
     )
-    // All servers connect concurrently; the host is ready when each has succeeded or failed.
+    // All servers connect concurrently; the host is ready when each has succeeded or failed
+    // (or at once, without awaitServers, each server Connecting).
     const initial = yield* Effect.forEach(options.servers, entryFor)
     yield* SubscriptionRef.set(registry, Registry.fromEntries(initial))
-    yield* startAll(initial)
+    if (options.awaitServers === false)
+      yield* Effect.forEach(initial.filter(Registry.isEnabled), (entry) => entry.supervisor.launch(entry.config), {
+        discard: true
+      })
+    else yield* startAll(initial)
     return service
   })
 

@@ -8,6 +8,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
@@ -24,7 +25,7 @@ import * as Tracer from "effect/Tracer"
 import { authorizationServer, resourceServer, TokenRegistry } from "../../client/test/support/authServers.js"
 import { noFibersLeft } from "../../client/test/support/fibers.js"
 import { keepAliveHttpClient } from "../../client/test/support/httpClient.js"
-import { isAlive, miniServer } from "../../client/test/support/processes.js"
+import { everythingServer, isAlive, miniServer } from "../../client/test/support/processes.js"
 import { Expand, McpHost, type ServerStatus } from "../src/index.js"
 import { everything, everythingOverHttp, stdio } from "./support/targets.js"
 
@@ -40,6 +41,33 @@ const textOf = (result: { readonly content: ReadonlyArray<{ readonly type: strin
 const pidOf = (status: ServerStatus.ServerStatus) => (status._tag === "Ready" ? status.pid : undefined)
 
 describe("McpHost", () => {
+  it.live("with awaitServers false, is there while a server still connects, which then becomes ready", () =>
+    Effect.gen(function* () {
+      // A server that says nothing for a while, then runs the reference server.
+      const slow = {
+        name: "slow",
+        target: {
+          _tag: "Stdio" as const,
+          command: process.execPath,
+          args: ["-e", `setTimeout(() => import(${JSON.stringify(pathToFileURL(everythingServer).href)}), 1500)`],
+          env: {}
+        }
+      }
+      yield* Effect.gen(function* () {
+        const host = yield* McpHost.McpHost
+        // Built before the server could answer: waiting for it would have seen it ready or failed.
+        expect((yield* host.status("slow"))._tag).toBe("Connecting")
+        yield* host.statusChanges.pipe(
+          Stream.filter((event) => event.server === "slow" && event.status._tag !== "Connecting"),
+          Stream.runHead,
+          Effect.timeout("30 seconds")
+        )
+        const settled = yield* host.status("slow")
+        expect(settled._tag === "Failed" ? settled.cause.message : settled._tag).toBe("Ready")
+      }).pipe(Effect.provide(hostLayer({ servers: [slow], awaitServers: false })))
+    })
+  )
+
   it.live("serves three real servers at once; a server that cannot start fails alone", () =>
     Effect.gen(function* () {
       const pids: Array<number> = []

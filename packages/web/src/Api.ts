@@ -37,6 +37,9 @@
  * | `POST /api/apps/view` | {@link AppOpen} | {@link AppOpened} |
  * | `POST /api/apps/rpc` | {@link AppRpc} | {@link AppRpcAnswer} |
  *
+ * `GET /oauth/callback` is where authorization servers send the browser back (see
+ * {@link AuthorizationRequest}); it needs no token, only the `state` of a login in progress.
+ *
  * A failed request answers with a non-2xx status and an {@link ApiError} body.
  *
  * @since 0.1.0
@@ -192,6 +195,21 @@ export const InputRequest = Schema.Struct({
 export type InputRequest = typeof InputRequest.Type
 
 /**
+ * An HTTP server asks the user to log in (OAuth): open `url`; the authorization server sends the
+ * browser back to the page, which completes the flow.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const AuthorizationRequest = Schema.Struct({ id: Schema.String, server: Schema.String, url: Schema.String })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AuthorizationRequest = typeof AuthorizationRequest.Type
+
+/**
  * A root offered to the servers (`file://` URI).
  *
  * @since 0.1.0
@@ -213,6 +231,8 @@ export const State = Schema.Struct({
   chat: ChatInfo,
   conversation: Schema.Array(ChatMessage),
   pending: Schema.Array(InputRequest),
+  /** Logins the servers are waiting for. */
+  authorizations: Schema.Array(AuthorizationRequest),
   /** The roots every server is offered (the page edits them). */
   roots: Schema.Array(Root),
   /** Config files a server may be saved to. */
@@ -371,6 +391,8 @@ export const Event = Schema.Union(
   }),
   Schema.TaggedStruct("Input", { request: InputRequest }),
   Schema.TaggedStruct("InputSettled", { id: Schema.String }),
+  Schema.TaggedStruct("Authorization", { request: AuthorizationRequest }),
+  Schema.TaggedStruct("AuthorizationSettled", { id: Schema.String }),
   Schema.TaggedStruct("RootsChanged", { roots: Schema.Array(Root) }),
   /** A message of the conversation was added or replaced (same `turnId`, `_tag`, and `callId` or `part`). */
   Schema.TaggedStruct("Chat", { message: ChatMessage }),

@@ -24,7 +24,7 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
-import type { Capabilities, Transports } from "@effect-mcp/client"
+import type { Authorizer, Capabilities, Transports } from "@effect-mcp/client"
 import { McpHost } from "@effect-mcp/host"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
@@ -34,6 +34,7 @@ import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import type * as Api from "./Api.js"
 import * as Apps from "./internal/apps.js"
+import * as Authorize from "./internal/authorize.js"
 import * as Calls from "./internal/calls.js"
 import * as Chat from "./internal/chat.js"
 import * as Guard from "./internal/guard.js"
@@ -70,6 +71,8 @@ export type {
 export interface HostParts {
   /** The platform's transports, observed: provide over the platform's own `Transports`. */
   readonly transports: Layer.Layer<Transports.Transports, never, Transports.Transports | HttpClient.HttpClient>
+  /** OAuth's interactive step: the user logs in from the page (it must win over any other `Authorizer`). */
+  readonly authorizer: Layer.Layer<Authorizer.Authorizer>
   /** The handler services: each server request is answered in the page. */
   readonly handlers: Layer.Layer<Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots>
   /**
@@ -77,6 +80,8 @@ export interface HostParts {
    * views (a sandbox server was given), absent otherwise.
    */
   readonly mcpApps?: true
+  /** Give the host `awaitServers: false`: the page comes up while servers connect (or wait for a login). */
+  readonly awaitServers: false
 }
 
 /**
@@ -191,10 +196,15 @@ export const make = <E, R>(
     const trace = yield* Trace.make(events, options.secrets ?? [])
     const inputs = yield* Inputs.make(events, running.only, options.roots ?? [])
     const sandbox = options.sandbox === undefined ? undefined : yield* Sandbox.serve(options.sandbox, guard.origins)
+    const shown = bound.hostname.includes(":") ? `[${bound.hostname}]` : bound.hostname
+    const origin = `http://${shown}:${bound.port}`
+    const authorizations = yield* Authorize.make(events, `${origin}/oauth/callback`)
     const hostContext = yield* Layer.build(
       options.host({
         transports: trace.transports,
+        authorizer: authorizations.layer,
         handlers: inputs.handlers,
+        awaitServers: false,
         ...(sandbox === undefined ? {} : { mcpApps: true as const })
       })
     )
@@ -231,6 +241,7 @@ export const make = <E, R>(
       chat,
       apps,
       sandbox,
+      authorizations,
       configFiles: options.configFiles ?? [],
       addServer
     })
@@ -246,9 +257,21 @@ export const make = <E, R>(
         "content-security-policy": policy
       })
 
+    // The authorization server's redirect back: no token (a cross-site redirect carries no
+    // SameSite=Strict cookie), only the state of a login in progress.
+    const callback = (request: HttpServerRequest.HttpServerRequest, url: URL) =>
+      Effect.gen(function* () {
+        const wrongHost = Guard.checkHost(guard, request)
+        if (wrongHost !== undefined) return refusal(wrongHost.status, wrongHost.error, true)
+        return (yield* authorizations.callback(url.searchParams))
+          ? HttpServerResponse.text("Logged in: go back to the page.\n", { contentType: "text/plain; charset=utf-8" })
+          : refusal(400, "no login is waiting for this answer (it was used, or it is not this page's)", true)
+      })
+
     const app = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const url = new URL(request.url, "http://page")
+      if (url.pathname === "/oauth/callback") return yield* callback(request, url)
       const given = url.pathname === "/" ? (url.searchParams.get("token") ?? undefined) : undefined
       const refused = Guard.check(guard, request, given)
       if (refused !== undefined) return refusal(refused.status, refused.error, !url.pathname.startsWith("/api/"))
@@ -271,9 +294,8 @@ export const make = <E, R>(
     }).pipe(Effect.map(secured))
 
     yield* server.serve(app)
-    const shown = bound.hostname.includes(":") ? `[${bound.hostname}]` : bound.hostname
     return {
-      url: `http://${shown}:${bound.port}/?token=${token}`,
+      url: `${origin}/?token=${token}`,
       token,
       port: bound.port,
       host,

@@ -292,6 +292,7 @@ describe("the chat", () => {
 
 describe("an HTTP server's exchanges", () => {
   it("are recorded: each request's method, status, session id and protocol version, secrets masked", async () => {
+    await events.waitFor(ready(["everything", "remote"]), 30_000)
     const exchanges = await api<ReadonlyArray<Api.ExchangeEntry>>("/api/servers/remote/exchanges")
     expect(exchanges.length).toBeGreaterThan(2)
     const posts = exchanges.filter((exchange) => exchange.method === "POST")

@@ -8,7 +8,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import type { Capabilities, Transports } from "@effect-mcp/client"
+import type { Authorizer, Capabilities, Transports } from "@effect-mcp/client"
 import { type Aggregate, ConfigLoader, McpHost, ServerEntry, ServerStatus } from "@effect-mcp/host"
 import type { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
@@ -47,10 +47,14 @@ export interface HostExtras<RO, RH> {
   readonly protocolVersion?: ProtocolVersion.ProtocolVersion | "auto"
   /** Never ask the user to authorize a server (the gateway): stored tokens only, refreshed when they can be. */
   readonly unattended?: boolean
+  /** OAuth's interactive step, over the command line's (the web page's login). */
+  readonly authorizer?: Layer.Layer<Authorizer.Authorizer>
   /** The transports, over the platform's (the web page observes them). */
   readonly transports?: Layer.Layer<Transports.Transports, never, Transports.Transports | HttpClient.HttpClient>
   /** Declare MCP Apps to every server (the web page, which draws their views). */
   readonly mcpApps?: McpHost.HostOptions["mcpApps"]
+  /** `false`: the host is there at once, its servers connecting behind it (the web page). */
+  readonly awaitServers?: boolean
 }
 
 /**
@@ -113,6 +117,7 @@ export const hostLayer = <
       clientInfo,
       ...(extras.namespace === undefined ? {} : { namespace: extras.namespace }),
       ...(extras.mcpApps === undefined ? {} : { mcpApps: extras.mcpApps }),
+      ...(extras.awaitServers === undefined ? {} : { awaitServers: extras.awaitServers }),
       servers: servers.map((server) => ({
         ...server,
         options: {
@@ -125,6 +130,7 @@ export const hostLayer = <
     }).pipe(
       Layer.provide(extras.transports ?? Layer.empty),
       Layer.provide(extras.handlers ?? Layer.empty),
+      Layer.provide(extras.authorizer ?? Layer.empty),
       Layer.provide(
         extras.unattended === true ? Layer.merge(Authorization.unattended, Authorization.tokenStore) : auth.services
       ),

@@ -240,6 +240,8 @@ export const ui = Command.make("ui", uiOptions, (options) =>
             hostLayer(servers, options.run, false, {
               handlers: parts.handlers,
               transports: parts.transports,
+              authorizer: parts.authorizer,
+              awaitServers: parts.awaitServers,
               ...(parts.mcpApps === undefined ? {} : { mcpApps: parts.mcpApps })
             })
           )

@@ -57,6 +57,8 @@ export interface Supervisor {
   readonly live: SubscriptionRef.SubscriptionRef<Live>
   /** Starts the server with this config; succeeds once its first connection attempt has ended either way. */
   readonly start: (config: ServerConfig) => Effect.Effect<void>
+  /** Starts the server with this config and succeeds at once, `Connecting`. */
+  readonly launch: (config: ServerConfig) => Effect.Effect<void>
   /** Stops the server (its process or connection ends) and says `Stopped`. */
   readonly stop: Effect.Effect<void>
   /** The server's client once ready, waiting up to `timeout`; fails at once when it is failed or stopped. */
@@ -222,16 +224,21 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
 
     const stop = Effect.zipRight(FiberHandle.clear(running), setStatus(ServerStatus.Stopped(), Option.none()))
 
-    const start = (config: ServerConfig) =>
+    const launch = (config: ServerConfig) =>
       Effect.gen(function* () {
         yield* FiberHandle.clear(running)
         yield* setStatus(ServerStatus.Connecting(), Option.none())
         yield* FiberHandle.run(running, supervise(config))
-        yield* live.changes.pipe(
+      })
+
+    const start = (config: ServerConfig) =>
+      Effect.zipRight(
+        launch(config),
+        live.changes.pipe(
           Stream.filter((current) => current.status._tag !== "Connecting"),
           Stream.runHead
         )
-      })
+      )
 
     // A client whose session has just died (before the supervisor noticed) counts as not ready yet.
     const readyNow = (current: Live): Effect.Effect<Option.Option<McpClient.McpClientService>> => {
@@ -284,5 +291,5 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
         Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => settled(timeout, method) }))
       )
 
-    return { name, live, start, stop, ready }
+    return { name, live, start, launch, stop, ready }
   })

@@ -85,6 +85,12 @@ export interface HostOptions {
    * shows the servers' views. Default: not declared.
    */
   readonly mcpApps?: McpClient.McpClientOptions["mcpApps"]
+  /**
+   * Whether building the host waits for each server's first connection attempt to end. `false`:
+   * the host is there at once and its servers connect behind it (their statuses say how far), as a
+   * page that must come up while a server waits for a login wants. Default: true.
+   */
+  readonly awaitServers?: boolean
 }
 
 /** A server's status, as published on {@link McpHostService.statusChanges}. */

@@ -48,11 +48,18 @@ export const make = (token: string, host: string, port: number): Guard => {
 export const isLoopback = (host: string) =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
 
+/** Refused unless the request names this server as its `Host` (DNS rebinding). */
+export const checkHost = (guard: Guard, request: HttpServerRequest.HttpServerRequest) => {
+  const host = request.headers.host
+  return host === undefined || !guard.hosts.has(host.toLowerCase())
+    ? ({ status: 403, error: "this host name is not served here" } as const)
+    : undefined
+}
+
 /** Why a request is refused, or `undefined` when it may go on. 401: no or a wrong token; 403: not from the page. */
 export const check = (guard: Guard, request: HttpServerRequest.HttpServerRequest, token: string | undefined) => {
-  const host = request.headers.host
-  if (host === undefined || !guard.hosts.has(host.toLowerCase()))
-    return { status: 403, error: "this host name is not served here" } as const
+  const wrongHost = checkHost(guard, request)
+  if (wrongHost !== undefined) return wrongHost
   const origin = request.headers.origin
   if (origin !== undefined && !guard.origins.has(origin.toLowerCase()))
     return { status: 403, error: "requests from other origins are refused" } as const

@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Api from "../Api.js"
 import type { Apps } from "./apps.js"
+import type { Authorizations } from "./authorize.js"
 import type { Calls } from "./calls.js"
 import type { Chat } from "./chat.js"
 import type { Inputs } from "./inputs.js"
@@ -28,6 +29,7 @@ export interface Parts {
   readonly inputs: Inputs
   readonly calls: Calls
   readonly chat: Chat
+  readonly authorizations: Authorizations
   readonly apps: Apps
   /** The MCP Apps sandbox proxy's origin, when there is one. */
   readonly sandbox: string | undefined
@@ -105,6 +107,7 @@ export const router = (parts: Parts) => {
               chat: chat.info,
               conversation: yield* chat.conversation,
               pending: yield* inputs.pending,
+              authorizations: yield* parts.authorizations.pending,
               roots: yield* inputs.roots,
               configFiles: parts.configFiles,
               ...(parts.sandbox === undefined ? {} : { sandbox: parts.sandbox })

@@ -77,9 +77,11 @@ export const start = async (options: StartOptions): Promise<Started> => {
         McpHost.layer({
           servers: options.servers,
           restart: McpHost.defaultRestart,
+          awaitServers: parts.awaitServers,
           ...(parts.mcpApps === undefined ? {} : { mcpApps: parts.mcpApps })
         }).pipe(
           Layer.provide(parts.handlers),
+          Layer.provide(parts.authorizer),
           Layer.provide(parts.transports),
           Layer.provide(NodeTransports.layer),
           Layer.provide(NodeHttpClient.layerUndici),
