@@ -1,8 +1,18 @@
-/** Keepalive on a `Schedule`: a ping after each of its delays, none after it ends. Time is the `TestClock`'s. */
+/**
+ * Keepalive on a `Schedule`: a ping after each of its delays, none after it ends. Time is the
+ * `TestClock`'s, but for a ping over loopback HTTP whose connection is reset (sent once more).
+ */
 import { describe, expect, it } from "@effect/vitest"
+import { McpClient } from "@effect-mcp/client"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
+import * as StreamableHttpTransport from "../src/StreamableHttpTransport.js"
+import { faultServer, initialized, json, rpc } from "./support/faultServer.js"
+import { noFibersLeft } from "./support/fibers.js"
+import { keepAliveHttpClient } from "./support/httpClient.js"
 import { connectScripted, initializeResult } from "./support/scriptedServer.js"
 
 describe("keepalive on a Schedule", () => {
@@ -66,5 +76,39 @@ describe("keepalive on a Schedule", () => {
       expect(sent.filter((message) => "method" in message && message.method === "ping")).toHaveLength(2)
       expect((yield* client.state)._tag).toBe("Ready")
     })
+  )
+
+  it.live("a ping whose connection is reset (the server closed it as the ping went out) is sent once more", () =>
+    Effect.gen(function* () {
+      let pings = 0
+      const { url } = yield* faultServer((request, response) => {
+        const message = rpc(request)
+        if (request.method === "DELETE") return response.writeHead(200).end()
+        if (request.method === "GET") return response.writeHead(405).end()
+        if (message.method === "initialize") return json(response, initialized(message.id), { "mcp-session-id": "s1" })
+        if (message.id === undefined) return response.writeHead(202).end()
+        if (message.method === "ping" && ++pings === 1) return response.socket?.destroy()
+        return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+      })
+      const context = yield* Layer.build(
+        McpClient.layer({
+          name: "kept",
+          protocolVersion: "2025-11-25",
+          // One ping, at once.
+          keepAlive: { interval: Schedule.spaced("1 millis").pipe(Schedule.intersect(Schedule.recurs(1))) }
+        }).pipe(Layer.provide(StreamableHttpTransport.layer({ url, name: "kept" })), Layer.provide(keepAliveHttpClient))
+      )
+      const client = Context.get(context, McpClient.McpClient)
+      // Until the ping was answered, or the session failed (bounded: 20 s).
+      const state = yield* client.state.pipe(
+        Effect.repeat({
+          until: (state) => pings >= 2 || state._tag === "Failed",
+          schedule: Schedule.spaced("10 millis").pipe(Schedule.upTo("20 seconds"))
+        }),
+        Effect.zipRight(client.state)
+      )
+      expect(pings).toBe(2)
+      expect(state._tag).toBe("Ready")
+    }).pipe(Effect.scoped, noFibersLeft)
   )
 })

@@ -281,6 +281,83 @@ describe("Recovery after the server restarted (HTTP 400 for a session it does no
       expect(received.filter((request) => rpc(request).method === "ping")).toHaveLength(1)
     }).pipe(Effect.scoped, noFibersLeft)
   )
+
+  it.live(
+    "concurrent requests that meet the lost session initialize it again once, those refused after it was established again too",
+    () =>
+      Effect.gen(function* () {
+        // After the restart the old session's pings are refused: three at once, the new session's
+        // initialize answered only once the three were (so that all three meet the re-initialization
+        // in progress), and a fourth refused only once the new session is in use (so that it meets
+        // the expired session after it was established again).
+        let sessions = 0
+        let restarted = false
+        let refusedAtOnce = 0
+        const heldInitialize: Array<() => void> = []
+        const heldRefusal: Array<() => void> = []
+        const refuse = (response: ServerResponse) => () => response.writeHead(404).end()
+        const { url, received } = yield* faultServer((request, response) => {
+          const message = rpc(request)
+          if (request.method === "DELETE") return response.writeHead(200).end()
+          if (request.method === "GET") return response.writeHead(405).end()
+          if (message.method === "initialize") {
+            sessions++
+            const answer = () =>
+              json(
+                response,
+                {
+                  jsonrpc: "2.0",
+                  id: message.id,
+                  result: {
+                    protocolVersion: "2025-11-25",
+                    capabilities: {},
+                    serverInfo: { name: "server", version: String(sessions) }
+                  }
+                },
+                { "mcp-session-id": `s${sessions}` }
+              )
+            if (!restarted || refusedAtOnce >= 3) return answer()
+            return void heldInitialize.push(answer)
+          }
+          if (message.id === undefined) return response.writeHead(202).end()
+          if (request.headers["mcp-session-id"] === "s1" && restarted) {
+            if (refusedAtOnce < 3) {
+              refusedAtOnce++
+              refuse(response)()
+              // The client reads the refusals before its new session is answered.
+              if (refusedAtOnce === 3)
+                setTimeout(() => {
+                  for (const answer of heldInitialize.splice(0)) answer()
+                }, 100)
+              return
+            }
+            return void heldRefusal.push(refuse(response))
+          }
+          if (request.headers["mcp-session-id"] !== "s1") for (const answer of heldRefusal.splice(0)) answer()
+          return json(response, { jsonrpc: "2.0", id: message.id, result: {} })
+        })
+        const client = yield* connectTo(url)
+        yield* client.ping()
+        restarted = true
+        yield* Effect.all([client.ping(), client.ping(), client.ping(), client.ping()], { concurrency: "unbounded" })
+        expect(client.serverInfo.version).toBe("2")
+        const initializes = received.filter((request) => rpc(request).method === "initialize")
+        expect(initializes).toHaveLength(2)
+        const pings = received.filter((request) => rpc(request).method === "ping")
+        expect(pings.map((request) => request.headers["mcp-session-id"]).sort()).toStrictEqual([
+          "s1",
+          "s1",
+          "s1",
+          "s1",
+          "s1",
+          "s2",
+          "s2",
+          "s2",
+          "s2"
+        ])
+        expect((yield* client.state)._tag).toBe("Ready")
+      }).pipe(Effect.scoped, noFibersLeft)
+  )
 })
 
 describe("Recovery after the server forgot the session", () => {
