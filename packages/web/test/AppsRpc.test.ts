@@ -12,10 +12,9 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type * as Api from "../src/Api.js"
 import { sources, viewPolicy, withReporter } from "../src/internal/sandbox.js"
+import { appsServers } from "./support/apps.js"
 import { type Events, is, open } from "./support/events.js"
 import { type Started, start } from "./support/page.js"
-
-const fixture = new URL("./fixtures/apps-server.mjs", import.meta.url).pathname
 
 const directives = (policy: string) =>
   new Map(
@@ -92,13 +91,7 @@ let events: Events
 beforeAll(async () => {
   page = await start({
     apps: true,
-    servers: [
-      {
-        name: "alpha",
-        target: { _tag: "Stdio", command: process.execPath, args: [fixture, "alpha", "beta"], env: {} }
-      },
-      { name: "beta", target: { _tag: "Stdio", command: process.execPath, args: [fixture, "beta", "alpha"], env: {} } }
-    ],
+    servers: appsServers(),
     stateDir: mkdtempSync(join(tmpdir(), "web-apps-rpc-"))
   })
   events = await open(page.origin, page.token)

@@ -1,6 +1,8 @@
 /** Typed fetch helpers over the routes of `src/Api.ts` (same origin: the launch cookie goes along). */
 import type {
   AddServer,
+  AppOpened,
+  AppRpcAnswer,
   CallTool,
   ChatMessage,
   ConsoleLine,
@@ -89,6 +91,11 @@ export const chatSend = (text: string) => request<{ turnId: string }>("POST", "/
 export const chatApprove = (callId: string, allow: boolean) =>
   request<object>("POST", "/api/chat/approve", { callId, allow })
 export const chatClear = () => request<object>("POST", "/api/chat/clear")
+
+export const openApp = (server: string, uri: string, tool: string) =>
+  request<AppOpened>("POST", "/api/apps/view", { server, uri, tool })
+export const appRpc = (view: string, message: unknown, from: "view" | "page" = "view") =>
+  request<AppRpcAnswer>("POST", "/api/apps/rpc", { view, message, from })
 
 /** A call id the page chooses, so that events can be matched before the POST answers. */
 export const newCallId = (): string => crypto.randomUUID().replaceAll("-", "")

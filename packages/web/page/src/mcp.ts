@@ -14,6 +14,8 @@ export interface ToolInfo {
   readonly description?: string | undefined
   readonly inputSchema: JsonObject
   readonly outputSchema?: JsonObject | undefined
+  /** Its view's `ui://` address (MCP Apps), as the host read it. */
+  readonly view?: string | undefined
   readonly annotations: {
     readonly title?: string | undefined
     readonly readOnlyHint?: boolean | undefined
@@ -34,6 +36,10 @@ export const readTool = (u: unknown): ToolInfo | undefined => {
     description: str(u.description),
     inputSchema: isObject(u.inputSchema) ? u.inputSchema : { type: "object" },
     outputSchema: isObject(u.outputSchema) ? u.outputSchema : undefined,
+    view:
+      isObject(u.ui) && typeof u.ui.resourceUri === "string" && u.ui.resourceUri.startsWith("ui://")
+        ? u.ui.resourceUri
+        : undefined,
     annotations: {
       title: str(a.title),
       readOnlyHint: bool(a.readOnlyHint),

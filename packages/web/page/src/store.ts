@@ -64,6 +64,8 @@ export interface Snapshot {
   readonly shown: Readonly<Record<string, string>>
   /** The chat turn running, when one is. */
   readonly turn?: string
+  /** The MCP Apps sandbox proxy's origin: views are drawn only with one. */
+  readonly sandbox?: string
 }
 
 // Bounds, so that a chatty server cannot grow the page without end.
@@ -341,7 +343,8 @@ const loadState = async () => {
       conversation: state.conversation,
       pending: state.pending,
       configFiles: state.configFiles,
-      roots: state.roots
+      roots: state.roots,
+      ...(state.sandbox === undefined ? {} : { sandbox: state.sandbox })
     }))
     const names = new Set(state.servers.map((v) => v.name))
     for (const view of state.servers) {

@@ -292,7 +292,19 @@ export const make = (
       outcome: Either.Either<Api.AppRpcAnswer, Refusal>
     ) =>
       Effect.gen(function* () {
-        if (Either.isRight(outcome) && outcome.right._tag !== "Response") return outcome.right
+        // The page answers with the request's id.
+        if (Either.isRight(outcome) && outcome.right._tag === "Page")
+          return {
+            _tag: "Page",
+            message: {
+              jsonrpc: "2.0",
+              id,
+              ...(typeof outcome.right.message === "object" && outcome.right.message !== null
+                ? outcome.right.message
+                : {})
+            }
+          } satisfies Api.AppRpcAnswer
+        if (Either.isRight(outcome) && outcome.right._tag === "Done") return outcome.right
         const response = Either.isRight(outcome)
           ? { jsonrpc: "2.0", id, result: outcome.right._tag === "Response" ? outcome.right.response : {} }
           : { jsonrpc: "2.0", id, error: { code: outcome.left.code, message: outcome.left.message } }

@@ -167,7 +167,6 @@ const plain = (status: number, text: string) =>
 
 const common = {
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
   "cache-control": "no-store"
 }
 
@@ -186,7 +185,8 @@ export const serve = (
     const names = Guard.make("", bound.hostname, bound.port)
     const shown = bound.hostname.includes(":") ? `[${bound.hostname}]` : bound.hostname
     const origin = `http://${shown}:${bound.port}`
-    const ancestors = [origin, ...pageOrigins].join(" ")
+    // CSP has no source expression for an IPv6 literal: a page opened as [::1] draws no views.
+    const ancestors = [origin, ...pageOrigins].filter((one) => !one.includes("[")).join(" ")
 
     const app = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -196,10 +196,11 @@ export const serve = (
       const url = new URL(request.url, origin)
       if (request.method === "GET" && url.pathname === "/proxy") {
         const parent = url.searchParams.get("host") ?? ""
-        if (!pageOrigins.has(parent)) return plain(403, "only the page may frame the sandbox")
+        if (!pageOrigins.has(parent) || parent.includes("[")) return plain(403, "only the page may frame the sandbox")
         return HttpServerResponse.text(PROXY_HTML, {
           contentType: "text/html; charset=utf-8",
-          headers: { ...common, "content-security-policy": proxyPolicy(parent) }
+          // Not no-referrer: the proxy's form post must carry its Origin (no-referrer sends `null`).
+          headers: { ...common, "referrer-policy": "same-origin", "content-security-policy": proxyPolicy(parent) }
         })
       }
       if (request.method === "GET" && url.pathname === "/proxy.js")
@@ -219,6 +220,7 @@ export const serve = (
           contentType: "text/html; charset=utf-8",
           headers: {
             ...common,
+            "referrer-policy": "no-referrer",
             "content-security-policy": `${viewPolicy(csp)}; frame-ancestors ${ancestors}; sandbox allow-scripts allow-forms`
           }
         })

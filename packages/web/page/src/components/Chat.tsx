@@ -2,8 +2,9 @@
 import { type KeyboardEvent, useId, useLayoutEffect, useRef, useState } from "react"
 import type { ChatMessage, InputRequest } from "../../../src/Api.js"
 import * as Api from "../api.js"
-import { pretty } from "../mcp.js"
+import { isObject, pretty } from "../mcp.js"
 import { sendChat, useStore } from "../store.js"
+import { AppView } from "./AppView.js"
 import { InputRequestView } from "./InputRequest.js"
 import { Markdown } from "./Markdown.js"
 import { ContentList } from "./ResultView.js"
@@ -164,7 +165,7 @@ function Message(props: { readonly message: ChatMessage; readonly pending: Reado
     case "User":
       return (
         <div className="msg msg-user">
-          <span className="role">You</span>
+          <span className="role">{m.view !== undefined ? `You, from the view of ${m.view}` : "You"}</span>
           <p className="pre-wrap">{m.text}</p>
         </div>
       )
@@ -261,6 +262,22 @@ function ToolCard(props: { readonly message: ToolMessage; readonly pending: Read
         </div>
       ) : m.result !== undefined ? (
         <pre className="text-block tool-card-result">{m.result}</pre>
+      ) : null}
+      {m.view !== undefined && m.server !== undefined && m.tool !== undefined && m.awaitingApproval !== true ? (
+        <AppView
+          server={m.server}
+          tool={m.tool}
+          uri={m.view}
+          arguments={isObject(m.arguments) ? m.arguments : {}}
+          {...(done
+            ? {
+                result: {
+                  content: Array.isArray(m.content) ? m.content : [{ type: "text", text: m.result ?? "" }],
+                  ...(m.isError === true ? { isError: true } : {})
+                }
+              }
+            : {})}
+        />
       ) : null}
     </article>
   )

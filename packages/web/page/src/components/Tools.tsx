@@ -4,6 +4,7 @@ import type { InputRequest } from "../../../src/Api.js"
 import * as Api from "../api.js"
 import { defined, isObject, pretty, readTool, type ToolInfo } from "../mcp.js"
 import { shownKey, startCall, useStore } from "../store.js"
+import { AppView } from "./AppView.js"
 import { InputRequestView } from "./InputRequest.js"
 import { ToolResult } from "./ResultView.js"
 import { initialValue, SchemaForm } from "./SchemaForm.js"
@@ -244,14 +245,14 @@ function ToolDetail(props: {
           ) : null}
         </div>
       </form>
-      {callId !== undefined ? <CallView callId={callId} /> : null}
+      {callId !== undefined ? <CallView callId={callId} view={tool.view} /> : null}
     </article>
   )
 }
 
 const byCall = (callId: string) => (p: InputRequest) => p.callId === callId
 
-export function CallView(props: { readonly callId: string }) {
+export function CallView(props: { readonly callId: string; readonly view?: string | undefined }) {
   const call = useStore((s) => s.calls[props.callId])
   const pending = useStore((s) => s.pending)
   if (call === undefined) return null
@@ -303,6 +304,17 @@ export function CallView(props: { readonly callId: string }) {
       ) : null}
       {end?.outcome === "error" ? <p className="error-text pre-wrap">{end.error ?? "The call failed."}</p> : null}
       {end?.outcome === "cancelled" ? <p className="muted">Cancelled.</p> : null}
+      {props.view !== undefined && call.failed === undefined ? (
+        <AppView
+          key={call.callId}
+          server={call.server}
+          tool={call.tool}
+          uri={props.view}
+          arguments={call.arguments}
+          {...(end?.outcome === "result" ? { result: end.result } : {})}
+          {...(end !== undefined && end.outcome !== "result" ? { cancelled: end.error ?? end.outcome } : {})}
+        />
+      ) : null}
     </section>
   )
 }

@@ -50,10 +50,12 @@ function useRows(entries: ReadonlyArray<TraceEntry>): ReadonlyArray<Row> {
       if (typeof m.method === "string") {
         kind = id !== undefined ? "request" : "notification"
         method = m.method
-        if (id !== undefined) c.methods.set(`${entry.dir}\u0000${id}`, m.method)
+        if (id !== undefined) c.methods.set(`${entry.view ?? ""}\u0000${entry.dir}\u0000${id}`, m.method)
       } else {
         const asked =
-          id !== undefined ? c.methods.get(`${entry.dir === "send" ? "receive" : "send"}\u0000${id}`) : undefined
+          id !== undefined
+            ? c.methods.get(`${entry.view ?? ""}\u0000${entry.dir === "send" ? "receive" : "send"}\u0000${id}`)
+            : undefined
         kind = "error" in m ? "error" : "response"
         method = kind === "error" ? `error${asked !== undefined ? ` (${asked})` : ""}` : `response to ${asked ?? "?"}`
       }
@@ -147,13 +149,25 @@ export function TracePane(props: { readonly server: string }) {
               <div className={`trace-row kind-${r.kind}`}>
                 <span className="c-seq">{r.entry.seq}</span>
                 <span className="c-time">{formatTime(r.entry.t)}</span>
-                <span
-                  className={`c-dir dir-${r.entry.dir}`}
-                  title={r.entry.dir === "send" ? "sent to the server" : "received from the server"}
-                >
-                  {r.entry.dir === "send" ? "→" : "←"}
-                  <span className="visually-hidden">{r.entry.dir === "send" ? " sent" : " received"}</span>
-                </span>
+                {r.entry.view !== undefined ? (
+                  <span
+                    className={`c-dir dir-${r.entry.dir} dir-view`}
+                    title={r.entry.dir === "send" ? "sent to the server's view" : "received from the server's view"}
+                  >
+                    {r.entry.dir === "send" ? "▷" : "◁"}
+                    <span className="visually-hidden">
+                      {r.entry.dir === "send" ? " sent to the view" : " from the view"}
+                    </span>
+                  </span>
+                ) : (
+                  <span
+                    className={`c-dir dir-${r.entry.dir}`}
+                    title={r.entry.dir === "send" ? "sent to the server" : "received from the server"}
+                  >
+                    {r.entry.dir === "send" ? "→" : "←"}
+                    <span className="visually-hidden">{r.entry.dir === "send" ? " sent" : " received"}</span>
+                  </span>
+                )}
                 <span className="c-method">{r.method}</span>
                 <span className="c-id">{r.id}</span>
                 <span className="c-lat">
