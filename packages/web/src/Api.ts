@@ -16,6 +16,7 @@
  * | `GET /api/servers/:server/exchanges` | | `ReadonlyArray<`{@link ExchangeEntry}`>` |
  * | `GET /api/servers/:server/recording` | | the CLI's record file (newline JSON) |
  * | `POST /api/servers` | {@link AddServer} | {@link AddServerAnswer} |
+ * | `POST /api/replay` | {@link Replay} | `{}` |
  * | `POST /api/servers/:server/action` | {@link ServerAction} | `{}` |
  * | `POST /api/servers/:server/call` | {@link CallTool} | {@link CallStarted} |
  * | `POST /api/calls/:callId/cancel` | | `{}` |
@@ -449,6 +450,25 @@ export const AddServerAnswer = Schema.Struct({
   preview: Schema.String,
   savedTo: Schema.optional(Schema.String)
 })
+
+/**
+ * Adds a server that plays a recording back (the CLI's record file, `--record FILE` or the
+ * trace's Save recording): its answers are the recorded ones.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const Replay = Schema.Struct({
+  name: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/)),
+  /** The record file's text (newline JSON: a header line, then one line per message). */
+  recording: Schema.String.pipe(Schema.maxLength(64 * 1024 * 1024))
+})
+
+/**
+ * @since 0.1.0
+ * @category requests
+ */
+export type Replay = typeof Replay.Type
 
 /**
  * @since 0.1.0

@@ -104,6 +104,14 @@ export interface WebUiOptions<E, R> {
   readonly configFiles?: ReadonlyArray<string>
   /** Saves a server added in the page to a config file. Default: saving is refused. */
   readonly save?: (config: McpHost.ServerConfig, file: string) => Effect.Effect<void, { readonly message: string }>
+  /**
+   * The server that plays a recording back (the CLI runs `effect-mcp replay FILE`), refusing a text
+   * that is not a recording. Default: replay is refused.
+   */
+  readonly replay?: (
+    name: string,
+    recording: string
+  ) => Effect.Effect<McpHost.ServerConfig, { readonly message: string }>
   /** The token (default: a new random one). */
   readonly token?: string
   /** Origins the page may frame, beside the sandbox's. */
@@ -232,7 +240,17 @@ export const make = <E, R>(
         return { added: true, preview, ...(request.saveTo === undefined ? {} : { savedTo: request.saveTo }) }
       })
 
+    const replay = (request: Api.Replay) =>
+      options.replay === undefined
+        ? Effect.fail({ _tag: "RequestError", message: "replaying recordings is not offered here" })
+        : options.replay(request.name, request.recording).pipe(
+            // What the recording is refused for is the page's input.
+            Effect.mapError((error) => ({ _tag: "RequestError", message: error.message })),
+            Effect.flatMap(host.add)
+          )
+
     const api = Routes.router({
+      replay,
       host,
       events,
       trace,

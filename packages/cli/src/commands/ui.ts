@@ -31,6 +31,7 @@ import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { expandContext } from "../Connect.js"
 import { openBrowser } from "../internal/browser.js"
+import { parse } from "../internal/recording.js"
 import { changeFor } from "../internal/saving.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "../internal/words.js"
 import { Output } from "../Output.js"
@@ -234,6 +235,20 @@ export const ui = Command.make("ui", uiOptions, (options) =>
             })
             if (result?.outcome === "clash")
               return yield* new UsageError({ reason: `${file} already has a server "${server.name}"` })
+          }).pipe(Effect.provide(files)),
+        replay: (name, text) =>
+          Effect.gen(function* () {
+            yield* Either.mapLeft(parse(text), (reason) => new UsageError({ reason }))
+            const fs = yield* FileSystem.FileSystem
+            const dir = join(stateDir, "recordings")
+            yield* fs.makeDirectory(dir, { recursive: true })
+            const file = join(dir, `${name}.jsonl`)
+            yield* fs.writeFileString(file, text)
+            const bin = process.argv[1] ?? ""
+            return {
+              name,
+              target: { _tag: "Stdio" as const, command: process.execPath, args: [bin, "replay", file], env: {} }
+            } satisfies McpHost.ServerConfig
           }).pipe(Effect.provide(files)),
         host: (parts) =>
           Layer.unwrapEffect(

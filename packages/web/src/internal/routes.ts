@@ -34,6 +34,8 @@ export interface Parts {
   /** The MCP Apps sandbox proxy's origin, when there is one. */
   readonly sandbox: string | undefined
   readonly configFiles: ReadonlyArray<string>
+  /** Adds a server that plays a recording back. */
+  readonly replay: (request: Api.Replay) => Effect.Effect<void, { readonly message: string }>
   /** Adds a server (and saves it when asked); answers with what it did. */
   readonly addServer: (
     request: Api.AddServer
@@ -142,6 +144,7 @@ export const router = (parts: Parts) => {
         }).pipe(Effect.catchAll((error) => Effect.succeed(failure(400, error.message))))
       ),
       HttpRouter.post("/api/servers", answer(Effect.flatMap(body(Api.AddServer), parts.addServer))),
+      HttpRouter.post("/api/replay", answer(Effect.flatMap(body(Api.Replay), parts.replay))),
       HttpRouter.post(
         "/api/servers/:server/action",
         answer(
