@@ -12,6 +12,7 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import AxeBuilder from "@axe-core/playwright"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { Browser, BrowserContext, FrameLocator, Page } from "playwright-core"
 import { scriptedModel, userText } from "../../ai/test/support/scriptedModel.js"
@@ -103,6 +104,12 @@ describe("a tool's view in the tool pane", () => {
     )
     // Nothing but the answer to ui/initialize went to the view before it said it was initialized.
     expect(order.slice(0, initialized).filter((line) => line.startsWith("send"))).toEqual(["send response"])
+  })
+
+  it("has no serious accessibility finding around the view (the view's own document is the server's)", async () => {
+    const results = await new AxeBuilder({ page: tab }).include(".app-view").exclude(".app-frame").analyze()
+    const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+    expect(serious.map((v) => v.id)).toEqual([])
   })
 
   it("calls a tool of its own server and shows the answer", async () => {

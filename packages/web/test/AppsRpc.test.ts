@@ -219,6 +219,26 @@ describe("a view's messages", () => {
     expect(recording).not.toContain('"method":"ui/initialize"')
   })
 
+  it("pings, reads its own server's resources and logs to the page", async () => {
+    const { view } = await openView()
+    expect(responseOf(await rpc(view, { jsonrpc: "2.0", id: 11, method: "ping" })).result).toEqual({})
+    const read = responseOf(
+      await rpc(view, { jsonrpc: "2.0", id: 12, method: "resources/read", params: { uri: "ui://alpha/main.html" } })
+    )
+    expect(JSON.stringify(read.result)).toContain("alpha view")
+    const logged = await rpc(view, {
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "warning", data: "from the view" }
+    })
+    expect(logged._tag).toBe("Done")
+    const log = await events.waitFor(
+      is("Log", (event) => event.data === "from the view"),
+      5_000
+    )
+    expect(log).toMatchObject({ server: "alpha", level: "warning" })
+  })
+
   it("is refused for a view the host did not open", async () => {
     const answer = await post("/api/apps/rpc", { view: "nope", message: { jsonrpc: "2.0", id: 1, method: "ping" } })
     expect(answer.status).toBe(404)

@@ -18,6 +18,8 @@ import * as Encoding from "effect/Encoding"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as Api from "../Api.js"
 import type { Chat } from "./chat.js"
 import { randomId } from "./inputs.js"
@@ -169,10 +171,19 @@ export const make = (
   events: PubSub.PubSub<Api.Event>,
   trace: Trace,
   chat: Chat
-): Effect.Effect<Apps> =>
+): Effect.Effect<Apps, never, Scope.Scope> =>
   Effect.gen(function* () {
     const views = yield* Ref.make<ReadonlyMap<string, View>>(new Map())
     const cache = yield* Ref.make<ReadonlyMap<string, Resource>>(new Map())
+    // A server's views are read again after it restarts or says its resources changed.
+    yield* host.changes.pipe(
+      Stream.runForEach((change) =>
+        change._tag === "Status" || change.list === "resources"
+          ? Ref.update(cache, (map) => new Map([...map].filter(([key]) => !key.startsWith(`${change.server}\u0000`))))
+          : Effect.void
+      ),
+      Effect.forkScoped
+    )
 
     const read = (server: string, uri: string) =>
       Effect.gen(function* () {
