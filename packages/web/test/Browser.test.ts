@@ -79,7 +79,7 @@ afterAll(async () => {
 
 const servers = () => tab.getByRole("navigation", { name: "Servers" })
 const pane = (name: string) => tab.getByRole("region", { name: `Server ${name}` })
-const shoot = (name: string) => tab.screenshot({ path: join(shots, `${name}.png`) })
+const shoot = (name: string) => tab.screenshot({ path: join(shots, `ui-${name}.png`) })
 
 /** Opens a server's tool from the sidebar. */
 const openTool = async (server: string, tool: string) => {
