@@ -41,6 +41,19 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
     })
   )
 
+  // The spec's tools page: invalid arguments are a tool execution error, so the model can correct itself.
+  for (const protocolVersion of ["2025-11-25", "2026-07-28"] as const) {
+    it.scoped(`${protocolVersion}: arguments the tool's schema refuses give a tool error naming them, not -32602`, () =>
+      Effect.gen(function* () {
+        const { client } = yield* connect({ protocolVersion, validateToolInput: false })
+        const result = yield* client.callTool("everything__get-sum", { a: "two", b: 40 })
+        expect(result.isError).toBe(true)
+        expect(textOf(result)).toContain("everything__get-sum")
+        expect(textOf(result)).toContain("/a")
+      })
+    )
+  }
+
   it.scoped("a server's elicitation reaches our client's handler, and its answer goes back to the server", () =>
     Effect.gen(function* () {
       const asked: Array<string> = []

@@ -4,7 +4,7 @@
  * logs a server relates to a call reach that call's client alone; a client's cancellation
  * interrupts the handler, which cancels the call on the server.
  */
-import { Capabilities, type McpClient } from "@effect-mcp/client"
+import { Capabilities, type McpClient, type McpError } from "@effect-mcp/client"
 import { type Aggregate, HostError, type McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
@@ -142,6 +142,16 @@ const completionTarget = (host: McpHost.McpHostService, ref: Methods.RequestPara
   })
 
 /**
+ * The result for arguments the tool's `inputSchema` refuses: a tool execution error naming the tool
+ * and where they are wrong, as the specification asks of input validation, so a model can correct
+ * its call (a JSON-RPC error would end it).
+ */
+const invalidArguments = (tool: string, error: McpError.InvalidInput): Methods.ResultOf<"tools/call"> => ({
+  content: [{ type: "text", text: `Invalid arguments for tool ${tool}: ${error.reason}` }],
+  isError: true
+})
+
+/**
  * A host-wide tool called for the client's request: its progress relayed, its calls tracked as the
  * request's. A tool that requires a task is run as one for a client that cannot create tasks.
  */
@@ -152,7 +162,9 @@ const callFor =
     Effect.flatMap(toolOfView(context.host, called, Views.viewServer(request)), (name) =>
       Effect.flatMap(serverOfTool(context.host, name), (server) =>
         Effect.flatMap(callOptions(context, request, server), (options) => {
-          const result = context.host.callTool(name, args, options)
+          const result = Effect.catchTag(context.host.callTool(name, args, options), "InvalidInput", (error) =>
+            Effect.succeed(invalidArguments(name, error))
+          )
           // Through call_tool no client can ask for a task: a tool that requires one is run as one.
           return behind(
             Tasks.canCreate(context.version) && !throughSearch

@@ -87,6 +87,8 @@ export interface ConnectOptions {
   readonly roots?: ReadonlyArray<{ readonly uri: string }>
   /** The revision our client speaks (default: 2025-11-25). */
   readonly protocolVersion?: "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26"
+  /** Whether our client checks a call's arguments before sending it (default: true, as the client does). */
+  readonly validateToolInput?: boolean
 }
 
 /**
@@ -104,9 +106,11 @@ export const connect = (
     const clientScope = options.clientScope ?? (yield* Effect.scope)
     const [clientEnd, serverEnd] = yield* Scope.extend(InMemoryTransport.makePair(GATEWAY), clientScope)
     const served = yield* Effect.forkScoped(McpGateway.serve(serverEnd, options.gateway))
-    const make = McpClient.make({ name: GATEWAY, protocolVersion: options.protocolVersion ?? "2025-11-25" }).pipe(
-      Effect.provideService(Transport, clientEnd)
-    )
+    const make = McpClient.make({
+      name: GATEWAY,
+      protocolVersion: options.protocolVersion ?? "2025-11-25",
+      ...(options.validateToolInput === undefined ? {} : { validateToolInput: options.validateToolInput })
+    }).pipe(Effect.provideService(Transport, clientEnd))
     const handler = options.elicitation
     const roots = options.roots
     const withRoots =
