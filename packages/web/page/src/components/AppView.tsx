@@ -104,6 +104,7 @@ export function AppView(props: AppViewProps) {
   const sent = useRef({ input: false, result: false })
   const nextId = useRef(1)
   const waiting = useRef(new Map<string | number, () => void>())
+  const records = useRef<Promise<unknown>>(Promise.resolve())
   const headingId = useId()
 
   useEffect(() => {
@@ -129,7 +130,9 @@ export function AppView(props: AppViewProps) {
       const target = frame.current?.contentWindow
       if (target === undefined || target === null || sandbox === undefined || viewId === undefined) return
       target.postMessage(message, sandbox)
-      if (record) void Api.appRpc(viewId, message, "page").catch(() => undefined)
+      // Recorded one after the other, so the trace has them in the order they were sent.
+      if (record)
+        records.current = records.current.catch(() => undefined).then(() => Api.appRpc(viewId, message, "page"))
     },
     [sandbox, viewId]
   )
