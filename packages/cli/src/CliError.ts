@@ -209,6 +209,8 @@ export const exitCodeOf = (failure: CliFailure): number => {
       return ExitCode.usage
     case "ToolReportedError":
     case "RpcError":
+    // The server is there and answers; it does not offer what was asked.
+    case "CapabilityNotSupported":
       return ExitCode.toolError
     case "AuthorizationError":
     case "NotAuthorized":

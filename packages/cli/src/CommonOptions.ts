@@ -113,6 +113,7 @@ export const run: Options.Options<RunOptions> = Options.all({
   json,
   verbose,
   timeout: Options.float("timeout").pipe(
+    Options.withPseudoName("SECONDS"),
     Options.withDescription(
       "Seconds to wait for each request (default 60); a tool call that reports progress waits this long between reports"
     ),

@@ -154,6 +154,10 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
     ]
     if (given.filter(Boolean).length > 1)
       return yield* new UsageError({ reason: "name one server: --stdio (or a command after --), --url or --server" })
+    if (Option.isSome(options.stdio) && trailing.length > 0)
+      return yield* new UsageError({
+        reason: "name one server: --stdio or a command after --, not both (both were given; which to run?)"
+      })
     const env = yield* collect<Record<string, string>>(options.env, parseAssignment, "--env")
     const headers = yield* collect<Record<string, string>>(options.headers, parseHeader, "--header")
     if (trailing.length > 0 || Option.isSome(options.stdio)) {

@@ -238,9 +238,13 @@ export const intercept = (
     }
     if (node.children.length === 0) break
     const names = node.children.map((candidate) => candidate.path.at(-1) ?? "")
-    const close = closest(word, names)
+    // At the top, `version` is --version (as `help` is --help, which it takes already).
+    const close = [
+      ...closest(word, names).map((name) => `"${[...node.path, name].join(" ")}"`),
+      ...(node === tree ? closest(word, ["version"]).map(() => "--version") : [])
+    ]
     const where = ["effect-mcp", ...node.path].join(" ")
-    const message = `${where} has no command "${word}"${close.length === 0 ? "" : `; did you mean ${close.map((name) => `"${[...node.path, name].join(" ")}"`).join(" or ")}?`}`
+    const message = `${where} has no command "${word}"${close.length === 0 ? "" : `; did you mean ${close.join(" or ")}?`}`
     return {
       toStderr: true,
       code: 2,

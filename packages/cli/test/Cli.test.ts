@@ -555,3 +555,57 @@ describe("Ctrl-C", () => {
     await eventually(() => servers.every((server) => !isAlive(server)), "the server process to end", 10_000)
   })
 })
+
+describe("mistakes at the command line", () => {
+  it("replay on a file that is not a recording: error, exit 2, no internal error", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "effect-mcp-notrec-")), "notes.json")
+    writeFileSync(file, '{"a": 1}\n')
+    const result = await run(["replay", file])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/^error: .*notes\.json: this is not an effect-mcp recording/)
+    expect(result.stderr).not.toMatch(/internal error|\n\s+at /)
+  })
+
+  it("a missing argument is a usage error with error:, the usage, and --json's form", async () => {
+    const missing = await run(["tools", "call", ...everythingStdio])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/^error: effect-mcp tools call needs <tool>\nUsage: effect-mcp tools call <tool> /)
+    const json = await run(["tools", "call", "--json", ...everythingStdio])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stderr)).toStrictEqual({
+      error: { kind: "UsageError", message: "effect-mcp tools call needs <tool>", exitCode: 2 }
+    })
+  })
+
+  it("-v, -V, --verison and version are pointed at --version", async () => {
+    for (const word of ["-v", "-V", "--verison", "version"]) {
+      const result = await run([word])
+      expect([word, result.code]).toStrictEqual([word, 2])
+      expect(result.stderr).toMatch(/^error: .*did you mean .*--version/)
+    }
+  })
+
+  it("--timeout 0 is refused before anything runs", async () => {
+    const result = await run(["tools", "list", "--timeout", "0", ...everythingStdio])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--timeout takes a number of seconds, more than 0, not "0"')
+  })
+
+  it("--stdio and a command after -- together are refused", async () => {
+    const result = await run(["ping", "--stdio", "node nothing.mjs", ...everythingStdio])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain("not both")
+  })
+
+  it("skills list on a server without skills exits 1 (it answers, it has none), not 3", async () => {
+    const result = await run(["skills", "list", ...everythingStdio])
+    expect(result.stderr).toMatch(/does not support skills\/list/)
+    expect(result.code).toBe(1)
+  })
+
+  it("complete --argument the prompt does not have: exit 2, naming its arguments", async () => {
+    const result = await run(["complete", "--prompt", "completable-prompt", "--argument", "nosuch", ...everythingStdio])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/prompt completable-prompt has no argument "nosuch" \(it has department, name\)/)
+  })
+})

@@ -56,7 +56,7 @@ describe.concurrent("help", () => {
       "--root"
     ])
       expect(help.stdout.match(new RegExp(`^ {2}${option}\\b`, "gm"))).toHaveLength(1)
-    expect(help.stdout).toMatch(/--timeout float +Seconds to wait for each request/)
+    expect(help.stdout).toMatch(/--timeout SECONDS +Seconds to wait for each request/)
     expect(help.stdout).not.toMatch(/\(repeatable\) \(repeatable\)/)
   })
 
@@ -91,8 +91,8 @@ describe.concurrent("help", () => {
         "error: effect-mcp ping has no option --jsn (did you mean --json?)\nSee effect-mcp ping --help."
       ],
       [["tools", "call", "echo", "--tsk"], "error: effect-mcp tools call has no option --tsk (did you mean --task?)"],
-      [["ping", "--timeout", "abc"], 'error: --timeout takes a number, not "abc"'],
-      [["ping", "--timeout=abc"], 'error: --timeout takes a number, not "abc"'],
+      [["ping", "--timeout", "abc"], 'error: --timeout takes a number of seconds, more than 0, not "abc"'],
+      [["ping", "--timeout=abc"], 'error: --timeout takes a number of seconds, more than 0, not "abc"'],
       [["ping", "--retry", "2.5"], 'error: --retry takes a whole number, not "2.5"'],
       [["ping", "--server"], "error: --server needs a value"],
       [["ping", "--server", "--verbose"], "error: --server needs a value"],

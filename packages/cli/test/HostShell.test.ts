@@ -50,7 +50,8 @@ describe("effect-mcp host shell", () => {
       cwd: solo,
       input: `resources read ${TEXT}\nresources templates\nreconnect\n`
     })
-    expect(result.code, result.stderr).toBe(0)
+    // A line failed (said on stderr): the piped session exits 2.
+    expect(result.code, result.stderr).toBe(2)
     expect(result.stderr).toContain("error: reconnect: the host starts its servers again itself")
     expect(result.stdout).toMatch(/^Resource 5: This is a plaintext resource/m)
     expect(result.stdout).toMatch(/^demo:\/\/resource\/dynamic\/text\/\{resourceId\} +.*\(one\)$/m)
@@ -61,7 +62,8 @@ describe("effect-mcp host shell", () => {
       cwd,
       input: `resources list\nresources read ${TEXT}\nresources read ${TEXT} --server two\nresources read ${DOCUMENT} --server gone\n`
     })
-    expect(result.code, result.stderr).toBe(0)
+    // A line failed (said on stderr): the piped session exits 2.
+    expect(result.code, result.stderr).toBe(2)
     const rows = result.stdout.split("\n").filter((line) => line.startsWith(`${DOCUMENT} `))
     expect(rows.map((line) => /\((\w+)\)$/.exec(line)?.[1])).toStrictEqual(["one", "two"])
     expect(result.stderr).toMatch(
@@ -98,7 +100,8 @@ describe("effect-mcp host shell", () => {
       ].join("\n"),
       timeoutMs: 40_000
     })
-    expect(result.code, result.stderr).toBe(0)
+    // A line failed (said on stderr): the piped session exits 2.
+    expect(result.code, result.stderr).toBe(2)
     expect(result.stderr).toContain("showing log messages at debug and above from one, two")
     expect(result.stderr).toMatch(/^one: \[\w+\] .*level.message/m)
     expect(result.stderr).toMatch(

@@ -5,7 +5,7 @@
  * again; Ctrl-C cancelling the running call without leaving; Ctrl-D closing cleanly; history
  * kept per server across sessions. Piped, the shell reads commands as a script.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -240,11 +240,15 @@ describe("effect-mcp shell", () => {
     expect((await shell.finished).code).toBe(0)
   })
 
-  it("piped: reads commands as a script; a failing command is reported and the next runs", async () => {
+  it("piped: reads commands as a script; a failing command is reported and the next runs; it exits 2, and keeps no history", async () => {
+    const state = mkdtempSync(join(tmpdir(), "effect-mcp-piped-"))
     const result = await run(["shell", ...everythingStdio], {
-      input: "tools call get-sum a:=2 b:=40\ntools lst\nbogus-command\nping\n"
+      input: "tools call get-sum a:=2 b:=40\ntools lst\nbogus-command\nping\n",
+      env: { XDG_STATE_HOME: state }
     })
-    expect(result.code, result.stderr).toBe(0)
+    // The failed lines are the session's outcome, as a script's would be.
+    expect(result.code, result.stderr).toBe(2)
+    expect(existsSync(join(state, "effect-mcp", "history"))).toBe(false)
     expect(result.stdout).toMatch(/The sum of 2 and 40 is 42\./)
     expect(result.stderr).toMatch(/error: tools: "lst" is not a command; did you mean list\?/)
     expect(result.stderr).toMatch(/error: "bogus-command" is not a command/)
@@ -268,16 +272,17 @@ describe("effect-mcp shell", () => {
       ["shell", "--record", join(mkdtempSync(join(tmpdir(), "effect-mcp-rec-")), "s.jsonl"), ...everythingStdio],
       { input: "reconnect\nping\n" }
     )
-    expect(recorded.code, recorded.stderr).toBe(0)
+    // The refused reconnect is a failed line: the piped session exits 2.
+    expect(recorded.code, recorded.stderr).toBe(2)
     expect(recorded.stderr).toContain("error: reconnect: --record keeps one connection")
     expect(recorded.stdout).toMatch(/pong in/)
   })
 
-  it("reconnect: a server that died is started again and the session goes on (exit 0)", async () => {
+  it("reconnect: a server that died is started again and the session goes on (exit 3: lines failed)", async () => {
     const result = await run(["shell", "--", process.execPath, miniServer, "crash"], {
       input: "tools call echo\nping\nreconnect\nping\n"
     })
-    expect(result.code, result.stderr).toBe(0)
+    expect(result.code, result.stderr).toBe(3)
     expect(result.stderr.match(/error: the server has ended/g) ?? []).toHaveLength(1)
     expect(result.stderr).toMatch(/reconnected to /)
     expect(result.stdout.match(/pong in/g) ?? []).toHaveLength(1)
@@ -288,7 +293,8 @@ describe("effect-mcp shell", () => {
       input:
         "complete prompt completable-prompt department E\ncomplete prompt completable-prompt department zzz\ncomplete prompts\n"
     })
-    expect(result.code, result.stderr).toBe(0)
+    // The last line is a usage mistake.
+    expect(result.code, result.stderr).toBe(2)
     expect(result.stdout.split("\n")).toContain("Engineering")
     expect(result.stderr).toMatch(/no completions/)
     expect(result.stderr).toMatch(/complete prompt NAME ARG \[TYPED\] \| complete template URI-TEMPLATE ARG \[TYPED\]/)
@@ -373,7 +379,8 @@ describe("effect-mcp host shell", () => {
       cwd,
       input: "status\ntools call one__get-sum a:=1 b:=2\ntools call gone__echo message=x\ntools call one__get-sun\n"
     })
-    expect(result.code, result.stderr).toBe(0)
+    // Lines failed (a server down, a mistyped tool): the piped session exits 2.
+    expect(result.code, result.stderr).toBe(2)
     expect(result.stdout).toMatch(/^one +stdio +ready/m)
     expect(result.stdout).toMatch(/^gone +stdio +failed:/m)
     expect(result.stdout).toMatch(/The sum of 1 and 2 is 3\./)

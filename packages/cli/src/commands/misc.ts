@@ -15,6 +15,7 @@ import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { withClient } from "../Connect.js"
+import { closest } from "../internal/closest.js"
 import { parseStringArguments } from "../internal/words.js"
 import { dim, Output } from "../Output.js"
 import { display } from "../ServerNames.js"
@@ -64,6 +65,35 @@ export const complete = Command.make(
   )
 )
 
+/** The variables of a URI template (RFC 6570): `{a}`, `{+a}`, `{?a,b}`, `{a*}`, `{a:3}`. */
+const templateVariables = (template: string): ReadonlyArray<string> =>
+  [...template.matchAll(/\{[+#./;?&]?([^}]*)\}/g)].flatMap(([, list]) =>
+    (list ?? "").split(",").map((name) => name.replace(/(\*|:\d+)$/, "").trim())
+  )
+
+/**
+ * The arguments of the prompt or the variables of the template `ref` names; `undefined` when it
+ * is not listed (the server may still complete it) or the list cannot be read.
+ */
+const argumentNames = (
+  client: McpClient.McpClientService,
+  ref: { readonly type: "ref/prompt"; readonly name: string } | { readonly type: "ref/resource"; readonly uri: string }
+): Effect.Effect<ReadonlyArray<string> | undefined> =>
+  ref.type === "ref/prompt"
+    ? client.prompts.pipe(
+        Effect.map((prompts) =>
+          prompts.find((prompt) => prompt.name === ref.name)?.arguments?.map((argument) => argument.name)
+        ),
+        Effect.orElseSucceed(() => undefined)
+      )
+    : client.resourceTemplates.pipe(
+        Effect.map((templates) => {
+          const found = templates.find((template) => template.uriTemplate === ref.uri)
+          return found === undefined ? undefined : templateVariables(found.uriTemplate)
+        }),
+        Effect.orElseSucceed(() => undefined)
+      )
+
 /**
  * Asks the server to complete `argument` of a prompt or resource template and prints the
  * candidates, one a line (`context`: arguments already resolved).
@@ -77,6 +107,18 @@ export const printCompletion = (
 ) =>
   Effect.gen(function* () {
     const output = yield* Output
+    // An argument the prompt or template does not have is named with the ones it has (the
+    // server would answer no completions, which reads as if the value had none).
+    const names = yield* argumentNames(client, ref)
+    if (names !== undefined && !names.includes(argument)) {
+      const close = closest(argument, names)
+      const what = ref.type === "ref/prompt" ? `prompt ${ref.name}` : `template ${ref.uri}`
+      return yield* new UsageError({
+        server: client.name,
+        method: "completion/complete",
+        reason: `${what} has no argument "${argument}" (${close.length > 0 ? `did you mean ${close.join(", ")}?` : names.length === 0 ? "it has none" : `it has ${names.join(", ")}`})`
+      })
+    }
     const completion = yield* client.complete({
       ref,
       argument: { name: argument, value },

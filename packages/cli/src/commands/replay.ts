@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
 import { parse } from "../internal/recording.js"
 import { player } from "../internal/replay.js"
+import { runCommand } from "./shared.js"
 
 const write = (message: JsonRpc.JSONRPCMessage) =>
   Effect.sync(() => void process.stdout.write(`${JSON.stringify(message)}\n`))
@@ -27,7 +28,7 @@ const serve = (file: string) =>
       .pipe(Effect.mapError((error) => new UsageError({ reason: `cannot read ${file}: ${error.message}` })))
     const recording = yield* Either.mapLeft(parse(text), (reason) => new UsageError({ reason: `${file}: ${reason}` }))
     const play = player(recording.lines)
-    yield* NodeStream.fromReadable<Error, Uint8Array>(
+    yield* NodeStream.fromReadable<UsageError, Uint8Array>(
       () => process.stdin,
       (cause) => new UsageError({ reason: `reading stdin failed: ${String(cause)}` })
     ).pipe(
@@ -56,7 +57,8 @@ export const replay = Command.make(
   {
     file: Args.file({ name: "recording", exists: "yes" }).pipe(Args.withDescription("A recording made with --record"))
   },
-  ({ file }) => serve(file)
+  // A failure is reported as every command's is (error: …, exit 2), not as an internal error.
+  ({ file }) => runCommand({ json: false, verbose: false }, serve(file))
 ).pipe(
   Command.withDescription(
     "Play a recorded server back over stdio (a recording made with --record FILE), to reproduce a session without the server.\n" +

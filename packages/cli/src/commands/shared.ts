@@ -35,10 +35,11 @@ export const report = (failure: CliFailure) =>
 /** Runs a command's body with the run's printer, server names and logger; failures are reported. */
 export const runCommand = <R>(
   run: Pick<CommonOptions.RunOptions, "json" | "verbose"> & Partial<Pick<CommonOptions.RunOptions, "maxTime">>,
-  body: Effect.Effect<void, CliFailure, R>
+  body: Effect.Effect<void, CliFailure | Exit, R>
 ): Effect.Effect<void, Exit, Exclude<R, Output | ServerNames> | Terminal.Terminal> =>
   body.pipe(
-    Effect.catchAll(report),
+    // An Exit has been reported already (a piped shell's failed lines): only its code is left.
+    Effect.catchAll((failure) => (failure._tag === "Exit" ? Effect.fail(failure) : report(failure))),
     Effect.provideService(CommonOptions.MaxCallTime, Option.map(run.maxTime ?? Option.none(), Duration.seconds)),
     // Every prompt inside pauses the live line.
     Effect.provide(PausingTerminal.layer),

@@ -50,6 +50,8 @@ const allOptions = (catalogue: Catalogue): ReadonlyArray<OptionShape> => {
 const described = (kind: string): string => {
   if (kind.includes(" | ")) return `one of ${kind.split(" | ").join(", ")}`
   switch (kind) {
+    case "SECONDS":
+      return "a number of seconds, more than 0"
     case "float":
       return "a number"
     case "integer":
@@ -63,6 +65,10 @@ const described = (kind: string): string => {
 const valueProblem = (shape: OptionShape, value: string): string | undefined => {
   const kind = shape.value
   if (kind === undefined) return undefined
+  if (kind === "SECONDS")
+    return Number.isFinite(Number(value)) && value.trim() !== "" && Number(value) > 0
+      ? undefined
+      : `${shape.name} takes a number of seconds, more than 0, not "${value}"`
   if (kind === "float")
     return Number.isFinite(Number(value)) && value.trim() !== ""
       ? undefined
@@ -77,6 +83,20 @@ const valueProblem = (shape: OptionShape, value: string): string | undefined => 
   }
   return undefined
 }
+
+/** Words that ask for help or the version, wherever they stand. */
+const isHelpWord = (word: string) => word === "--help" || word === "-h" || word === "--version"
+
+/** Short options people try, and what this program spells them. */
+const SHORT: { readonly [word: string]: ReadonlyArray<string> } = {
+  "-v": ["--version", "--verbose"],
+  "-V": ["--version"],
+  "-j": ["--json"],
+  "-t": ["--timeout"]
+}
+
+/** What may stand first besides a command's options. */
+const ROOT_WORDS: ReadonlyArray<string> = ["--version", "--help"]
 
 /** The outcome: the words to run (options moved after the command), or a usage error's text. */
 export type Checked =
@@ -100,10 +120,12 @@ export const check = (catalogue: Catalogue, words: ReadonlyArray<string>): Check
   const every = allOptions(catalogue)
   // Options before the command: taken with their values, put back after the command's path.
   const leading: Array<string> = []
+  const unknown: Array<string> = []
   let index = 0
   while (index < words.length && (words[index] ?? "").startsWith("-")) {
     const word = words[index] ?? ""
     const shape = every.find((candidate) => candidate.name === word.split("=")[0])
+    if (shape === undefined && !isHelpWord(word)) unknown.push(word.split("=")[0] ?? word)
     leading.push(word)
     index++
     if (shape?.value !== undefined && !word.includes("=") && index < words.length) leading.push(words[index++] ?? "")
@@ -117,14 +139,28 @@ export const check = (catalogue: Catalogue, words: ReadonlyArray<string>): Check
     path.push(words[index++] ?? "")
   }
   const ordered = [...path, ...words.slice(index), ...leading]
+  // An option no command has (-v, --verison) and no command after it: named, with the closest.
+  const [stray] = unknown
+  if (stray !== undefined && node === catalogue.tree && index === words.length) {
+    const close = SHORT[stray] ?? closest(stray, [...every.map((candidate) => candidate.name), ...ROOT_WORDS])
+    return refusal(
+      words,
+      `effect-mcp has no option ${stray}${close.length === 0 ? "" : ` (did you mean ${close.join(", ")}?)`}`,
+      "See effect-mcp --help."
+    )
+  }
   if (node === catalogue.tree || node.children.length > 0) return { _tag: "Run", words: ordered }
 
   const known = optionsOf(catalogue, node)
   const where = ["effect-mcp", ...node.path].join(" ")
   const rest = [...words.slice(index), ...leading]
+  let positionals = 0
   for (let at = 0; at < rest.length; at++) {
     const word = rest[at] ?? ""
-    if (!word.startsWith("-") || word === "-" || /^-\d/.test(word)) continue
+    if (!word.startsWith("-") || word === "-" || /^-\d/.test(word)) {
+      positionals++
+      continue
+    }
     const [name = word, inline] = word.includes("=")
       ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)]
       : [word]
@@ -152,5 +188,15 @@ export const check = (catalogue: Catalogue, words: ReadonlyArray<string>): Check
     if (problem !== undefined) return refusal(words, problem, `See ${where} --help.`)
     if (inline === undefined) at++
   }
+  // Help asked for is answered by help, whatever is missing.
+  if (rest.some(isHelpWord)) return { _tag: "Run", words: ordered }
+  const required = node.arguments.map((argument) => argument.term).filter((term) => !term.startsWith("["))
+  const missing = required.slice(positionals).filter((term) => !term.endsWith("..."))
+  if (missing.length > 0)
+    return refusal(
+      words,
+      `${where} needs ${missing.join(" ")}`,
+      `Usage: ${[where, ...node.arguments.map((argument) => argument.term)].join(" ")}; see ${where} --help.`
+    )
   return { _tag: "Run", words: ordered }
 }

@@ -15,9 +15,10 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { type CliFailure, describe, serverOf } from "../CliError.js"
+import { type CliFailure, describe, Exit as Ending, ExitCode, exitCodeOf, serverOf } from "../CliError.js"
 import { sanitize } from "../internal/controls.js"
 import { cancelledLine } from "../internal/signals.js"
 import { splitCommandLine } from "../internal/words.js"
@@ -171,22 +172,28 @@ export const run = <R>(
       )
     for (const warning of yield* opened.target.warnings) yield* output.note(`warning: ${warning}`)
     const prompt = `${server}> `
+    // Off a terminal (a script piped in), the session ends with the code of the last line that
+    // failed, as a shell running a script would let its caller know.
+    let failed: number | undefined
     while (true) {
       const line = yield* reader.read(prompt)
       if (Option.isNone(line)) break
       const words = splitCommandLine(line.value)
       if (words._tag === "Left") {
         yield* output.note(`error: ${words.left}`)
+        failed = ExitCode.usage
         continue
       }
       const [first] = words.right
       if (first === undefined) continue
-      yield* History.append(file, line.value)
+      // Only what a person typed is history; a piped script's lines are not.
+      if (interactive) yield* History.append(file, line.value)
       if (EXIT.has(first)) break
       const refusal = settings.reconnect ? undefined : settings.why
       const again = first === "reconnect" && (settings.reconnect || refusal !== undefined)
       if (again && refusal !== undefined) {
         yield* output.note(`error: reconnect: ${refusal}`)
+        failed = ExitCode.usage
         continue
       }
       const gone = yield* endedNow
@@ -194,9 +201,21 @@ export const run = <R>(
         yield* output.note(
           `error: the server has ended (${sanitize(gone.value)}); ${settings.reconnect ? "reconnect starts it again, " : ""}Ctrl-D leaves`
         )
+        failed = ExitCode.connection
         continue
       }
-      const command = again ? reconnect : Effect.flatMap(Ref.get(current), ({ target }) => target.run(words.right))
+      // A connection lost under a command is seen as ended a moment later (the client's state
+      // changes on its own fiber): waited for, bounded, so the next line is not run against it.
+      const settled = endedNow.pipe(
+        Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: Option.isSome }),
+        Effect.timeout("1 second"),
+        Effect.ignore
+      )
+      const command = again
+        ? reconnect
+        : Effect.flatMap(Ref.get(current), ({ target }) =>
+            Effect.tapErrorTag(target.run(words.right), "TransportError", () => settled)
+          )
       // On a terminal, keys typed while the command runs go to the next prompt, not over its output
       // (not while a server starts again: it may ask on the terminal itself).
       const fiber = yield* Effect.fork(
@@ -212,9 +231,14 @@ export const run = <R>(
           const given = serverOf(error.value)
           const shown = given === undefined ? undefined : yield* names.display(given)
           yield* output.note(describe(error.value, output.verbose, shown))
-        } else if (Cause.isInterruptedOnly(exit.cause))
+          failed = exitCodeOf(error.value)
+        } else if (Cause.isInterruptedOnly(exit.cause)) {
           yield* output.note(new Styled(cancelledLine(sanitize(words.right.slice(0, 3).join(" ")), output.interactive)))
-        else yield* output.note(`internal error: ${Cause.pretty(exit.cause)}`)
+          failed = ExitCode.interrupted
+        } else {
+          yield* output.note(`internal error: ${Cause.pretty(exit.cause)}`)
+          failed = ExitCode.connection
+        }
       }
     }
     if (interactive) process.stdout.write("\n")
@@ -222,6 +246,8 @@ export const run = <R>(
     // The session ends as a lost connection does (exit 3), not as a finished one.
     if (Option.isSome(gone))
       return yield* new McpError.TransportError({ server: opened.target.name, reason: gone.value })
+    // Each failure was reported as it came: the code alone is left to give.
+    if (!interactive && failed !== undefined) return yield* new Ending({ code: failed })
   }).pipe(Effect.scoped)
 
 /** The services a session needs besides its target's. */
