@@ -33,6 +33,7 @@
  * | `POST /api/input/:id` | {@link InputAnswer} | `{}` |
  * | `POST /api/roots` | {@link SetRoots} | `{}` |
  * | `POST /api/chat` | {@link ChatSend} | {@link ChatStarted} |
+ * | `POST /api/chat/ui-stream` | the AI SDK's chat request (`{ messages }`) | the turn in the AI SDK's UI message stream format |
  * | `POST /api/chat/approve` | {@link ChatApprove} | `{}` |
  * | `POST /api/chat/clear` | | `{}` |
  * | `POST /api/apps/view` | {@link AppOpen} | {@link AppOpened} |

@@ -10,6 +10,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { asSchema, readUIMessageStream, uiMessageChunkSchema } from "ai"
 import { scriptedModel } from "../../ai/test/support/scriptedModel.js"
 import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
 import type * as Api from "../src/Api.js"
@@ -23,7 +24,9 @@ const model = scriptedModel({
       text: "Let me echo that. ",
       calls: [{ name: "everything__echo", params: { message: "from the model" } }]
     }),
-    () => ({ text: "The server said: Echo: from the model" })
+    () => ({ text: "The server said: Echo: from the model" }),
+    () => ({ text: "Once more. ", calls: [{ name: "everything__echo", params: { message: "for the AI SDK" } }] }),
+    () => ({ text: "Done for the AI SDK." })
   ]
 })
 let httpServer: RunningServer
@@ -272,6 +275,78 @@ describe("the chat", () => {
     expect(answers).toEqual(["Let me echo that. ", "The server said: Echo: from the model"])
   })
 
+  it("tells a turn in the AI SDK's UI message stream format, which the AI SDK itself reads", async () => {
+    const response = await fetch(`${page.origin}/api/chat/ui-stream`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${page.token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "chat-1",
+        messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "echo for the AI SDK" }] }],
+        trigger: "submit-message"
+      })
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1")
+    const text = await response.text()
+    const frames = text
+      .split("\n\n")
+      .filter((frame) => frame.startsWith("data: "))
+      .map((frame) => frame.slice(6))
+    expect(frames.at(-1)).toBe("[DONE]")
+    // Every chunk is one the AI SDK's own schema takes.
+    const chunks = frames.slice(0, -1).map((frame) => JSON.parse(frame) as { type: string })
+    for (const chunk of chunks) {
+      const checked = await asSchema(uiMessageChunkSchema()).validate?.(chunk)
+      expect(checked?.success, JSON.stringify(chunk)).toBe(true)
+    }
+    expect(chunks.map((chunk) => chunk.type)).toEqual([
+      "start",
+      "text-start",
+      ...chunks
+        .filter(
+          (chunk) =>
+            chunk.type === "text-delta" && chunks.indexOf(chunk) < chunks.findIndex((one) => one.type === "text-end")
+        )
+        .map(() => "text-delta"),
+      "text-end",
+      "tool-input-available",
+      "tool-output-available",
+      "text-start",
+      ...chunks
+        .filter(
+          (chunk) =>
+            chunk.type === "text-delta" &&
+            chunks.indexOf(chunk) > chunks.findIndex((one) => one.type === "tool-output-available")
+        )
+        .map(() => "text-delta"),
+      "text-end",
+      "finish"
+    ])
+    // And the AI SDK's reader makes the message of it: text, the tool's part with its output, text.
+    const stream = new ReadableStream({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk)
+        controller.close()
+      }
+    })
+    let last: { parts: ReadonlyArray<{ type: string; text?: string; output?: unknown }> } | undefined
+    for await (const message of readUIMessageStream({ stream: stream as never })) last = message as never
+    const parts = last?.parts.filter((part) => part.type !== "step-start") ?? []
+    expect(parts.map((part) => part.type)).toEqual(["text", "dynamic-tool", "text"])
+    expect(parts[0]?.text).toBe("Once more. ")
+    expect(JSON.stringify(parts[1]?.output)).toContain("Echo: for the AI SDK")
+    expect(parts[2]?.text).toBe("Done for the AI SDK.")
+  })
+
+  it("refuses a UI stream request without a user's text", async () => {
+    const response = await fetch(`${page.origin}/api/chat/ui-stream`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${page.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", parts: [{ type: "file", url: "x" }] }] })
+    })
+    expect(response.status).toBe(400)
+  })
+
   it("keeps the conversation across a restart of the command", async () => {
     events.close()
     await page.stop()
@@ -280,13 +355,8 @@ describe("the chat", () => {
     const state = await api<Api.State>("/api/state")
     expect(state.chat.available).toBe(false)
     expect(state.chat.hint).toMatch(/ANTHROPIC_API_KEY/)
-    expect(state.conversation.map((message) => message._tag)).toEqual([
-      "User",
-      "Assistant",
-      "Tool",
-      "Assistant",
-      "Done"
-    ])
+    const turn = ["User", "Assistant", "Tool", "Assistant", "Done"]
+    expect(state.conversation.map((message) => message._tag)).toEqual([...turn, ...turn])
   })
 })
 

@@ -20,6 +20,7 @@ import type { Chat } from "./chat.js"
 import type { Inputs } from "./inputs.js"
 import * as Servers from "./servers.js"
 import type { Trace } from "./trace.js"
+import * as UiStream from "./uiStream.js"
 
 /** Everything the routes use. */
 export interface Parts {
@@ -271,6 +272,18 @@ export const router = (parts: Parts) => {
       HttpRouter.post(
         "/api/chat",
         answer(Effect.flatMap(body(Api.ChatSend), ({ text }) => Effect.map(chat.send(text), (turnId) => ({ turnId }))))
+      ),
+      HttpRouter.post(
+        "/api/chat/ui-stream",
+        Effect.gen(function* () {
+          const text = UiStream.lastUserText(yield* body(UiStream.UiRequest))
+          if (text === undefined) return failure(400, "the last user message has no text")
+          const chunks = yield* UiStream.stream(parts.events, chat, text)
+          return HttpServerResponse.stream(chunks, {
+            contentType: "text/event-stream",
+            headers: { "cache-control": "no-store", "x-vercel-ai-ui-message-stream": "v1" }
+          })
+        }).pipe(Effect.catchAll((error) => Effect.succeed(failure(statusOf(error), error.message))))
       ),
       HttpRouter.post(
         "/api/chat/approve",
