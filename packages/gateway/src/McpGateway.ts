@@ -3,7 +3,9 @@
  * then sees every ready server's tools and prompts under host-wide names, their resources and
  * templates, completion, logging and subscriptions; its calls are routed by the host (with its
  * allow and deny lists, retries, bounded concurrency and restarts), progress and cancellation pass
- * through, and the servers' requests (sampling, elicitation, roots) are asked of the client.
+ * through, and the servers' requests (sampling, elicitation, roots) are asked of the client. A
+ * request's `_meta` reaches the servers: its trace context continued (`traceparent`, `tracestate`)
+ * and its own keys as given; progress tokens and the protocol's reserved keys are the gateway's.
  *
  * MCP Apps (`io.modelcontextprotocol/ui`): the gateway declares the extension when one of its
  * servers does, and rewrites every view address a server gives to name that server

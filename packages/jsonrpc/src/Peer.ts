@@ -22,6 +22,14 @@ export {
    */
   make,
   /**
+   * Members carried from the request that started this work into the `_meta` of every request
+   * made for it (a `Context.Reference`; default none). A request's own members win.
+   *
+   * @since 0.1.0
+   * @category tracing
+   */
+  PropagatedMeta,
+  /**
    * The W3C `tracestate` to send beside `traceparent`.
    *
    * @since 0.1.0

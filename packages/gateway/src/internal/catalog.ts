@@ -12,6 +12,7 @@ import { JsonRpc, McpApps, McpSchema, type Methods, type ProtocolVersion } from 
 import * as Effect from "effect/Effect"
 import { type InFlight, relatedTo } from "./inflight.js"
 import type * as LogRelay from "./logRelay.js"
+import * as Propagation from "./propagation.js"
 import { promptOf, serverOfTool, serverOfUri, toolOfView } from "./routing.js"
 import type { Subscriptions } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
@@ -365,7 +366,8 @@ export const handlers = (context: CatalogContext): Handlers => {
       ([method, serve]) =>
         [
           method,
-          (request: Peer.InboundRequest) => Effect.provideService(serve(request), Capabilities.OnBehalfOf, onBehalfOf)
+          (request: Peer.InboundRequest) =>
+            Effect.provideService(serve(request), Capabilities.OnBehalfOf, onBehalfOf).pipe(Propagation.within(request))
         ] as const
     )
   )

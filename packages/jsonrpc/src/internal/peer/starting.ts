@@ -24,6 +24,15 @@ export class TraceState extends Context.Reference<TraceState>()("@effect-mcp/jso
   defaultValue: (): string | undefined => undefined
 }) {}
 
+/**
+ * Members the host carries from the inbound request that started this work into the `_meta` of
+ * every request it makes for it (a gateway passing a caller's custom keys on to its servers).
+ * A request's own members (its progress token, trace context, `meta`) win over these.
+ */
+export class PropagatedMeta extends Context.Reference<PropagatedMeta>()("@effect-mcp/jsonrpc/PropagatedMeta", {
+  defaultValue: (): WireObject | undefined => undefined
+}) {}
+
 /** The W3C `traceparent` of a span, so that the server's trace joins ours. */
 const traceparent = (span: Tracer.Span): string => `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
 
@@ -42,7 +51,8 @@ const messageOf = (
   entry: Pending.Entry,
   params: WireObject | undefined,
   options: RequestOptions,
-  meta: WireObject | undefined
+  meta: WireObject | undefined,
+  propagated?: WireObject
 ): JsonRpc.JSONRPCRequest => {
   const extra =
     options.onProgress === undefined
@@ -50,11 +60,15 @@ const messageOf = (
         ? options.meta
         : { ...meta, ...options.meta }
       : { progressToken: entry.id, ...meta, ...options.meta }
+  // Propagated members go under the request's own: none takes the place of its progress token.
   return {
     jsonrpc: "2.0",
     id: entry.id,
     method: entry.method,
-    params: extra === undefined ? (params ?? {}) : { ...params, _meta: { ...metaOf(params), ...extra } }
+    params:
+      extra === undefined && propagated === undefined
+        ? (params ?? {})
+        : { ...params, _meta: { ...propagated, ...metaOf(params), ...extra } }
   }
 }
 
@@ -152,11 +166,12 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
     Effect.withFiberRuntime((fiber) => {
       const gone = options.ended()
       if (gone !== undefined) return Effect.fail(gone)
+      const propagated = Context.get(fiber.currentContext, PropagatedMeta)
       const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
       const entry = pending.entryOf(method, requestOptions, now)
       const traced = fiber.currentSpan !== undefined || fiber.currentTracer !== nativeTracer
       if (!traced) {
-        const message = messageOf(entry, params, requestOptions, undefined)
+        const message = messageOf(entry, params, requestOptions, undefined, propagated)
         if (writeNow !== undefined && requestOptions.headers === undefined) {
           return begun(writeNow, entry, message)
         }
@@ -176,7 +191,11 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
             traceparent: traceparent(span),
             ...(traceState === undefined ? {} : { tracestate: traceState })
           }
-          return exchange(entry, messageOf(entry, params, requestOptions, meta), requestOptions.headers).pipe(
+          return exchange(
+            entry,
+            messageOf(entry, params, requestOptions, meta, propagated),
+            requestOptions.headers
+          ).pipe(
             Effect.onExit((exit) =>
               Effect.flatMap(Clock.currentTimeNanos, (time) => Effect.sync(() => span.end(time, exit)))
             )
