@@ -99,6 +99,7 @@ export const clientId = Options.text("client-id").pipe(
  * @category options
  */
 export const clientSecret = Options.redacted("client-secret").pipe(
+  Options.withPseudoName("SECRET"),
   Options.withDescription("OAuth: that client's secret (never printed)"),
   Options.optional
 )

@@ -57,6 +57,9 @@ describe.concurrent("help", () => {
     ])
       expect(help.stdout.match(new RegExp(`^ {2}${option}\\b`, "gm"))).toHaveLength(1)
     expect(help.stdout).toMatch(/--timeout SECONDS +Seconds to wait for each request/)
+    // Values named by what they are, not by the parser's type.
+    expect(help.stdout).toMatch(/--client-secret SECRET +OAuth: that client's secret/)
+    expect(help.stdout).not.toMatch(/ (float|redacted) /)
     expect(help.stdout).not.toMatch(/\(repeatable\) \(repeatable\)/)
   })
 

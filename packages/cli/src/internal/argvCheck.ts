@@ -181,7 +181,7 @@ export const check = (catalogue: Catalogue, words: ReadonlyArray<string>): Check
     if (value === undefined || (inline === undefined && value.startsWith("--")))
       return refusal(
         words,
-        `${name} needs a value${shape.value === "text" || shape.value === "redacted" ? "" : ` (${described(shape.value)})`}`,
+        `${name} needs a value${shape.value === "text" || shape.value === "redacted" || shape.value === "SECRET" ? "" : ` (${described(shape.value)})`}`,
         `See ${where} --help.`
       )
     const problem = valueProblem(shape, value)
