@@ -614,7 +614,9 @@ export const SetLogLevel = Schema.Struct({
  */
 export const InputAnswer = Schema.Union(
   Schema.TaggedStruct("Result", { result: Json }),
-  Schema.TaggedStruct("Refuse", { message: Schema.String })
+  Schema.TaggedStruct("Refuse", { message: Schema.String }),
+  /** A sampling request answered by the chat's model (404 when there is none). */
+  Schema.TaggedStruct("AskModel", {})
 )
 
 /**

@@ -30,6 +30,7 @@ import type { McpSchema } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import type * as Api from "./Api.js"
@@ -202,7 +203,9 @@ export const make = <E, R>(
     const events = yield* PubSub.unbounded<Api.Event>()
     const running = yield* Running.make
     const trace = yield* Trace.make(events, options.secrets ?? [])
-    const inputs = yield* Inputs.make(events, running.only, options.roots ?? [])
+    // The chat's model, built once: it answers the chat and, when asked, sampling.
+    const model = yield* Effect.transposeOption(Option.map(options.chat.model, (chosen) => Layer.build(chosen.layer)))
+    const inputs = yield* Inputs.make(events, running.only, options.roots ?? [], model)
     const sandbox = options.sandbox === undefined ? undefined : yield* Sandbox.serve(options.sandbox, guard.origins)
     const shown = bound.hostname.includes(":") ? `[${bound.hostname}]` : bound.hostname
     const origin = `http://${shown}:${bound.port}`
@@ -218,7 +221,7 @@ export const make = <E, R>(
     )
     const host = Context.get(hostContext, McpHost.McpHost)
     const calls = yield* Calls.make(host, events, running)
-    const chat = yield* Chat.make(host, events, running, options.chat)
+    const chat = yield* Chat.make(host, events, running, options.chat, model)
     const apps = yield* Apps.make(host, events, trace, chat)
     yield* Servers.follow(host, events)
 

@@ -27,7 +27,8 @@ const model = scriptedModel({
     () => ({ text: "The server said: Echo: from the model" }),
     () => ({ text: "Once more. ", calls: [{ name: "everything__echo", params: { message: "for the AI SDK" } }] }),
     () => ({ text: "Done for the AI SDK." })
-  ]
+  ],
+  samples: [() => ({ text: "the model's haiku" })]
 })
 let httpServer: RunningServer
 let page: Started
@@ -211,6 +212,31 @@ describe("a tool call from the page", () => {
     })
     const ended = await events.waitFor(is("CallEnded", (event) => event.callId === "sample1"))
     expect(JSON.stringify(ended.result)).toContain("old pond, a frog")
+  })
+
+  it("answers sampling with the chat's model when the user asks it to", async () => {
+    await api("/api/servers/everything/call", {
+      tool: "trigger-sampling-request",
+      arguments: { prompt: "a haiku", maxTokens: 50 },
+      callId: "sample2"
+    })
+    const input = await events.waitFor(is("Input", (event) => event.request.callId === "sample2"))
+    await api(`/api/input/${input.request.id}`, { _tag: "AskModel" })
+    const ended = await events.waitFor(is("CallEnded", (event) => event.callId === "sample2"))
+    expect(JSON.stringify(ended.result)).toContain("the model's haiku")
+    const generated = model.received.filter((request) => request.mode === "generate")
+    expect(JSON.stringify(generated.at(-1)?.request.prompt)).toContain("a haiku")
+  })
+
+  it("refuses to ask the model about an elicitation (404), which stays waiting", async () => {
+    await api("/api/servers/everything/call", { tool: "trigger-elicitation-request", arguments: {}, callId: "ask3" })
+    const input = await events.waitFor(is("Input", (event) => event.request.callId === "ask3"))
+    await expect(api(`/api/input/${input.request.id}`, { _tag: "AskModel" })).rejects.toThrow(
+      /404.*no model can answer/
+    )
+    expect((await api<Api.State>("/api/state")).pending.map((request) => request.id)).toContain(input.request.id)
+    await api(`/api/input/${input.request.id}`, { _tag: "Result", result: { action: "decline" } })
+    await events.waitFor(is("CallEnded", (event) => event.callId === "ask3"))
   })
 
   it("fails a call to an unknown tool with its error, and one to an unknown server with 404", async () => {

@@ -16,7 +16,7 @@ import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberHandle from "effect/FiberHandle"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
@@ -92,12 +92,14 @@ export const make = (
   host: McpHost.McpHostService,
   events: PubSub.PubSub<Api.Event>,
   calls: Running,
-  options: ChatOptions
+  options: ChatOptions,
+  /** The model's layer, built once (by the caller, which shares it with sampling). */
+  model: Option.Option<Context.Context<LanguageModel.LanguageModel>>
 ): Effect.Effect<Chat, never, Scope.Scope | KeyValueStore.KeyValueStore> =>
   Effect.gen(function* () {
     const store = yield* KeyValueStore.KeyValueStore
     const maxToolCalls = options.maxToolCalls ?? 16
-    const model = yield* Effect.transposeOption(Option.map(options.model, (chosen) => Layer.build(chosen.layer)))
+
     const toolkit = McpToolkit.make(host, { skills: true })
 
     const kept = yield* store.get(STORE_KEY).pipe(

@@ -7,12 +7,16 @@
  * `roots/list` is answered at once with the list the page edits, and every server is told when
  * it changes.
  */
+import type * as LanguageModel from "@effect/ai/LanguageModel"
+import { SamplingModel } from "@effect-mcp/ai"
 import { Capabilities, McpError } from "@effect-mcp/client"
 import { McpSchema } from "@effect-mcp/protocol"
+import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -21,9 +25,9 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Api from "../Api.js"
 
 /** No pending request has this id (answered already, or given up by its server). */
-export class UnknownInput extends Data.TaggedError("UnknownInput")<{ readonly id: string }> {
+export class UnknownInput extends Data.TaggedError("UnknownInput")<{ readonly id: string; readonly reason?: string }> {
   override get message() {
-    return `no server is waiting for input ${this.id}`
+    return this.reason === undefined ? `no server is waiting for input ${this.id}` : `input ${this.id}: ${this.reason}`
   }
 }
 
@@ -38,9 +42,17 @@ export interface Inputs {
   readonly handlers: Layer.Layer<Capabilities.Sampling | Capabilities.Elicitation | Capabilities.Roots>
 }
 
+/** What the page gave: a result to send, or a refusal. */
+type Given = Exclude<Api.InputAnswer, { readonly _tag: "AskModel" }>
+
 interface Waiting {
   readonly request: Api.InputRequest
-  readonly answer: Deferred.Deferred<Api.InputAnswer>
+  readonly answer: Deferred.Deferred<Given>
+  /** A sampling request's own parameters and context, for the model to answer. */
+  readonly sampling?: {
+    readonly params: Parameters<Capabilities.Sampling["Type"]["createMessage"]>[0]
+    readonly context: Capabilities.RequestContext
+  }
 }
 
 /** A fresh id: 16 random bytes, hex. */
@@ -54,10 +66,15 @@ export const randomId = () =>
 export const make = (
   events: PubSub.PubSub<Api.Event>,
   callOf: (server: string) => Effect.Effect<string | undefined>,
-  defaultRoots: ReadonlyArray<McpSchema.Root>
+  defaultRoots: ReadonlyArray<McpSchema.Root>,
+  /** The chat's model, when there is one: a sampling request may be answered by it. */
+  model: Option.Option<Context.Context<LanguageModel.LanguageModel>>
 ): Effect.Effect<Inputs> =>
   Effect.gen(function* () {
     const waiting = yield* Ref.make<ReadonlyMap<string, Waiting>>(new Map())
+    const sampler = yield* Effect.transposeOption(
+      Option.map(model, (context) => Effect.provide(SamplingModel.make({ modelName: "effect-mcp ui" }), context))
+    )
     const roots = yield* SubscriptionRef.make(defaultRoots)
 
     /** Shows a request in the page and waits for its answer, decoded with `result`. */
@@ -66,7 +83,8 @@ export const make = (
       context: Capabilities.RequestContext,
       params: unknown,
       result: Schema.Schema<A, I>,
-      refusal: number
+      refusal: number,
+      sampling?: Waiting["sampling"]
     ): Effect.Effect<A, McpError.JsonRpcFailure> =>
       Effect.gen(function* () {
         const callId = yield* callOf(context.server)
@@ -77,8 +95,10 @@ export const make = (
           params,
           ...(callId === undefined ? {} : { callId })
         }
-        const answer = yield* Deferred.make<Api.InputAnswer>()
-        yield* Ref.update(waiting, (map) => new Map(map).set(request.id, { request, answer }))
+        const answer = yield* Deferred.make<Given>()
+        yield* Ref.update(waiting, (map) =>
+          new Map(map).set(request.id, { request, answer, ...(sampling === undefined ? {} : { sampling }) })
+        )
         yield* PubSub.publish(events, { _tag: "Input", request })
         const given = yield* Deferred.await(answer).pipe(
           Effect.ensuring(
@@ -104,7 +124,8 @@ export const make = (
 
     const handlers = Layer.mergeAll(
       Layer.succeed(Capabilities.Sampling, {
-        createMessage: (params, context) => ask("sampling", context, params, McpSchema.CreateMessageResult, -1)
+        createMessage: (params, context) =>
+          ask("sampling", context, params, McpSchema.CreateMessageResult, -1, { params, context })
       }),
       Layer.succeed(Capabilities.Elicitation, {
         form: (params, context) => ask("elicitation-form", context, params, McpSchema.ElicitResult, -32603),
@@ -127,7 +148,19 @@ export const make = (
       answer: (id, answer) =>
         Effect.flatMap(Ref.get(waiting), (map) => {
           const entry = map.get(id)
-          return entry === undefined ? Effect.fail(new UnknownInput({ id })) : Deferred.succeed(entry.answer, answer)
+          if (entry === undefined) return Effect.fail(new UnknownInput({ id }))
+          if (answer._tag !== "AskModel") return Deferred.succeed(entry.answer, answer)
+          // The chat's model answers a sampling request, as the server asked it (its own consent was the click).
+          const sampling = entry.sampling
+          if (sampling === undefined || Option.isNone(sampler))
+            return Effect.fail(new UnknownInput({ id, reason: "no model can answer it (configure the chat's model)" }))
+          return sampler.value.createMessage(sampling.params, sampling.context).pipe(
+            Effect.match({
+              onFailure: (error): Given => ({ _tag: "Refuse", message: error.errorMessage }),
+              onSuccess: (result): Given => ({ _tag: "Result", result })
+            }),
+            Effect.flatMap((given) => Deferred.succeed(entry.answer, given))
+          )
         }),
       handlers
     }
