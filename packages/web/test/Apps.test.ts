@@ -106,6 +106,17 @@ describe("a tool's view in the tool pane", () => {
     // ui/initialize may have, whose record can arrive either side of it).
     expect(order.slice(0, initialized).filter((line) => line.startsWith("send ui/"))).toEqual([])
     expect(order.filter((line) => line === "send response").length).toBeGreaterThan(0)
+    const answer = views.find(
+      (entry) =>
+        entry.dir === "send" && method(entry) === undefined && JSON.stringify(entry.message).includes("hostContext")
+    )
+    expect(answer?.message).toMatchObject({
+      result: {
+        protocolVersion: "2026-01-26",
+        hostCapabilities: { serverTools: {}, openLinks: {} },
+        hostContext: { toolInfo: { tool: { name: "show" } }, displayMode: "inline", platform: "web" }
+      }
+    })
   })
 
   it("has no serious accessibility finding around the view (the view's own document is the server's)", async () => {

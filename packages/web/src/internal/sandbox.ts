@@ -9,7 +9,8 @@
  * origin is opaque). A real navigation, not `srcdoc`: a `srcdoc` or `blob:` document would inherit
  * the proxy's own policy. The proxy then passes every message between the page and the view,
  * except the `ui/notifications/sandbox-…` ones, checking each one's sender: the page's origin and
- * window one way, the inner frame's window the other. A small script put first in the view's
+ * window one way, the inner frame's window the other (messages into the view go to `*`: its origin
+ * is opaque, and what the view is sent is what it was given anyway). A small script put first in the view's
  * document reports the violations of its policy (`securitypolicyviolation`) to the proxy, which
  * passes them on to the page.
  */

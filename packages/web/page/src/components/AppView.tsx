@@ -11,7 +11,7 @@
  * the user's consent; the policy's violations shown; `ui/resource-teardown` answered before the
  * frame goes. The view's HTML never enters this page's DOM: it is only passed to the proxy.
  */
-import { useCallback, useEffect, useId, useRef, useState } from "react"
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react"
 import type { AppOpened } from "../../../src/Api.js"
 import * as Api from "../api.js"
 import { isObject, isWebUrl, type JsonObject, num, str } from "../mcp.js"
@@ -86,8 +86,17 @@ export interface AppViewProps {
   readonly cancelled?: string
 }
 
+/** The tool as its server listed it, for the view's `toolInfo` (its MCP fields only). */
+const toolOf = (tools: ReadonlyArray<unknown> | undefined, name: string): JsonObject | undefined => {
+  const tool = tools?.find((one) => isObject(one) && one.name === name)
+  if (!isObject(tool) || !isObject(tool.inputSchema)) return undefined
+  const keys = ["name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "_meta"]
+  return Object.fromEntries(keys.filter((key) => tool[key] !== undefined).map((key) => [key, tool[key]]))
+}
+
 export function AppView(props: AppViewProps) {
   const sandbox = useStore((s) => s.sandbox)
+  const tools = useStore((s) => s.lists[props.server]?.lists?.tools)
   const [opened, setOpened] = useState<AppOpened | undefined>(undefined)
   const [error, setError] = useState<string | undefined>(undefined)
   const [closed, setClosed] = useState(false)
@@ -137,8 +146,10 @@ export function AppView(props: AppViewProps) {
     [sandbox, viewId]
   )
 
+  const tool = useMemo(() => toolOf(tools, props.tool), [tools, props.tool])
   const hostContext = useCallback(
     () => ({
+      ...(tool === undefined ? {} : { toolInfo: { tool } }),
       theme: themeNow(),
       styles: { variables: STYLE_VARIABLES },
       displayMode: modeRef.current,
@@ -149,7 +160,7 @@ export function AppView(props: AppViewProps) {
       platform: "web",
       deviceCapabilities: { hover: window.matchMedia("(hover: hover)").matches, touch: navigator.maxTouchPoints > 0 }
     }),
-    []
+    [tool]
   )
 
   const changeMode = useCallback(
@@ -306,14 +317,34 @@ export function AppView(props: AppViewProps) {
     }
   }, [initialized, closed, props.arguments, props.result, props.cancelled, post])
 
-  // The theme followed.
+  // The theme and the container's width followed.
   useEffect(() => {
     if (!initialized || closed) return
     const query = darkQuery()
     const changed = () =>
       post({ jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { theme: themeNow() } })
     query.addEventListener("change", changed)
-    return () => query.removeEventListener("change", changed)
+    let width = frame.current?.clientWidth ?? 0
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const resized = new ResizeObserver(() => {
+      clearTimeout(timer)
+      timer = setTimeout(() => {
+        const now = frame.current?.clientWidth ?? 0
+        if (now === width || now === 0) return
+        width = now
+        post({
+          jsonrpc: "2.0",
+          method: "ui/notifications/host-context-changed",
+          params: { containerDimensions: { width: now, maxHeight: MAX_HEIGHT } }
+        })
+      }, 200)
+    })
+    if (frame.current !== null) resized.observe(frame.current)
+    return () => {
+      query.removeEventListener("change", changed)
+      resized.disconnect()
+      clearTimeout(timer)
+    }
   }, [initialized, closed, post])
 
   // Leaving fullscreen with Escape.
