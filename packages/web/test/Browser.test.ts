@@ -33,7 +33,8 @@ const model = scriptedModel({
       calls: [{ name: "everything__echo", params: { message: "from the model" } }]
     }),
     () => ({ text: "The server said **Echo: from the model**." })
-  ]
+  ],
+  samples: [() => ({ text: "a haiku from the model" })]
 })
 
 let remote: RunningServer
@@ -155,6 +156,19 @@ describe("the page", () => {
       .poll(() => pane("everything").getByRole("region", { name: "Result" }).textContent(), { timeout: 20_000 })
       .toContain("Ada Lovelace")
     expect(await request.count()).toBe(0)
+  })
+
+  it("answers a sampling request with the chat's model at the user's word", async () => {
+    await openTool("everything", "trigger-sampling-request")
+    await pane("everything").getByLabel(/^prompt/).fill("write a haiku")
+    await pane("everything").getByRole("button", { name: "Call", exact: true }).click()
+    const request = tab.getByRole("region", { name: "everything asks for a model answer (sampling)" })
+    await expect.poll(() => request.count(), { timeout: 20_000 }).toBe(1)
+    expect(await request.textContent()).toContain("write a haiku")
+    await request.getByRole("button", { name: "Ask scripted model" }).click()
+    await expect
+      .poll(() => pane("everything").getByRole("region", { name: "Result" }).textContent(), { timeout: 20_000 })
+      .toContain("a haiku from the model")
   })
 
   it("shows the tools/call request and its response in the trace, and a message's JSON on click", async () => {

@@ -3,6 +3,7 @@ import { useId, useState } from "react"
 import type { InputAnswer, InputRequest } from "../../../src/Api.js"
 import * as Api from "../api.js"
 import { isObject, isWebUrl, type JsonObject, str } from "../mcp.js"
+import { useStore } from "../store.js"
 import { ContentBlock } from "./ResultView.js"
 import { initialValue, SchemaForm } from "./SchemaForm.js"
 
@@ -128,6 +129,8 @@ function Sampling(props: KindProps & { readonly server: string }) {
   const messages = Array.isArray(props.params.messages) ? props.params.messages : []
   const [text, setText] = useState("")
   const id = useId()
+  // With a chat model configured, it may answer instead of the user.
+  const model = useStore((snapshot) => (snapshot.chat.available ? snapshot.chat.model : undefined))
   return (
     <form
       onSubmit={(e) => {
@@ -169,6 +172,11 @@ function Sampling(props: KindProps & { readonly server: string }) {
         <button type="submit" className="primary" disabled={props.sending}>
           Send
         </button>
+        {model === undefined ? null : (
+          <button type="button" disabled={props.sending} onClick={() => props.answer({ _tag: "AskModel" })}>
+            Ask {model}
+          </button>
+        )}
         <button
           type="button"
           disabled={props.sending}
