@@ -13,6 +13,9 @@
  *   this module never binds by itself, and the guard answers only to the bound name and port.
  * - The host is built here (its transports are observed for the trace, its sampling, elicitation
  *   and roots are answered in the page): give a function from {@link HostParts} to the host's layer.
+ * - MCP Apps views are drawn only with `sandbox`: a second HTTP server on another port (so another
+ *   origin) for the sandbox proxy; with it the host is told to declare the extension
+ *   ({@link HostParts} `mcpApps`), and the page's `frame-src` is that origin.
  * - The page's files are read once, at start, from `pageDir` (the package's `dist/page`, built by
  *   `npm run build`).
  *
