@@ -160,7 +160,9 @@ describe("the page", () => {
 
   it("answers a sampling request with the chat's model at the user's word", async () => {
     await openTool("everything", "trigger-sampling-request")
-    await pane("everything").getByLabel(/^prompt/).fill("write a haiku")
+    await pane("everything")
+      .getByLabel(/^prompt/)
+      .fill("write a haiku")
     await pane("everything").getByRole("button", { name: "Call", exact: true }).click()
     const request = tab.getByRole("region", { name: "everything asks for a model answer (sampling)" })
     await expect.poll(() => request.count(), { timeout: 20_000 }).toBe(1)
