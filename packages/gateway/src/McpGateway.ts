@@ -45,6 +45,7 @@ import { McpHost } from "@effect-mcp/host"
 import * as Peer from "@effect-mcp/jsonrpc/Peer"
 import type { TransportService } from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
@@ -81,6 +82,13 @@ export interface Options {
    * stays callable by its host-wide name with `tools/call`. Default: false (every tool listed).
    */
   readonly toolSearch?: boolean
+  /**
+   * The longest a call (a tool call, a read, a prompt) made for a client may take on a server,
+   * however often it reports progress; `undefined` for a server: no bound. Otherwise the client's
+   * own request governs: a call lives until it is answered, or the client cancels it or goes.
+   * Default: no bound.
+   */
+  readonly maxCallTime?: (server: string) => Duration.DurationInput | undefined
 }
 
 /**
@@ -168,7 +176,8 @@ export const serve = (
       instructions: options.instructions,
       attachments: shared,
       sealer,
-      toolSearch: options.toolSearch === true
+      toolSearch: options.toolSearch === true,
+      ...(options.maxCallTime === undefined ? {} : { maxCallTime: options.maxCallTime })
     })
 
     // MCP Apps is declared when a server offers it as the client initializes (a session's capabilities are fixed).
@@ -212,6 +221,7 @@ export const serve = (
             ...(tasks === undefined ? {} : { tasks }),
             inFlight,
             toolSearch: options.toolSearch === true,
+            ...(options.maxCallTime === undefined ? {} : { maxCallTime: options.maxCallTime }),
             clientCapabilities: negotiated.capabilities,
             logs: LogRelay.own({ ...logs, asked: true })
           }),

@@ -11,6 +11,7 @@ import { McpGateway, NodeStreamableHttpServer, StdioServerTransport, StreamableH
 import { McpHost } from "@effect-mcp/host"
 import { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -22,10 +23,14 @@ import { Output } from "../Output.js"
 import { config, withHost } from "./host.js"
 import { runCommand } from "./shared.js"
 
-/** How each connection presents the gateway: with `--tool-search`, two tools instead of every tool. */
-const gatewayOptions = (toolSearch: boolean): McpGateway.Options => ({
+/**
+ * How each connection presents the gateway: with `--tool-search`, two tools instead of every tool.
+ * A client's call lives as long as the client waits for it, bounded by `--max-time` when given.
+ */
+const gatewayOptions = (toolSearch: boolean, maxTime: Option.Option<number>): McpGateway.Options => ({
   serverInfo: { name: "effect-mcp-gateway", version: clientInfo.version },
-  toolSearch
+  toolSearch,
+  ...(Option.isSome(maxTime) ? { maxCallTime: () => Duration.seconds(maxTime.value) } : {})
 })
 
 /** Writes to stdout, waiting while the pipe is full so that a slow reader is not buffered without bound. */
@@ -107,8 +112,8 @@ export const serve = Command.make(
           run,
           (mcpHost) =>
             (Option.isSome(port)
-              ? http(host, port.value, gatewayOptions(toolSearch))
-              : stdio(gatewayOptions(toolSearch))
+              ? http(host, port.value, gatewayOptions(toolSearch, run.maxTime))
+              : stdio(gatewayOptions(toolSearch, run.maxTime))
             ).pipe(Effect.scoped, Effect.provideService(McpHost.McpHost, mcpHost), Effect.provide(attachments)),
           {
             handlers,

@@ -9,6 +9,7 @@ import { type Aggregate, HostError, type McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpApps, McpSchema, type Methods, type ProtocolVersion } from "@effect-mcp/protocol"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { type InFlight, relatedTo } from "./inflight.js"
 import type * as LogRelay from "./logRelay.js"
@@ -46,6 +47,8 @@ export interface CatalogContext {
   readonly continues?: Continued
   /** Where the logs of the client's calls go, and the level it asked of the servers. */
   readonly logs: LogRelay.Own
+  /** The longest a call made for the client may take on `server`, progress or not (none: no bound). */
+  readonly maxCallTime?: (server: string) => Duration.DurationInput | undefined
 }
 
 /** A 2026-07-28 server's round continued in a new request. */
@@ -74,7 +77,9 @@ const progressTo = (
   related = true
 ): Pick<McpClient.CallOptions, "onProgress"> => {
   const token = progressToken(request)
-  if (token === undefined) return {}
+  // Progress is asked for every call, so that the server's reports keep it alive; the client
+  // hears of it only when it asked.
+  if (token === undefined) return { onProgress: () => Effect.void }
   return {
     onProgress: (progress) =>
       context
@@ -105,9 +110,14 @@ const callOptions = (
   request: Peer.InboundRequest,
   server: string | undefined
 ): Effect.Effect<McpClient.CallOptions, JsonRpcFailure> => {
-  const relayed = {
+  const max = server === undefined ? undefined : context.maxCallTime?.(server)
+  const relayed: McpClient.CallOptions = {
     ...progressTo(context, request),
-    ...(server === undefined ? {} : logsTo(context, request, server))
+    ...(server === undefined ? {} : logsTo(context, request, server)),
+    // The client's own request governs how long it waits (it cancels, or goes); the gateway's
+    // client does not cut it at its default timeout, only at the server's maximum, when it has one.
+    timeout: Duration.infinity,
+    ...(max === undefined ? {} : { maxTotalTimeout: max })
   }
   const continues = context.continues
   if (continues === undefined) return Effect.succeed(relayed)

@@ -160,7 +160,8 @@ export const make = (
       sealer: yield* Sealing.make(
         options.sealing !== undefined && options.sealing.length > 0 ? options.sealing : [yield* Sealing.localKey]
       ),
-      toolSearch: options.gateway?.toolSearch === true
+      toolSearch: options.gateway?.toolSearch === true,
+      ...(options.gateway?.maxCallTime === undefined ? {} : { maxCallTime: options.gateway.maxCallTime })
     }
     // The servers are followed from the start, before any client can ask to hear them.
     yield* stateless.attachments.fanout(stateless.host)

@@ -12,6 +12,7 @@ import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -72,6 +73,8 @@ export interface StatelessContext {
   readonly attachments: ServerRequests.AttachmentsService
   /** Tool search (`toolSearch.ts`) instead of every tool in `tools/list`. */
   readonly toolSearch?: boolean
+  /** The longest a call may take on a server (`McpGateway.Options.maxCallTime`). */
+  readonly maxCallTime?: (server: string) => Duration.DurationInput | undefined
 }
 
 const errorObject = (error: JsonRpcFailure) => ({
@@ -198,6 +201,7 @@ const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | u
     notify: (notification, params) => notify({ jsonrpc: "2.0", method: notification, params }),
     inFlight,
     toolSearch: context.toolSearch === true,
+    ...(context.maxCallTime === undefined ? {} : { maxCallTime: context.maxCallTime }),
     clientCapabilities: capabilities,
     logs: LogRelay.own(logs),
     ...(relayed?.continues === undefined ? {} : { continues: relayed.continues })
