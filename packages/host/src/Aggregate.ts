@@ -200,6 +200,12 @@ export const aggregate = (servers: ReadonlyArray<ServerLists>, namespace: Namesp
   const resources: Array<HostResource> = []
   for (const lists of servers) {
     for (const resource of lists.resources) {
+      // A view (MCP Apps, `ui://`) is its server's own: two servers may give the same address, and
+      // each is kept (a gateway tells them apart by server).
+      if (resource.uri.startsWith("ui://")) {
+        resources.push({ server: lists.server, resource })
+        continue
+      }
       const owner = owners.get(resource.uri)
       if (owner === undefined) {
         owners.set(resource.uri, lists.server)

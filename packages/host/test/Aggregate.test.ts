@@ -79,6 +79,20 @@ describe("Aggregate", () => {
     { fastCheck: { numRuns: runs } }
   )
 
+  it.prop(
+    "a view's address (ui://) is kept for every server that lists it, the others' URIs once",
+    [servers, FastCheck.constantFrom("ui://view", "ui://app/index.html")],
+    ([lists, view]) => {
+      const withViews = lists.map((entry) => ({ ...entry, resources: [...entry.resources, resource(view)] }))
+      const aggregated = Aggregate.aggregate(withViews)
+      expect(
+        aggregated.resources.filter((entry) => entry.resource.uri === view).map((entry) => entry.server)
+      ).toStrictEqual(withViews.map((entry) => entry.server))
+      expect(aggregated.collisions.some((collision) => collision.name === view)).toBe(false)
+    },
+    { fastCheck: { numRuns: runs } }
+  )
+
   it("resolves the classic clash deterministically: a__b's c and a's b__c", () => {
     const view = Aggregate.aggregate([
       { server: "a__b", tools: [tool("c")], resources: [], resourceTemplates: [], prompts: [] },
