@@ -305,9 +305,11 @@ export const handlers = (context: CatalogContext): Handlers => {
     [
       "resources/list",
       handler("resources/list", version, () =>
+        // Once each, by the address the client sees (two servers' views differ there).
         Effect.map(host.resources, (resources) => ({
-          resources: firstOf(resources, (entry) => entry.resource.uri).flatMap(
-            (entry) => Views.resource(entry, views) ?? []
+          resources: firstOf(
+            resources.flatMap((entry) => Views.resource(entry, views) ?? []),
+            (resource) => resource.uri
           )
         }))
       )
@@ -316,8 +318,9 @@ export const handlers = (context: CatalogContext): Handlers => {
       "resources/templates/list",
       handler("resources/templates/list", version, () =>
         Effect.map(host.resourceTemplates, (templates) => ({
-          resourceTemplates: firstOf(templates, (entry) => entry.template.uriTemplate).flatMap(
-            (entry) => Views.template(entry, views) ?? []
+          resourceTemplates: firstOf(
+            templates.flatMap((entry) => Views.template(entry, views) ?? []),
+            (template) => template.uriTemplate
           )
         }))
       )
