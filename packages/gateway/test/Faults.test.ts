@@ -9,20 +9,20 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { connect, faultServer, gatewayHost, textOf } from "./support/gateway.js"
 
-/** The longest a test waits for something that should happen at once. */
-const WAIT = "10 seconds"
+/**
+ * The longest a test waits for something that should happen at once: generous, for a loaded
+ * machine (a test goes on as soon as it comes), and well within the 60 s the host's client gives
+ * a call before it gives up on it itself.
+ */
+const WAIT = "30 seconds"
 
-/** How long a cancellation may take to reach the server once the connection has dropped. */
-const DROPPED_WAIT = "3 seconds"
-
-/** How long a test waits for a log message that only a bug sends it (the caller's comes at once). */
-const ABSENT_WAIT = "3 seconds"
+/** How long, once the caller has heard a log message, another connection is given to hear it too (only a bug sends it there). */
+const ABSENT_WAIT = "1 second"
 
 /** How many `slow` calls the fault server has seen cancelled, once there are at least `atLeast`. */
 const cancelledSoFar = (host: McpHost.McpHostService, atLeast = 0) =>
@@ -128,16 +128,16 @@ layer(
         client.logMessages.pipe(
           Stream.filter((message) => message.data === "during the call"),
           Stream.runHead,
-          Effect.timeout(ABSENT_WAIT),
-          Effect.option,
           Effect.fork
         )
       const byCaller = yield* heard(caller.client)
       const byOther = yield* heard(other.client)
       yield* Effect.yieldNow()
       const call = yield* Effect.fork(caller.client.callTool("fixture__logThenWait", { text: "during the call" }))
-      expect(Option.flatten(yield* Fiber.join(byCaller))._tag).toBe("Some")
-      expect(Option.flatten(yield* Fiber.join(byOther))._tag).toBe("None")
+      // The caller's comes, however long the machine takes; the other's is looked for from the
+      // start until a while after it (both are sent at once by a gateway that sends it to both).
+      expect((yield* Fiber.join(byCaller).pipe(Effect.timeout(WAIT)))._tag).toBe("Some")
+      expect((yield* Fiber.join(byOther).pipe(Effect.timeout(ABSENT_WAIT), Effect.option))._tag).toBe("None")
       yield* Fiber.interrupt(call)
     })
   )
@@ -175,8 +175,9 @@ layer(
       // The client's process dies: the connection ends, with no notifications/cancelled.
       yield* end.close
       expect(Exit.isSuccess(yield* Fiber.await(served).pipe(Effect.timeout(WAIT)))).toBe(true)
-      // Bounded: a cancellation is sent as soon as the connection's end is seen.
-      expect(yield* cancelledSoFar(host, before + 1).pipe(Effect.timeout(DROPPED_WAIT))).toBe(before + 1)
+      // A cancellation is sent as soon as the connection's end is seen: within WAIT, long before
+      // the call's own timeout would end it.
+      expect(yield* cancelledSoFar(host, before + 1)).toBe(before + 1)
       expect((yield* backend.stats).pending).toBe(0)
       yield* Scope.close(connection, Exit.void)
     })

@@ -18,11 +18,11 @@ import * as Listen from "../src/internal/listen.js"
 import * as McpGateway from "../src/McpGateway.js"
 import { connect, elicitation, everything, faultServer, GATEWAY, gatewayHost, textOf } from "./support/gateway.js"
 
-/** The longest a test waits for something the server sends (the reference server sends at once). */
-const WAIT = "10 seconds"
-
-/** How long a test waits for a notification that only a bug keeps away (it comes at once otherwise). */
-const ABSENT_WAIT = "3 seconds"
+/**
+ * The longest a test waits for something the server sends (the reference server sends at once):
+ * generous, for a loaded machine; a test goes on as soon as it comes.
+ */
+const WAIT = "30 seconds"
 
 layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
   excludeTestServices: true,
@@ -157,7 +157,7 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       const update = yield* second.client.resourceUpdates.pipe(
         Stream.filter((params) => params.uri === subscribed),
         Stream.runHead,
-        Effect.timeout(ABSENT_WAIT),
+        Effect.timeout(WAIT),
         Effect.fork
       )
       yield* Effect.yieldNow()
