@@ -6,8 +6,11 @@ import type {
   CallTool,
   ChatMessage,
   ConsoleLine,
+  ExchangeEntry,
   InputAnswer,
   Lists,
+  LoadedSkill,
+  Skills,
   State,
   TraceEntry
 } from "../../src/Api.js"
@@ -51,15 +54,28 @@ export const getTrace = (server: string) =>
   request<ReadonlyArray<TraceEntry>>("GET", `/api/servers/${enc(server)}/trace`)
 export const getConsole = (server: string) =>
   request<ReadonlyArray<ConsoleLine>>("GET", `/api/servers/${enc(server)}/console`)
+export const getExchanges = (server: string) =>
+  request<ReadonlyArray<ExchangeEntry>>("GET", `/api/servers/${enc(server)}/exchanges`)
 export const recordingUrl = (server: string) => `/api/servers/${enc(server)}/recording`
 
 export const addServer = (body: AddServer) =>
   request<{ added: boolean; preview: string; savedTo?: string }>("POST", "/api/servers", body)
 export const serverAction = (server: string, action: "connect" | "disconnect" | "restart" | "remove") =>
   request<object>("POST", `/api/servers/${enc(server)}/action`, { action })
+export const replay = (name: string, recording: string) => request<object>("POST", "/api/replay", { name, recording })
 export const callTool = (server: string, body: CallTool) =>
   request<{ callId: string }>("POST", `/api/servers/${enc(server)}/call`, body)
 export const cancelCall = (callId: string) => request<object>("POST", `/api/calls/${enc(callId)}/cancel`)
+export const getTasks = (server: string) =>
+  request<{ readonly tasks: ReadonlyArray<unknown> }>("GET", `/api/servers/${enc(server)}/tasks`)
+export const cancelTask = (server: string, taskId: string) =>
+  request<unknown>("POST", `/api/servers/${enc(server)}/tasks/cancel`, { taskId })
+export type SkillList = typeof Skills.Type
+export type SkillInfo = SkillList["skills"][number]
+export type Loaded = typeof LoadedSkill.Type
+export const getSkills = (server: string) => request<SkillList>("GET", `/api/servers/${enc(server)}/skills`)
+export const loadSkill = (server: string, skill: string) =>
+  request<Loaded>("POST", `/api/servers/${enc(server)}/skills/load`, { skill })
 export const readResource = (server: string, uri: string) =>
   request<unknown>("POST", `/api/servers/${enc(server)}/read`, { uri })
 export const subscribe = (server: string, uri: string, on: boolean) =>

@@ -16,6 +16,8 @@ export interface ToolInfo {
   readonly outputSchema?: JsonObject | undefined
   /** Its view's `ui://` address (MCP Apps), as the host read it. */
   readonly view?: string | undefined
+  /** `execution.taskSupport`: whether it may (`optional`) or must (`required`) run as a task. */
+  readonly taskSupport?: string | undefined
   readonly annotations: {
     readonly title?: string | undefined
     readonly readOnlyHint?: boolean | undefined
@@ -40,6 +42,7 @@ export const readTool = (u: unknown): ToolInfo | undefined => {
       isObject(u.ui) && typeof u.ui.resourceUri === "string" && u.ui.resourceUri.startsWith("ui://")
         ? u.ui.resourceUri
         : undefined,
+    taskSupport: isObject(u.execution) ? str(u.execution.taskSupport) : undefined,
     annotations: {
       title: str(a.title),
       readOnlyHint: bool(a.readOnlyHint),

@@ -1,7 +1,7 @@
 /** Hash routes: `#/chat`, `#/server/NAME[/TAB]`, `#/server/NAME/tool/TOOL[?args=<JSON>&call=1]`. */
 import { useSyncExternalStore } from "react"
 
-export const Tabs = ["tools", "resources", "prompts", "trace", "console", "logs"] as const
+export const Tabs = ["tools", "resources", "prompts", "tasks", "skills", "trace", "http", "console", "logs"] as const
 export type Tab = (typeof Tabs)[number]
 
 export type Route =

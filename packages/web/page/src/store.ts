@@ -5,10 +5,12 @@
  */
 import { useSyncExternalStore } from "react"
 import type {
+  AuthorizationRequest,
   ChatInfo,
   ChatMessage,
   ConsoleLine,
   Event,
+  ExchangeEntry,
   InputRequest,
   Lists,
   ServerView,
@@ -33,6 +35,10 @@ export interface CallState {
   readonly arguments: Record<string, unknown>
   readonly startedAt: number
   readonly progress?: Progress
+  /** Asked to run as a task (a tool that requires it runs as one anyway). */
+  readonly asTask?: boolean
+  /** The call's task as its last `CallTask` event gave it (a call run as a task). */
+  readonly task?: unknown
   readonly end?: CallEnd
   /** The POST itself failed (the call never started). */
   readonly failed?: string
@@ -50,12 +56,18 @@ export interface Snapshot {
   readonly chat: ChatInfo
   readonly conversation: ReadonlyArray<ChatMessage>
   readonly pending: ReadonlyArray<InputRequest>
+  /** Logins the servers wait for (OAuth). */
+  readonly authorizations: ReadonlyArray<AuthorizationRequest>
   readonly configFiles: ReadonlyArray<string>
   /** The roots every server is offered. */
   readonly roots: ReadonlyArray<Root>
   readonly lists: Readonly<Record<string, ListsState>>
   readonly traces: Readonly<Record<string, ReadonlyArray<TraceEntry>>>
   readonly consoles: Readonly<Record<string, ReadonlyArray<ConsoleLine>>>
+  /** The HTTP exchanges of servers reached over HTTP. */
+  readonly exchanges: Readonly<Record<string, ReadonlyArray<ExchangeEntry>>>
+  /** Counts the `CallTask` events per server, so that a tasks list knows to read again. */
+  readonly taskChanges: Readonly<Record<string, number>>
   readonly logs: Readonly<Record<string, ReadonlyArray<LogEntry>>>
   readonly calls: Readonly<Record<string, CallState>>
   /** Resources a `notifications/resources/updated` named, with when. */
@@ -72,6 +84,7 @@ export interface Snapshot {
 const MaxTrace = 50_000
 const MaxConsole = 5_000
 const MaxLogs = 5_000
+const MaxExchanges = 5_000
 
 let snapshot: Snapshot = {
   connection: "connecting",
@@ -80,11 +93,14 @@ let snapshot: Snapshot = {
   chat: { available: false, maxToolCalls: 0 },
   conversation: [],
   pending: [],
+  authorizations: [],
   configFiles: [],
   roots: [],
   lists: {},
   traces: {},
   consoles: {},
+  exchanges: {},
+  taskChanges: {},
   logs: {},
   calls: {},
   updated: {},
@@ -127,6 +143,7 @@ const flush = () => {
   const traceAdds = new Map<string, Array<TraceEntry>>()
   const consoleAdds = new Map<string, Array<ConsoleLine>>()
   const logAdds = new Map<string, Array<LogEntry>>()
+  const exchangeAdds = new Map<string, Array<ExchangeEntry>>()
   const push = <A>(m: Map<string, Array<A>>, k: string, a: A) => {
     const l = m.get(k)
     if (l === undefined) m.set(k, [a])
@@ -146,6 +163,9 @@ const flush = () => {
       case "Console":
         push(consoleAdds, e.line.server, e.line)
         break
+      case "Exchange":
+        push(exchangeAdds, e.exchange.server, e.exchange)
+        break
       case "Log":
         push(logAdds, e.server, { ...e, n: logCount++ })
         break
@@ -163,6 +183,12 @@ const flush = () => {
         }
         break
       }
+      case "CallTask": {
+        const call = s.calls[e.callId]
+        if (call !== undefined) s = { ...s, calls: { ...s.calls, [e.callId]: { ...call, task: e.task } } }
+        s = { ...s, taskChanges: { ...s.taskChanges, [e.server]: (s.taskChanges[e.server] ?? 0) + 1 } }
+        break
+      }
       case "CallEnded": {
         const call = s.calls[e.callId]
         if (call !== undefined) s = { ...s, calls: { ...s.calls, [e.callId]: { ...call, end: e } } }
@@ -170,6 +196,15 @@ const flush = () => {
       }
       case "Input":
         s = { ...s, pending: [...s.pending.filter((p) => p.id !== e.request.id), e.request] }
+        break
+      case "Authorization":
+        s = {
+          ...s,
+          authorizations: [...s.authorizations.filter((a) => a.id !== e.request.id), e.request]
+        }
+        break
+      case "AuthorizationSettled":
+        s = { ...s, authorizations: s.authorizations.filter((a) => a.id !== e.id) }
         break
       case "RootsChanged":
         s = { ...s, roots: e.roots }
@@ -204,6 +239,12 @@ const flush = () => {
     for (const [server, adds] of consoleAdds) consoles[server] = capped(consoles[server] ?? [], adds, MaxConsole)
     s = { ...s, consoles }
   }
+  if (exchangeAdds.size > 0) {
+    const exchanges = { ...s.exchanges }
+    for (const [server, adds] of exchangeAdds)
+      exchanges[server] = appendBySeq(exchanges[server] ?? [], adds, MaxExchanges)
+    s = { ...s, exchanges }
+  }
   if (logAdds.size > 0) {
     const logs = { ...s.logs }
     for (const [server, adds] of logAdds) logs[server] = capped(logs[server] ?? [], adds, MaxLogs)
@@ -223,11 +264,18 @@ const schedule = () => {
 }
 
 /** Trace entries, in `seq` order, each once (the fetched history and live events may overlap). */
-const appendTrace = (current: ReadonlyArray<TraceEntry>, adds: ReadonlyArray<TraceEntry>) => {
+const appendTrace = (current: ReadonlyArray<TraceEntry>, adds: ReadonlyArray<TraceEntry>) =>
+  appendBySeq(current, adds, MaxTrace)
+
+/** Entries with a `seq` (trace, exchanges), in order, each once: a history read, then what came live after it. */
+const appendBySeq = <A extends { readonly seq: number }>(
+  current: ReadonlyArray<A>,
+  adds: ReadonlyArray<A>,
+  max: number
+): ReadonlyArray<A> => {
   const last = current.length > 0 ? (current[current.length - 1]?.seq ?? 0) : 0
   const fresh = adds.filter((e) => e.seq > last)
-  if (fresh.length === 0) return current
-  return capped(current, fresh, MaxTrace)
+  return fresh.length === 0 ? current : capped(current, fresh, max)
 }
 
 const capped = <A>(current: ReadonlyArray<A>, adds: ReadonlyArray<A>, max: number): ReadonlyArray<A> => {
@@ -282,16 +330,7 @@ export const loadLists = async (server: string) => {
 const loadTrace = async (server: string) => {
   try {
     const history = await Api.getTrace(server)
-    set((s) => {
-      const live = s.traces[server] ?? []
-      const lastSeq = history.length > 0 ? (history[history.length - 1]?.seq ?? 0) : 0
-      const merged = capped(
-        history,
-        live.filter((e) => e.seq > lastSeq),
-        MaxTrace
-      )
-      return { ...s, traces: { ...s.traces, [server]: merged } }
-    })
+    set((s) => ({ ...s, traces: { ...s.traces, [server]: appendBySeq(history, s.traces[server] ?? [], MaxTrace) } }))
   } catch {
     // A trace that cannot be read leaves the live one.
   }
@@ -320,6 +359,21 @@ const loadConsole = async (server: string) => {
   }
 }
 
+const loadExchanges = async (server: string) => {
+  try {
+    const history = await Api.getExchanges(server)
+    set((s) => ({
+      ...s,
+      exchanges: { ...s.exchanges, [server]: appendBySeq(history, s.exchanges[server] ?? [], MaxExchanges) }
+    }))
+  } catch {
+    // As for the trace.
+  }
+}
+
+/** Whether the server is reached over HTTP (so has exchanges to show). */
+export const overHttp = (view: ServerView) => view.transport !== "stdio"
+
 const onServersChanged = (before: ReadonlyArray<ServerView>, after: ReadonlyArray<ServerView>) => {
   const was = new Map(before.map((v) => [v.name, v] as const))
   for (const view of after) {
@@ -328,6 +382,7 @@ const onServersChanged = (before: ReadonlyArray<ServerView>, after: ReadonlyArra
     if (old === undefined) {
       void loadTrace(view.name)
       void loadConsole(view.name)
+      if (overHttp(view)) void loadExchanges(view.name)
     }
   }
 }
@@ -342,6 +397,7 @@ const loadState = async () => {
       chat: state.chat,
       conversation: state.conversation,
       pending: state.pending,
+      authorizations: state.authorizations,
       configFiles: state.configFiles,
       roots: state.roots,
       ...(state.sandbox === undefined ? {} : { sandbox: state.sandbox })
@@ -351,6 +407,7 @@ const loadState = async () => {
       if (view.status === "ready") void loadLists(view.name)
       void loadTrace(view.name)
       void loadConsole(view.name)
+      if (overHttp(view)) void loadExchanges(view.name)
     }
     set((s) => {
       const { loadError: _, ...rest } = s
@@ -392,11 +449,18 @@ export const start = () => {
 export const shownKey = (server: string, tool: string) => `${server}\u0000${tool}`
 
 /** Starts a tool call; its id is known at once, so the pane can follow it before the POST answers. */
-export const startCall = (server: string, tool: string, args: Record<string, unknown>): string => {
+export const startCall = (server: string, tool: string, args: Record<string, unknown>, asTask = false): string => {
   const callId = Api.newCallId()
-  const call: CallState = { callId, server, tool, arguments: args, startedAt: Date.now() }
+  const call: CallState = {
+    callId,
+    server,
+    tool,
+    arguments: args,
+    startedAt: Date.now(),
+    ...(asTask ? { asTask } : {})
+  }
   set((s) => ({ ...s, calls: { ...s.calls, [callId]: call }, shown: { ...s.shown, [shownKey(server, tool)]: callId } }))
-  Api.callTool(server, { tool, arguments: args, callId }).catch((e: unknown) => {
+  Api.callTool(server, { tool, arguments: args, callId, ...(asTask ? { asTask } : {}) }).catch((e: unknown) => {
     set((s) => {
       const c = s.calls[callId]
       return c === undefined ? s : { ...s, calls: { ...s.calls, [callId]: { ...c, failed: Api.errorMessage(e) } } }

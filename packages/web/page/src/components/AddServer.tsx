@@ -1,6 +1,7 @@
 /**
  * Adding a server: a command (with its arguments and environment) or a URL (with headers). The
- * first step only shows the command line exactly as it will run; "Start" runs it.
+ * first step only shows the command line exactly as it will run; "Start" runs it. Or a recording
+ * (the CLI's record file, read here as text) that the host plays back as a server.
  */
 import { useEffect, useId, useRef, useState } from "react"
 import type { AddServer as AddServerBody } from "../../../src/Api.js"
@@ -27,7 +28,7 @@ export function AddServerDialog(props: {
 }) {
   const ref = useRef<HTMLDialogElement>(null)
   const configFiles = useStore((s) => s.configFiles)
-  const [kind, setKind] = useState<"Stdio" | "Http">("Stdio")
+  const [kind, setKind] = useState<"Stdio" | "Http" | "Replay">("Stdio")
   const [name, setName] = useState("")
   const [command, setCommand] = useState("")
   const [args, setArgs] = useState("")
@@ -35,6 +36,8 @@ export function AddServerDialog(props: {
   const [url, setUrl] = useState("")
   const [headers, setHeaders] = useState("")
   const [saveTo, setSaveTo] = useState("")
+  const [recording, setRecording] = useState<{ readonly file: string; readonly text: string } | undefined>(undefined)
+  const [reading, setReading] = useState(false)
   const [preview, setPreview] = useState<string | undefined>(undefined)
   const [error, setError] = useState<string | undefined>(undefined)
   const [busy, setBusy] = useState(false)
@@ -69,7 +72,45 @@ export function AddServerDialog(props: {
     return { ...base, target: { _tag: "Http", url: url.trim(), headers: h.pairs } }
   }
 
+  const readRecording = (file: File | undefined) => {
+    setRecording(undefined)
+    setError(undefined)
+    if (file === undefined) return
+    const reader = new FileReader()
+    setReading(true)
+    reader.onload = () => {
+      setReading(false)
+      if (typeof reader.result === "string") setRecording({ file: file.name, text: reader.result })
+      else setError(`${file.name} could not be read as text.`)
+    }
+    reader.onerror = () => {
+      setReading(false)
+      setError(`${file.name} could not be read: ${reader.error?.message ?? "unknown error"}`)
+    }
+    reader.readAsText(file)
+  }
+
+  const replay = () => {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return setError("The name is 1 to 64 letters, digits, '_', '.' or '-'.")
+    if (recording === undefined) return setError("Choose a recording file.")
+    setBusy(true)
+    setError(undefined)
+    Api.replay(name, recording.text).then(
+      () => {
+        setBusy(false)
+        setRecording(undefined)
+        props.onAdded(name)
+        props.onClose()
+      },
+      (e: unknown) => {
+        setBusy(false)
+        setError(`The recording was refused: ${Api.errorMessage(e)}`)
+      }
+    )
+  }
+
   const submit = (confirm: boolean) => {
+    if (kind === "Replay") return replay()
     const b = body(confirm)
     if (typeof b === "string") {
       setError(b)
@@ -113,7 +154,7 @@ export function AddServerDialog(props: {
           />
         </div>
         <fieldset className="radio-row">
-          <legend>Transport</legend>
+          <legend>Server</legend>
           <label>
             <input type="radio" name={`${id}-kind`} checked={kind === "Stdio"} onChange={() => setKind("Stdio")} />{" "}
             stdio
@@ -121,8 +162,30 @@ export function AddServerDialog(props: {
           <label>
             <input type="radio" name={`${id}-kind`} checked={kind === "Http"} onChange={() => setKind("Http")} /> HTTP
           </label>
+          <label>
+            <input type="radio" name={`${id}-kind`} checked={kind === "Replay"} onChange={() => setKind("Replay")} />{" "}
+            Replay a recording
+          </label>
         </fieldset>
-        {kind === "Stdio" ? (
+        {kind === "Replay" ? (
+          <div className="field">
+            <label htmlFor={`${id}-recording`}>Recording</label>
+            <input
+              id={`${id}-recording`}
+              type="file"
+              accept=".jsonl,.ndjson,.json,application/x-ndjson,application/json,text/plain"
+              aria-describedby={`${id}-recording-d`}
+              onChange={(e) => readRecording(e.target.files?.[0])}
+            />
+            <p id={`${id}-recording-d`} className="field-desc">
+              A record file of <code>--record FILE</code> or the trace&apos;s Save recording: the server answers as
+              recorded.
+              {recording !== undefined
+                ? ` Read ${recording.file}: ${recording.text.split("\n").filter((l) => l.trim() !== "").length} lines.`
+                : ""}
+            </p>
+          </div>
+        ) : kind === "Stdio" ? (
           <>
             <div className="field">
               <label htmlFor={`${id}-cmd`}>Command</label>
@@ -180,17 +243,19 @@ export function AddServerDialog(props: {
             </div>
           </>
         )}
-        <div className="field">
-          <label htmlFor={`${id}-save`}>Save to</label>
-          <select id={`${id}-save`} value={saveTo} onChange={(e) => setSaveTo(e.target.value)}>
-            <option value="">Do not save (this session only)</option>
-            {configFiles.map((f) => (
-              <option key={f} value={f}>
-                {f}
-              </option>
-            ))}
-          </select>
-        </div>
+        {kind === "Replay" ? null : (
+          <div className="field">
+            <label htmlFor={`${id}-save`}>Save to</label>
+            <select id={`${id}-save`} value={saveTo} onChange={(e) => setSaveTo(e.target.value)}>
+              <option value="">Do not save (this session only)</option>
+              {configFiles.map((f) => (
+                <option key={f} value={f}>
+                  {f}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         {preview !== undefined ? (
           <section className="preview" aria-label="Command preview">
             <p>{kind === "Stdio" ? "This command will run on this machine:" : "The page will connect to:"}</p>
@@ -206,7 +271,11 @@ export function AddServerDialog(props: {
           <button type="button" onClick={props.onClose}>
             Close
           </button>
-          {preview === undefined ? (
+          {kind === "Replay" ? (
+            <button type="submit" className="primary" disabled={busy || reading}>
+              Replay
+            </button>
+          ) : preview === undefined ? (
             <button type="submit" className="primary" disabled={busy}>
               Preview
             </button>

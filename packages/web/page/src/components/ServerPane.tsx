@@ -3,12 +3,16 @@ import { type KeyboardEvent, useId, useRef, useState } from "react"
 import * as Api from "../api.js"
 import { isObject } from "../mcp.js"
 import { type Route, type Tab, Tabs } from "../route.js"
-import { shownKey, useStore } from "../store.js"
+import { overHttp, shownKey, useStore } from "../store.js"
 import { ConsolePane, LogsPane } from "./Console.js"
+import { HttpPane } from "./Exchanges.js"
 import { InputRequestView } from "./InputRequest.js"
+import { LoginBanner } from "./Login.js"
 import { PromptsPane } from "./Prompts.js"
 import { ResourcesPane } from "./Resources.js"
 import { StatusBadge } from "./ServerList.js"
+import { declaresSkills, SkillsPane } from "./Skills.js"
+import { declaresTasks, TasksPane } from "./Tasks.js"
 import { ToolsPane } from "./Tools.js"
 import { TracePane } from "./Trace.js"
 
@@ -18,7 +22,10 @@ const tabLabel: Record<Tab, string> = {
   tools: "Tools",
   resources: "Resources",
   prompts: "Prompts",
+  tasks: "Tasks",
+  skills: "Skills",
   trace: "Trace",
+  http: "HTTP",
   console: "Console",
   logs: "Logs"
 }
@@ -34,6 +41,7 @@ export function ServerPane(props: {
   const view = useStore((s) => s.servers.find((v) => v.name === name))
   const lists = useStore((s) => s.lists[name])
   const pending = useStore((s) => s.pending)
+  const authorizations = useStore((s) => s.authorizations)
   const calls = useStore((s) => s.calls)
   const shown = useStore((s) => s.shown)
   const conversation = useStore((s) => s.conversation)
@@ -76,17 +84,25 @@ export function ServerPane(props: {
     const { tool: _t, args: _a, call: _c, ...rest } = route
     props.onNavigate(tab === "tools" && route.tool !== undefined ? route : { ...rest, tab })
   }
+  const caps = isObject(view.capabilities) ? view.capabilities : undefined
+  // Tasks, Skills and HTTP only for a server that has them (or when the address asks for one).
+  const has: Partial<Record<Tab, boolean>> = {
+    tasks: declaresTasks(caps),
+    skills: declaresSkills(caps),
+    http: overHttp(view)
+  }
+  const tabs = Tabs.filter((t) => has[t] !== false || t === route.tab)
   const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
-    const i = Tabs.indexOf(route.tab)
+    const i = tabs.indexOf(route.tab)
     const to =
       e.key === "ArrowRight"
-        ? Tabs[(i + 1) % Tabs.length]
+        ? tabs[(i + 1) % tabs.length]
         : e.key === "ArrowLeft"
-          ? Tabs[(i - 1 + Tabs.length) % Tabs.length]
+          ? tabs[(i - 1 + tabs.length) % tabs.length]
           : e.key === "Home"
-            ? Tabs[0]
+            ? tabs[0]
             : e.key === "End"
-              ? Tabs[Tabs.length - 1]
+              ? tabs[tabs.length - 1]
               : undefined
     if (to === undefined) return
     e.preventDefault()
@@ -96,7 +112,6 @@ export function ServerPane(props: {
 
   const info = view.serverInfo
   const l = lists !== undefined && "lists" in lists ? lists.lists : undefined
-  const caps = isObject(view.capabilities) ? view.capabilities : undefined
 
   return (
     <section className="pane" aria-label={`Server ${name}`}>
@@ -137,6 +152,7 @@ export function ServerPane(props: {
           {view.error}
         </div>
       ) : null}
+      <LoginBanner requests={authorizations.filter((a) => a.server === name)} />
       {banner.length > 0 ? (
         <section className="banner" aria-label={`Requests from ${name}`}>
           {banner.map((r) => (
@@ -145,7 +161,7 @@ export function ServerPane(props: {
         </section>
       ) : null}
       <div role="tablist" aria-label={`${name} views`} className="tabs">
-        {Tabs.map((t) => (
+        {tabs.map((t) => (
           <button
             key={t}
             type="button"
@@ -176,6 +192,16 @@ export function ServerPane(props: {
           <ConsolePane server={name} />
         ) : route.tab === "logs" ? (
           <LogsPane server={name} />
+        ) : route.tab === "http" ? (
+          <HttpPane server={name} />
+        ) : route.tab === "tasks" || route.tab === "skills" ? (
+          view.status !== "ready" ? (
+            <p className="muted pad">The server is {view.status}.</p>
+          ) : route.tab === "tasks" ? (
+            <TasksPane key={name} server={name} />
+          ) : (
+            <SkillsPane key={name} server={name} />
+          )
         ) : l === undefined ? (
           <p className="muted pad">
             {lists?.status === "error"

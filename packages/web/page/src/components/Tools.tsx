@@ -8,6 +8,7 @@ import { AppView } from "./AppView.js"
 import { InputRequestView } from "./InputRequest.js"
 import { ToolResult } from "./ResultView.js"
 import { initialValue, SchemaForm } from "./SchemaForm.js"
+import { CallTaskStatus, RunAsTask } from "./Tasks.js"
 
 export function AnnotationBadges(props: { readonly tool: ToolInfo }) {
   const a = props.tool.annotations
@@ -122,6 +123,7 @@ function ToolDetail(props: {
   const [raw, setRaw] = useState(false)
   const [rawText, setRawText] = useState("")
   const [rawError, setRawError] = useState<string | undefined>(undefined)
+  const [asTask, setAsTask] = useState(tool.taskSupport === "required")
   const callId = useStore((s) => s.shown[shownKey(server, tool.name)])
   const call = useStore((s) => (callId !== undefined ? s.calls[callId] : undefined))
   const running = call !== undefined && call.end === undefined && call.failed === undefined
@@ -149,7 +151,7 @@ function ToolDetail(props: {
 
   const call_ = () => {
     const a = args()
-    if (a !== undefined) startCall(server, tool.name, a)
+    if (a !== undefined) startCall(server, tool.name, a, asTask || tool.taskSupport === "required")
   }
 
   useEffect(() => {
@@ -229,6 +231,7 @@ function ToolDetail(props: {
         ) : (
           <SchemaForm schema={schema} value={value} onChange={setValue} idPrefix={`f${id}`} />
         )}
+        <RunAsTask taskSupport={tool.taskSupport} checked={asTask} onChange={setAsTask} />
         {rawError !== undefined ? (
           <p className="error-text" role="alert">
             {rawError}
@@ -294,6 +297,9 @@ export function CallView(props: { readonly callId: string; readonly view?: strin
               : `${p.progress}${p.total !== undefined ? ` / ${p.total}` : ""}${p.message !== undefined ? ` — ${p.message}` : ""}`}
           </span>
         </div>
+      ) : null}
+      {call.asTask === true || call.task !== undefined ? (
+        <CallTaskStatus task={call.task} asked={call.asTask === true} />
       ) : null}
       {inputs.map((r) => (
         <InputRequestView key={r.id} request={r} />
