@@ -39,6 +39,8 @@ export interface StartOptions {
   readonly secrets?: ReadonlyArray<string>
   /** Serve the MCP Apps sandbox proxy on a second free port (views drawn). Default: false. */
   readonly apps?: boolean
+  /** The server that plays a recording added from the page back (`POST /api/replay`). Default: refused. */
+  readonly replay?: WebUi.WebUiOptions<never, never>["replay"]
 }
 
 export interface Started extends WebUi.WebUi {
@@ -72,6 +74,7 @@ export const start = async (options: StartOptions): Promise<Started> => {
         ...(options.maxToolCalls === undefined ? {} : { maxToolCalls: options.maxToolCalls })
       },
       secrets: options.secrets ?? [],
+      ...(options.replay === undefined ? {} : { replay: options.replay }),
       roots: [{ uri: "file:///tmp", name: "tmp" }],
       host: (parts) =>
         McpHost.layer({
