@@ -112,29 +112,35 @@ export function TasksPane(props: { readonly server: string }) {
   const [note, setNote] = useState<string | undefined>(undefined)
   const id = useId().replace(/:/g, "")
 
-  const load = useCallback(() => {
-    setState((s) => ({ status: "loading", ...(s.tasks !== undefined ? { tasks: s.tasks } : {}) }))
-    Api.getTasks(server).then(
-      (r) =>
-        setState({
-          status: "loaded",
-          tasks: r.tasks.map(readTask).filter((t): t is TaskInfo => t !== undefined),
-          at: Date.now()
-        }),
-      (e: unknown) =>
-        setState((s) => ({
-          status: "error",
-          error: Api.errorMessage(e),
-          ...(s.tasks !== undefined ? { tasks: s.tasks } : {})
-        }))
-    )
-  }, [server])
+  // A poll reads quietly (no "Reading…" announced every second); a person's Refresh says so.
+  const read = useCallback(
+    (quiet: boolean) => {
+      if (!quiet) setState((s) => ({ status: "loading", ...(s.tasks !== undefined ? { tasks: s.tasks } : {}) }))
+      Api.getTasks(server).then(
+        (r) =>
+          setState({
+            status: "loaded",
+            tasks: r.tasks.map(readTask).filter((t): t is TaskInfo => t !== undefined),
+            at: Date.now()
+          }),
+        (e: unknown) =>
+          setState((s) => ({
+            status: "error",
+            error: Api.errorMessage(e),
+            ...(s.tasks !== undefined ? { tasks: s.tasks } : {})
+          }))
+      )
+    },
+    [server]
+  )
+  const load = useCallback(() => read(false), [read])
+  const poll = useCallback(() => read(true), [read])
 
   // Read again on a change of a call's task (coalesced), and at the first read.
   useEffect(() => {
-    const timer = setTimeout(load, changes === 0 ? 0 : 150)
+    const timer = changes === 0 ? setTimeout(load, 0) : setTimeout(poll, 150)
     return () => clearTimeout(timer)
-  }, [load, changes])
+  }, [load, poll, changes])
 
   // While a task runs, poll at its interval (one to five seconds).
   const tasks = state.tasks ?? []
@@ -142,9 +148,9 @@ export function TasksPane(props: { readonly server: string }) {
   const interval = Math.min(5000, Math.max(1000, ...running.map((t) => t.pollInterval ?? 1000)))
   useEffect(() => {
     if (state.status !== "loaded" || running.length === 0) return
-    const timer = setTimeout(load, interval)
+    const timer = setTimeout(poll, interval)
     return () => clearTimeout(timer)
-  }, [state, running.length, interval, load])
+  }, [state, running.length, interval, poll])
 
   const cancel = (task: TaskInfo) => {
     setCancelling((c) => ({ ...c, [task.taskId]: "…" }))
