@@ -280,13 +280,13 @@ export {
 }
 
 /**
- * A table: every column but the last padded to its widest (the first to at most 40 columns), the
- * last wrapped in the space left with its continuation lines under it; a first cell wider than
- * its column has the rest of its row on the lines below. Widths are counted as the terminal draws
- * them (a wide character takes two columns).
+ * A table: every column but the last padded to its widest (the first to at most 40 columns, or on
+ * a wider terminal as much as leaves 40 for the rest), the last wrapped in the space left with its
+ * continuation lines under it; a first cell wider than its column has the rest of its row on the
+ * lines below. Widths are counted as the terminal draws them (a wide character takes two columns).
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const table = (
   rows: ReadonlyArray<ReadonlyArray<string | undefined>>,
@@ -296,9 +296,11 @@ export const table = (
   // The last column is sanitized by `wrap`.
   const clean = rows.map((row) => row.map((cell, index) => (index < row.length - 1 ? sanitize(cell ?? "") : cell)))
   const lead = Math.max(0, ...clean.map((row) => row.length - 1))
+  // The first column gives way to the rest only when the line is too narrow for both.
+  const firstAtMost = Number.isFinite(width) ? Math.max(40, width - indent.length - 2 - 40) : 40
   const widths = Array.from({ length: lead }, (_, column) =>
     Math.min(
-      column === 0 ? 40 : Number.POSITIVE_INFINITY,
+      column === 0 ? firstAtMost : Number.POSITIVE_INFINITY,
       Math.max(0, ...clean.map((row) => widthOf(row[column] ?? "")))
     )
   )

@@ -55,6 +55,17 @@ describe.concurrent("on a terminal 60 columns wide", () => {
   })
 })
 
+describe.concurrent("on a terminal 120 columns wide", () => {
+  it("resources list: one row per entry, when its address and name fit the line", async () => {
+    const { code, screen } = await runOnTerminal(["resources", "list", ...everythingStdio], { columns: 120 })
+    expect(code, screen).toBe(0)
+    const lines = shown(screen).filter((line) => line.trim() !== "")
+    expect(lines.length).toBeGreaterThan(0)
+    for (const line of lines) expect(line, screen).toMatch(/^demo:\/\/\S+ {2,}\S+ \(text\/markdown\)$/)
+    expect(new Set(secondColumn(lines)).size).toBe(1)
+  })
+})
+
 describe.concurrent("columns line up", () => {
   it("help: every section of a page starts its descriptions in one column", async () => {
     for (const page of [
