@@ -165,6 +165,18 @@ export const defaultRestart: Schedule.Schedule<unknown, McpError.InitializeError
 ).pipe(Schedule.union(Schedule.spaced("5 seconds")), Schedule.intersect(Schedule.recurs(5)))
 
 /**
+ * A restart schedule that never gives up, for a host that runs unattended (a gateway): exponential
+ * from 250 ms, at most 30 s apart, for as long as the host runs (give it as `HostOptions.restart`).
+ * The server's status says `Reconnecting` with the attempt meanwhile.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const restartForever: Schedule.Schedule<unknown, McpError.InitializeError> = Schedule.exponential(
+  "250 millis"
+).pipe(Schedule.union(Schedule.spaced("30 seconds")))
+
+/**
  * Starts a host; its servers stop with the scope. This is wiring: the registry
  * (`internal/registry.ts`, an immutable value swapped in one step), one supervisor per server
  * (`internal/supervisor.ts`) and the router (`internal/router.ts`).

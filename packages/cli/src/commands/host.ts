@@ -55,6 +55,8 @@ export interface HostExtras<RO, RH> {
   readonly mcpApps?: McpHost.HostOptions["mcpApps"]
   /** `false`: the host is there at once, its servers connecting behind it (the web page). */
   readonly awaitServers?: boolean
+  /** How a server that died is restarted (default: the host's, which gives up after 5 in a row). */
+  readonly restart?: McpHost.HostOptions["restart"]
 }
 
 /**
@@ -118,6 +120,7 @@ export const hostLayer = <
       ...(extras.namespace === undefined ? {} : { namespace: extras.namespace }),
       ...(extras.mcpApps === undefined ? {} : { mcpApps: extras.mcpApps }),
       ...(extras.awaitServers === undefined ? {} : { awaitServers: extras.awaitServers }),
+      ...(extras.restart === undefined ? {} : { restart: extras.restart }),
       servers: servers.map((server) => ({
         ...server,
         options: {

@@ -6,9 +6,11 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { McpGateway, NodeStreamableHttpServer, StdioServerTransport, StreamableHttpServer } from "@effect-mcp/gateway"
-import { McpHost } from "@effect-mcp/host"
+import { ConfigLoader, McpHost, ServerStatus } from "@effect-mcp/host"
 import { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
@@ -16,9 +18,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
-import { clientInfo } from "../Connect.js"
+import { clientInfo, expandContext, retrySettings } from "../Connect.js"
 import { Output } from "../Output.js"
 import { config, withHost } from "./host.js"
 import { runCommand } from "./shared.js"
@@ -69,6 +72,72 @@ const http = (host: string, port: number, gateway: McpGateway.Options) =>
     return yield* Effect.never
   })
 
+/**
+ * Keeps the host's servers as the config says, for as long as the gateway runs: on `SIGHUP`, and
+ * when a config file changes (its directory watched, as editors replace a file when they save), the
+ * config is read again and applied (only servers whose entries changed restart; a server that was
+ * given up on starts again). Each restart and reload is noted on stderr.
+ */
+const followConfig = (
+  configFile: Option.Option<string>,
+  run: CommonOptions.RunOptions,
+  protocolVersion: ProtocolVersion.ProtocolVersion | "auto"
+) =>
+  Effect.gen(function* () {
+    const host = yield* McpHost.McpHost
+    const output = yield* Output
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const location = yield* ConfigLoader.here(Option.getOrUndefined(configFile))
+    const context = expandContext(false)
+    const { files } = yield* McpHost.serversFromConfig(location, context).pipe(
+      Effect.orElseSucceed(() => ({ files: [] as ReadonlyArray<string> }))
+    )
+    // The command line's settings, as the host was started with them.
+    const options = (): McpHost.ServerOptions => ({
+      ...(Option.isSome(run.timeout) ? { requestTimeout: Duration.seconds(run.timeout.value) } : {}),
+      ...(Option.isSome(run.retry) ? { retry: retrySettings(run.retry.value) } : {}),
+      protocolVersion
+    })
+    const reload = (why: string) =>
+      McpHost.reloadConfig(host, location, context, options).pipe(
+        Effect.matchEffect({
+          onFailure: (error) => output.note(`config not reloaded (${why}): ${error.message}`),
+          onSuccess: () => output.note(`config reloaded (${why})`)
+        })
+      )
+    const hangups = Stream.async<string>((emit) => {
+      const onHangup = () => void emit.single("SIGHUP")
+      process.on("SIGHUP", onHangup)
+      return Effect.sync(() => void process.off("SIGHUP", onHangup))
+    })
+    const watched = new Set(files.map((file) => path.resolve(file)))
+    const edits = Stream.mergeAll(
+      [...new Set([...watched].map((file) => path.dirname(file)))].map((directory) =>
+        fs.watch(directory).pipe(
+          Stream.filter((event) => watched.has(path.resolve(directory, path.basename(event.path)))),
+          Stream.as("the config file changed"),
+          Stream.catchAll(() => Stream.empty)
+        )
+      ),
+      { concurrency: "unbounded" }
+    )
+    yield* Stream.merge(hangups, edits).pipe(
+      // An editor's save is several events: one reload once they settle.
+      Stream.debounce("200 millis"),
+      Stream.runForEach(reload),
+      Effect.forkScoped
+    )
+    yield* host.statusChanges.pipe(
+      Stream.runForEach(({ server, status }) =>
+        status._tag === "Reconnecting" || status._tag === "Failed"
+          ? output.note(`${server}: ${ServerStatus.describe(status)}`)
+          : Effect.void
+      ),
+      Effect.forkScoped
+    )
+  })
+
 /** `effect-mcp serve`. */
 export const serve = Command.make(
   "serve",
@@ -111,9 +180,11 @@ export const serve = Command.make(
           config,
           run,
           (mcpHost) =>
-            (Option.isSome(port)
-              ? http(host, port.value, gatewayOptions(toolSearch, run.maxTime))
-              : stdio(gatewayOptions(toolSearch, run.maxTime))
+            Effect.zipRight(
+              followConfig(config, run, protocolVersion),
+              Option.isSome(port)
+                ? http(host, port.value, gatewayOptions(toolSearch, run.maxTime))
+                : stdio(gatewayOptions(toolSearch, run.maxTime))
             ).pipe(Effect.scoped, Effect.provideService(McpHost.McpHost, mcpHost), Effect.provide(attachments)),
           {
             handlers,
@@ -122,6 +193,8 @@ export const serve = Command.make(
             unattended: true,
             // The servers' views pass through to the clients that declare MCP Apps themselves.
             mcpApps: true,
+            // A server that keeps crashing is tried again for as long as the gateway runs.
+            restart: McpHost.restartForever,
             ...(namespace === "none" ? { namespace: (_server: string, name: string) => name } : {})
           }
         )

@@ -1,0 +1,145 @@
+/**
+ * `effect-mcp serve` on the built binary, as a platform runs it for long: a server that keeps
+ * crashing is restarted for as long as the gateway runs (not given up on after five), its restarts
+ * noted on stderr; `SIGHUP` and an edit of the config file reload the set of servers (`SIGHUP`
+ * killed the gateway).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { afterEach, describe, expect, it } from "vitest"
+import { eventually, type Started, start } from "./support/cli.js"
+
+/**
+ * A small stdio MCP server by hand (tools `ping_me` and `die`), counting its starts in a file: after
+ * its first start it exits at once while the `broken` file exists, as a server broken for a while would.
+ */
+const SERVER = `
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { createInterface } from "node:readline"
+const [counter, broken] = [process.argv[2], process.argv[3]]
+const starts = existsSync(counter) ? Number(readFileSync(counter, "utf8")) : 0
+writeFileSync(counter, String(starts + 1))
+if (starts >= 1 && existsSync(broken)) process.exit(3)
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n")
+const tool = (name) => ({ name, inputSchema: { type: "object" } })
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const { id, method, params } = JSON.parse(line)
+  if (id === undefined) return
+  if (method === "initialize")
+    return send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "flaky", version: "1" } } })
+  if (method === "tools/list") return send({ id, result: { tools: [tool("ping_me"), tool("die")] } })
+  if (method === "tools/call" && params.name === "die") process.exit(7)
+  if (method === "tools/call") return send({ id, result: { content: [{ type: "text", text: "start " + (starts + 1) }] } })
+  send({ id, result: {} })
+})
+`
+
+const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-serve-restart-"))
+const script = join(cwd, "flaky.mjs")
+writeFileSync(script, SERVER)
+const config = join(cwd, ".mcp.json")
+
+const servers = (entries: Record<string, { readonly counter: string }>) =>
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: Object.fromEntries(
+        Object.entries(entries).map(([name, { counter }]) => [
+          name,
+          { command: process.execPath, args: [script, join(cwd, counter), join(cwd, `${name}-broken`)] }
+        ])
+      )
+    })
+  )
+
+let gateway: Started | undefined
+
+afterEach(() => {
+  gateway?.child.kill("SIGKILL")
+})
+
+const serve = async () => {
+  const started = start(["serve", "--config", config, "--port", "0"], { cwd, timeoutMs: 300_000 })
+  started.finished.catch(() => undefined)
+  gateway = started
+  await eventually(() => /listening (http:\/\/\S+)/.test(started.stdout()), "the gateway to listen")
+  const url = new URL(/listening (http:\/\/\S+)/.exec(started.stdout())?.[1] ?? "")
+  const client = new Client({ name: "restart-test", version: "1.0.0" })
+  await client.connect(new StreamableHTTPClientTransport(url))
+  return { started, client }
+}
+
+const toolNames = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name)
+
+describe("effect-mcp serve, for as long as it runs", () => {
+  it("restarts a server that crashed more than five times in a row, and its tools come back", async () => {
+    servers({ flaky: { counter: "flaky-starts" } })
+    const { started, client } = await serve()
+    try {
+      expect(await toolNames(client)).toContain("flaky__ping_me")
+      // The call dies with the process; the server is broken for five restarts in a row (the
+      // default schedule's all), and mended before the sixth.
+      writeFileSync(join(cwd, "flaky-broken"), "")
+      await client.callTool({ name: "flaky__die", arguments: {} }).catch(() => undefined)
+      await eventually(() => /flaky: .*restarting \(attempt 6\)/.test(started.stderr()), "the sixth restart", 30_000)
+      // Its state is noted as it goes.
+      expect(started.stderr()).toMatch(/flaky: reconnecting \(attempt 6\) after: /)
+      rmSync(join(cwd, "flaky-broken"))
+      let answer = ""
+      await eventually(
+        () => {
+          void client
+            .callTool({ name: "flaky__ping_me", arguments: {} })
+            .then((result) => {
+              answer = JSON.stringify(result.content)
+            })
+            .catch(() => undefined)
+          return answer.includes("start")
+        },
+        "the server back after its crashes",
+        40_000
+      )
+      expect(started.stderr()).not.toMatch(/flaky: failed/)
+    } finally {
+      await client.close()
+    }
+  }, 120_000)
+
+  it("SIGHUP reloads the config: a server added appears and the gateway lives on; so does an edit of the file", async () => {
+    servers({ first: { counter: "first-starts" } })
+    const { started, client } = await serve()
+    try {
+      expect(await toolNames(client)).toContain("first__ping_me")
+      servers({ first: { counter: "first-starts" }, second: { counter: "second-starts" } })
+      started.child.kill("SIGHUP")
+      let names: ReadonlyArray<string> = []
+      await eventually(() => {
+        void toolNames(client).then(
+          (listed) => {
+            names = listed
+          },
+          () => undefined
+        )
+        return names.includes("second__ping_me")
+      }, "the second server after SIGHUP")
+      expect(started.child.exitCode).toBeNull()
+      expect(started.stderr()).toContain("config reloaded (SIGHUP)")
+      // The file alone, edited: the second server goes.
+      servers({ first: { counter: "first-starts" } })
+      await eventually(() => {
+        void toolNames(client).then(
+          (listed) => {
+            names = listed
+          },
+          () => undefined
+        )
+        return !names.includes("second__ping_me") && names.includes("first__ping_me")
+      }, "the second server gone after the file changed")
+    } finally {
+      await client.close()
+    }
+  }, 120_000)
+})
