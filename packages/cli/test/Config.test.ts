@@ -231,6 +231,48 @@ describe("config import", () => {
   })
 })
 
+describe("config add writes a URL as each program expects it", () => {
+  it("Claude Code's .mcp.json and VS Code's with their type, Gemini's httpUrl, Windsurf's serverUrl, Zed's url alone", async () => {
+    const { project, home, write, read, effectMcp } = workspace()
+    const url = "https://mcp.example/mcp"
+    const add = async (file?: string) => {
+      const added = await effectMcp([
+        "config",
+        "add",
+        "remote",
+        ...(file === undefined ? [] : ["--config", file]),
+        "--url",
+        url
+      ])
+      expect(added.code, added.stderr).toBe(0)
+    }
+    await add()
+    expect(JSON.parse(read(join(project, ".mcp.json"))).mcpServers.remote).toStrictEqual({ type: "http", url })
+    const files = {
+      vscode: join(project, ".vscode", "mcp.json"),
+      gemini: join(home, ".gemini", "settings.json"),
+      windsurf: join(home, ".codeium", "windsurf", "mcp_config.json"),
+      zed: join(home, ".config", "zed", "settings.json")
+    }
+    write(files.vscode, JSON.stringify({ servers: {} }))
+    write(files.gemini, JSON.stringify({ mcpServers: {} }))
+    write(files.windsurf, JSON.stringify({ mcpServers: {} }))
+    write(files.zed, JSON.stringify({ context_servers: {} }))
+    for (const file of Object.values(files)) await add(file)
+    expect({
+      vscode: JSON.parse(read(files.vscode)).servers.remote,
+      gemini: JSON.parse(read(files.gemini)).mcpServers.remote,
+      windsurf: JSON.parse(read(files.windsurf)).mcpServers.remote,
+      zed: JSON.parse(read(files.zed)).context_servers.remote
+    }).toStrictEqual({
+      vscode: { type: "http", url },
+      gemini: { httpUrl: url },
+      windsurf: { serverUrl: url },
+      zed: { url }
+    })
+  })
+})
+
 describe("config import keeps secrets out of project files", () => {
   const secrets = {
     gh: { command: "gh-server", env: { GITHUB_TOKEN: "ghp_literal0123456789", LOG_LEVEL: "debug" } },

@@ -62,6 +62,36 @@ const nonEmpty = <K extends string>(key: K, map: { readonly [name: string]: stri
   Object.keys(map).length === 0 ? {} : { [key]: referenceMap(map, format) }
 
 /**
+ * A server's address as the program that reads a file of `format` expects it. Claude Code (and
+ * Claude Desktop beside it) and VS Code take a URL only with its `type`: `auto` (Streamable HTTP,
+ * then legacy SSE) is their `http`, which falls back to SSE itself. Gemini reads `httpUrl` as
+ * Streamable HTTP and `url` as SSE; Windsurf reads `serverUrl`; Zed takes no type; Cursor and a
+ * file of no known program take the URL alone for `auto`, as effect-mcp reads it.
+ */
+const addressOf = (
+  transport: "auto" | "http" | "sse",
+  url: string,
+  format: ConfigFormat
+): { readonly [key: string]: string } => {
+  switch (format) {
+    case "claude-code":
+    case "claude-desktop":
+    case "vscode":
+      return { type: transport === "auto" ? "http" : transport, url }
+    case "gemini":
+      return transport === "sse" ? { url } : { httpUrl: url }
+    case "windsurf":
+      return transport === "sse" ? { type: "sse", url } : { serverUrl: url }
+    case "zed":
+      return { url }
+    case "cursor":
+    case "mcpServers":
+    case "codex":
+      return transport === "auto" ? { url } : { type: transport, url }
+  }
+}
+
+/**
  * A server's entry as a file of `format` holds it (`mcpServers`, VS Code's `servers`, Zed's
  * `context_servers` all take this shape): its values as configured, references in the format's form.
  *
@@ -87,9 +117,7 @@ export const entryJson = (
       ...own
     }
   return {
-    // `auto` (Streamable HTTP, then legacy SSE) is an entry without a type.
-    ...(target.transport === "auto" ? {} : { type: target.transport }),
-    url: reference(target.url, format),
+    ...addressOf(target.transport, reference(target.url, format), format),
     ...nonEmpty("headers", target.headers, format),
     ...(target.oauth === undefined ? {} : { oauth: target.oauth }),
     ...own
