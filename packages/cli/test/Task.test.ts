@@ -15,10 +15,11 @@ const taskServer = [
 ]
 
 describe("tools call --task", () => {
-  it("runs a task-required tool as a task, showing its status; without --task it says to add it (exit 2)", async () => {
+  it("runs a task-required tool as a task, showing its status, with --task or without it", async () => {
     const plain = await run(["tools", "call", "simulate-research-query", "topic=cli", ...everythingStdio])
-    expect(plain.code).toBe(2)
-    expect(plain.stderr).toMatch(/simulate-research-query must be called as a task \(add --task\)/)
+    expect(plain.code, plain.stderr).toBe(0)
+    expect(plain.stdout).toMatch(/Research Report: cli/)
+    expect(plain.stderr).toMatch(/task \S+: working/)
     const task = await run(["tools", "call", "simulate-research-query", "topic=cli", "--task", ...everythingStdio])
     expect(task.code, task.stderr).toBe(0)
     expect(task.stdout).toMatch(/Research Report: cli/)

@@ -201,6 +201,16 @@ export const callAndPrint = (
       onNone: () => ({}),
       onSome: (maxTotalTimeout) => ({ maxTotalTimeout })
     })
+    const runAsTask = (line: ProgressLine.ProgressLine) =>
+      client.runToolAsTask(name, args, {
+        onStatus: (task) =>
+          line.update({
+            message: `task ${task.taskId}: ${task.status}${task.statusMessage === undefined ? "" : ` ${task.statusMessage}`}`
+          }),
+        onProgress: line.update
+      })
+    // A tool that requires a task is run as one (as the generated module does): the client
+    // refuses the plain call before sending anything.
     const call = (
       line: ProgressLine.ProgressLine
     ): Effect.Effect<
@@ -208,14 +218,10 @@ export const callAndPrint = (
       McpError.RequestError | McpError.ToolOutputInvalid | McpError.TaskRequired | McpError.TaskNotAllowed
     > =>
       asTask
-        ? client.runToolAsTask(name, args, {
-            onStatus: (task) =>
-              line.update({
-                message: `task ${task.taskId}: ${task.status}${task.statusMessage === undefined ? "" : ` ${task.statusMessage}`}`
-              }),
-            onProgress: line.update
-          })
-        : client.callTool(name, args, { onProgress: line.update, ...limit })
+        ? runAsTask(line)
+        : client
+            .callTool(name, args, { onProgress: line.update, ...limit })
+            .pipe(Effect.catchTag("TaskRequired", () => runAsTask(line)))
     const result = yield* Effect.scoped(
       Effect.flatMap(ProgressLine.start(`calling ${name}`, asTask ? "" : `progress ${name}`), call)
     ).pipe(
