@@ -50,7 +50,7 @@ const stdio = (gateway: McpGateway.Options) =>
   })
 
 /** Serves over Streamable HTTP until interrupted; `listening <url>` is printed once it listens. */
-const http = (host: string, port: number, gateway: McpGateway.Options) =>
+const http = (host: string, port: number, gateway: McpGateway.Options, corsOrigins: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const token = yield* Config.option(Config.redacted("EFFECT_MCP_GATEWAY_TOKEN")).pipe(Effect.orDie)
     if (Option.isNone(token) && !NodeStreamableHttpServer.isLoopback(host)) {
@@ -65,6 +65,7 @@ const http = (host: string, port: number, gateway: McpGateway.Options) =>
       port,
       gateway,
       sealing,
+      corsOrigins,
       ...(Option.isSome(token) ? { token: Redacted.value(token.value) } : {})
     }).pipe(Effect.mapError((error) => new UsageError({ reason: error.message })))
     const output = yield* Output
@@ -154,6 +155,12 @@ export const serve = Command.make(
       ),
       Options.withDefault("127.0.0.1")
     ),
+    corsOrigin: Options.text("cors-origin").pipe(
+      Options.withDescription(
+        "A browser origin whose pages may call the gateway over HTTP (CORS; repeat for more; default none), e.g. https://app.example"
+      ),
+      Options.repeated
+    ),
     namespace: Options.choice("namespace", ["server", "none"]).pipe(
       Options.withDescription(
         "Names of tools and prompts: server (default: server__tool) or none (as each server names them; the first server keeps a name two share)"
@@ -170,7 +177,7 @@ export const serve = Command.make(
       )
     )
   },
-  ({ config, run, port, host, namespace, protocolVersion, toolSearch }) =>
+  ({ config, run, port, host, corsOrigin, namespace, protocolVersion, toolSearch }) =>
     runCommand(
       run,
       Effect.gen(function* () {
@@ -183,7 +190,7 @@ export const serve = Command.make(
             Effect.zipRight(
               followConfig(config, run, protocolVersion),
               Option.isSome(port)
-                ? http(host, port.value, gatewayOptions(toolSearch, run.maxTime))
+                ? http(host, port.value, gatewayOptions(toolSearch, run.maxTime), corsOrigin)
                 : stdio(gatewayOptions(toolSearch, run.maxTime))
             ).pipe(Effect.scoped, Effect.provideService(McpHost.McpHost, mcpHost), Effect.provide(attachments)),
           {

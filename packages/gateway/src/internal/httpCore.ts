@@ -39,6 +39,12 @@ export interface Options {
   readonly token?: string
   /** Browser origins allowed besides the loopback ones (`http://localhost:*`, `127.0.0.1`, `[::1]`). */
   readonly allowedOrigins?: ReadonlyArray<string>
+  /**
+   * Browser origins whose pages may call the gateway from another origin (CORS): their preflight is
+   * answered and their answers readable, `Mcp-Session-Id` and `MCP-Protocol-Version` exposed. They
+   * pass the `Origin` check too. Default: none.
+   */
+  readonly corsOrigins?: ReadonlyArray<string>
   /** How each connection presents the gateway. */
   readonly gateway?: McpGateway.Options
   /**
@@ -123,6 +129,18 @@ const loopbackOrigin = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/
 
 const encoder = new TextEncoder()
 
+/** The methods and request headers a cross-origin page may use, and the response headers it may read. */
+const CORS_METHODS = "GET, POST, DELETE"
+const CORS_HEADERS =
+  "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name"
+const CORS_EXPOSED = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after"
+
+/** `reply` with `headers` added. */
+const withHeaders = (reply: Reply.Reply, headers: Reply.Headers): Reply.Reply => ({
+  ...reply,
+  headers: { ...reply.headers, ...headers }
+})
+
 /** Whether `given` is `expected`, in a time that does not depend on where they differ. */
 const sameSecret = (given: string, expected: string): boolean => {
   const a = encoder.encode(given)
@@ -165,7 +183,40 @@ export const make = (
     }
     // The servers are followed from the start, before any client can ask to hear them.
     yield* stateless.attachments.fanout(stateless.host)
-    const allowed = new Set(options.allowedOrigins ?? [])
+    const cors = new Set(options.corsOrigins ?? [])
+    const allowed = new Set([...(options.allowedOrigins ?? []), ...cors])
+
+    /** A configured origin's answer readable by its page. */
+    const corsFor = (request: Request) => (reply: Reply.Reply) => {
+      const origin = request.headers.origin
+      if (origin === undefined || !cors.has(origin)) return reply
+      return withHeaders(reply, {
+        "access-control-allow-origin": origin,
+        "access-control-expose-headers": CORS_EXPOSED,
+        vary: "origin"
+      })
+    }
+
+    /**
+     * A preflight: 204 (after the origin and path checks, before the token, which a preflight never
+     * carries), with what a configured origin may send; the page's own request is checked as any.
+     */
+    const preflight = (request: Request): Reply.Reply => {
+      const origin = request.headers.origin
+      const asked = request.headers["access-control-request-headers"]
+      const answer = Reply.empty(204, { allow: `${CORS_METHODS}, OPTIONS` })
+      if (origin === undefined || !cors.has(origin)) return answer
+      // The page's Mcp-Param-* headers (2026-07-28) are its tool's: allowed as asked.
+      const params = (asked ?? "")
+        .split(",")
+        .map((name) => name.trim().toLowerCase())
+        .filter((name) => name.startsWith("mcp-param-"))
+      return withHeaders(answer, {
+        "access-control-allow-methods": CORS_METHODS,
+        "access-control-allow-headers": [CORS_HEADERS, ...params].join(", "),
+        "access-control-max-age": "600"
+      })
+    }
 
     /** A new session, served until it ends (or the gateway's scope closes); 503 when there is no room. */
     const open = Effect.gen(function* () {
@@ -266,11 +317,8 @@ export const make = (
       return Effect.as(session.close, Reply.empty(200))
     }
 
-    /** The guards every request passes first: token, origin, path, revision. */
+    /** The guards every request passes first: origin, path, token (a preflight needs none), revision. */
     const refusal = (request: Request): Reply.Reply | undefined => {
-      if (options.token !== undefined && !sameSecret(request.headers.authorization ?? "", `Bearer ${options.token}`)) {
-        return Reply.refuse(401, JsonRpc.ErrorCode.InvalidRequest, "Unauthorized", { "www-authenticate": "Bearer" })
-      }
       const origin = request.headers.origin
       if (origin !== undefined && !loopbackOrigin.test(origin) && !allowed.has(origin)) {
         return Reply.refuse(403, JsonRpc.ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`)
@@ -278,6 +326,10 @@ export const make = (
       const query = request.url.indexOf("?")
       if ((query === -1 ? request.url : request.url.slice(0, query)) !== path) {
         return Reply.refuse(404, JsonRpc.ErrorCode.InvalidRequest, `Not found: the endpoint is ${path}`)
+      }
+      if (request.method === "OPTIONS") return preflight(request)
+      if (options.token !== undefined && !sameSecret(request.headers.authorization ?? "", `Bearer ${options.token}`)) {
+        return Reply.refuse(401, JsonRpc.ErrorCode.InvalidRequest, "Unauthorized", { "www-authenticate": "Bearer" })
       }
       // A POST's revision is read with its body (a stateless request's envelope decides).
       const version = request.headers["mcp-protocol-version"]
@@ -287,7 +339,7 @@ export const make = (
       return undefined
     }
 
-    return (request: Request): Effect.Effect<Reply.Reply> => {
+    const answer = (request: Request): Effect.Effect<Reply.Reply> => {
       const refused = refusal(request)
       if (refused !== undefined) return Effect.succeed(refused)
       switch (request.method) {
@@ -299,8 +351,12 @@ export const make = (
           return Effect.flatMap(sessionOf(request), remove)
         default:
           return Effect.succeed(
-            Reply.refuse(405, JsonRpc.ErrorCode.InvalidRequest, "Method not allowed", { allow: "GET, POST, DELETE" })
+            Reply.refuse(405, JsonRpc.ErrorCode.InvalidRequest, "Method not allowed", {
+              allow: `${CORS_METHODS}, OPTIONS`
+            })
           )
       }
     }
+
+    return (request: Request): Effect.Effect<Reply.Reply> => Effect.map(answer(request), corsFor(request))
   })
