@@ -150,6 +150,12 @@ const sameSecret = (given: string, expected: string): boolean => {
   return difference === 0
 }
 
+/** The credentials of an `Authorization: Bearer …` header (the scheme in any case, RFC 9110 §11.1); "" otherwise. */
+const bearerOf = (authorization: string | undefined): string => {
+  const match = authorization === undefined ? null : /^bearer (.*)$/i.exec(authorization)
+  return match?.[1] ?? ""
+}
+
 const isReply = (value: HttpSession.HttpSession | Reply.Reply): value is Reply.Reply => "_tag" in value
 
 /** The refusals of requests that cannot be read. */
@@ -262,6 +268,11 @@ export const make = (
         }
         const items = Transport.decodeIncoming(body.right)
         if (items.length === 0 || items.some((item) => item._tag !== "Message")) return invalid("Invalid request")
+        // In a session an unknown revision is refused, not taken for a stateless request.
+        const version = request.headers["mcp-protocol-version"]
+        if (request.headers[SESSION] !== undefined && version !== undefined && !ProtocolVersion.isSupported(version)) {
+          return Reply.refuse(400, -32022, `Bad Request: unsupported protocol version ${version}`)
+        }
         const only = items.length === 1 && items[0]?._tag === "Message" ? items[0].message : undefined
         if (only !== undefined && StatelessRequest.isStateless(only, request.headers)) {
           return yield* Stateless.serve(only, request.headers, stateless)
@@ -328,7 +339,7 @@ export const make = (
         return Reply.refuse(404, JsonRpc.ErrorCode.InvalidRequest, `Not found: the endpoint is ${path}`)
       }
       if (request.method === "OPTIONS") return preflight(request)
-      if (options.token !== undefined && !sameSecret(request.headers.authorization ?? "", `Bearer ${options.token}`)) {
+      if (options.token !== undefined && !sameSecret(bearerOf(request.headers.authorization), options.token)) {
         return Reply.refuse(401, JsonRpc.ErrorCode.InvalidRequest, "Unauthorized", { "www-authenticate": "Bearer" })
       }
       // A POST's revision is read with its body (a stateless request's envelope decides).
