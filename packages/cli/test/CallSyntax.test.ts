@@ -1,7 +1,7 @@
 /**
  * The easier ways to write a call (issue 31, beyond the rivals): a function call
- * (`'get-sum(a: 2, b: 3)'`), positional values in the schema's order, and `key=@file`; as parsers,
- * and on the real binary against the reference server.
+ * (`'get-sum(a: 2, b: 3)'`, `'get-sum(2, 3)'`), positional values in the schema's order (a
+ * prompt's too), and `key=@file`; as parsers, and on the real binary against the reference server.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -22,7 +22,9 @@ describe("functionCall", () => {
     )
     expect(functionCall("ping()")).toStrictEqual(Either.right({ name: "ping", words: [] }))
     expect(functionCall("get-sum")).toBeUndefined()
-    expect(Either.isLeft(functionCall("echo(message)") ?? Either.right(undefined))).toBe(true)
+    expect(functionCall(`get-sum(2, b: 3)`)).toStrictEqual(Either.right({ name: "get-sum", words: ["2", "b=3"] }))
+    expect(functionCall(`echo('a, b', "c")`)).toStrictEqual(Either.right({ name: "echo", words: ["a, b", "c"] }))
+    expect(Either.isLeft(functionCall("echo(a=b)") ?? Either.right(undefined))).toBe(true)
     expect(Either.isLeft(functionCall('echo(message: "open)') ?? Either.right(undefined))).toBe(true)
   })
 })
@@ -40,6 +42,26 @@ describe("tools call, the easier ways (the binary, the reference server over std
     const tooMany = await run(["tools", "call", "get-sum", "1", "2", "3", ...everythingStdio])
     expect(tooMany.code).toBe(2)
     expect(tooMany.stderr).toContain("3 positional values for 2 properties (a, b)")
+  })
+
+  it("bare values as the shell takes them: 'get-sum(2, 3)', and a prompt's arguments in its order", async () => {
+    const called = await run(["tools", "call", "get-sum(2, 3)", ...everythingStdio])
+    expect(called.code, called.stderr).toBe(0)
+    expect(called.stdout).toContain("The sum of 2 and 3 is 5.")
+    const mixed = await run(["tools", "call", "echo('hello, world')", ...everythingStdio])
+    expect(mixed.code, mixed.stderr).toBe(0)
+    expect(mixed.stdout).toContain("Echo: hello, world")
+    const prompt = await run(["prompts", "get", "args-prompt", "Paris", "--json", ...everythingStdio])
+    expect(prompt.code, prompt.stderr).toBe(0)
+    const both = await run(["prompts", "get", "args-prompt", "state=Texas", "Paris", "--json", ...everythingStdio])
+    expect(both.code, both.stderr).toBe(0)
+    expect([prompt.stdout, both.stdout].map((text) => text.includes("Paris"))).toStrictEqual([true, true])
+    expect(both.stdout).toContain("Texas")
+    const tooMany = await run(["prompts", "get", "args-prompt", "Paris", "Texas", "more", ...everythingStdio])
+    expect([tooMany.code, tooMany.stderr]).toStrictEqual([
+      2,
+      expect.stringContaining("3 bare values for 2 arguments (city, state)")
+    ])
   })
 
   it("key=@file reads the value from a file (@@ for a literal @); an unreadable file is a usage error", async () => {

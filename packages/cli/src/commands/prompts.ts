@@ -57,7 +57,7 @@ export const promptProblem = (
   return undefined
 }
 
-/** Gets a prompt with `key=value` arguments and prints its messages. */
+/** Gets a prompt with `key=value` arguments (or bare values, in the prompt's order) and prints its messages. */
 export const printPrompt = (
   client: McpClient.McpClientService,
   name: string,
@@ -66,11 +66,18 @@ export const printPrompt = (
 ) =>
   Effect.gen(function* () {
     const output = yield* Output
-    const args = yield* Either.match(parseStringArguments(pairs), {
+    const listed = yield* client.prompts
+    // Bare values fill the prompt's arguments in order, the required first (as a tool's do).
+    const declared = listed.find((prompt) => prompt.name === name)?.arguments ?? []
+    const order = [
+      ...declared.filter((argument) => argument.required === true),
+      ...declared.filter((argument) => argument.required !== true)
+    ].map((argument) => argument.name)
+    const args = yield* Either.match(parseStringArguments(pairs, order), {
       onLeft: (reason) => Effect.fail(new UsageError({ reason, server: client.name, method: "prompts/get" })),
       onRight: Effect.succeed
     })
-    const problem = promptProblem(yield* client.prompts, name, args)
+    const problem = promptProblem(listed, name, args)
     if (problem !== undefined)
       return yield* new UsageError({
         server: client.name,
@@ -92,7 +99,10 @@ export const get = Command.make(
   {
     ...CommonOptions.connection,
     name: Args.text({ name: "prompt" }).pipe(Args.withDescription("The prompt's name")),
-    pairs: Args.text({ name: "key=value" }).pipe(Args.withDescription("The prompt's arguments"), Args.repeated),
+    pairs: Args.text({ name: "key=value" }).pipe(
+      Args.withDescription("The prompt's arguments: key=value, or bare values in the prompt's order (required first)"),
+      Args.repeated
+    ),
     out: outOption
   },
   ({ server, run, name, pairs, out }) =>

@@ -1,6 +1,6 @@
 /**
  * The easier ways to write a call's arguments: a call written as a function call
- * (`get-sum(a: 2, b: 3)`), and values read from files (`key=@path`, `key:=@path`).
+ * (`get-sum(a: 2, b: 3)`, `get-sum(2, 3)`), and values read from files (`key=@path`, `key:=@path`).
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
@@ -32,22 +32,44 @@ const topLevelParts = (text: string): Either.Either<ReadonlyArray<string>, strin
   return Either.right(parts.map((part) => part.trim()))
 }
 
-/** One `key: value` of a function call as a word: quoted text stays a string, brackets are JSON, a bare value is read by type. */
+/** A quoted text's content: `'…'` with its backslash escapes, `"…"` as JSON reads it; else `undefined`. */
+const unquoted = (value: string): string | undefined => {
+  if (value.length < 2) return undefined
+  if (value.startsWith("'") && value.endsWith("'")) return value.slice(1, -1).replace(/\\(.)/g, "$1")
+  if (!value.startsWith('"') || !value.endsWith('"')) return undefined
+  return Either.getOrUndefined(
+    Either.try(() => {
+      const text: unknown = JSON.parse(value)
+      return typeof text === "string" ? text : value.slice(1, -1)
+    })
+  )
+}
+
+/**
+ * One part of a function call as a word, as the shell's words are: `key: value` is a named value
+ * (quoted text stays a string, brackets are JSON, a bare value is read by type), and a value
+ * alone is a positional one (bare values fill the properties in the schema's order).
+ */
 const wordOf = (part: string): Either.Either<string, string> => {
-  const colon = part.indexOf(":")
-  const key = colon === -1 ? "" : part.slice(0, colon).trim()
-  if (!/^[\w.-]+$/.test(key)) return Either.left(`"${part.slice(0, 40)}" is not key: value`)
-  const value = part.slice(colon + 1).trim()
-  if (value.startsWith("'") && value.endsWith("'") && value.length >= 2) {
-    const inner = value.slice(1, -1).replace(/\\(.)/g, "$1")
-    return Either.right(`${key}:=${JSON.stringify(inner)}`)
+  const named = /^([\w.-]+)\s*:(?!\/\/)/.exec(part)
+  if (named === null) {
+    const text = unquoted(part) ?? part
+    if (text === "") return Either.left("a value is empty")
+    // A positional word with `=` would be read as key=value.
+    if (text.includes("=")) return Either.left(`"${part.slice(0, 40)}" has a "=": give it by name, key: value`)
+    return Either.right(text)
   }
+  const key = named[1] ?? ""
+  const value = part.slice(named[0].length).trim()
+  const inner = value.startsWith("'") ? unquoted(value) : undefined
+  if (inner !== undefined) return Either.right(`${key}:=${JSON.stringify(inner)}`)
   return Either.right(/^["[{]/.test(value) ? `${key}:=${value}` : `${key}=${value}`)
 }
 
 /**
- * A call written as a function call, `name(key: value, …)`: the tool's name and its arguments as
- * `key=value` / `key:=json` words. `undefined` when `text` is not written that way (a plain name).
+ * A call written as a function call, `name(key: value, …)` or `name(value, …)`: the tool's name
+ * and its arguments as `key=value` / `key:=json` words and positional values, as the shell takes
+ * them. `undefined` when `text` is not written that way (a plain name).
  */
 export const functionCall = (
   text: string
@@ -58,7 +80,7 @@ export const functionCall = (
   if (inside.trim() === "") return Either.right({ name, words: [] })
   return Either.flatMap(topLevelParts(inside), (parts) =>
     Either.map(Either.all(parts.map(wordOf)), (words) => ({ name, words }))
-  ).pipe(Either.mapLeft((reason) => `${text.slice(0, 60)}: ${reason} (write name(key: value, …))`))
+  ).pipe(Either.mapLeft((reason) => `${text.slice(0, 60)}: ${reason} (write name(key: value, …) or name(value, …))`))
 }
 
 /**

@@ -180,15 +180,33 @@ export const parseArguments = (
   return Either.right(result)
 }
 
-/** Prompt arguments are strings: `key=value` words, values taken verbatim. */
+/**
+ * Prompt arguments are strings: `key=value` words, values taken verbatim. With `order` (the
+ * prompt's argument names, the required first), a word without `=` is a bare value: the bare
+ * values fill the arguments not given by name, in that order, as a tool's positional values do.
+ */
 export const parseStringArguments = (
-  words: ReadonlyArray<string>
+  words: ReadonlyArray<string>,
+  order: ReadonlyArray<string> = []
 ): Either.Either<{ readonly [key: string]: string }, string> => {
   const result: Record<string, string> = {}
+  const bare: Array<string> = []
   for (const word of words) {
+    if (order.length > 0 && !word.includes("=")) {
+      bare.push(word)
+      continue
+    }
     const pair = parseAssignment(word)
     if (Either.isLeft(pair)) return Either.left(pair.left)
     result[pair.right[0]] = pair.right[1]
   }
+  const open = order.filter((name) => !Object.hasOwn(result, name))
+  if (bare.length > open.length)
+    return Either.left(
+      open.length === 0
+        ? `"${bare[0]?.slice(0, 40)}" is not KEY=VALUE, and no argument is left for a bare value`
+        : `${bare.length} bare values for ${open.length} ${open.length === 1 ? "argument" : "arguments"} (${open.join(", ")})`
+    )
+  for (const [index, value] of bare.entries()) result[open[index] ?? ""] = value
   return Either.right(result)
 }
