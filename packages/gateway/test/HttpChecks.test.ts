@@ -60,4 +60,39 @@ layer(gatewayHost({ servers: [] }))("the gateway's HTTP checks", (it) => {
       expect(statusOf(known)).toBe(200)
     })
   )
+
+  it.scoped("a batch is refused at 2025-06-18 and after, and with initialize in it; 2025-03-26 has them", () =>
+    Effect.gen(function* () {
+      const handle = yield* HttpCore.make()
+      const current = yield* sessionAt(handle, "2025-11-25")
+      const batch = [ping(10), ping(11)]
+      const refused = yield* postTo(handle, batch, { "mcp-session-id": current, "mcp-protocol-version": "2025-11-25" })
+      expect(statusOf(refused)).toBe(400)
+      const opening = yield* postTo(handle, [initializeAt("2025-03-26", 12)])
+      expect(statusOf(opening)).toBe(400)
+      const older = yield* sessionAt(handle, "2025-03-26")
+      const answered = yield* postTo(handle, batch, { "mcp-session-id": older, "mcp-protocol-version": "2025-03-26" })
+      expect(statusOf(answered)).toBe(200)
+      // A 2025-03-26 client sends no revision header.
+      const unnamed = yield* postTo(handle, [ping(13), ping(14)], { "mcp-session-id": older })
+      expect(statusOf(unnamed)).toBe(200)
+    })
+  )
+
+  it.scoped("a POST must be JSON (415) and accept JSON or an event stream (406)", () =>
+    Effect.gen(function* () {
+      const handle = yield* HttpCore.make()
+      const send = (headers: Record<string, string | undefined>) =>
+        Effect.map(
+          handle({ method: "POST", url: "/mcp", headers, json: Effect.succeed(initializeAt("2025-11-25")) }),
+          statusOf
+        )
+      const accept = "application/json, text/event-stream"
+      expect(yield* send({ "content-type": "text/plain", accept })).toBe(415)
+      expect(yield* send({ accept })).toBe(415)
+      expect(yield* send({ "content-type": "application/json", accept: "text/html" })).toBe(406)
+      expect(yield* send({ "content-type": "application/json" })).toBe(406)
+      expect(yield* send({ "content-type": "application/json; charset=utf-8", accept })).toBe(200)
+    })
+  )
 })

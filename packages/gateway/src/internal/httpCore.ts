@@ -156,6 +156,43 @@ const bearerOf = (authorization: string | undefined): string => {
   return match?.[1] ?? ""
 }
 
+/**
+ * Why a batch is refused: JSON-RPC batches left the protocol at 2025-06-18, and `initialize`
+ * was never to be batched. `undefined`: an older revision's batch, served.
+ */
+const batchRefusal = (items: ReadonlyArray<Transport.Incoming>, version: string | undefined): string | undefined => {
+  if (items.some((item) => item._tag === "Message" && "method" in item.message && item.message.method === "initialize"))
+    return "Invalid request: initialize cannot be part of a batch"
+  // A client that sends no revision header speaks 2025-03-26 (the header came with 2025-06-18).
+  if (
+    version !== undefined &&
+    (!ProtocolVersion.isSupported(version) || ProtocolVersion.isAtLeast(version, "2025-06-18"))
+  )
+    return `Invalid request: batches are not part of MCP ${version}`
+  return undefined
+}
+
+/** A POST the gateway cannot read or answer as asked: not JSON (415), or accepting neither JSON nor an event stream (406). */
+const mediaRefusal = (headers: StatelessRequest.Headers): Reply.Reply | undefined => {
+  const type = (headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase()
+  if (type !== "application/json") {
+    return Reply.refuse(
+      415,
+      JsonRpc.ErrorCode.InvalidRequest,
+      "Unsupported Media Type: the body must be application/json"
+    )
+  }
+  const accept = (headers.accept ?? "").toLowerCase()
+  if (!/application\/json|text\/event-stream|\*\/\*/.test(accept)) {
+    return Reply.refuse(
+      406,
+      JsonRpc.ErrorCode.InvalidRequest,
+      "Not Acceptable: the client must accept application/json and text/event-stream"
+    )
+  }
+  return undefined
+}
+
 const isReply = (value: HttpSession.HttpSession | Reply.Reply): value is Reply.Reply => "_tag" in value
 
 /** The refusals of requests that cannot be read. */
@@ -258,6 +295,8 @@ export const make = (
 
     const post = (request: Request) =>
       Effect.gen(function* () {
+        const unreadable = mediaRefusal(request.headers)
+        if (unreadable !== undefined) return unreadable
         const body = yield* Effect.either(request.json)
         if (body._tag === "Left") {
           return body.left instanceof BodyTooLarge
@@ -268,6 +307,10 @@ export const make = (
         }
         const items = Transport.decodeIncoming(body.right)
         if (items.length === 0 || items.some((item) => item._tag !== "Message")) return invalid("Invalid request")
+        if (Array.isArray(body.right)) {
+          const batchOf = batchRefusal(items, request.headers["mcp-protocol-version"])
+          if (batchOf !== undefined) return invalid(batchOf)
+        }
         // In a session an unknown revision is refused, not taken for a stateless request.
         const version = request.headers["mcp-protocol-version"]
         if (request.headers[SESSION] !== undefined && version !== undefined && !ProtocolVersion.isSupported(version)) {
