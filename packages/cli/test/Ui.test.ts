@@ -159,6 +159,37 @@ describe("effect-mcp ui", () => {
     }
   }, 150_000)
 
+  it("adds a server from the page after showing its command line, and saves it to the config file asked", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ui-add-"))
+    writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: {} }))
+    const ui = await launch(dir, [])
+    try {
+      const server = {
+        name: "added",
+        target: { _tag: "Stdio", command: process.execPath, args: [everything, "stdio"], env: {} }
+      }
+      const preview = await ui.api<{ added: boolean; preview: string }>("/api/servers", { ...server, confirm: false })
+      expect(preview).toEqual({ added: false, preview: `${process.execPath} ${everything} stdio` })
+      expect((await ui.api<{ servers: ReadonlyArray<unknown> }>("/api/state")).servers).toEqual([])
+      const file = join(dir, ".mcp.json")
+      await ui.api("/api/servers", { ...server, confirm: true, saveTo: file })
+      await serversReady(ui, 1)
+      expect(JSON.parse(readFileSync(file, "utf8")).mcpServers.added).toEqual({
+        command: process.execPath,
+        args: [everything, "stdio"]
+      })
+      // Disconnect stops it, connect starts it again.
+      await ui.api("/api/servers/added/action", { action: "disconnect" })
+      const stopped = await ui.api<{ servers: ReadonlyArray<{ status: string }> }>("/api/state")
+      expect(stopped.servers[0]?.status).toBe("stopped")
+      await ui.api("/api/servers/added/action", { action: "connect" })
+      await serversReady(ui, 1)
+    } finally {
+      ui.started.child.kill("SIGTERM")
+      await ui.started.finished
+    }
+  }, 150_000)
+
   it("refuses to listen off this machine without --expose-to-network", async () => {
     const refused = await run(["ui", "--no-open", "--host", "0.0.0.0"])
     expect(refused.code).toBe(2)
