@@ -49,7 +49,10 @@ afterAll(async () => {
   gateway?.child.kill("SIGKILL")
 })
 
-const viewOf = (tools: ReadonlyArray<{ name: string; _meta?: { readonly [key: string]: unknown } }>, name: string) => {
+const viewOf = (
+  tools: ReadonlyArray<{ name: string; _meta?: { readonly [key: string]: unknown } | undefined }>,
+  name: string
+) => {
   const ui = tools.find((tool) => tool.name === name)?._meta?.ui
   return typeof ui === "object" && ui !== null && "resourceUri" in ui ? ui.resourceUri : undefined
 }
