@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { sanitize } from "./internal/controls.js"
 import { checkText } from "./internal/formField.js"
 import { bold, cyan, dim, green, Output, red, styled } from "./Output.js"
@@ -236,6 +237,9 @@ export const elicitation = (settings: HandlerSettings) =>
     })
   )
 
+/** What the shell's own exit codes mean: 127 a command it did not find, 126 one it could not run. */
+const exitMeaning = (code: number) => (code === 127 ? " (not found)" : code === 126 ? " (not executable)" : "")
+
 const decodeSamplingResult = Schema.decodeUnknown(Schema.parseJson(McpSchema.CreateMessageResult))
 
 /**
@@ -267,12 +271,21 @@ export const sampling = (settings: HandlerSettings) =>
             Command.feed(JSON.stringify(params)),
             Command.stderr("inherit")
           )
-          return Command.string(command).pipe(
+          // Its exit code first: a command that failed (not found, say) printed no result.
+          return Effect.scoped(
+            Effect.flatMap(Command.start(command), (process) =>
+              Effect.all([process.stdout.pipe(Stream.decodeText(), Stream.mkString), process.exitCode], {
+                concurrency: 2
+              })
+            )
+          ).pipe(
             Effect.mapError((cause) => refuse(`the sampling command failed: ${cause.message}`)),
-            Effect.flatMap((stdout) =>
-              Effect.mapError(decodeSamplingResult(stdout), () =>
-                refuse("the sampling command did not print a CreateMessageResult as JSON")
-              )
+            Effect.flatMap(([stdout, code]) =>
+              code !== 0
+                ? Effect.fail(refuse(`the sampling command exited ${code}${exitMeaning(code)}`))
+                : Effect.mapError(decodeSamplingResult(stdout), () =>
+                    refuse("the sampling command did not print a CreateMessageResult as JSON")
+                  )
             ),
             Effect.provide(context)
           )

@@ -122,6 +122,21 @@ describe.concurrent("against the reference server over stdio", () => {
     expect(result.stdout).toMatch(/from the command/)
   })
 
+  it("a --sampling-command that does not exist is said to be not found (exit 127)", async () => {
+    const result = await run([
+      "tools",
+      "call",
+      "trigger-sampling-request",
+      "prompt=hi",
+      "--sampling-command",
+      "no-such-sampling-command-anywhere",
+      ...everythingStdio
+    ])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/the sampling command exited 127 \(not found\)/)
+    expect(result.stderr).not.toMatch(/did not print a CreateMessageResult/)
+  })
+
   it("off a terminal, elicitation is declined, or accepted with defaults when every required field has one", async () => {
     const declined = await run(["tools", "call", "trigger-elicitation-request", ...everythingStdio])
     expect(declined.code).toBe(0)
