@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import ts from "typescript"
 import { everythingServer } from "../../client/test/support/processes.js"
+import { everythingStdio, run } from "./support/cli.js"
 import { fakeAnthropic } from "./support/fakeAnthropic.js"
 import { spawnOwned } from "./support/processes.js"
 
@@ -215,5 +216,30 @@ describe("README", () => {
     } finally {
       await fake.stop()
     }
+  })
+})
+
+describe("README's shell tour", () => {
+  it("each tool name completed with Tab (⇥) is a prefix of exactly one of the reference server's tools", async () => {
+    const listed = await run(["tools", "list", "--json", ...everythingStdio])
+    expect(listed.code, listed.stderr).toBe(0)
+    const decoded: unknown = JSON.parse(listed.stdout)
+    const tools =
+      typeof decoded === "object" && decoded !== null && "tools" in decoded && Array.isArray(decoded.tools)
+        ? decoded.tools.flatMap((tool: unknown) =>
+            typeof tool === "object" && tool !== null && "name" in tool && typeof tool.name === "string"
+              ? [tool.name]
+              : []
+          )
+        : []
+    const completed = [...readFileSync(join(root, "README.md"), "utf8").matchAll(/tools (?:call|show) (\S+)⇥/g)].map(
+      (match) => match[1] ?? ""
+    )
+    expect(completed.length).toBeGreaterThan(0)
+    for (const prefix of completed)
+      expect([prefix, tools.filter((name: string) => name.startsWith(prefix))]).toStrictEqual([
+        prefix,
+        [expect.any(String)]
+      ])
   })
 })
