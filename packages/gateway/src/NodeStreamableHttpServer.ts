@@ -158,7 +158,13 @@ export const listen = (
         )
       })
     }
-    const handle = yield* HttpCore.make(options)
+    // On loopback only loopback names reach the gateway: a page of another site whose name was
+    // made to point here (DNS rebinding) is refused by its Host.
+    const handle = yield* HttpCore.make(
+      options.allowedHosts === undefined && isLoopback(host)
+        ? { ...options, allowedHosts: ["localhost", "127.0.0.1", "[::1]", host.includes(":") ? `[${host}]` : host] }
+        : options
+    )
     const limit = HttpCore.bodyLimit(options)
     const run = yield* FiberSet.makeRuntime<never, void, never>()
     const server = createServer((request, response) => {

@@ -4,8 +4,10 @@
  * with 400 (not taken for 2026-07-28), batches only where the revision has them (before 2025-06-18),
  * and a POST's `Content-Type` and `Accept`.
  */
+import { request } from "node:http"
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { NodeStreamableHttpServer } from "../src/index.js"
 import * as HttpCore from "../src/internal/httpCore.js"
 import { postTo, statusOf } from "./support/core.js"
 import { gatewayHost } from "./support/gateway.js"
@@ -93,6 +95,43 @@ layer(gatewayHost({ servers: [] }))("the gateway's HTTP checks", (it) => {
       expect(yield* send({ "content-type": "application/json", accept: "text/html" })).toBe(406)
       expect(yield* send({ "content-type": "application/json" })).toBe(406)
       expect(yield* send({ "content-type": "application/json; charset=utf-8", accept })).toBe(200)
+    })
+  )
+
+  it.scoped("a Host not allowed is 403; on loopback the listener allows only the loopback names", () =>
+    Effect.gen(function* () {
+      const handle = yield* HttpCore.make({ allowedHosts: ["gateway.internal"] })
+      const statusFor = (host: string) => Effect.map(postTo(handle, initializeAt("2025-11-25"), { host }), statusOf)
+      expect(yield* statusFor("gateway.internal:8080")).toBe(200)
+      expect(yield* statusFor("GATEWAY.internal")).toBe(200)
+      expect(yield* statusFor("evil.example:8080")).toBe(403)
+      const { port } = yield* NodeStreamableHttpServer.listen({ port: 0 })
+      const statusOver = (host: string) =>
+        Effect.async<number>((resume) => {
+          const body = JSON.stringify(initializeAt("2025-11-25"))
+          const sent = request(
+            {
+              host: "127.0.0.1",
+              port,
+              path: "/mcp",
+              method: "POST",
+              headers: {
+                host,
+                "content-type": "application/json",
+                accept: "application/json, text/event-stream",
+                "content-length": Buffer.byteLength(body)
+              }
+            },
+            (response) => {
+              response.resume()
+              resume(Effect.succeed(response.statusCode ?? 0))
+            }
+          )
+          sent.end(body)
+        })
+      expect(yield* statusOver("evil.example")).toBe(403)
+      expect(yield* statusOver(`localhost:${port}`)).toBe(200)
+      expect(yield* statusOver(`127.0.0.1:${port}`)).toBe(200)
     })
   )
 })

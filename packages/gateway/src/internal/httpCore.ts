@@ -45,6 +45,11 @@ export interface Options {
    * pass the `Origin` check too. Default: none.
    */
   readonly corsOrigins?: ReadonlyArray<string>
+  /**
+   * The `Host` names (the port aside) a request may carry, against DNS rebinding: another is 403.
+   * Default: any (`NodeStreamableHttpServer.listen` on a loopback address: the loopback names).
+   */
+  readonly allowedHosts?: ReadonlyArray<string>
   /** How each connection presents the gateway. */
   readonly gateway?: McpGateway.Options
   /**
@@ -193,6 +198,13 @@ const mediaRefusal = (headers: StatelessRequest.Headers): Reply.Reply | undefine
   return undefined
 }
 
+/** The name of a `Host` header without its port (an IPv6 literal keeps its brackets), lower case. */
+const hostName = (host: string | undefined): string | undefined => {
+  if (host === undefined || host === "") return undefined
+  const match = /^(\[[^\]]*\]|[^:]*)(?::\d*)?$/.exec(host.trim().toLowerCase())
+  return match?.[1]
+}
+
 const isReply = (value: HttpSession.HttpSession | Reply.Reply): value is Reply.Reply => "_tag" in value
 
 /** The refusals of requests that cannot be read. */
@@ -226,6 +238,8 @@ export const make = (
     }
     // The servers are followed from the start, before any client can ask to hear them.
     yield* stateless.attachments.fanout(stateless.host)
+    const hosts =
+      options.allowedHosts === undefined ? undefined : new Set(options.allowedHosts.map((name) => name.toLowerCase()))
     const cors = new Set(options.corsOrigins ?? [])
     const allowed = new Set([...(options.allowedOrigins ?? []), ...cors])
 
@@ -373,6 +387,14 @@ export const make = (
 
     /** The guards every request passes first: origin, path, token (a preflight needs none), revision. */
     const refusal = (request: Request): Reply.Reply | undefined => {
+      const named = hostName(request.headers.host)
+      if (hosts !== undefined && (named === undefined || !hosts.has(named))) {
+        return Reply.refuse(
+          403,
+          JsonRpc.ErrorCode.InvalidRequest,
+          `Forbidden: host ${named ?? "(none)"} is not allowed`
+        )
+      }
       const origin = request.headers.origin
       if (origin !== undefined && !loopbackOrigin.test(origin) && !allowed.has(origin)) {
         return Reply.refuse(403, JsonRpc.ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`)
