@@ -31,6 +31,7 @@ import type { Authorizer, Capabilities, Transports } from "@effect-mcp/client"
 import { McpHost } from "@effect-mcp/host"
 import type { McpSchema } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -255,7 +256,9 @@ export const make = <E, R>(
             Effect.flatMap(host.add)
           )
 
+    const closing = yield* Deferred.make<void>()
     const api = Routes.router({
+      closing,
       replay,
       host,
       events,
@@ -318,6 +321,8 @@ export const make = <E, R>(
     }).pipe(Effect.map(secured))
 
     yield* server.serve(app)
+    // Added last, run first when the scope closes: the event streams end, so the HTTP server can close.
+    yield* Effect.addFinalizer(() => Deferred.succeed(closing, undefined))
     return {
       url: `${origin}/?token=${token}`,
       token,

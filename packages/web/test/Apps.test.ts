@@ -14,10 +14,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import AxeBuilder from "@axe-core/playwright"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import type { Browser, BrowserContext, FrameLocator, Page } from "playwright-core"
+import type { Browser, FrameLocator, Page } from "playwright-core"
 import { scriptedModel, userText } from "../../ai/test/support/scriptedModel.js"
 import type * as Api from "../src/Api.js"
-import { appsServers, launchChromium } from "./support/apps.js"
+import { appsServers } from "./support/apps.js"
+import { openPage } from "./support/browser.js"
 import { type Started, start } from "./support/page.js"
 
 const model = scriptedModel({
@@ -32,9 +33,8 @@ const model = scriptedModel({
 
 let page: Started
 let browser: Browser
-let context: BrowserContext
 let tab: Page
-const errors: Array<string> = []
+let errors: Array<string> = []
 
 beforeAll(async () => {
   page = await start({
@@ -43,17 +43,16 @@ beforeAll(async () => {
     model: model.layer,
     stateDir: mkdtempSync(join(tmpdir(), "web-apps-"))
   })
-  browser = await launchChromium()
-  context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
-  tab = await context.newPage()
-  tab.on("pageerror", (error) => errors.push(error.message))
-  await tab.goto(page.url)
+  ;({ browser, tab, errors } = await openPage(page.url))
 }, 120_000)
 
 afterAll(async () => {
   await browser?.close()
-  await page?.stop()
-})
+  // The views' last requests are let end first: a stop that meets them has been seen to hang
+  // (not understood yet; see the closing note of 2026-12-02). Bounded, so it cannot hold the run.
+  await new Promise((resolve) => setTimeout(resolve, 3_000))
+  await Promise.race([page?.stop(), new Promise((resolve) => setTimeout(resolve, 30_000))])
+}, 60_000)
 
 const servers = () => tab.getByRole("navigation", { name: "Servers" })
 const pane = (name: string) => tab.getByRole("region", { name: `Server ${name}` })

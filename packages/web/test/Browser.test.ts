@@ -15,9 +15,10 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import AxeBuilder from "@axe-core/playwright"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { scriptedModel } from "../../ai/test/support/scriptedModel.js"
 import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
+import { openPage } from "./support/browser.js"
 import { everythingStdio, http, type Started, start } from "./support/page.js"
 
 const hostile = fileURLToPath(new URL("fixtures/hostile-server.mjs", import.meta.url))
@@ -40,9 +41,8 @@ const model = scriptedModel({
 let remote: RunningServer
 let page: Started
 let browser: Browser
-let context: BrowserContext
 let tab: Page
-const errors: Array<string> = []
+let errors: Array<string> = []
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true })
@@ -56,20 +56,7 @@ beforeAll(async () => {
     model: model.layer,
     stateDir: mkdtempSync(join(tmpdir(), "web-browser-"))
   })
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run"
-    ]
-  })
-  context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
-  tab = await context.newPage()
-  tab.on("pageerror", (error) => errors.push(error.message))
-  await tab.goto(page.url)
+  ;({ browser, tab, errors } = await openPage(page.url))
 }, 120_000)
 
 afterAll(async () => {

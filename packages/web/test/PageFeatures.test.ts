@@ -23,7 +23,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import { authorizationServer, resourceServer, TokenRegistry } from "../../client/test/support/authServers.js"
 import { type RunningServer, startEverything } from "../../client/test/support/httpServers.js"
 import { skillsServer } from "../../client/test/support/skillsServer.js"
-import { launchChromium } from "./support/apps.js"
+import { openPage } from "./support/browser.js"
 import { everything, everythingStdio, http, type Started, start } from "./support/page.js"
 
 const cli = fileURLToPath(new URL("../../cli/bin/effect-mcp.js", import.meta.url))
@@ -36,7 +36,7 @@ let page: Started
 let browser: Browser
 let context: BrowserContext
 let tab: Page
-const errors: Array<string> = []
+let errors: Array<string> = []
 
 beforeAll(async () => {
   mkdirSync(shots, { recursive: true })
@@ -76,11 +76,7 @@ beforeAll(async () => {
         })
       })
   })
-  browser = await launchChromium()
-  context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
-  tab = await context.newPage()
-  tab.on("pageerror", (error) => errors.push(error.message))
-  await tab.goto(page.url)
+  ;({ browser, context, tab, errors } = await openPage(page.url))
 }, 120_000)
 
 afterAll(async () => {

@@ -179,3 +179,21 @@ describe("the page's answers", () => {
     expect((await send("/api/nothing", { headers: bearer() })).status).toBe(404)
   })
 })
+
+describe("stopping", () => {
+  it("ends the event streams a page holds open, so the server stops (the command's Ctrl-C with the page open)", async () => {
+    const other = await start({ servers: [], stateDir: mkdtempSync(join(tmpdir(), "web-stop-")) })
+    const response = await fetch(`${other.origin}/api/events`, { headers: { authorization: `Bearer ${other.token}` } })
+    const reader = response.body?.getReader()
+    expect((await reader?.read())?.done).toBe(false)
+    const stopped = await Promise.race([
+      other.stop().then(() => "stopped"),
+      new Promise<string>((resolve) => setTimeout(() => resolve("still running after 20 s"), 20_000))
+    ])
+    expect(stopped).toBe("stopped")
+    // The stream ended with the server.
+    let ended = false
+    for (let reads = 0; reads < 10 && !ended; reads++) ended = (await reader?.read())?.done ?? true
+    expect(ended).toBe(true)
+  }, 60_000)
+})

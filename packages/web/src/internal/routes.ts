@@ -7,6 +7,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { McpHost } from "@effect-mcp/host"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Schedule from "effect/Schedule"
@@ -31,6 +32,8 @@ export interface Parts {
   readonly calls: Calls
   readonly chat: Chat
   readonly authorizations: Authorizations
+  /** Done when the page's server stops: its long-lived answers end then. */
+  readonly closing: Deferred.Deferred<void>
   readonly apps: Apps
   /** The MCP Apps sandbox proxy's origin, when there is one. */
   readonly sandbox: string | undefined
@@ -91,6 +94,9 @@ const eventStream = (parts: Parts) =>
           Stream.map(Stream.fromQueue(subscription), frame),
           Stream.map(Stream.fromSchedule(Schedule.spaced("15 seconds")), () => encoder.encode(": keep-alive\n\n"))
         )
+      ).pipe(
+        // Ends when the page's server stops: an open stream would keep the HTTP server from closing.
+        Stream.interruptWhen(Deferred.await(parts.closing))
       )
     })
   )
@@ -278,7 +284,10 @@ export const router = (parts: Parts) => {
         Effect.gen(function* () {
           const text = UiStream.lastUserText(yield* body(UiStream.UiRequest))
           if (text === undefined) return failure(400, "the last user message has no text")
-          const chunks = yield* UiStream.stream(parts.events, chat, text)
+          const chunks = Stream.interruptWhen(
+            yield* UiStream.stream(parts.events, chat, text),
+            Deferred.await(parts.closing)
+          )
           return HttpServerResponse.stream(chunks, {
             contentType: "text/event-stream",
             headers: { "cache-control": "no-store", "x-vercel-ai-ui-message-stream": "v1" }

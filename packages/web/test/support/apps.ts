@@ -4,7 +4,6 @@
  */
 import { fileURLToPath } from "node:url"
 import type { McpHost } from "@effect-mcp/host"
-import { type Browser, chromium } from "playwright-core"
 
 const fixture = fileURLToPath(new URL("../fixtures/apps-server.mjs", import.meta.url))
 
@@ -16,16 +15,3 @@ export const appsServer = (label: string, other: string): McpHost.ServerConfig =
 
 /** The two fixture servers, alpha and beta. */
 export const appsServers = () => [appsServer("alpha", "beta"), appsServer("beta", "alpha")]
-
-/** Chromium, headless, from the system (no download). */
-export const launchChromium = (): Promise<Browser> =>
-  chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run"
-    ]
-  })
