@@ -391,4 +391,39 @@ describe("the published packages, installed from their tarballs", () => {
       child.kill("SIGTERM")
     }
   }, 90_000)
+
+  it("the installed effect-mcp generate says what its module needs, and the module runs on the installed packages", async () => {
+    const bin = join(project, "node_modules", ".bin", "effect-mcp")
+    const out = join(project, "everything.ts")
+    const generated = await run(bin, ["generate", "--out", out, "--", process.execPath, everything, "stdio"], project)
+    const imports = /^it imports (.*): install them beside it/m.exec(generated.stderr)?.[1]?.split(", ") ?? []
+    expect(imports, generated.stderr).toContain("@effect-mcp/client")
+    expect(imports).toContain("effect")
+    expect(generated.stderr).toContain(
+      "npm pack -w @effect-mcp/protocol -w @effect-mcp/jsonrpc -w @effect-mcp/client, then npm install the three tarballs"
+    )
+    // What it names is what this project installed, from the tarballs for ours.
+    for (const name of imports) expect(existsSync(join(project, "node_modules", name, "package.json")), name).toBe(true)
+    writeFileSync(
+      join(project, "use-generated.ts"),
+      [
+        'import * as NodeContext from "@effect/platform-node/NodeContext"',
+        'import { McpClient, StdioTransport } from "@effect-mcp/client"',
+        'import * as Effect from "effect/Effect"',
+        'import * as Layer from "effect/Layer"',
+        'import * as Everything from "./everything.js"',
+        'const live = McpClient.layer({ name: "everything" }).pipe(',
+        `  Layer.provide(StdioTransport.layer({ command: process.execPath, args: [${JSON.stringify(everything)}, "stdio"] })),`,
+        "  Layer.provide(NodeContext.layer)",
+        ")",
+        "const result = await Effect.runPromise(Everything.getSum({ a: 2, b: 3 }).pipe(Effect.provide(live)))",
+        "console.log(JSON.stringify({ content: result.content }))"
+      ].join("\n")
+    )
+    // tsx (the repository's) only strips the types: every import resolves from the project.
+    const used = await run(process.execPath, ["--import", require.resolve("tsx"), "use-generated.ts"], project)
+    expect(JSON.parse(used.stdout.trim().split("\n").at(-1) ?? "")).toStrictEqual({
+      content: [{ type: "text", text: "The sum of 2 and 3 is 5." }]
+    })
+  }, 90_000)
 })

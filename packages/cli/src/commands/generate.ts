@@ -13,6 +13,7 @@ import { UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { withClient } from "../Connect.js"
 import { describeTarget, emitModule } from "../internal/generate/module.js"
+import { version } from "../internal/version.js"
 import { Output } from "../Output.js"
 import { display } from "../ServerNames.js"
 import { runCommand } from "./shared.js"
@@ -29,17 +30,49 @@ const whyNot = (error: PlatformError.PlatformError) =>
           ? "it is not a file"
           : error.message
 
+/** The packages `source` imports (`@scope/name` or `name`), in the order first imported. */
+const importedPackages = (source: string): ReadonlyArray<string> => [
+  ...new Set(
+    [...source.matchAll(/^import .* from "((?:@[^/"]+\/)?[^/"]+)[^"]*"$/gm)].flatMap((match) =>
+      match[1] === undefined ? [] : [match[1]]
+    )
+  )
+]
+
+/** Our packages the generated code needs: the client and what it depends on, none on a registry yet. */
+const OURS = ["@effect-mcp/protocol", "@effect-mcp/jsonrpc", "@effect-mcp/client"]
+
+/**
+ * What to install to run the generated code: the packages it imports, and how to get
+ * `@effect-mcp/client`, which no registry has yet (its tarballs, packed in effect-mcp's checkout).
+ */
+const installNote = (source: string): ReadonlyArray<string> => {
+  const imported = importedPackages(source)
+  const others = imported.filter((name) => !name.startsWith("@effect-mcp/"))
+  return [
+    `it imports ${imported.join(", ")}: install them beside it (npm install ${others.join(" ")}), and run it with tsx`,
+    `@effect-mcp/client ${version} is on no registry yet: in effect-mcp's checkout, npm pack ${OURS.map((name) => `-w ${name}`).join(" ")}, then npm install the three tarballs`
+  ]
+}
+
 /** Writes `source` to `out`, or prints it; with `--json`, what was generated. */
 const write = (out: Option.Option<string>, source: string, tools: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const output = yield* Output
-    if (Option.isNone(out)) return yield* output.json ? output.printJson({ source, tools }) : output.text(source)
+    const needs = { imports: importedPackages(source) }
+    if (Option.isNone(out)) {
+      if (output.json) return yield* output.printJson({ source, tools, ...needs })
+      yield* output.text(source)
+      for (const line of installNote(source)) yield* output.note(line)
+      return
+    }
     const fs = yield* FileSystem.FileSystem
     yield* fs
       .writeFileString(out.value, source)
       .pipe(Effect.mapError((error) => new UsageError({ reason: `cannot write ${out.value}: ${whyNot(error)}` })))
-    if (output.json) return yield* output.printJson({ out: out.value, tools })
+    if (output.json) return yield* output.printJson({ out: out.value, tools, ...needs })
     yield* output.note(`wrote ${out.value}: ${tools.length} tool${tools.length === 1 ? "" : "s"}`)
+    for (const line of installNote(source)) yield* output.note(line)
   })
 
 /** `effect-mcp generate`. */
