@@ -321,16 +321,20 @@ const chatOptions = {
   )
 }
 
+/** The chosen model's layer over Node's HTTP client (connections kept alive). */
+export const overNode = (chosen: Provider.ChosenModel) =>
+  chosen.layer.pipe(
+    Layer.provide(NodeHttpClient.layerWithoutAgent),
+    Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
+  )
+
 /** `effect-mcp chat`. */
 export const chat = Command.make("chat", chatOptions, (options) =>
   runCommand(
     options.run,
     Effect.gen(function* () {
       const chosen = yield* Provider.choose(options)
-      const model = chosen.layer.pipe(
-        Layer.provide(NodeHttpClient.layerWithoutAgent),
-        Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
-      )
+      const model = overNode(chosen)
       const input = yield* ChatInput
       const output = yield* Output
       const sampling = options.modelSampling

@@ -17,7 +17,6 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as Path from "@effect/platform/Path"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ConfigLoader, ConfigWriter, McpHost } from "@effect-mcp/host"
 import { WebUi } from "@effect-mcp/web"
@@ -36,6 +35,7 @@ import { changeFor } from "../internal/saving.js"
 import { parseAssignment, parseHeader, splitCommandLine } from "../internal/words.js"
 import { Output } from "../Output.js"
 import * as Provider from "../Provider.js"
+import { overNode } from "./chat.js"
 import { config, hostLayer } from "./host.js"
 import { runCommand } from "./shared.js"
 
@@ -163,10 +163,7 @@ const chatOptions = (files: ReadonlyArray<string>) =>
       onRight: (found) =>
         Option.some({
           name: `${found.provider} ${found.model}`,
-          layer: found.layer.pipe(
-            Layer.provide(NodeHttpClient.layerWithoutAgent),
-            Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
-          )
+          layer: overNode(found)
         })
     })
     return {
