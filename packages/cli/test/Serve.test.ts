@@ -17,6 +17,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bin, everything, run } from "./support/cli.js"
+import { lastCall, recordWire } from "./support/wire.js"
 
 const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-serve-"))
 const config = join(cwd, ".mcp.json")
@@ -64,6 +65,8 @@ let stderr = ""
 /** What the SDK client could not read: a line on stdout that is no JSON-RPC message lands here. */
 const unreadable: Array<string> = []
 const seen = { sampling: 0, elicitation: 0, roots: 0 }
+/** Every message the gateway sent, as the client's transport read it (`support/wire.ts`). */
+let wire: Array<unknown> = []
 
 beforeAll(async () => {
   client = new Client(
@@ -92,6 +95,7 @@ beforeAll(async () => {
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString()
   })
+  wire = recordWire(transport)
   // The SDK client reports a line it cannot parse (not JSON: SyntaxError; no JSON-RPC message:
   // ZodError) here and reads on: without this, it goes unseen.
   client.onerror = (error) => {
@@ -133,17 +137,19 @@ describe("effect-mcp serve, used by the official SDK v1 client over stdio", () =
     await expect(client.ping()).resolves.toEqual({})
   })
 
-  it("passes the server's progress on under the client's token", async () => {
-    const progress: Array<number> = []
-    const result = await client.callTool(
-      { name: "everything__trigger-long-running-operation", arguments: { duration: 0.2, steps: 2 } },
-      undefined,
-      { onprogress: (event) => void progress.push(event.progress) }
-    )
-    expect(JSON.stringify(result.content)).toContain("completed")
-    // The server sends 1 then 2; on a loaded CI machine the last one was once missing (to look into).
-    expect(progress[0]).toBe(1)
-    expect(progress).toEqual([...progress].sort())
+  it("passes the server's progress on under the client's token, each before the call's result", async () => {
+    for (let round = 0; round < 3; round++) {
+      const progress: Array<number> = []
+      const result = await client.callTool(
+        { name: "everything__trigger-long-running-operation", arguments: { duration: 0.2, steps: 2 } },
+        undefined,
+        { onprogress: (event) => void progress.push(event.progress) }
+      )
+      expect(JSON.stringify(result.content)).toContain("completed")
+      expect(lastCall(wire)).toEqual(["progress 1/2", "progress 2/2", "result"])
+      // What the SDK client's onprogress hears: the last report, read with the result, it drops itself.
+      expect([[1], [1, 2]]).toContainEqual(progress)
+    }
   })
 
   it("resources, templates, reads and prompts pass through", async () => {

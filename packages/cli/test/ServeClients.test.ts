@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { describeErrors, oracle } from "../../protocol/test/support/spec.js"
 import { bin, eventually, everything, type Started, start } from "./support/cli.js"
 import { stop } from "./support/processes.js"
+import { lastCall, recordWire } from "./support/wire.js"
 
 const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-serve-clients-"))
 const reference = { command: process.execPath, args: [everything, "stdio"] }
@@ -61,6 +62,8 @@ let stdioClient: Client
 let raw: Started
 let gateway: Started
 let httpClient: Client
+/** What the gateway sent the stdio client, as its transport read it (`support/wire.ts`). */
+let stdioWire: Array<unknown> = []
 /** The JSON bodies the HTTP client posted. */
 const posted: Array<{ readonly method?: string; readonly params?: Record<string, unknown> }> = []
 
@@ -72,9 +75,13 @@ beforeAll(async () => {
   raw.finished.catch(() => undefined)
 
   stdioClient = sdkV2("sdk-v2-stdio", { capabilities: { sampling: {}, elicitation: { form: {} } } })
-  await stdioClient.connect(
-    new StdioClientTransport({ command: process.execPath, args: [bin, "serve", "--config", stdioConfig], cwd })
-  )
+  const stdioTransport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "serve", "--config", stdioConfig],
+    cwd
+  })
+  stdioWire = recordWire(stdioTransport)
+  await stdioClient.connect(stdioTransport)
 
   await eventually(() => listening() !== undefined, "the gateway to listen", 60_000)
   const recording: FetchLike = (url, init) => {
@@ -106,15 +113,18 @@ describe("effect-mcp serve, used by the official SDK v2 client over stdio (2025-
     expect(echoed.content).toEqual([{ type: "text", text: "Echo: through v2" }])
   })
 
-  it("passes the reference server's progress on under the client's token", async () => {
-    const progress: Array<number> = []
-    const result = await stdioClient.callTool(
-      { name: "everything__trigger-long-running-operation", arguments: { duration: 0.2, steps: 2 } },
-      { onprogress: (event) => void progress.push(event.progress) }
-    )
-    expect(text(result)).toContain("Long running operation completed")
-    // As in Serve.test.ts: the first step arrives; the last was once missing on a loaded machine.
-    expect(progress[0]).toBe(1)
+  it("passes the reference server's progress on under the client's token, each before the call's result", async () => {
+    for (let round = 0; round < 3; round++) {
+      const progress: Array<number> = []
+      const result = await stdioClient.callTool(
+        { name: "everything__trigger-long-running-operation", arguments: { duration: 0.2, steps: 2 } },
+        { onprogress: (event) => void progress.push(event.progress) }
+      )
+      expect(text(result)).toContain("Long running operation completed")
+      expect(lastCall(stdioWire)).toEqual(["progress 1/2", "progress 2/2", "result"])
+      // The SDK client's onprogress drops a last report read with the result (as in Serve.test.ts).
+      expect([[1], [1, 2]]).toContainEqual(progress)
+    }
   })
 
   it("the reference server's sampling and elicitation requests are answered by the client's handlers", async () => {
