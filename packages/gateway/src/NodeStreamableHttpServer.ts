@@ -14,8 +14,10 @@ import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
 import * as HttpCore from "./internal/httpCore.js"
+import * as Ops from "./internal/ops.js"
 import type * as Reply from "./internal/reply.js"
 import type * as ServerRequests from "./internal/serverRequests.js"
+import type * as StreamableHttpServer from "./StreamableHttpServer.js"
 
 /**
  * Where and how the gateway listens, with the address.
@@ -23,7 +25,7 @@ import type * as ServerRequests from "./internal/serverRequests.js"
  * @since 0.1.0
  * @category models
  */
-export interface Options extends HttpCore.Options {
+export interface Options extends StreamableHttpServer.Options {
   /** The address to listen on. Default: 127.0.0.1. */
   readonly host?: string
   /** The port; 0 picks a free one. */
@@ -96,6 +98,12 @@ const write = (reply: Reply.Reply, response: ServerResponse): Effect.Effect<void
         })
         return Effect.sync(() => response.end(body))
       }
+      case "Text":
+        return Effect.sync(() =>
+          response
+            .writeHead(reply.status, { ...reply.headers, "content-length": Buffer.byteLength(reply.body) })
+            .end(reply.body)
+        )
       case "Empty":
         return Effect.sync(() => response.writeHead(reply.status, reply.headers).end())
       case "Events": {
@@ -160,11 +168,14 @@ export const listen = (
     }
     // On loopback only loopback names reach the gateway: a page of another site whose name was
     // made to point here (DNS rebinding) is refused by its Host.
-    const handle = yield* HttpCore.make(
+    const guarded: Options =
       options.allowedHosts === undefined && isLoopback(host)
         ? { ...options, allowedHosts: ["localhost", "127.0.0.1", "[::1]", host.includes(":") ? `[${host}]` : host] }
         : options
-    )
+    const handle = yield* Ops.around(yield* HttpCore.make(guarded), {
+      ...options.ops,
+      ...(guarded.allowedHosts === undefined ? {} : { allowedHosts: guarded.allowedHosts })
+    })
     const limit = HttpCore.bodyLimit(options)
     const run = yield* FiberSet.makeRuntime<never, void, never>()
     const server = createServer((request, response) => {

@@ -16,6 +16,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { toStream } from "./internal/events.js"
 import * as HttpCore from "./internal/httpCore.js"
+import * as Ops from "./internal/ops.js"
 import type * as Reply from "./internal/reply.js"
 import * as Sealing from "./internal/sealing.js"
 import type * as ServerRequests from "./internal/serverRequests.js"
@@ -26,7 +27,10 @@ import type * as ServerRequests from "./internal/serverRequests.js"
  * @since 0.1.0
  * @category models
  */
-export type Options = HttpCore.Options
+export interface Options extends HttpCore.Options {
+  /** The operator's endpoints beside the MCP one: `/healthz`, `/readyz`, `/metrics` (on by default). */
+  readonly ops?: Ops.Options
+}
 
 /**
  * A key of input rounds' `requestState`: an id, and 32 bytes of secret.
@@ -68,6 +72,14 @@ const respond = (reply: Reply.Reply): HttpServerResponse.HttpServerResponse => {
       return HttpServerResponse.unsafeJson(reply.body, { status: reply.status, headers: reply.headers })
     case "Empty":
       return HttpServerResponse.empty({ status: reply.status, headers: reply.headers })
+    case "Text": {
+      const { "content-type": contentType, ...headers } = reply.headers
+      return HttpServerResponse.text(reply.body, {
+        status: reply.status,
+        headers,
+        ...(contentType === undefined ? {} : { contentType })
+      })
+    }
     case "Events": {
       const { "content-type": contentType = "text/event-stream", ...headers } = reply.headers
       return HttpServerResponse.stream(toStream(reply.events), { contentType, headers })
@@ -85,21 +97,29 @@ const respond = (reply: Reply.Reply): HttpServerResponse.HttpServerResponse => {
 export const make = (
   options: Options = {}
 ): Effect.Effect<HttpApp.Default, never, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
-  Effect.map(HttpCore.make(options), (handle) => {
-    const limit = HttpCore.bodyLimit(options)
-    // The platform's HTTP server runs a handler uninterruptibly; the gateway's work (a call racing
-    // its input rounds, a session's fiber) must stay interruptible, or a lost race never ends.
-    return Effect.interruptible(
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        Effect.map(
-          handle({
-            method: request.method,
-            url: request.url,
-            headers: request.headers,
-            json: jsonOf(request, limit)
-          }),
-          respond
+  Effect.map(
+    Effect.flatMap(HttpCore.make(options), (handle) =>
+      Ops.around(handle, {
+        ...options.ops,
+        ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts })
+      })
+    ),
+    (handle) => {
+      const limit = HttpCore.bodyLimit(options)
+      // The platform's HTTP server runs a handler uninterruptibly; the gateway's work (a call racing
+      // its input rounds, a session's fiber) must stay interruptible, or a lost race never ends.
+      return Effect.interruptible(
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          Effect.map(
+            handle({
+              method: request.method,
+              url: request.url,
+              headers: request.headers,
+              json: jsonOf(request, limit)
+            }),
+            respond
+          )
         )
       )
-    )
-  })
+    }
+  )

@@ -12,6 +12,11 @@ export * as McpGateway from "./McpGateway.js"
 /**
  * @since 0.1.0
  */
+export * as AuditLog from "./AuditLog.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as NodeStreamableHttpServer from "./NodeStreamableHttpServer.js"
 
 /**

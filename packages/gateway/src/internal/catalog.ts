@@ -13,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { type InFlight, relatedTo } from "./inflight.js"
 import type * as LogRelay from "./logRelay.js"
+import * as Observe from "./observe.js"
 import * as Propagation from "./propagation.js"
 import { promptOf, serverOfTool, serverOfUri, toolOfView } from "./routing.js"
 import type { Subscriptions } from "./subscriptions.js"
@@ -380,7 +381,11 @@ export const handlers = (context: CatalogContext): Handlers => {
         [
           method,
           (request: Peer.InboundRequest) =>
-            Effect.provideService(serve(request), Capabilities.OnBehalfOf, onBehalfOf).pipe(Propagation.within(request))
+            Effect.provideService(
+              serve(request).pipe(Observe.request(host, method, request)),
+              Capabilities.OnBehalfOf,
+              onBehalfOf
+            ).pipe(Propagation.within(request))
         ] as const
     )
   )

@@ -1,6 +1,6 @@
 /**
  * What the gateway answers an HTTP request with, independent of the HTTP server that writes it
- * (`@effect/platform`'s, or Node's own): a JSON body, no body, or an event stream.
+ * (`@effect/platform`'s, or Node's own): a JSON body, a text body, no body, or an event stream.
  */
 import type { Events } from "./events.js"
 
@@ -11,6 +11,7 @@ export type Headers = Readonly<Record<string, string>>
 export type Reply =
   | { readonly _tag: "Json"; readonly status: number; readonly headers: Headers; readonly body: unknown }
   | { readonly _tag: "Empty"; readonly status: number; readonly headers: Headers }
+  | { readonly _tag: "Text"; readonly status: number; readonly headers: Headers; readonly body: string }
   | { readonly _tag: "Events"; readonly headers: Headers; readonly events: Events }
 
 /** A JSON body. */
@@ -18,6 +19,14 @@ export const json = (body: unknown, status = 200, headers: Headers = {}): Reply 
   _tag: "Json",
   status,
   headers,
+  body
+})
+
+/** A text body; its `content-type` in `headers` (default `text/plain; charset=utf-8`). */
+export const text = (body: string, status = 200, headers: Headers = {}): Reply => ({
+  _tag: "Text",
+  status,
+  headers: { "content-type": "text/plain; charset=utf-8", ...headers },
   body
 })
 
