@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
+import * as Auth from "./internal/auth.js"
 import * as HttpCore from "./internal/httpCore.js"
 import * as Ops from "./internal/ops.js"
 import type * as Reply from "./internal/reply.js"
@@ -157,12 +158,12 @@ export const listen = (
     if (options.token === "") {
       return yield* new ListenError({ host, port: options.port, cause: new Error("the token is empty") })
     }
-    if (options.token === undefined && !isLoopback(host)) {
+    if (!Auth.required(options) && !isLoopback(host)) {
       return yield* new ListenError({
         host,
         port: options.port,
         cause: new Error(
-          "beyond loopback the gateway needs a token (options.token), which clients send as a bearer token"
+          "beyond loopback the gateway needs a token (options.token), API keys or OAuth, which clients send as bearer tokens"
         )
       })
     }

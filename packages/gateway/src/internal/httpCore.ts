@@ -10,20 +10,32 @@
  * request, or with `Last-Event-ID` resumes the stream that event was on; DELETE ends the session.
  * A 2026-07-28 request stands alone (`statelessHttp.ts`).
  *
- * Guarded as the specification asks: a bearer token when one is configured (401 without it), the
- * `Origin` of browsers checked against DNS rebinding (403), unknown sessions 404, a request without
- * its session 400.
+ * Guarded as the specification asks: credentials when any are configured (`auth.ts`: the shared
+ * token, API keys, OAuth access tokens; 401 without them), the `Origin` of browsers checked against
+ * DNS rebinding (403), unknown sessions 404, a request without its session 400. The caller is a
+ * principal (`principal.ts`), set as `CurrentPrincipal` around all the work of its request and of
+ * the sessions it opens: a session, like a sealed `requestState`, is its principal's alone (another
+ * principal's session id is 404). What it sees and how often it may call is the policy's
+ * (`policy.ts`, `guardedHost.ts`); a principal over its request limit is answered 429.
  */
 import { McpHost } from "@effect-mcp/host"
 import * as Transport from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as McpGateway from "../McpGateway.js"
+import * as ApiKeys from "./apiKeys.js"
+import * as Auth from "./auth.js"
+import * as GuardedHost from "./guardedHost.js"
 import * as HttpSession from "./httpSession.js"
+import type * as OAuthResource from "./oauthResource.js"
+import * as Policy from "./policy.js"
+import * as Principal from "./principal.js"
+import * as RateLimit from "./rateLimit.js"
 import * as Reply from "./reply.js"
 import * as Sealing from "./sealing.js"
 import * as ServerRequests from "./serverRequests.js"
@@ -35,8 +47,20 @@ import * as StatelessRequest from "./statelessRequest.js"
 export interface Options {
   /** The endpoint's path. Default: `/mcp`. */
   readonly path?: string
-  /** Every request must carry `Authorization: Bearer <token>`. Default: none (loopback only). */
+  /** Every request must carry `Authorization: Bearer <token>` (or another accepted credential). Default: none (loopback only). */
   readonly token?: string
+  /** Callers' API keys (`Authentication.apiKeys`), each caller its own principal, sent as bearer tokens. */
+  readonly apiKeys?: ReadonlyArray<ApiKeys.ApiKey>
+  /**
+   * OAuth access tokens, checked as a resource server (`Authentication.oauth`): its Protected
+   * Resource Metadata is served at `/.well-known/oauth-protected-resource` (and the resource's path-suffixed form).
+   */
+  readonly oauth?: OAuthResource.Verifier
+  /**
+   * What each principal may see and how often it may call (`AccessPolicy`); the API keys' own rules
+   * apply to the names the policy does not list. Default: everything, unlimited.
+   */
+  readonly policy?: Policy.Policy
   /** Browser origins allowed besides the loopback ones (`http://localhost:*`, `127.0.0.1`, `[::1]`). */
   readonly allowedOrigins?: ReadonlyArray<string>
   /**
@@ -132,8 +156,6 @@ const SESSION = "mcp-session-id"
 
 const loopbackOrigin = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/
 
-const encoder = new TextEncoder()
-
 /** The methods and request headers a cross-origin page may use, and the response headers it may read. */
 const CORS_METHODS = "GET, POST, DELETE"
 const CORS_HEADERS =
@@ -145,21 +167,6 @@ const withHeaders = (reply: Reply.Reply, headers: Reply.Headers): Reply.Reply =>
   ...reply,
   headers: { ...reply.headers, ...headers }
 })
-
-/** Whether `given` is `expected`, in a time that does not depend on where they differ. */
-const sameSecret = (given: string, expected: string): boolean => {
-  const a = encoder.encode(given)
-  const b = encoder.encode(expected)
-  let difference = a.length ^ b.length
-  for (let index = 0; index < b.length; index++) difference |= (a[index] ?? 0) ^ (b[index] ?? 0)
-  return difference === 0
-}
-
-/** The credentials of an `Authorization: Bearer …` header (the scheme in any case, RFC 9110 §11.1); "" otherwise. */
-const bearerOf = (authorization: string | undefined): string => {
-  const match = authorization === undefined ? null : /^bearer (.*)$/i.exec(authorization)
-  return match?.[1] ?? ""
-}
 
 /**
  * Why a batch is refused: JSON-RPC batches left the protocol at 2025-06-18, and `initialize`
@@ -225,8 +232,19 @@ export const make = (
     })
     const scope = yield* Effect.scope
     const context = yield* Effect.context<McpHost.McpHost | ServerRequests.Attachments>()
+    const credentials: Auth.Credentials = { token: options.token, apiKeys: options.apiKeys, oauth: options.oauth }
+    const oauth = options.oauth
+    const keyRules = options.apiKeys === undefined ? {} : ApiKeys.rulesOf(options.apiKeys)
+    const policy =
+      options.policy ?? (Object.keys(keyRules).length > 0 ? Policy.make({ principals: {} }, keyRules) : undefined)
+    const limiter = yield* RateLimit.make
+    const host = Context.get(context, McpHost.McpHost)
+    // Every connection sees the host through the policy, as its principal may.
+    const guarded = policy === undefined ? host : GuardedHost.make(host, policy, limiter)
+    // What a session or request does owes its principal nothing more: it is bound to it.
+    const owners = new WeakMap<HttpSession.HttpSession, string>()
     const stateless: StatelessRequest.StatelessContext = {
-      host: Context.get(context, McpHost.McpHost),
+      host: guarded,
       serverInfo: options.gateway?.serverInfo ?? McpGateway.defaultServerInfo,
       instructions: options.gateway?.instructions,
       attachments: Context.get(context, ServerRequests.Attachments),
@@ -236,8 +254,9 @@ export const make = (
       toolSearch: options.gateway?.toolSearch === true,
       ...(options.gateway?.maxCallTime === undefined ? {} : { maxCallTime: options.gateway.maxCallTime })
     }
-    // The servers are followed from the start, before any client can ask to hear them.
-    yield* stateless.attachments.fanout(stateless.host)
+    // The servers are followed from the start, before any client can ask to hear them (the host
+    // itself: following is no one's in particular).
+    yield* stateless.attachments.fanout(host)
     const hosts =
       options.allowedHosts === undefined ? undefined : new Set(options.allowedHosts.map((name) => name.toLowerCase()))
     const cors = new Set(options.corsOrigins ?? [])
@@ -275,39 +294,56 @@ export const make = (
       })
     }
 
-    /** A new session, served until it ends (or the gateway's scope closes); 503 when there is no room. */
-    const open = Effect.gen(function* () {
-      const session = HttpSession.make(crypto.randomUUID(), undefined, options.answerWindow)
-      if (!(yield* sessions.add(session))) {
-        return Reply.refuse(503, JsonRpc.ErrorCode.InternalError, "Too many sessions: try again later", {
-          "retry-after": "10"
-        })
-      }
-      yield* McpGateway.serve(session.transport, options.gateway).pipe(
-        Effect.scoped,
-        Effect.ensuring(
-          Effect.zipRight(
-            Effect.sync(() => sessions.remove(session.id)),
-            session.close
-          )
-        ),
-        Effect.provide(context),
-        // An HTTP server may run its handlers uninterruptibly, and a fork inherits that: the
-        // session must stop when the gateway's scope closes.
-        Effect.interruptible,
-        Effect.forkIn(scope)
-      )
-      return session
-    })
+    /**
+     * A new session of `principal`, served (on its behalf) until it ends (or the gateway's scope
+     * closes); 503 when there is no room.
+     */
+    const open = (principal: Principal.Principal) =>
+      Effect.gen(function* () {
+        const session = HttpSession.make(crypto.randomUUID(), undefined, options.answerWindow)
+        if (!(yield* sessions.add(session))) {
+          return Reply.refuse(503, JsonRpc.ErrorCode.InternalError, "Too many sessions: try again later", {
+            "retry-after": "10"
+          })
+        }
+        owners.set(session, Principal.binding(principal))
+        yield* McpGateway.serve(session.transport, options.gateway).pipe(
+          Effect.scoped,
+          Effect.ensuring(
+            Effect.zipRight(
+              Effect.sync(() => sessions.remove(session.id)),
+              session.close
+            )
+          ),
+          Effect.provideService(McpHost.McpHost, guarded),
+          Effect.provide(context),
+          Principal.within(principal),
+          // An HTTP server may run its handlers uninterruptibly, and a fork inherits that: the
+          // session must stop when the gateway's scope closes.
+          Effect.interruptible,
+          Effect.forkIn(scope)
+        )
+        return session
+      })
 
-    /** The session a request names (seen now): 400 without one, 404 for one this gateway does not know. */
-    const sessionOf = (request: Request): Effect.Effect<HttpSession.HttpSession | Reply.Reply> => {
+    /**
+     * The session a request of `principal` names (seen now): 400 without one, 404 for one this
+     * gateway does not know or that another principal opened (it is not told that one exists).
+     */
+    const sessionOf = (
+      request: Request,
+      principal: Principal.Principal
+    ): Effect.Effect<HttpSession.HttpSession | Reply.Reply> => {
       const id = request.headers[SESSION]
       if (id === undefined) return Effect.succeed(invalid("Bad Request: Mcp-Session-Id is missing"))
-      return Effect.map(sessions.get(id), (session) => session ?? Reply.refuse(404, -32001, "Session not found"))
+      return Effect.map(sessions.get(id), (session) =>
+        session !== undefined && owners.get(session) === Principal.binding(principal)
+          ? session
+          : Reply.refuse(404, -32001, "Session not found")
+      )
     }
 
-    const post = (request: Request) =>
+    const post = (request: Request, principal: Principal.Principal) =>
       Effect.gen(function* () {
         const unreadable = mediaRefusal(request.headers)
         if (unreadable !== undefined) return unreadable
@@ -337,7 +373,7 @@ export const make = (
         const opening = items.some(
           (item) => item._tag === "Message" && "method" in item.message && item.message.method === "initialize"
         )
-        const session = opening ? yield* open : yield* sessionOf(request)
+        const session = opening ? yield* open(principal) : yield* sessionOf(request, principal)
         if (isReply(session)) return session
         // JSON for one request, unless the client sent a batch (owed an array) or accepts no JSON.
         const accept = request.headers.accept
@@ -385,7 +421,12 @@ export const make = (
       return Effect.as(session.close, Reply.empty(200))
     }
 
-    /** The guards every request passes first: origin, path, token (a preflight needs none), revision. */
+    /** The Protected Resource Metadata's paths: the root form, the resource's and the endpoint's path-suffixed forms. */
+    const metadataPaths = new Set(
+      oauth === undefined ? [] : [...oauth.metadataPaths, `/.well-known/oauth-protected-resource${path}`]
+    )
+
+    /** The guards every request passes first: origin, path (the metadata aside), revision; a preflight's answer. */
     const refusal = (request: Request): Reply.Reply | undefined => {
       const named = hostName(request.headers.host)
       if (hosts !== undefined && (named === undefined || !hosts.has(named))) {
@@ -400,31 +441,61 @@ export const make = (
         return Reply.refuse(403, JsonRpc.ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`)
       }
       const query = request.url.indexOf("?")
-      if ((query === -1 ? request.url : request.url.slice(0, query)) !== path) {
+      const asked = query === -1 ? request.url : request.url.slice(0, query)
+      if (oauth !== undefined && metadataPaths.has(asked)) {
+        // Public, as discovery needs: a client reads it before it has a token.
+        if (request.method === "GET") return Reply.json(oauth.metadata, 200, { "cache-control": "max-age=300" })
+        if (request.method === "OPTIONS") return preflight(request)
+        return Reply.refuse(405, JsonRpc.ErrorCode.InvalidRequest, "Method not allowed", { allow: "GET, OPTIONS" })
+      }
+      if (asked !== path) {
         return Reply.refuse(404, JsonRpc.ErrorCode.InvalidRequest, `Not found: the endpoint is ${path}`)
       }
       if (request.method === "OPTIONS") return preflight(request)
-      if (options.token !== undefined && !sameSecret(bearerOf(request.headers.authorization), options.token)) {
-        return Reply.refuse(401, JsonRpc.ErrorCode.InvalidRequest, "Unauthorized", { "www-authenticate": "Bearer" })
-      }
-      // A POST's revision is read with its body (a stateless request's envelope decides).
-      const version = request.headers["mcp-protocol-version"]
-      if (request.method !== "POST" && version !== undefined && !ProtocolVersion.isStateful(version)) {
-        return Reply.refuse(400, -32022, `Bad Request: unsupported protocol version ${version}`)
-      }
       return undefined
     }
 
-    const answer = (request: Request): Effect.Effect<Reply.Reply> => {
-      const refused = refusal(request)
-      if (refused !== undefined) return Effect.succeed(refused)
+    /** A POST over its principal's request limit: 429, with when to retry. */
+    const overLimit = (principal: Principal.Principal): Effect.Effect<Reply.Reply | undefined> => {
+      const limit = policy?.accessOf(principal).requests
+      if (limit === undefined) return Effect.succeed(undefined)
+      return Effect.map(
+        limiter.take(`${Principal.binding(principal)}\u0000requests`, limit),
+        Option.match({
+          onNone: () => undefined,
+          onSome: (wait) =>
+            Reply.json(
+              {
+                jsonrpc: "2.0",
+                error: {
+                  code: GuardedHost.RATE_LIMITED,
+                  message: `Too Many Requests: retry in ${RateLimit.seconds(wait)} s`,
+                  data: { retryAfter: RateLimit.seconds(wait), retryAfterMs: Duration.toMillis(wait) }
+                }
+              },
+              429,
+              { "retry-after": String(RateLimit.seconds(wait)) }
+            )
+        })
+      )
+    }
+
+    /** A request of an authenticated `principal`, served on its behalf. */
+    const serveFor = (request: Request, principal: Principal.Principal): Effect.Effect<Reply.Reply> => {
+      // A POST's revision is read with its body (a stateless request's envelope decides).
+      const version = request.headers["mcp-protocol-version"]
+      if (request.method !== "POST" && version !== undefined && !ProtocolVersion.isStateful(version)) {
+        return Effect.succeed(Reply.refuse(400, -32022, `Bad Request: unsupported protocol version ${version}`))
+      }
       switch (request.method) {
         case "POST":
-          return post(request)
+          return Effect.flatMap(overLimit(principal), (limited) =>
+            limited !== undefined ? Effect.succeed(limited) : post(request, principal)
+          )
         case "GET":
-          return Effect.map(sessionOf(request), (session) => get(session, request))
+          return Effect.map(sessionOf(request, principal), (session) => get(session, request))
         case "DELETE":
-          return Effect.flatMap(sessionOf(request), remove)
+          return Effect.flatMap(sessionOf(request, principal), remove)
         default:
           return Effect.succeed(
             Reply.refuse(405, JsonRpc.ErrorCode.InvalidRequest, "Method not allowed", {
@@ -432,6 +503,17 @@ export const make = (
             })
           )
       }
+    }
+
+    const answer = (request: Request): Effect.Effect<Reply.Reply> => {
+      const refused = refusal(request)
+      if (refused !== undefined) return Effect.succeed(refused)
+      return Auth.authenticate(credentials, request.headers.authorization).pipe(
+        Effect.matchEffect({
+          onFailure: Effect.succeed,
+          onSuccess: (principal) => Principal.within(principal)(serveFor(request, principal))
+        })
+      )
     }
 
     return (request: Request): Effect.Effect<Reply.Reply> => Effect.map(answer(request), corsFor(request))

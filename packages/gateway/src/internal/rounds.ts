@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Catalog from "./catalog.js"
 import * as InputRelay from "./inputRelay.js"
+import * as Principal from "./principal.js"
 import * as Sealing from "./sealing.js"
 import { failure } from "./wire.js"
 
@@ -27,7 +28,7 @@ export const relayFor = (
     const params = message.params ?? {}
     const name = typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : ""
     const binding = {
-      caller: yield* Sealing.digest(headers?.authorization ?? ""),
+      caller: yield* Principal.currentCaller(headers?.authorization),
       method: message.method,
       name,
       arguments: yield* Sealing.digest(JSON.stringify(params.arguments ?? {}))

@@ -36,7 +36,7 @@ const entriesOf = <V, I>(value: Schema.Schema<V, I>) =>
 
 /** What a token carries. */
 export const Payload = Schema.Struct({
-  /** A digest of the caller's credentials: another caller cannot use the token. */
+  /** A digest of the caller's principal (`principal.ts` `currentCaller`): another caller cannot use the token. */
   caller: Schema.String,
   /** Milliseconds since the epoch after which the token is refused. */
   expires: Schema.Int.pipe(Schema.positive()),
