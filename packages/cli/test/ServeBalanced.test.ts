@@ -36,18 +36,11 @@ let instances: ReadonlyArray<Instance> = []
 let sticky: Balancer
 let roundRobin: Balancer
 
-/** The stickiness the issue asks for: the session id learned from the response, then routed on. */
-const stickLines = [
-  "  stick-table type string len 64 size 10k expire 30m",
-  "  stick store-response res.hdr(mcp-session-id)",
-  "  stick on req.hdr(mcp-session-id)"
-]
-
 beforeAll(async () => {
   if (haproxyMissing !== undefined) throw new Error(haproxyMissing)
   instances = await Promise.all(["one", "two"].map((name) => startInstance(name, ["--config", config], { cwd })))
-  sticky = await startBalancer("sticky", instances, stickLines, cwd)
-  roundRobin = await startBalancer("round-robin", instances, [], cwd)
+  sticky = await startBalancer("sticky", instances, true, cwd)
+  roundRobin = await startBalancer("round-robin", instances, false, cwd)
 }, 60_000)
 
 afterAll(() => {

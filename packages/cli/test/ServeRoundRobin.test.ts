@@ -40,8 +40,8 @@ beforeAll(async () => {
       )
     )
   ])
-  sharedBalancer = await startBalancer("shared", shared, [], cwd)
-  apartBalancer = await startBalancer("apart", apart, [], cwd)
+  sharedBalancer = await startBalancer("shared", shared, false, cwd)
+  apartBalancer = await startBalancer("apart", apart, false, cwd)
 }, 90_000)
 
 afterAll(() => {

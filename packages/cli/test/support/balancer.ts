@@ -3,8 +3,9 @@
  * more than one instance. HAProxy is required: `.ci/run` installs it; without it the caller fails.
  */
 import { execFileSync } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { canConnect, freePort } from "../../../client/test/support/httpServers.js"
 import { eventually, type Started, start, startCommand } from "./cli.js"
 
@@ -44,34 +45,37 @@ export const startInstance = async (
   return { name, started, url: new URL(listening() ?? "") }
 }
 
-/** Starts HAProxy (round robin, plus `stickiness` lines) in front of `instances`, listening on a free port. */
+/** The README's sample configuration (`docs/haproxy.cfg`). */
+export const sampleConfig = fileURLToPath(new URL("../../../../docs/haproxy.cfg", import.meta.url))
+
+/**
+ * Starts HAProxy with the sample configuration in front of `instances`, listening on a free port: its
+ * bind and server lines replaced by theirs (checked every 100 ms, down at the first failure), its
+ * stickiness on `Mcp-Session-Id` kept when `sticky`, dropped otherwise (round robin alone).
+ */
 export const startBalancer = async (
   name: string,
   instances: ReadonlyArray<Instance>,
-  stickiness: ReadonlyArray<string>,
+  sticky: boolean,
   cwd: string
 ): Promise<Balancer> => {
   const port = await freePort()
   const file = join(cwd, `${name}.cfg`)
-  writeFileSync(
-    file,
-    [
-      "defaults",
-      "  mode http",
-      "  timeout connect 2s",
-      "  timeout client 30s",
-      "  timeout server 30s",
-      "frontend mcp",
-      `  bind 127.0.0.1:${port}`,
-      "  default_backend gateways",
-      "backend gateways",
-      "  balance roundrobin",
-      ...stickiness,
-      // A TCP check every 100 ms: an instance that is gone is marked down at the first failure.
-      ...instances.map((instance) => `  server ${instance.name} ${instance.url.host} check inter 100ms fall 1 rise 1`),
-      ""
-    ].join("\n")
+  const lines = readFileSync(sampleConfig, "utf8").split("\n")
+  const servers = instances.map(
+    (instance) => `  server ${instance.name} ${instance.url.host} check inter 100ms fall 1 rise 1`
   )
+  const config = lines.flatMap((line) => {
+    const trimmed = line.trim()
+    if (trimmed.startsWith("bind ")) return [`  bind 127.0.0.1:${port}`]
+    if (trimmed.startsWith("stick")) return sticky ? [line] : []
+    if (trimmed.startsWith("server ")) return line === lines.find((l) => l.trim().startsWith("server ")) ? servers : []
+    return [line]
+  })
+  if (!config.some((line) => line.includes("http-check expect status 200"))) {
+    throw new Error(`${sampleConfig} lost its readiness check`)
+  }
+  writeFileSync(file, config.join("\n"))
   const started = startCommand("haproxy", ["-f", file, "-db"], { cwd, timeoutMs: 600_000 })
   started.finished.catch(() => undefined)
   // Bounded: 200 probes, 50 ms apart.
