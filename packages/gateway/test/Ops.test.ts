@@ -96,6 +96,31 @@ layer(gatewayHost({ servers: [{ name: "ev", target: everything }] }), {
       expect(seriesValue(scraped.body, ok) - seriesValue(before, ok)).toBe(1)
       expect(seriesValue(scraped.body, toolError) - seriesValue(before, toolError)).toBe(1)
       expect(scraped.body).toContain("# TYPE mcp_gateway_requests_total counter")
+      // A 2025-11-25 session over HTTP is counted while it is open.
+      const open = (text: string) => seriesValue(text, "mcp_gateway_sessions")
+      const opened = yield* Effect.promise(() =>
+        fetch(`${url}/mcp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } }
+          })
+        })
+      )
+      const session = opened.headers.get("mcp-session-id") ?? ""
+      expect(open(yield* metrics(url)) - open(scraped.body)).toBe(1)
+      yield* Effect.promise(() => fetch(`${url}/mcp`, { method: "DELETE", headers: { "mcp-session-id": session } }))
+      yield* Effect.promise(() => opened.text())
+      // The session's fiber ends after the DELETE is answered: bounded, 100 looks 20 ms apart.
+      let after = open(yield* metrics(url))
+      for (let looks = 0; looks < 100 && after !== open(scraped.body); looks++) {
+        yield* Effect.sleep("20 millis")
+        after = open(yield* metrics(url))
+      }
+      expect(after).toBe(open(scraped.body))
       expect(scraped.body).toContain("# TYPE mcp_gateway_request_duration_seconds histogram")
       expect(scraped.body).toMatch(/mcp_gateway_request_duration_seconds_bucket\{method="tools\/call",le="\+Inf"\} \d+/)
     })

@@ -25,6 +25,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as McpGateway from "../McpGateway.js"
@@ -33,6 +34,7 @@ import * as Auth from "./auth.js"
 import * as GuardedHost from "./guardedHost.js"
 import * as HttpSession from "./httpSession.js"
 import type * as OAuthResource from "./oauthResource.js"
+import * as Observe from "./observe.js"
 import * as Policy from "./policy.js"
 import * as Principal from "./principal.js"
 import * as RateLimit from "./rateLimit.js"
@@ -307,12 +309,13 @@ export const make = (
           })
         }
         owners.set(session, Principal.binding(principal))
+        yield* Metric.increment(Observe.sessions)
         yield* McpGateway.serve(session.transport, options.gateway).pipe(
           Effect.scoped,
           Effect.ensuring(
             Effect.zipRight(
               Effect.sync(() => sessions.remove(session.id)),
-              session.close
+              Effect.zipRight(session.close, Metric.incrementBy(Observe.sessions, -1))
             )
           ),
           Effect.provideService(McpHost.McpHost, guarded),
