@@ -8,6 +8,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { McpGateway, NodeStreamableHttpServer, StdioServerTransport, StreamableHttpServer } from "@effect-mcp/gateway"
 import { ConfigLoader, McpHost, ServerStatus } from "@effect-mcp/host"
@@ -24,6 +25,7 @@ import * as CommonOptions from "../CommonOptions.js"
 import { clientInfo, expandContext, retrySettings } from "../Connect.js"
 import { Output } from "../Output.js"
 import { config, withHost } from "./host.js"
+import * as ServeAccess from "./serveAccess.js"
 import { runCommand } from "./shared.js"
 
 /**
@@ -49,13 +51,27 @@ const stdio = (gateway: McpGateway.Options) =>
     yield* McpGateway.serve(transport, gateway)
   })
 
-/** Serves over Streamable HTTP until interrupted; `listening <url>` is printed once it listens. */
-const http = (host: string, port: number, gateway: McpGateway.Options, corsOrigins: ReadonlyArray<string>) =>
+/**
+ * Serves over Streamable HTTP until interrupted; `listening <url>` is printed once it listens. Its
+ * callers are told apart as `access` says (API keys, OAuth), each seeing and calling what the policy lets it.
+ */
+const http = (
+  host: string,
+  port: number,
+  gateway: McpGateway.Options,
+  corsOrigins: ReadonlyArray<string>,
+  access: ServeAccess.Access
+) =>
   Effect.gen(function* () {
     const token = yield* Config.option(Config.redacted("EFFECT_MCP_GATEWAY_TOKEN")).pipe(Effect.orDie)
-    if (Option.isNone(token) && !NodeStreamableHttpServer.isLoopback(host)) {
+    if (
+      Option.isNone(token) &&
+      access.apiKeys === undefined &&
+      access.oauth === undefined &&
+      !NodeStreamableHttpServer.isLoopback(host)
+    ) {
       return yield* new UsageError({
-        reason: `listening on ${host} needs a token: set EFFECT_MCP_GATEWAY_TOKEN (clients send it as a bearer token)`
+        reason: `listening on ${host} needs a token: set EFFECT_MCP_GATEWAY_TOKEN (clients send it as a bearer token), or give --api-keys or --oauth-issuer`
       })
     }
     const secrets = yield* Config.option(Config.redacted("EFFECT_MCP_GATEWAY_SECRETS")).pipe(Effect.orDie)
@@ -66,6 +82,7 @@ const http = (host: string, port: number, gateway: McpGateway.Options, corsOrigi
       gateway,
       sealing,
       corsOrigins,
+      ...access,
       ...(Option.isSome(token) ? { token: Redacted.value(token.value) } : {})
     }).pipe(Effect.mapError((error) => new UsageError({ reason: error.message })))
     const output = yield* Output
@@ -171,16 +188,26 @@ export const serve = Command.make(
       Options.withDescription("The revision the gateway speaks to every server (default: auto, each server's newest)"),
       Options.withDefault("auto" as const)
     ),
+    access: ServeAccess.options,
     toolSearch: Options.boolean("tool-search").pipe(
       Options.withDescription(
         "List two tools instead of every tool: search_tools (ranks the tools by name, title and description; an empty query lists them all) and call_tool (calls one by name). Every tool stays callable by name"
       )
     )
   },
-  ({ config, run, port, host, corsOrigin, namespace, protocolVersion, toolSearch }) =>
+  ({ access, config, run, port, host, corsOrigin, namespace, protocolVersion, toolSearch }) =>
     runCommand(
       run,
       Effect.gen(function* () {
+        // Who may call, read before any server starts: a bad file or option is said at once.
+        const accessOptions = Option.isSome(port)
+          ? // Its HTTP client (token introspection) lives as long as the command.
+            yield* ServeAccess.read(access).pipe(Effect.provide(yield* Layer.build(NodeHttpClient.layerUndici)))
+          : ServeAccess.given(access).length > 0
+            ? yield* new UsageError({
+                reason: `${ServeAccess.given(access).join(", ")} needs --port (over stdio there is one caller)`
+              })
+            : {}
         const attachments = yield* Layer.build(McpGateway.layerAttachments)
         const handlers = McpGateway.handlers.pipe(Layer.provide(Layer.succeedContext(attachments)))
         yield* withHost(
@@ -190,7 +217,7 @@ export const serve = Command.make(
             Effect.zipRight(
               followConfig(config, run, protocolVersion),
               Option.isSome(port)
-                ? http(host, port.value, gatewayOptions(toolSearch, run.maxTime), corsOrigin)
+                ? http(host, port.value, gatewayOptions(toolSearch, run.maxTime), corsOrigin, accessOptions)
                 : stdio(gatewayOptions(toolSearch, run.maxTime))
             ).pipe(Effect.scoped, Effect.provideService(McpHost.McpHost, mcpHost), Effect.provide(attachments)),
           {
