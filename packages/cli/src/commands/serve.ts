@@ -26,6 +26,7 @@ import { clientInfo, expandContext, retrySettings } from "../Connect.js"
 import { Output } from "../Output.js"
 import { config, withHost } from "./host.js"
 import * as ServeAccess from "./serveAccess.js"
+import * as ServeOps from "./serveOps.js"
 import { runCommand } from "./shared.js"
 
 /**
@@ -189,13 +190,14 @@ export const serve = Command.make(
       Options.withDefault("auto" as const)
     ),
     access: ServeAccess.options,
+    ops: ServeOps.options,
     toolSearch: Options.boolean("tool-search").pipe(
       Options.withDescription(
         "List two tools instead of every tool: search_tools (ranks the tools by name, title and description; an empty query lists them all) and call_tool (calls one by name). Every tool stays callable by name"
       )
     )
   },
-  ({ access, config, run, port, host, corsOrigin, namespace, protocolVersion, toolSearch }) =>
+  ({ access, ops, config, run, port, host, corsOrigin, namespace, protocolVersion, toolSearch }) =>
     runCommand(
       run,
       Effect.gen(function* () {
@@ -208,6 +210,13 @@ export const serve = Command.make(
                 reason: `${ServeAccess.given(access).join(", ")} needs --port (over stdio there is one caller)`
               })
             : {}
+        // The limits, /metrics' token, the audit log and the OTLP exporter, read before any server starts too.
+        const opsOptions = Option.isSome(port)
+          ? yield* ServeOps.httpOptions(ops, host, NodeStreamableHttpServer.isLoopback(host))
+          : ServeOps.httpOnly(ops).length > 0
+            ? yield* new UsageError({ reason: `${ServeOps.httpOnly(ops).join(", ")} needs --port` })
+            : {}
+        const services = yield* Layer.build(yield* ServeOps.layer(ops))
         const attachments = yield* Layer.build(McpGateway.layerAttachments)
         const handlers = McpGateway.handlers.pipe(Layer.provide(Layer.succeedContext(attachments)))
         yield* withHost(
@@ -217,7 +226,10 @@ export const serve = Command.make(
             Effect.zipRight(
               followConfig(config, run, protocolVersion),
               Option.isSome(port)
-                ? http(host, port.value, gatewayOptions(toolSearch, run.maxTime), corsOrigin, accessOptions)
+                ? http(host, port.value, gatewayOptions(toolSearch, run.maxTime), corsOrigin, {
+                    ...accessOptions,
+                    ...opsOptions
+                  })
                 : stdio(gatewayOptions(toolSearch, run.maxTime))
             ).pipe(Effect.scoped, Effect.provideService(McpHost.McpHost, mcpHost), Effect.provide(attachments)),
           {
@@ -231,7 +243,7 @@ export const serve = Command.make(
             restart: McpHost.restartForever,
             ...(namespace === "none" ? { namespace: (_server: string, name: string) => name } : {})
           }
-        )
+        ).pipe(Effect.provide(services))
       }).pipe(Effect.scoped)
     )
 ).pipe(
