@@ -2,6 +2,7 @@
  * Key files and policy files that cannot be used are refused with a typed error naming the file
  * and what is wrong; the limiter's token bucket and quota window on the `TestClock`.
  */
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -108,6 +109,22 @@ describe("policy files", () => {
       expect(other.visible("tools", "fs", "write_file")).toBe(true)
       expect(other.hidesServer("admin")).toBe(true)
       expect(other.visible("tools", "admin", "x")).toBe(false)
+    })
+  )
+})
+
+describe("the README's policy example", () => {
+  it.effect("is a policy the gateway takes", () =>
+    Effect.gen(function* () {
+      const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+      const section = readme.slice(readme.indexOf("Who may call, and what each caller may do"))
+      const example = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? ""
+      const policy = yield* AccessPolicy.parse(example, "README.md")
+      const ci = policy.accessOf(someone("ci"))
+      expect(ci.visible("tools", "github", "list_issues")).toBe(true)
+      expect(ci.visible("tools", "github", "create_issue")).toBe(false)
+      expect(ci.requests).toMatchObject({ kind: "rate", limit: 120 })
+      expect(policy.accessOf(someone("other")).hidesServer("admin")).toBe(true)
     })
   )
 })
