@@ -4,15 +4,21 @@
  * and named by every challenge; a token accepted only when the issuer's key signed it for this
  * audience, unexpired, with the required scopes (401 `invalid_token` or 403 `insufficient_scope`
  * otherwise); the keys rotated; opaque tokens introspected; the principal its `sub`, whatever token
- * it presents (a refreshed token keeps its session; another subject's does not). On the live clock
+ * it presents (a refreshed token keeps its session; another subject's does not); our own client's
+ * OAuth discovery finds the authorization server from the gateway's challenge. On the live clock
  * (no test services): the tokens' expiry is checked against the real time they were signed at.
  */
 import { createServer } from "node:net"
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { expect, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Challenge from "../../client/src/auth/Challenge.js"
+import * as Discovery from "../../client/src/auth/Discovery.js"
 import { Authentication, NodeStreamableHttpServer } from "../src/index.js"
 import * as HttpCore from "../src/internal/httpCore.js"
 import type * as Reply from "../src/internal/reply.js"
@@ -284,6 +290,18 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       expect(named).toBe(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`)
       const metadata = yield* Effect.promise(() => fetch(named).then((response) => response.json()))
       expect(metadata).toMatchObject({ resource, authorization_servers: [as.issuer] })
+      // Our own client's OAuth flow discovers where to authorize from the challenge alone.
+      const http = yield* Layer.build(NodeHttpClient.layerUndici)
+      const discovered = yield* Discovery.discover(
+        {
+          client: Context.get(http, HttpClient.HttpClient),
+          server: "gateway",
+          limits: { maxBytes: 1_000_000, timeout: Duration.seconds(10) }
+        },
+        resource,
+        Challenge.bearer(challenge)
+      )
+      expect(discovered).toMatchObject({ issuer: as.issuer, resource, resourceScopes: ["mcp:tools"] })
       const token = yield* Effect.promise(() => as.sign({ scope: "mcp:tools" }))
       const accepted = yield* Effect.promise(() =>
         fetch(resource, {

@@ -1,7 +1,8 @@
 /**
  * A loopback OAuth authorization server for the gateway's resource-server tests: real keys (jose
  * `generateKeyPair`), its JWKS served over HTTP (the keys can rotate), JWTs signed with `SignJWT`,
- * and an introspection endpoint (RFC 7662, HTTP Basic client authentication) for opaque tokens.
+ * an introspection endpoint (RFC 7662, HTTP Basic client authentication) for opaque tokens, and its
+ * metadata (RFC 8414) for clients' discovery.
  */
 import { createServer } from "node:http"
 import * as Effect from "effect/Effect"
@@ -48,6 +49,20 @@ export const start = (audience: string): Effect.Effect<AuthorizationServer, neve
       const chunks: Array<Buffer> = []
       request.on("data", (chunk: Buffer) => chunks.push(chunk))
       request.on("end", async () => {
+        if (request.url === "/.well-known/oauth-authorization-server") {
+          const issuer = `http://127.0.0.1:${port}`
+          response.writeHead(200, { "content-type": "application/json" })
+          return response.end(
+            JSON.stringify({
+              issuer,
+              authorization_endpoint: `${issuer}/authorize`,
+              token_endpoint: `${issuer}/token`,
+              jwks_uri: `${issuer}/jwks`,
+              introspection_endpoint: `${issuer}/introspect`,
+              code_challenge_methods_supported: ["S256"]
+            })
+          )
+        }
         if (request.url === "/jwks") {
           fetches++
           const jwk = await exportJWK(key.publicKey)
@@ -65,7 +80,8 @@ export const start = (audience: string): Effect.Effect<AuthorizationServer, neve
         response.writeHead(404).end()
       })
     })
-    const port = yield* Effect.acquireRelease(
+    let port = 0
+    port = yield* Effect.acquireRelease(
       Effect.async<number>((resume) => {
         server.listen(0, "127.0.0.1", () => {
           const address = server.address()
