@@ -26,7 +26,7 @@ export interface Credentials {
 const encoder = new TextEncoder()
 
 /** Whether `given` is `expected`, in a time that does not depend on where they differ. */
-const sameSecret = (given: string, expected: string): boolean => {
+export const sameSecret = (given: string, expected: string): boolean => {
   const a = encoder.encode(given)
   const b = encoder.encode(expected)
   let difference = a.length ^ b.length
@@ -35,7 +35,7 @@ const sameSecret = (given: string, expected: string): boolean => {
 }
 
 /** The credentials of an `Authorization: Bearer …` header (the scheme in any case, RFC 9110 §11.1); "" otherwise. */
-const bearerOf = (authorization: string | undefined): string => {
+export const bearerOf = (authorization: string | undefined): string => {
   const match = authorization === undefined ? null : /^bearer (.*)$/i.exec(authorization)
   return match?.[1] ?? ""
 }

@@ -208,7 +208,7 @@ const mediaRefusal = (headers: StatelessRequest.Headers): Reply.Reply | undefine
 }
 
 /** The name of a `Host` header without its port (an IPv6 literal keeps its brackets), lower case. */
-const hostName = (host: string | undefined): string | undefined => {
+export const hostName = (host: string | undefined): string | undefined => {
   if (host === undefined || host === "") return undefined
   const match = /^(\[[^\]]*\]|[^:]*)(?::\d*)?$/.exec(host.trim().toLowerCase())
   return match?.[1]

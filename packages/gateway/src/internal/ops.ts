@@ -9,7 +9,8 @@
 import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type * as HttpCore from "./httpCore.js"
+import { bearerOf, sameSecret } from "./auth.js"
+import * as HttpCore from "./httpCore.js"
 import { countRestarts } from "./observe.js"
 import * as Prometheus from "./prometheus.js"
 import * as Reply from "./reply.js"
@@ -31,18 +32,6 @@ const PATHS = new Set(["/healthz", "/readyz", "/metrics"])
 const pathOf = (url: string): string => {
   const query = url.indexOf("?")
   return query === -1 ? url : url.slice(0, query)
-}
-
-/** The host name a `Host` header gives, its port aside, lower case. */
-const hostName = (host: string | undefined): string | undefined =>
-  host === undefined ? undefined : host.replace(/:\d+$/, "").toLowerCase()
-
-const sameSecret = (given: string, expected: string): boolean => {
-  const a = new TextEncoder().encode(given)
-  const b = new TextEncoder().encode(expected)
-  let difference = a.length ^ b.length
-  for (let i = 0; i < Math.max(a.length, b.length); i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0)
-  return difference === 0
 }
 
 /** Whether the servers have started: none still connecting, and one ready (or none configured). */
@@ -74,7 +63,7 @@ export const around = (
     return (request) => {
       const path = pathOf(request.url)
       if (!PATHS.has(path)) return handle(request)
-      const named = hostName(request.headers.host)
+      const named = HttpCore.hostName(request.headers.host)
       if (hosts !== undefined && (named === undefined || !hosts.has(named))) {
         return Effect.succeed(Reply.text(`Forbidden: host ${named ?? "(none)"} is not allowed\n`, 403))
       }
@@ -90,8 +79,7 @@ export const around = (
         case "/readyz":
           return readiness(host)
         default: {
-          const given = /^bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1]?.trim() ?? ""
-          if (token !== undefined && !sameSecret(given, token)) {
+          if (token !== undefined && !sameSecret(bearerOf(request.headers.authorization), token)) {
             return Effect.succeed(Reply.text("Unauthorized\n", 401, { "www-authenticate": "Bearer" }))
           }
           return Effect.map(Prometheus.scrape, (body) =>
