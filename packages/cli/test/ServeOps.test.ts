@@ -12,7 +12,8 @@ import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { eventually, everything, run, type Started, start } from "./support/cli.js"
+import { startInstance } from "./support/balancer.js"
+import { eventually, everything, run, type Started } from "./support/cli.js"
 
 const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-serve-ops-"))
 const config = join(cwd, ".mcp.json")
@@ -29,12 +30,14 @@ afterEach(() => {
   gateway?.child.kill("SIGKILL")
 })
 
-const serve = async (args: ReadonlyArray<string>) => {
-  const started = start(["serve", "--config", config, "--port", "0", ...args], { cwd, timeoutMs: 120_000 })
-  started.finished.catch(() => undefined)
-  gateway = started
-  await eventually(() => /listening (http:\/\/\S+)/.test(started.stdout()), "the gateway to listen", 60_000)
-  return /listening (http:\/\/\S+)/.exec(started.stdout())?.[1] ?? ""
+/** `serve --config … --port 0 <args>`, kept to be killed after the test: its MCP URL. */
+const serve = async (args: ReadonlyArray<string>, env?: Record<string, string>) => {
+  const instance = await startInstance("ops", ["--config", config, ...args], {
+    cwd,
+    ...(env === undefined ? {} : { env })
+  })
+  gateway = instance.started
+  return instance.url.href
 }
 
 /** A loopback OTLP/HTTP receiver: the span names (with their trace and parent) it got. */
@@ -142,31 +145,14 @@ describe("effect-mcp serve for an operator", () => {
   it("closes /metrics beyond loopback without EFFECT_MCP_METRICS_TOKEN, and opens it with the token", async () => {
     // 0.0.0.0 is beyond loopback: a gateway token is required, and /metrics has its own.
     const env = { EFFECT_MCP_GATEWAY_TOKEN: "gw", EFFECT_MCP_METRICS_TOKEN: "scrape" }
-    const started = start(["serve", "--config", config, "--port", "0", "--host", "0.0.0.0"], {
-      cwd,
-      env,
-      timeoutMs: 120_000
-    })
-    started.finished.catch(() => undefined)
-    gateway = started
-    await eventually(() => /listening (http:\/\/\S+)/.test(started.stdout()), "the gateway to listen", 60_000)
-    const port = /:(\d+)\/mcp/.exec(started.stdout())?.[1]
-    const base = `http://127.0.0.1:${port}`
+    const base = `http://127.0.0.1:${new URL(await serve(["--host", "0.0.0.0"], env)).port}`
     expect((await fetch(`${base}/metrics`)).status).toBe(401)
     expect((await fetch(`${base}/metrics`, { headers: { authorization: "Bearer gw" } })).status).toBe(401)
     expect((await fetch(`${base}/metrics`, { headers: { authorization: "Bearer scrape" } })).status).toBe(200)
-    gateway.child.kill("SIGKILL")
+    gateway?.child.kill("SIGKILL")
 
-    const closed = start(["serve", "--config", config, "--port", "0", "--host", "0.0.0.0"], {
-      cwd,
-      env: { EFFECT_MCP_GATEWAY_TOKEN: "gw" },
-      timeoutMs: 120_000
-    })
-    closed.finished.catch(() => undefined)
-    gateway = closed
-    await eventually(() => /listening (http:\/\/\S+)/.test(closed.stdout()), "the gateway to listen", 60_000)
-    const closedPort = /:(\d+)\/mcp/.exec(closed.stdout())?.[1]
-    expect((await fetch(`http://127.0.0.1:${closedPort}/metrics`)).status).toBe(401)
-    expect((await fetch(`http://127.0.0.1:${closedPort}/healthz`)).status).toBe(200)
+    const closed = `http://127.0.0.1:${new URL(await serve(["--host", "0.0.0.0"], { EFFECT_MCP_GATEWAY_TOKEN: "gw" })).port}`
+    expect((await fetch(`${closed}/metrics`)).status).toBe(401)
+    expect((await fetch(`${closed}/healthz`)).status).toBe(200)
   }, 120_000)
 })
