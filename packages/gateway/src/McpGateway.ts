@@ -53,6 +53,7 @@ import * as Scope from "effect/Scope"
 import * as Catalog from "./internal/catalog.js"
 import * as Handshake from "./internal/handshake.js"
 import * as InFlight from "./internal/inflight.js"
+import * as Lanes from "./internal/lanes.js"
 import * as LogRelay from "./internal/logRelay.js"
 import * as Sealing from "./internal/sealing.js"
 import * as ServerRequests from "./internal/serverRequests.js"
@@ -223,7 +224,8 @@ export const serve = (
             toolSearch: options.toolSearch === true,
             ...(options.maxCallTime === undefined ? {} : { maxCallTime: options.maxCallTime }),
             clientCapabilities: negotiated.capabilities,
-            logs: LogRelay.own({ ...logs, asked: true })
+            logs: LogRelay.own({ ...logs, asked: true }),
+            lane: yield* Lanes.make(host, shared.lanes, scope)
           }),
           (request) => ServerRequests.servingFor(attached, request.id)
         )

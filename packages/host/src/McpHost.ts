@@ -95,6 +95,13 @@ export type {
    */
   McpHostService,
   /**
+   * A session of one server's own, beside the shared one (`openSession`).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  OwnSession,
+  /**
    * What the host needs from the platform: its transports (`Transports.layer`, the generic ones
    * over a `CommandExecutor` and an `HttpClient`, or a platform package's, such as Node's).
    *
@@ -300,6 +307,10 @@ export const make = (options: HostOptions): Effect.Effect<McpHostService, never,
             yield* SubscriptionRef.update(registry, (current) => Registry.remove(current, server))
             yield* entry.supervisor.stop
           })
+        ),
+      openSession: (server) =>
+        Effect.flatMap(router.lookup(server), (entry) =>
+          Effect.map(entry.supervisor.open, (client) => ({ server, client }))
         ),
       enable: (server) => setEnabled(server, true),
       disable: (server) => setEnabled(server, false),

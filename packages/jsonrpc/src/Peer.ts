@@ -30,6 +30,15 @@ export {
    */
   PropagatedMeta,
   /**
+   * Who the work making a request is for (an opaque token; default none): a request the other side
+   * makes within that request (on its stream, or while it is the only one outstanding for anyone)
+   * is handled with that token as its own.
+   *
+   * @since 0.1.0
+   * @category correlation
+   */
+  RequestOrigin,
+  /**
    * The W3C `tracestate` to send beside `traceparent`.
    *
    * @since 0.1.0

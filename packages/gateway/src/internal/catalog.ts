@@ -12,6 +12,7 @@ import { JsonRpc, McpApps, McpSchema, type Methods, type ProtocolVersion } from 
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { type InFlight, relatedTo } from "./inflight.js"
+import type { Lane } from "./lanes.js"
 import type * as LogRelay from "./logRelay.js"
 import * as Observe from "./observe.js"
 import * as Propagation from "./propagation.js"
@@ -50,7 +51,17 @@ export interface CatalogContext {
   readonly logs: LogRelay.Own
   /** The longest a call made for the client may take on `server`, progress or not (none: no bound). */
   readonly maxCallTime?: (server: string) => Duration.DurationInput | undefined
+  /** Which session of a server the client's calls go over (`lanes.ts`; none: the shared one). */
+  readonly lane?: Lane
 }
+
+/** Runs `use` with the options of a call over the session the client's call to `server` goes over. */
+const overLane =
+  (context: CatalogContext, server: string | undefined, options: McpHost.CallOptions) =>
+  <A, R>(use: (options: McpHost.CallOptions) => Effect.Effect<A, JsonRpcFailure, R>) =>
+    context.lane === undefined
+      ? use(options)
+      : context.lane.run(server)((session) => use(session === undefined ? options : { ...options, session }))
 
 /** A 2026-07-28 server's round continued in a new request. */
 export interface Continued {
@@ -173,19 +184,25 @@ const callFor =
     // A view's call may name the tool as its own server does (`toolOfView`).
     Effect.flatMap(toolOfView(context.host, called, Views.viewServer(request)), (name) =>
       Effect.flatMap(serverOfTool(context.host, name), (server) =>
-        Effect.flatMap(callOptions(context, request, server), (options) => {
-          const result = Effect.catchTag(context.host.callTool(name, args, options), "InvalidInput", (error) =>
-            Effect.succeed(invalidArguments(name, error))
-          )
-          // Through call_tool no client can ask for a task: a tool that requires one is run as one.
-          return behind(
-            Tasks.canCreate(context.version) && !throughSearch
-              ? result
-              : Effect.catchTag(result, "TaskRequired", () =>
-                  Tasks.runFor(context.host, name, args, progressTo(context, request))
-                )
-          )
-        }).pipe(
+        Effect.flatMap(callOptions(context, request, server), (relayed) =>
+          overLane(
+            context,
+            server,
+            relayed
+          )((options) => {
+            const result = Effect.catchTag(context.host.callTool(name, args, options), "InvalidInput", (error) =>
+              Effect.succeed(invalidArguments(name, error))
+            )
+            // Through call_tool no client can ask for a task: a tool that requires one is run as one.
+            return behind(
+              Tasks.canCreate(context.version) && !throughSearch
+                ? result
+                : Effect.catchTag(result, "TaskRequired", () =>
+                    Tasks.runFor(context.host, name, args, progressTo(context, request))
+                  )
+            )
+          })
+        ).pipe(
           Effect.map((result) => (server === undefined ? result : Views.result(server, result))),
           context.inFlight.track(request.id, server)
         )
@@ -216,18 +233,24 @@ const readFor = (context: CatalogContext, uri: string, request: Peer.InboundRequ
         `resources/read: ${uri} is not a resource of ${view}, the server of the view that asked`
       )
     }
-    return Effect.flatMap(callOptions(context, request, server), (options) => {
-      const read =
-        target !== undefined
-          ? Effect.flatMap(
-              Effect.catchTag(host.client(target.server), "UnknownServer", () => Effect.fail(notFound)),
-              (client) => client.readResource(target.uri, options)
-            )
-          : server === undefined
-            ? Effect.fail(notFound)
-            : host.readResource(uri, options)
-      return behind(read, version)
-    }).pipe(
+    return Effect.flatMap(callOptions(context, request, server), (relayed) =>
+      overLane(
+        context,
+        server,
+        relayed
+      )((options) => {
+        const read =
+          target !== undefined
+            ? Effect.flatMap(
+                Effect.catchTag(host.client(target.server), "UnknownServer", () => Effect.fail(notFound)),
+                (client) => client.readResource(target.uri, options)
+              )
+            : server === undefined
+              ? Effect.fail(notFound)
+              : host.readResource(uri, options)
+        return behind(read, version)
+      })
+    ).pipe(
       Effect.map((result) => (server === undefined ? result : Views.read(server, result))),
       context.inFlight.track(request.id, server)
     )
@@ -339,8 +362,12 @@ export const handlers = (context: CatalogContext): Handlers => {
       "prompts/get",
       handler("prompts/get", version, (params, request) =>
         Effect.flatMap(promptOf(host, params.name), (prompt) =>
-          Effect.flatMap(callOptions(context, request, prompt?.server), (options) =>
-            behind(host.getPrompt(params.name, params.arguments, options))
+          Effect.flatMap(callOptions(context, request, prompt?.server), (relayed) =>
+            overLane(
+              context,
+              prompt?.server,
+              relayed
+            )((options) => behind(host.getPrompt(params.name, params.arguments, options)))
           ).pipe(inFlight.track(request.id, prompt?.server))
         )
       )

@@ -1,14 +1,17 @@
 /**
  * A server's requests (sampling, elicitation, roots) passed on to the gateway's client: the host's
- * handler services, answering each request by asking the client it is for (the one that started
- * the task it belongs to, else the one calling that server; roots, asked with no server named, go
- * to the newest client) and decoding its answer with
- * the revision that client speaks. A client that did not declare the capability is not asked:
- * the server gets -32601, as that client would have answered; with no client connected, -32603.
+ * handler services, answering each request by asking the client whose call it belongs to (the one
+ * that started the task it belongs to, else the one whose call the server is in: the gateway's
+ * client relates a server's request to its call by the call's stream, or because only that
+ * client's calls are in flight to the server, and runs it with that call's {@link Served} as its
+ * `RequestOrigin`), and decoding its answer with the revision that client speaks. A request outside
+ * any call, or one the server made while several clients' calls were in flight and it cannot say
+ * which it is for, goes to no client: it is refused, naming the server and why. A client that did
+ * not declare the capability is not asked: the server gets -32601, as that client would have answered.
  */
 import { Capabilities } from "@effect-mcp/client"
 import type { McpHost } from "@effect-mcp/host"
-import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc, McpSchema, Methods, type ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
@@ -19,7 +22,8 @@ import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Fanout from "./fanout.js"
-import { type InFlight, relatedTo } from "./inflight.js"
+import { Caller, type InFlight, relatedTo, Served } from "./inflight.js"
+import type * as Lanes from "./lanes.js"
 import { failure } from "./wire.js"
 
 /**
@@ -83,6 +87,8 @@ export interface AttachmentsService {
   /** Held while the servers' standing requests change (a resource's holders and its (un)subscribe, the shared log level): one change at a time. */
   readonly subscribing: Effect.Semaphore
   readonly levels: Map<object, McpSchema.LoggingLevel>
+  /** Who is on each server's shared session now (`lanes.ts`). */
+  readonly lanes: Lanes.Shared
   /** The connections' fan-out of what the host's servers send, made on first use and kept with these attachments. */
   readonly fanout: (host: McpHost.McpHostService) => Effect.Effect<Fanout.Fanout>
 }
@@ -102,6 +108,7 @@ export const layerAttachments: Layer.Layer<Attachments> = Layer.scoped(
       subscribers: new Map<string, number>(),
       subscribing: yield* Effect.makeSemaphore(1),
       levels: new Map<object, McpSchema.LoggingLevel>(),
+      lanes: new Map(),
       fanout: (host) =>
         lock.withPermits(1)(
           Effect.suspend(() =>
@@ -128,67 +135,55 @@ export const attach = (
 
 type Forwarded = "sampling/createMessage" | "elicitation/create" | "roots/list"
 
-/** A client's request being served. */
-export interface Served {
-  readonly attached: Attached
-  /** The client's id of the request. */
-  readonly request: JsonRpc.RequestId
-}
-
-/**
- * The client's request being served, while the gateway serves it. A server's request made within
- * that work (a 2026-07-28 server's input request, which the gateway's client handles in the fiber
- * of the call) is that client's, however many others are calling the same server, and goes with
- * that request (on its stream, over HTTP).
- */
-export class Caller extends Context.Reference<Caller>()("@effect-mcp/gateway/Caller", {
-  defaultValue: (): Served | undefined => undefined
-}) {}
+export { Caller, Served } from "./inflight.js"
 
 /** Serves `effect` as the work of `attached`'s request `request` (see {@link Caller}). */
-export const servingFor =
-  (attached: Attached, request: JsonRpc.RequestId) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.provideService(effect, Caller, { attached, request })
+export const servingFor = (attached: Attached, request: JsonRpc.RequestId) => {
+  const served = new Served(attached, request)
+  return <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provideService(effect, Caller, served)
+}
+
+/** The call a server's request is made in: its own fiber's, else the one its origin names. */
+const servedNow = Effect.map(
+  Effect.zip(Caller, Peer.RequestOrigin),
+  ([caller, origin]) => caller ?? (origin instanceof Served ? origin : undefined)
+)
 
 /**
- * The client a server's request is for: a task's, the task's; the client whose call it was made in
- * ({@link Caller}); else the one with requests in flight to that server (several at once cannot be
- * told apart, and no client may see another's requests: refused), else the newest.
+ * The client a server's request is for: a task's, the task's; else the client whose call it was
+ * made in. One made outside any call, or in one of several clients' calls that the server does not
+ * say, is no client's: no client may see another's requests.
  */
 const targetOf = (
   all: ReadonlyArray<Attached>,
   from: Asker | undefined,
   method: string,
   caller: Served | undefined
-): Attached | JsonRpcFailure | undefined => {
-  const server = from?.server
+): Attached | JsonRpcFailure => {
+  const server = from?.server ?? "a server"
   const task = from?.relatedTaskId
-  if (server !== undefined && task !== undefined) {
+  if (from !== undefined && task !== undefined) {
     // A task's request goes to the client that started the task, and to no other.
-    const owner = all.find((entry) => entry.taskIdOf?.(server, task) !== undefined)
+    const owner = all.find((entry) => entry.taskIdOf?.(from.server, task) !== undefined)
     return (
       owner ??
       failure(JsonRpc.ErrorCode.InternalError, `${method} from ${server} is for task ${task}, whose client has gone`)
     )
   }
-  // The caller's, when it is calling that server (its call is the one asking).
-  if (
-    caller !== undefined &&
-    server !== undefined &&
-    all.includes(caller.attached) &&
-    caller.attached.inFlight.latest(server) !== undefined
-  ) {
-    return caller.attached
+  if (caller !== undefined) {
+    return all.includes(caller.attached)
+      ? caller.attached
+      : failure(JsonRpc.ErrorCode.InternalError, `${method} from ${server} is for a call whose client has gone`)
   }
-  const calling = server === undefined ? [] : all.filter((entry) => entry.inFlight.latest(server) !== undefined)
-  if (calling.length > 1) {
-    return failure(
-      JsonRpc.ErrorCode.InternalError,
-      `${method} from ${server} cannot be routed: ${calling.length} of the gateway's clients have calls in flight to it`
-    )
-  }
-  return calling.length === 1 ? calling[0] : all[0]
+  const calling = from === undefined ? [] : all.filter((entry) => entry.inFlight.latest(from.server) !== undefined)
+  return failure(
+    JsonRpc.ErrorCode.InternalError,
+    calling.length > 1
+      ? `${method} from ${server} cannot be routed: ${calling.length} of the gateway's clients have calls in flight to it and it does not say which call it is for`
+      : `${method} from ${server} was made outside any call of the gateway's clients: the gateway asks a client only within its own call`,
+    { server: from?.server, method }
+  )
 }
 
 /** The params as the client is asked them: a task's request names the task by the client's id for it. */
@@ -203,7 +198,7 @@ const forClient = <P extends { readonly _meta?: { readonly [key: string]: unknow
     : { ...params, _meta: { ...params._meta, [McpSchema.RELATED_TASK_META_KEY]: { taskId } } }
 }
 
-/** Asks the newest client that can answer `method`, and decodes its answer. */
+/** Asks the client the request is for (if it can answer `method`), and decodes its answer. */
 const ask = <M extends Forwarded>(
   attachments: Ref.Ref<ReadonlyArray<Attached>>,
   from: Asker | undefined,
@@ -213,14 +208,8 @@ const ask = <M extends Forwarded>(
 ): Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure> =>
   Effect.gen(function* () {
     const server = from?.server
-    const caller = yield* Caller
+    const caller = yield* servedNow
     const target = targetOf(yield* Ref.get(attachments), from, method, caller)
-    if (target === undefined) {
-      return yield* failure(
-        JsonRpc.ErrorCode.InternalError,
-        `No client is connected to the gateway to answer ${method}`
-      )
-    }
     if (target instanceof JsonRpcFailure) return yield* target
     if (!declared(target.client.capabilities)) {
       // The client's request fails for it only when the server asked during that client's call

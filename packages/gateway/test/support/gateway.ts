@@ -83,6 +83,8 @@ export interface ConnectOptions {
   readonly clientScope?: Scope.Scope
   /** How the gateway serves this connection. */
   readonly gateway?: McpGateway.Options
+  /** Our client's handler of sampling requests; without one, it does not declare the capability. */
+  readonly sampling?: Context.Tag.Service<Capabilities.Sampling>
   /** The roots our client lists; without them, it does not declare the capability. */
   readonly roots?: ReadonlyArray<{ readonly uri: string }>
   /** The revision our client speaks (default: 2025-11-25). */
@@ -113,8 +115,12 @@ export const connect = (
     }).pipe(Effect.provideService(Transport, clientEnd))
     const handler = options.elicitation
     const roots = options.roots
+    const sampled =
+      options.sampling === undefined ? make : Effect.provideService(make, Capabilities.Sampling, options.sampling)
     const withRoots =
-      roots === undefined ? make : Effect.provideService(make, Capabilities.Roots, { list: Effect.succeed(roots) })
+      roots === undefined
+        ? sampled
+        : Effect.provideService(sampled, Capabilities.Roots, { list: Effect.succeed(roots) })
     const client = yield* Scope.extend(
       handler === undefined ? withRoots : Effect.provideService(withRoots, Capabilities.Elicitation, handler),
       clientScope

@@ -105,7 +105,9 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
     Effect.flatMap(entryOf(server), (entry) =>
       Effect.zipRight(
         check(entry),
-        Effect.flatMap(entry.supervisor.ready(timeoutOf(entry, call), method), (client) => use(client, entry))
+        call?.session !== undefined && call.session.server === server
+          ? use(call.session.client, entry)
+          : Effect.flatMap(entry.supervisor.ready(timeoutOf(entry, call), method), (client) => use(client, entry))
       )
     )
 

@@ -7,7 +7,7 @@ import { type McpClient, McpError } from "@effect-mcp/client"
 import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -15,7 +15,7 @@ import * as FiberHandle from "effect/FiberHandle"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Aggregate from "../Aggregate.js"
@@ -61,6 +61,8 @@ export interface Supervisor {
   readonly launch: (config: ServerConfig) => Effect.Effect<void>
   /** Stops the server (its process or connection ends) and says `Stopped`. */
   readonly stop: Effect.Effect<void>
+  /** A session of the server's own beside the shared one, ending with the scope. */
+  readonly open: Effect.Effect<McpClient.McpClientService, McpError.InitializeError, Scope.Scope>
   /** The server's client once ready, waiting up to `timeout`; fails at once when it is failed or stopped. */
   readonly ready: (
     timeout: Duration.Duration,
@@ -291,5 +293,20 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
         Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => settled(timeout, method) }))
       )
 
-    return { name, live, start, launch, stop, ready }
+    // With the context the supervisor was made in (the host's handler services and platform), not its scope.
+    const context = Context.omit(Scope.Scope)(yield* Effect.context<never>())
+    // It speaks the era the shared session found (read when opened).
+    const open = Effect.suspend(() =>
+      connect(
+        name,
+        config.target,
+        ServerLists.clientOptions(name, config, settings.clientInfo, verdict, settings.keepAlive, settings.mcpApps)
+      )
+    ).pipe(
+      Effect.map((connected) => connected.client),
+      Effect.provide(settings.platform),
+      Effect.provide(context)
+    )
+
+    return { name, live, start, launch, stop, ready, open }
   })

@@ -7,6 +7,7 @@ import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Aggregate from "../Aggregate.js"
 import type { Target } from "../config/ServerEntry.js"
@@ -133,8 +134,20 @@ export type HostCallError =
 /** What loading a skill through the host can fail with. */
 export type HostSkillError = McpError.RequestError | McpError.SkillError | ServerUnavailable
 
+/**
+ * A session of one server's own, beside the one the host shares (`McpHostService.openSession`):
+ * a new process or connection, for one caller.
+ */
+export interface OwnSession {
+  readonly server: string
+  readonly client: McpClient.McpClientService
+}
+
 /** Per-call options of routed calls. */
-export type CallOptions = McpClient.CallOptions
+export type CallOptions = McpClient.CallOptions & {
+  /** The call goes over this session of its server instead of the shared one (ignored for another server). */
+  readonly session?: OwnSession
+}
 
 /** Options of a tool called as a task: its retention (`ttl`) and each request's timeout. */
 export type TaskOptions = NonNullable<Parameters<McpClient.McpClientService["callToolAsTask"]>[2]>
@@ -213,6 +226,15 @@ export interface McpHostService {
     args?: { readonly [key: string]: string },
     options?: CallOptions
   ) => Effect.Effect<typeof McpSchema.GetPromptResult.Type, HostCallError>
+  /**
+   * A session of the server's own, for one caller, ending with the scope: a new process or
+   * connection, initialized as the shared one is, with the host's handlers. A caller's calls go over
+   * it with `CallOptions.session`: a gateway gives one to a caller whose calls the server could not
+   * tell from another caller's on the shared session (its requests say no call).
+   */
+  readonly openSession: (
+    server: string
+  ) => Effect.Effect<OwnSession, UnknownServer | McpError.InitializeError, Scope.Scope>
   /** One server's client, once it is ready (waiting up to its request timeout). */
   readonly client: (server: string) => Effect.Effect<McpClient.McpClientService, UnknownServer | ServerUnavailable>
   /** Adds and starts a server; succeeds once its first connection attempt has ended either way. */

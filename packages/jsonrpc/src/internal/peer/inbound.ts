@@ -21,6 +21,7 @@ import { composeInbound, type Interceptor } from "../../Middleware.js"
 import { DecodeError, type JsonRpcFailure, RpcError } from "../../PeerError.js"
 import type { Incoming } from "../../Transport.js"
 import type { Entry, Pending } from "./pending.js"
+import { RequestOrigin } from "./starting.js"
 import type { RequestFailure, RequestHandler, Violation, WireObject } from "./types.js"
 
 /** The inbound side. */
@@ -114,7 +115,16 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
       )
     }
 
-    const onRequest = (message: JsonRpc.JSONRPCRequest): Effect.Effect<void> => {
+    /**
+     * Who a request from the other side is for: the origin of the request whose own stream carried
+     * it, else the one origin of every request outstanding (when they are all for one), else none.
+     */
+    const originOf = (relatedRequest: JsonRpc.RequestId | undefined): object | undefined => {
+      const related = relatedRequest === undefined ? undefined : pending.get(relatedRequest)
+      return related !== undefined ? related.origin : pending.soleOrigin()
+    }
+
+    const onRequest = (message: JsonRpc.JSONRPCRequest, relatedRequest?: JsonRpc.RequestId): Effect.Effect<void> => {
       const { id, method } = message
       if (method === "ping") return reply({ jsonrpc: "2.0", id, result: {} })
       const handler = handlers.get(method)
@@ -125,7 +135,9 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
           error: { code: JsonRpc.ErrorCode.MethodNotFound, message: `Method not found: ${method}` }
         })
       }
-      const run = Effect.suspend(() => handler({ id, method, params: message.params })).pipe(
+      const origin = originOf(relatedRequest)
+      const handled = Effect.suspend(() => handler({ id, method, params: message.params }))
+      const run = (origin === undefined ? handled : Effect.provideService(handled, RequestOrigin, origin)).pipe(
         Effect.onExit((exit) => respond(id, exit))
       )
       return Effect.asVoid(FiberMap.run(inbound, id, run))
@@ -196,7 +208,7 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
       (relatedRequest: JsonRpc.RequestId | undefined) =>
       (message: JsonRpc.JSONRPCMessage): Effect.Effect<void> => {
         if (JsonRpc.isResultResponse(message) || JsonRpc.isErrorResponse(message)) return onResponse(message)
-        if (JsonRpc.isRequest(message)) return onRequest(message)
+        if (JsonRpc.isRequest(message)) return onRequest(message, relatedRequest)
         // A log message that came on its request's own stream is that request's, if it takes it.
         if (relatedRequest !== undefined && message.method === "notifications/message") {
           // One that comes after its request ended is that request's still: no one else's.

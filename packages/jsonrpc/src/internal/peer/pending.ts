@@ -20,6 +20,8 @@ export interface Entry {
   readonly method: string
   readonly onProgress: ((progress: WireObject) => Effect.Effect<void>) | undefined
   readonly onLog: ((params: WireObject) => Effect.Effect<void>) | undefined
+  /** Who the request was made for (`RequestOrigin`), if anyone. */
+  readonly origin: object | undefined
   readonly startedAt: number
   /** No answer (or, with `resetOnProgress`, no progress) for this long times the request out. */
   readonly idle: Duration.Duration
@@ -38,7 +40,7 @@ export interface Entry {
 /** The table. */
 export interface Pending {
   /** A new entry for a request (not in the table yet), with the next id. */
-  readonly entryOf: (method: string, options: RequestOptions, now: number) => Entry
+  readonly entryOf: (method: string, options: RequestOptions, now: number, origin?: object) => Entry
   /** Puts an entry in the table, waking the timer when its deadline comes first. */
   readonly track: (entry: Entry) => void
   readonly get: (id: JsonRpc.RequestId) => Entry | undefined
@@ -62,6 +64,8 @@ export interface Pending {
   /** Progress for a request: its idle deadline starts again. */
   readonly touch: (entry: Entry, now: number) => void
   readonly size: () => number
+  /** The one origin of every outstanding request that has one; `undefined` when none or several. */
+  readonly soleOrigin: () => object | undefined
 }
 
 /**
@@ -153,7 +157,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
     )
 
     return {
-      entryOf: (method, requestOptions, now) => {
+      entryOf: (method, requestOptions, now, origin) => {
         const id = nextId++
         requestOptions.onId?.(id)
         return {
@@ -161,6 +165,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
           method,
           onProgress: requestOptions.onProgress,
           onLog: requestOptions.onLog,
+          origin,
           startedAt: now,
           idle: requestOptions.timeout === undefined ? options.defaultTimeout : Duration.decode(requestOptions.timeout),
           resetOnProgress: requestOptions.resetTimeoutOnProgress === true,
@@ -189,6 +194,15 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
       touch: (entry, now) => {
         entry.lastActivity = now
       },
-      size: () => entries.size
+      size: () => entries.size,
+      soleOrigin: () => {
+        let sole: object | undefined
+        for (const entry of entries.values()) {
+          if (entry.origin === undefined || entry.origin === sole) continue
+          if (sole !== undefined) return undefined
+          sole = entry.origin
+        }
+        return sole
+      }
     }
   })

@@ -33,6 +33,15 @@ export class PropagatedMeta extends Context.Reference<PropagatedMeta>()("@effect
   defaultValue: (): WireObject | undefined => undefined
 }) {}
 
+/**
+ * Who the work making a request is for (a gateway's caller, say), as an opaque token: the peer
+ * keeps it with the request, and a request the other side makes while it is in flight, and
+ * related to it, is handled with this token as its own `RequestOrigin`. Default: none.
+ */
+export class RequestOrigin extends Context.Reference<RequestOrigin>()("@effect-mcp/jsonrpc/RequestOrigin", {
+  defaultValue: (): object | undefined => undefined
+}) {}
+
 /** The W3C `traceparent` of a span, so that the server's trace joins ours. */
 const traceparent = (span: Tracer.Span): string => `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
 
@@ -168,7 +177,7 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
       if (gone !== undefined) return Effect.fail(gone)
       const propagated = Context.get(fiber.currentContext, PropagatedMeta)
       const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
-      const entry = pending.entryOf(method, requestOptions, now)
+      const entry = pending.entryOf(method, requestOptions, now, Context.get(fiber.currentContext, RequestOrigin))
       const traced = fiber.currentSpan !== undefined || fiber.currentTracer !== nativeTracer
       if (!traced) {
         const message = messageOf(entry, params, requestOptions, undefined, propagated)

@@ -1,7 +1,7 @@
 /**
  * Reading a Streamable HTTP event stream (a POST's SSE answer, or the GET listener's stream):
- * each event's messages go to the inbound as they arrive (a POST's notifications marked as its
- * request's); a stream that breaks is resumed with
+ * each event's messages go to the inbound as they arrive (a POST's notifications and requests
+ * marked as its request's); a stream that breaks is resumed with
  * `Last-Event-ID` after the server's `retry` interval (or the default delay), while it still
  * matters, a bounded number of times in a row without an event.
  */
@@ -23,9 +23,9 @@ export const answers = (items: ReadonlyArray<Incoming>, id: JsonRpc.RequestId | 
     (item) => item._tag === "Message" && "id" in item.message && !("method" in item.message) && item.message.id === id
   )
 
-/** A notification on a request's own stream, marked as that request's. */
+/** A notification or a request on a request's own stream, marked as that request's. */
 const relatedTo = (item: Incoming, request: JsonRpc.RequestId | undefined): Incoming =>
-  request !== undefined && item._tag === "Message" && !("id" in item.message)
+  request !== undefined && item._tag === "Message" && "method" in item.message
     ? { ...item, relatedRequest: request }
     : item
 
