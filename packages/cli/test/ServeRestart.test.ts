@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterEach, describe, expect, it } from "vitest"
-import { eventually, type Started, start } from "./support/cli.js"
+import { eventually, run, type Started, start } from "./support/cli.js"
 
 /**
  * A small stdio MCP server by hand (tools `ping_me` and `die`), counting its starts in a file: after
@@ -86,7 +86,7 @@ describe("effect-mcp serve, for as long as it runs", () => {
       await client.callTool({ name: "flaky__die", arguments: {} }).catch(() => undefined)
       await eventually(() => /flaky: .*restarting \(attempt 6\)/.test(started.stderr()), "the sixth restart", 30_000)
       // Its state is noted as it goes.
-      expect(started.stderr()).toMatch(/flaky: reconnecting \(attempt 6\) after: /)
+      expect(started.stderr()).toMatch(/warning: flaky {2}stdio {2}reconnecting \(attempt 6\) after: /)
       rmSync(join(cwd, "flaky-broken"))
       let answer = ""
       await eventually(
@@ -102,7 +102,7 @@ describe("effect-mcp serve, for as long as it runs", () => {
         "the server back after its crashes",
         40_000
       )
-      expect(started.stderr()).not.toMatch(/flaky: failed/)
+      expect(started.stderr()).not.toMatch(/flaky {2}stdio {2}failed/)
     } finally {
       await client.close()
     }
@@ -141,5 +141,47 @@ describe("effect-mcp serve, for as long as it runs", () => {
     } finally {
       await client.close()
     }
+  }, 120_000)
+})
+
+describe("effect-mcp serve, with servers that cannot start", () => {
+  it("warns of each on stderr, as host status shows it, and serves the others", async () => {
+    const failing = join(cwd, "failing.json")
+    writeFileSync(
+      failing,
+      JSON.stringify({
+        mcpServers: {
+          good: { command: process.execPath, args: [script, join(cwd, "good-starts"), join(cwd, "good-broken")] },
+          missing: { command: "effect-mcp-no-such-command" },
+          crash: { command: process.execPath, args: ["-e", "console.error('Error: broken at start'); process.exit(3)"] }
+        }
+      })
+    )
+    const started = start(["serve", "--config", failing], { cwd, keepStdinOpen: true, timeoutMs: 120_000 })
+    started.finished.catch(() => undefined)
+    gateway = started
+    const warnings = () =>
+      started
+        .stderr()
+        .split("\n")
+        .filter((line) => line.startsWith("warning: "))
+    await eventually(() => warnings().length >= 2, "a warning for each server that cannot start")
+    const status = await run(["host", "status", "--config", failing], { cwd, timeoutMs: 60_000 })
+    // host status's rows, each on one line whatever the width it wrapped them at.
+    const rows = status.stdout
+      .replace(/\n\s{2,}/g, " ")
+      .split("\n")
+      .map((row) => row.replace(/\s+/g, " ").trim())
+    const said = warnings().map((line) => line.slice("warning: ".length).replace(/\s+/g, " "))
+    expect(said).toHaveLength(2)
+    expect(said).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^missing stdio failed: .*not found/),
+        expect.stringMatching(/^crash stdio failed: .*exited with code 3 .*Error: broken at start/)
+      ])
+    )
+    for (const row of said) expect(rows).toContain(row)
+    expect(rows).toContainEqual(expect.stringMatching(/^good stdio ready/))
+    expect(started.child.exitCode).toBeNull()
   }, 120_000)
 })

@@ -3,6 +3,7 @@ import type { McpHost } from "@effect-mcp/host"
 import { ServerEntry, ServerStatus } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import { ServersFailed } from "../CliError.js"
+import { table } from "../Output.js"
 
 /** One row per server: its name, transport and status (a failure with its reason). */
 export const statusRows = (
@@ -13,6 +14,10 @@ export const statusRows = (
     ServerEntry.transportOf(server.config.target),
     ServerStatus.describe(server.status)
   ])
+
+/** A server's row of `host status` on one line (name, transport, status), as a log says it. */
+export const statusLine = (server: McpHost.ServerInfo): string =>
+  table(statusRows([server]), Number.POSITIVE_INFINITY, "").join(" ")
 
 /** The servers that failed to start, each with why (its error's message, without the server's name before it). */
 export const failuresOf = (

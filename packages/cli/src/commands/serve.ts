@@ -11,7 +11,7 @@ import * as Path from "@effect/platform/Path"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { McpGateway, NodeStreamableHttpServer, StdioServerTransport, StreamableHttpServer } from "@effect-mcp/gateway"
-import { ConfigLoader, McpHost, ServerStatus } from "@effect-mcp/host"
+import { ConfigLoader, McpHost } from "@effect-mcp/host"
 import { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
@@ -25,6 +25,7 @@ import * as CommonOptions from "../CommonOptions.js"
 import { clientInfo, expandContext, retrySettings } from "../Connect.js"
 import { Output } from "../Output.js"
 import { config, withHost } from "./host.js"
+import { statusLine } from "./hostStatus.js"
 import * as ServeAccess from "./serveAccess.js"
 import * as ServeOps from "./serveOps.js"
 import { runCommand } from "./shared.js"
@@ -147,11 +148,14 @@ const followConfig = (
       Stream.runForEach(reload),
       Effect.forkScoped
     )
+    // A server that cannot start, or is started again, is a warning in the words of its `host status` row.
     yield* host.statusChanges.pipe(
+      Stream.filter(({ status }) => status._tag === "Reconnecting" || status._tag === "Failed"),
       Stream.runForEach(({ server, status }) =>
-        status._tag === "Reconnecting" || status._tag === "Failed"
-          ? output.note(`${server}: ${ServerStatus.describe(status)}`)
-          : Effect.void
+        Effect.flatMap(host.servers, (servers) => {
+          const info = servers.find((known) => known.name === server)
+          return info === undefined ? Effect.void : output.note(`warning: ${statusLine({ ...info, status })}`)
+        })
       ),
       Effect.forkScoped
     )
