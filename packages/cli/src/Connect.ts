@@ -297,7 +297,7 @@ const startingLine = <A, E, R>(
         ? `starting ${[chosen.target.command, ...chosen.target.args].join(" ")}`
         : `connecting to ${chosen.target.url}`
     const line = yield* Scope.make()
-    yield* Scope.extend(ProgressLine.start(label, label, { guardKeys: chosen.target._tag !== "Stdio" }), line)
+    yield* Scope.extend(ProgressLine.start(label), line)
     return yield* connecting.pipe(Effect.ensuring(Scope.close(line, Exit.void)))
   })
 

@@ -5,15 +5,13 @@
  *
  * @since 0.1.0
  */
-import { readFileSync } from "node:fs"
-import { isatty } from "node:tty"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { escapeJsonControls, sanitize } from "./internal/controls.js"
-import * as KeyGuard from "./internal/keyGuard.js"
 import * as StatusGate from "./internal/statusGate.js"
+import * as TerminalEcho from "./internal/terminalEcho.js"
 import { padEnd, width as widthOf } from "./internal/textWidth.js"
 import { wrap } from "./internal/wrap.js"
 
@@ -97,17 +95,13 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
     readonly note: (text: Printable) => Effect.Effect<void>
     /** Draws (on a TTY) or prints a progress line; `undefined` clears it. Nothing is drawn while paused. */
     readonly status: (text: string | undefined) => Effect.Effect<void>
-    /** Runs `effect` (a prompt, say) with the status line cleared and paused. */
-    readonly paused: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-    /** Clears the status line and keeps it paused until the scope closes (see `PausingTerminal`). */
-    readonly hold: Effect.Effect<void, never, Scope.Scope>
     /**
-     * Until the scope closes, keys typed on the terminal are not echoed (they would break the live
-     * line) but kept for {@link typedAhead}; Ctrl-C still interrupts. A prompt steps it aside.
+     * Runs `effect` (a prompt, say) with the status line cleared and paused, and the terminal's
+     * echo as it was (otherwise off while the run lasts: see `internal/terminalEcho.ts`).
      */
-    readonly quiet: Effect.Effect<void, never, Scope.Scope>
-    /** The keys typed while {@link quiet}, forgotten here (the shell's next line starts with them). */
-    readonly typedAhead: Effect.Effect<string>
+    readonly paused: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    /** As {@link paused}, until the scope closes (see `PausingTerminal`). */
+    readonly hold: Effect.Effect<void, never, Scope.Scope>
   }
 >() {
   /** The printer for the process's own stdout and stderr. */
@@ -117,18 +111,13 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
       const interactive = process.stderr.isTTY === true
       let drawn = false
       let pauses = 0
-      // Only where this run owns the terminal: stdin, stdout and stderr on it (a pager reading keys
-      // takes stdout), and in the foreground (a background job that sets its mode is stopped).
-      const keys = KeyGuard.make(interactive && isatty(0) && isatty(1) ? process.stdin : undefined, {
-        signal: (name) => process.kill(process.pid, name),
-        onContinue: (f) => process.once("SIGCONT", f),
-        allowed: inForeground
-      })
-      // A prompt reads the keys itself while the line is paused.
+      // Keys typed are not echoed over the line (bin.ts holds the echo off for the run); a prompt
+      // reads them while the line is paused, and is given the echo as it was.
+      const echo = TerminalEcho.ofProcess()
       const pause = Effect.sync(() => {
         clear()
         pauses += 1
-        return keys.stepAside()
+        return echo.stepAside()
       })
       const resume = (stepBack: () => void) =>
         Effect.sync(() => {
@@ -181,31 +170,9 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
             drawn = true
           }),
         paused: (effect) => Effect.acquireUseRelease(pause, () => effect, resume),
-        hold: Effect.asVoid(Effect.acquireRelease(pause, resume)),
-        quiet: Effect.asVoid(
-          Effect.acquireRelease(
-            Effect.sync(() => keys.hold()),
-            (release) => Effect.sync(release)
-          )
-        ),
-        typedAhead: Effect.sync(() => keys.takeTyped())
+        hold: Effect.asVoid(Effect.acquireRelease(pause, resume))
       }
     })
-}
-
-/**
- * Whether this process is in its terminal's foreground process group (Linux's `/proc/self/stat`:
- * its group and the terminal's foreground group; elsewhere, assumed).
- */
-const inForeground = (): boolean => {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8")
-    // After the command's name in parentheses: state, ppid, pgrp, session, tty, tpgid.
-    const [, , pgrp, , , tpgid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return pgrp === tpgid
-  } catch {
-    return true
-  }
 }
 
 /**

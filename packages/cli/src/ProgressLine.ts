@@ -109,14 +109,7 @@ export interface ProgressLine {
 export const start = (
   label: string,
   /** The label of the plain lines printed off a terminal (default: `label`). */
-  plainLabel: string = label,
-  options: {
-    /**
-     * Whether keys typed meanwhile are kept from the terminal (default: true); not while a stdio
-     * server starts, which may ask on the terminal itself (ssh's passphrase, sudo).
-     */
-    readonly guardKeys?: boolean
-  } = {}
+  plainLabel: string = label
 ): Effect.Effect<ProgressLine, never, Output | Scope.Scope> =>
   Effect.gen(function* () {
     const output = yield* Output
@@ -131,8 +124,7 @@ export const start = (
       yield* output.status(render(current, n, now - started, columns() - 1))
     })
     if (output.interactive && !output.json) {
-      // Enter would move the cursor off the line, leaving a frozen copy above the next frame.
-      if (options.guardKeys !== false) yield* output.quiet
+      // Keys typed meanwhile are not echoed over it (internal/terminalEcho.ts).
       yield* Effect.addFinalizer(() => output.status(undefined))
       yield* Effect.forkScoped(Effect.repeat(draw, Schedule.spaced("100 millis")))
     }

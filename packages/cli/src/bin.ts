@@ -17,7 +17,12 @@ import { check } from "./internal/argvCheck.js"
 import { embedded } from "./internal/helpData.js"
 import * as Signals from "./internal/signals.js"
 import * as StatusGate from "./internal/statusGate.js"
+import * as TerminalEcho from "./internal/terminalEcho.js"
 import { version } from "./internal/version.js"
+
+// Keys typed from now on are not drawn over what the run prints; they wait on the terminal for
+// the shell (the echo is back once the process exits, however it ends: see terminalEcho.ts).
+process.once("exit", TerminalEcho.ofProcess().hold())
 
 // A closed pipe (`effect-mcp tools list | head`) ends the output, not the program with a crash.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

@@ -61,9 +61,7 @@ const captured = () => {
     note: (text) => Effect.sync(() => void transcript.stderr.push(String(text))),
     status: () => Effect.void,
     paused: (effect) => effect,
-    hold: Effect.void,
-    quiet: Effect.void,
-    typedAhead: Effect.succeed("")
+    hold: Effect.void
   })
   return { transcript, layer }
 }

@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
 import { parse } from "../internal/recording.js"
 import { player } from "../internal/replay.js"
+import { Output } from "../Output.js"
 import { runCommand } from "./shared.js"
 
 const write = (message: JsonRpc.JSONRPCMessage) =>
@@ -22,6 +23,8 @@ const write = (message: JsonRpc.JSONRPCMessage) =>
 /** Serves the recording on stdin and stdout until stdin ends. */
 const serve = (file: string) =>
   Effect.gen(function* () {
+    // Messages typed at a terminal are shown as typed: stdin is the input here.
+    yield* Effect.flatMap(Output, (output) => output.hold)
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs
       .readFileString(file)
@@ -58,7 +61,7 @@ export const replay = Command.make(
     file: Args.file({ name: "recording", exists: "yes" }).pipe(Args.withDescription("A recording made with --record"))
   },
   // A failure is reported as every command's is (error: …, exit 2), not as an internal error.
-  ({ file }) => runCommand({ json: false, verbose: false }, serve(file))
+  ({ file }) => runCommand({ json: false, verbose: false }, Effect.scoped(serve(file)))
 ).pipe(
   Command.withDescription(
     "Play a recorded server back over stdio (a recording made with --record FILE), to reproduce a session without the server.\n" +

@@ -49,6 +49,8 @@ const write = (text: string) =>
 
 const stdio = (gateway: McpGateway.Options) =>
   Effect.gen(function* () {
+    // Messages typed at a terminal are shown as typed: stdin is the input here.
+    yield* Effect.flatMap(Output, (output) => output.hold)
     const transport = yield* StdioServerTransport.make({ input: NodeStream.stdin, write })
     yield* McpGateway.serve(transport, gateway)
   })

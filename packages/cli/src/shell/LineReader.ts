@@ -41,13 +41,18 @@ class SearchedKeys extends PassThrough {
   readonly isTTY = true
   private onData: ((chunk: Buffer) => void) | undefined
   private search: ReverseSearch.ReverseSearch | undefined
+  // Once a key has entered the line, the keys after it are the next lines' (see `open`).
+  private entered = false
   // A character split between two reads is decoded whole.
   private readonly decoder = new StringDecoder("utf8")
   // The terminal's end is the editor's (a closed terminal ends the session).
   private readonly onEnd = () => {
     this.end()
   }
-  constructor(private readonly terminal: typeof process.stdin) {
+  constructor(
+    private readonly terminal: typeof process.stdin,
+    private readonly rest: ((keys: string) => void) | undefined
+  ) {
     super()
   }
   get isRaw(): boolean {
@@ -64,9 +69,21 @@ class SearchedKeys extends PassThrough {
     this.terminal.once("end", this.onEnd)
     this.terminal.resume()
   }
-  /** Keys as if typed now (the type-ahead of the last command), decoded by the editor. */
+  /**
+   * Keys as if typed now (read from the terminal, or left from the last line), decoded by the
+   * editor; with `rest`, the keys after the first Enter go there instead.
+   */
   type(keys: string): void {
-    const passed = this.search === undefined ? keys : this.search.filter(keys)
+    let line = keys
+    if (this.rest !== undefined) {
+      const end = this.entered ? 0 : keys.search(/[\r\n]/) + 1
+      if (end > 0 || this.entered) {
+        this.entered = true
+        line = keys.slice(0, end)
+        if (end < keys.length) this.rest(keys.slice(end))
+      }
+    }
+    const passed = this.search === undefined ? line : this.search.filter(line)
     // One key per write: readline takes several keys at once for a paste, and inserts a paste at
     // the end of the line wherever the cursor is (Node 20): `abc`, Home, `x` gave `abcx`.
     for (const key of ReverseSearch.keysOf(passed)) this.write(key)
@@ -93,8 +110,13 @@ const open = (settings: {
   readonly history?: Array<string>
   readonly completer: ReadlineCompleter | AsyncCompleter
   readonly search?: (rl: Interface) => ReverseSearch.ReverseSearch
+  /**
+   * Takes the keys after the first Enter, for the next lines: keys typed ahead reach the terminal
+   * at once when the editor opens (none: they go to this editor).
+   */
+  readonly rest?: (keys: string) => void
 }) => {
-  const keys = new SearchedKeys(process.stdin)
+  const keys = new SearchedKeys(process.stdin, settings.rest)
   const rl = createInterface({
     input: keys,
     output: process.stdout,
@@ -167,20 +189,18 @@ export const terminal = (settings: {
   readonly completer: Completer
   /** Prints a line when no line is being edited. */
   readonly print: (text: string) => Effect.Effect<void>
-  /** Keys typed while the last command ran: the next line starts with them. */
-  readonly typedAhead: Effect.Effect<string>
 }): Effect.Effect<LineReader> =>
   Effect.sync(() => {
     let history = [...settings.history]
     let active: Interface | undefined
-    // Type-ahead beyond the first line: the lines after it, one per prompt.
+    // Keys typed while a command ran wait on the terminal (unechoed, see internal/terminalEcho.ts)
+    // and come at once when the next editor opens: the lines after the first, one per prompt.
     let later = ""
     const read = (prompt: string) =>
-      Effect.flatMap(settings.typedAhead, (typed) => {
-        const keys = later + typed
-        const end = keys.search(/[\r\n]/)
-        later = end === -1 ? "" : keys.slice(end + 1)
-        return readLine(prompt, end === -1 ? keys : keys.slice(0, end + 1))
+      Effect.suspend(() => {
+        const keys = later
+        later = ""
+        return readLine(prompt, keys)
       })
     const readLine = (prompt: string, typed: string) =>
       Effect.async<Option.Option<string>>((resume) => {
@@ -210,7 +230,10 @@ export const terminal = (settings: {
                 rl.write(null, { ctrl: true, name: "u" })
                 rl.write(line)
               }
-            })
+            }),
+          rest: (keys) => {
+            later += keys
+          }
         })
         active = rl
         rl.on("history", (lines: Array<string>) => {

@@ -124,8 +124,7 @@ export const run = <R>(
               Effect.map((values) => [answered(completion.ask, values), completion.word] as const)
             )
           },
-          print,
-          typedAhead: output.typedAhead
+          print
         })
       : yield* LineReader.lines(print)
     // What follows a connection lives in its scope: it stops when the connection is replaced.
@@ -216,11 +215,8 @@ export const run = <R>(
         : Effect.flatMap(Ref.get(current), ({ target }) =>
             Effect.tapErrorTag(target.run(words.right), "TransportError", () => settled)
           )
-      // On a terminal, keys typed while the command runs go to the next prompt, not over its output
-      // (not while a server starts again: it may ask on the terminal itself).
-      const fiber = yield* Effect.fork(
-        interactive && !again ? Effect.scoped(Effect.zipRight(output.quiet, command)) : command
-      )
+      // Keys typed while the command runs wait on the terminal, unechoed, for the next prompt.
+      const fiber = yield* Effect.fork(command)
       yield* Ref.set(running, Option.some(fiber))
       const exit = yield* Fiber.await(fiber)
       yield* Ref.set(running, Option.none())

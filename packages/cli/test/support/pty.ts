@@ -34,6 +34,12 @@ export interface TerminalOptions {
   readonly cwd?: string
   /** The terminal's width (default: whatever `script` gives). */
   readonly columns?: number
+  /**
+   * A shell command run on the same terminal after effect-mcp ends, as the user's shell would
+   * come next (it reads the keys left unread). effect-mcp is then not `exec`ed, and the shell
+   * only notes a Ctrl-C; the exit code is still effect-mcp's.
+   */
+  readonly afterwards?: string
 }
 
 /** Starts `effect-mcp <args>` on a pseudo-terminal (colours allowed unless `env` says otherwise). */
@@ -41,7 +47,12 @@ export const startOnTerminal = (args: ReadonlyArray<string>, options: TerminalOp
   const run = [process.execPath, bin, ...args].map(quote).join(" ")
   // `exec`: effect-mcp replaces the shell `script` starts, so a Ctrl-C reaches effect-mcp alone.
   // Otherwise that shell gets the SIGINT too; dash dies of it and `script` reports 130 for it.
-  const command = `${options.columns === undefined ? "" : `stty cols ${options.columns} rows 40; `}exec ${run}`
+  const size = options.columns === undefined ? "" : `stty cols ${options.columns} rows 40; `
+  // `trap :` (not `trap ''`, which effect-mcp would inherit): Ctrl-C does not end the shell.
+  const command =
+    options.afterwards === undefined
+      ? `${size}exec ${run}`
+      : `trap : INT; ${size}${run}; status=$?; ${options.afterwards}; exit $status`
   // `script` runs `$SHELL -c`: the same shell on every machine.
   const env: { [name: string]: string | undefined } = {
     ...process.env,
