@@ -108,7 +108,11 @@ const stateless = (handle: HttpCore.Handler, key: string, method: string, params
       ...bearer(key),
       "mcp-protocol-version": "2026-07-28",
       "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {})
+      ...(typeof params.name === "string"
+        ? { "mcp-name": params.name }
+        : typeof params.uri === "string"
+          ? { "mcp-name": params.uri }
+          : {})
     }
   )
 
@@ -238,6 +242,38 @@ layer(
         arguments: { a: 1, b: 1 }
       })
       expect(bodyOf(statelessSum).result?.content?.[0]?.text).toContain("2")
+    })
+  )
+
+  // A URI no list the caller sees has is asked of the servers that may serve it unlisted: not of
+  // one whose template matches it, when the caller may not see that template.
+  it.scoped("a URI of a template the caller may not see stays unknown to it, in sessions and at 2026-07-28", () =>
+    Effect.gen(function* () {
+      const apiKeys = yield* Authentication.apiKeys(yield* keyFile, "keys.jsonl")
+      // The rule names the template, not the URIs it makes.
+      const policy = yield* AccessPolicy.parse(
+        JSON.stringify({ principals: { alice: { deny: [{ server: "everything", resources: ["*/{resourceId}"] }] } } }),
+        "policy.json",
+        apiKeys
+      )
+      const handle = yield* HttpCore.make({ apiKeys, policy })
+      const uri = "demo://resource/dynamic/text/1"
+      const alice = yield* open(handle, ALICE)
+      const templates = bodyOf(yield* inSession(handle, ALICE, alice, "resources/templates/list")).result as {
+        readonly resourceTemplates?: ReadonlyArray<{ readonly uriTemplate: string }>
+      }
+      expect(templates.resourceTemplates?.map((template) => template.uriTemplate)).not.toContain(
+        "demo://resource/dynamic/text/{resourceId}"
+      )
+      const read = yield* inSession(handle, ALICE, alice, "resources/read", { uri })
+      expect(bodyOf(read).error).toMatchObject({ code: -32002, message: `Resource not found: ${uri}` })
+      expect(bodyOf(yield* stateless(handle, ALICE, "resources/read", { uri })).error).toMatchObject({ code: -32602 })
+      // A caller the rule does not name reads it.
+      const token = yield* HttpCore.make({ token: "the-shared-token" })
+      const other = yield* open(token, "the-shared-token")
+      expect(
+        bodyOf(yield* inSession(token, "the-shared-token", other, "resources/read", { uri })).error
+      ).toBeUndefined()
     })
   )
 

@@ -133,11 +133,15 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
         )
         expect(Option.map(received, (params) => params.uri)).toStrictEqual(Option.some(subscribed))
         yield* client.unsubscribe(subscribed)
-        // A resource nobody serves cannot be subscribed to (at 2026-07-28 nothing is sent to refuse).
+        // A URI no server lists goes to the one server that offers resources, which takes it as it
+        // would directly (a URI no server has is refused: UnlistedResources.test).
         if (protocolVersion === "2025-11-25") {
-          const unknown = yield* client.subscribe("demo://nowhere").pipe(Effect.flip)
-          expect(unknown).toMatchObject({ _tag: "RpcError", code: -32002 })
+          yield* client.subscribe("demo://nowhere")
+          yield* client.unsubscribe("demo://nowhere")
         }
+        // Its read is asked of that server, whose "not found" (SDK v1: -32602) is the revision's.
+        const unread = yield* Effect.flip(client.readResource("demo://nowhere"))
+        expect(unread).toMatchObject({ _tag: "RpcError", code: protocolVersion === "2025-11-25" ? -32002 : -32602 })
       })
     )
   }

@@ -217,15 +217,68 @@ for (const [adapter, listen] of Object.entries(adapters)) {
       })
     )
 
-    it.scoped("2026-07-28: requests stand alone; progress on an event stream; an unsafe replay is refused", () =>
+    it.scoped("a body nested too deeply is a JSON-RPC error (400) at both revisions; the gateway serves on", () =>
       Effect.gen(function* () {
-        const { client, asked } = yield* served(listen, "2026-07-28")
-        // The reference server (2025-11-25) asks mid-call; answering in a new round would run its
-        // tool again, and the tool is not marked safe to repeat: refused, naming the server.
-        const refused = yield* Effect.flip(client.callTool("everything__trigger-elicitation-request", {}))
-        expect(refused.message).toMatch(/everything asked for elicitation\/create mid-call.*not marked safe to repeat/)
-        expect(asked).toStrictEqual([])
+        const port = yield* listen
+        // 30,000 levels fit under the limit; 1,000 are the most a message may have.
+        const deep = `${"[".repeat(30_000)}${"]".repeat(30_000)}`
+        const stateless = {
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "fixture__meta"
+        }
+        const meta = {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {}
+        }
+        const call = (args: string) =>
+          `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fixture__meta","arguments":${args},"_meta":${JSON.stringify(meta)}}}`
+        const refused = (response: { readonly status: number; readonly text: string }) => {
+          expect(response.status).toBe(400)
+          expect(JSON.parse(response.text)).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } })
+        }
+        refused(yield* rawPost(port, call(`{"deep":${deep}}`), stateless))
+        refused(yield* rawPost(port, deep, { "mcp-protocol-version": "2026-07-28" }))
+        const opened = yield* rawPost(port, {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+        })
+        const session = {
+          "mcp-session-id": opened.headers.get("mcp-session-id") ?? "",
+          "mcp-protocol-version": "2025-11-25"
+        }
+        yield* rawPost(port, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+        refused(
+          yield* rawPost(
+            port,
+            `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fixture__meta","arguments":{"deep":${deep}}}}`,
+            session
+          )
+        )
+        refused(yield* rawPost(port, deep, session))
+        // The gateway serves on, and a message nested as deeply as allowed is served.
+        const allowed = `${"[".repeat(990)}${"]".repeat(990)}`
+        const answered = yield* rawPost(port, call(`{"deep":${allowed}}`), stateless)
+        expect(answered.status).toBe(200)
+        expect(JSON.parse(answered.text)).toMatchObject({ id: 3, result: { content: [{ type: "text" }] } })
+        const inSession = yield* rawPost(port, { jsonrpc: "2.0", id: 4, method: "ping" }, session)
+        expect(JSON.parse(inSession.text)).toStrictEqual({ jsonrpc: "2.0", id: 4, result: {} })
       })
+    )
+
+    it.scoped(
+      "2026-07-28: requests stand alone; progress on an event stream; a stateful server's call that asks is held across the round",
+      () =>
+        Effect.gen(function* () {
+          const { client, asked } = yield* served(listen, "2026-07-28")
+          // The reference server (2025-11-25) asks mid-call; the client answers in a new request,
+          // which continues the server's call where it waits (the tool is not marked safe to repeat).
+          const result = yield* client.callTool("everything__trigger-elicitation-request", {})
+          expect(asked).toHaveLength(1)
+          expect(textOf(result)).toContain("Name: Ada")
+        })
     )
 
     it.scoped(

@@ -128,13 +128,16 @@ const values = FastCheck.array(template, { maxLength: 12 }).map((templates) => {
   )
 })
 
-/** The ids a value's requests must be answered with: one per request-shaped object (in a batch too). */
-const requestIds = (value: Json): ReadonlyArray<JsonRpc.RequestId> => {
-  if (Array.isArray(value)) return value.flatMap(requestIds)
-  if (typeof value !== "object" || value === null || !Object.hasOwn(value, "method")) return []
+/** The id a request-shaped object must be answered with (an array in a batch is none: batches do not nest). */
+const requestIdOf = (value: Json): ReadonlyArray<JsonRpc.RequestId> => {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !Object.hasOwn(value, "method")) return []
   const id = value.id
   return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? [id] : []
 }
+
+/** The ids a value's requests must be answered with: one per request-shaped object (in a batch too). */
+const requestIds = (value: Json): ReadonlyArray<JsonRpc.RequestId> =>
+  Array.isArray(value) ? value.flatMap(requestIdOf) : requestIdOf(value)
 
 const initialize = {
   jsonrpc: "2.0",
@@ -253,6 +256,49 @@ layer(gatewayHost({ servers: [] }), { excludeTestServices: true, timeout: "30 se
           yield* answersEachOnce(wire, handshake, inputs.flatMap(requestIds), [JsonRpc.ErrorCode.InvalidRequest])
         }),
       { fastCheck: { numRuns: runs } }
+    )
+
+    it.scoped(
+      "over stdio: a message nested too deeply is an invalid request (by its id); the connection serves on",
+      () =>
+        Effect.gen(function* () {
+          const input = yield* Queue.unbounded<Uint8Array>()
+          const received = yield* Queue.unbounded<JsonRpc.JSONRPCMessage>()
+          const transport = yield* StdioServerTransport.make({
+            input: Stream.fromQueue(input),
+            write: (text) =>
+              Queue.offerAll(
+                received,
+                Transport.parseIncoming(text).flatMap((item) => (item._tag === "Message" ? [item.message] : []))
+              )
+          })
+          const served = yield* Effect.forkScoped(McpGateway.serve(transport))
+          const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`
+          const lines = [
+            nested(100_000),
+            `{"jsonrpc":"2.0","id":"deep","method":"ping","params":{"deep":${nested(100_000)}}}`,
+            `{"jsonrpc":"2.0","id":"allowed","method":"ping","params":{"deep":${nested(990)}}}`,
+            JSON.stringify({ jsonrpc: "2.0", id: "after", method: "ping" })
+          ]
+          yield* Queue.offer(input, encoder.encode(lines.map((line) => `${line}\n`).join("")))
+          const answers: Array<JsonRpc.JSONRPCMessage> = []
+          while (!answers.some((message) => "id" in message && message.id === "after")) {
+            answers.push(
+              yield* Queue.take(received).pipe(Effect.timeoutFail({ duration: WAIT, onTimeout: () => answers }))
+            )
+          }
+          expect(answers).toStrictEqual([
+            { jsonrpc: "2.0", error: { code: JsonRpc.ErrorCode.InvalidRequest, message: "Invalid request" } },
+            {
+              jsonrpc: "2.0",
+              id: "deep",
+              error: { code: JsonRpc.ErrorCode.InvalidRequest, message: "Invalid request" }
+            },
+            { jsonrpc: "2.0", id: "allowed", result: {} },
+            { jsonrpc: "2.0", id: "after", result: {} }
+          ])
+          expect(served.unsafePoll()).toBeNull()
+        })
     )
 
     it.scoped.prop(

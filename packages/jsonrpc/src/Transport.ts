@@ -91,19 +91,70 @@ export {
 export class Transport extends Context.Tag("@effect-mcp/jsonrpc/Transport")<Transport, TransportService>() {}
 
 /**
+ * How deeply one message may nest arrays and objects (the message itself is the first level), as
+ * Jackson's default. A deeper one is malformed: what reads and writes messages (Schema decoding,
+ * `JSON.stringify`) recurses, and would overflow the stack on it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_DEPTH = 1000
+
+/** Whether `value` nests arrays and objects deeper than `max` levels (walked without recursion). */
+const deeperThan = (value: unknown, max: number): boolean => {
+  if (typeof value !== "object" || value === null) return false
+  const values: Array<object> = [value]
+  const depths: Array<number> = [1]
+  for (let next = values.pop(); next !== undefined; next = values.pop()) {
+    const depth = (depths.pop() ?? 0) + 1
+    for (const child of Array.isArray(next) ? next : Object.values(next)) {
+      if (typeof child !== "object" || child === null) continue
+      if (depth > max) return true
+      values.push(child)
+      depths.push(depth)
+    }
+  }
+  return false
+}
+
+/**
+ * What of a message nested too deeply is kept: its `jsonrpc`, `id` and `method` (it is answered by
+ * its id, or is a response), or of an array an empty one (no message, answered as one).
+ */
+const envelopeOf = (raw: object): Record<string, unknown> | [] =>
+  Array.isArray(raw)
+    ? []
+    : Object.fromEntries(
+        ["jsonrpc", "id", "method"].flatMap((key) => {
+          const value: unknown = (raw as Record<string, unknown>)[key]
+          return Object.hasOwn(raw, key) && (typeof value !== "object" || value === null) ? [[key, value]] : []
+        })
+      )
+
+/** One message (or what should be one) as an inbound item. */
+const decodeOne = (raw: unknown): Incoming => {
+  if (deeperThan(raw, MAX_DEPTH)) {
+    const kept = envelopeOf(raw as object)
+    const issue = new ParseResult.Type(Schema.Unknown.ast, kept, `a message nested deeper than ${MAX_DEPTH} levels`)
+    return { _tag: "Malformed", raw: kept, error: new ParseResult.ParseError({ issue }) }
+  }
+  const decoded = JsonRpc.decodeMessage(raw)
+  return Either.isRight(decoded)
+    ? { _tag: "Message", message: decoded.right }
+    : { _tag: "Malformed", raw, error: decoded.left }
+}
+
+/**
  * Decodes one parsed JSON value into inbound items: one per message, several for a
- * 2025-03-26 batch. Transports call this once per received JSON text.
+ * 2025-03-26 batch (an array in a batch is no message: batches do not nest). A message nested
+ * deeper than {@link MAX_DEPTH} levels is malformed, only its `jsonrpc`, `id` and `method` kept.
+ * Transports call this once per received JSON text.
  *
  * @since 0.1.0
  * @category utils
  */
-export const decodeIncoming = (raw: unknown): ReadonlyArray<Incoming> => {
-  if (Array.isArray(raw) && raw.length > 0) return raw.flatMap(decodeIncoming)
-  const decoded = JsonRpc.decodeMessage(raw)
-  return Either.isRight(decoded)
-    ? [{ _tag: "Message", message: decoded.right }]
-    : [{ _tag: "Malformed", raw, error: decoded.left }]
-}
+export const decodeIncoming = (raw: unknown): ReadonlyArray<Incoming> =>
+  Array.isArray(raw) && raw.length > 0 ? raw.map(decodeOne) : [decodeOne(raw)]
 
 /**
  * The inbound item for text that is not JSON at all (kept short).

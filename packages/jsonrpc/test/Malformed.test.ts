@@ -46,6 +46,39 @@ describe("malformed input", () => {
     })
   )
 
+  it.scoped("a message nested deeper than MAX_DEPTH is malformed, and so is a batch in a batch", () =>
+    Effect.gen(function* () {
+      const { peer, sent, feed } = yield* fed(true)
+      yield* peer.handle("echo", () => Effect.succeed({}))
+      /** A request whose params nest arrays to `levels` in all (the message is the first). */
+      const nested = (id: number, levels: number) =>
+        `{"jsonrpc":"2.0","id":${id},"method":"echo","params":{"deep":${"[".repeat(levels - 2)}${"]".repeat(levels - 2)}}}`
+      yield* feed(nested(1, Transport.MAX_DEPTH))
+      yield* feed(nested(2, Transport.MAX_DEPTH + 1))
+      yield* feed(nested(3, 100_000))
+      yield* feed(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)
+      yield* feed(
+        JSON.stringify([{ jsonrpc: "2.0", id: 4, method: "echo" }, [{ jsonrpc: "2.0", id: 5, method: "echo" }]])
+      )
+      yield* Effect.yieldNow().pipe(Effect.repeatN(20))
+      const invalid = { code: -32600, message: "Invalid request" }
+      // Handlers answer on fibers of their own: in any order.
+      expect(sent).toHaveLength(6)
+      expect(sent).toEqual(
+        expect.arrayContaining([
+          { jsonrpc: "2.0", id: 1, result: {} },
+          { jsonrpc: "2.0", id: 2, error: invalid },
+          { jsonrpc: "2.0", id: 3, error: invalid },
+          { jsonrpc: "2.0", id: 4, result: {} }
+        ])
+      )
+      expect(sent.filter((message) => !("id" in message))).toStrictEqual([
+        { jsonrpc: "2.0", error: invalid },
+        { jsonrpc: "2.0", error: invalid }
+      ])
+    })
+  )
+
   it.scoped("a client's peer only counts them", () =>
     Effect.gen(function* () {
       const { peer, sent, feed } = yield* fed(false)

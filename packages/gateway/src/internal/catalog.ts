@@ -16,12 +16,12 @@ import type { Lane } from "./lanes.js"
 import type * as LogRelay from "./logRelay.js"
 import * as Observe from "./observe.js"
 import * as Propagation from "./propagation.js"
-import { promptOf, serverOfTool, serverOfUri, toolOfView } from "./routing.js"
+import { firstThatHas, promptOf, serverOfTool, serverOfUri, serversForUnlisted, toolOfView } from "./routing.js"
 import type { Subscriptions } from "./subscriptions.js"
 import * as Tasks from "./tasks.js"
 import * as ToolSearch from "./toolSearch.js"
 import * as Views from "./views.js"
-import { behind, decodedHandler, failure, handler, written } from "./wire.js"
+import { type BehindFailure, behind, decodedHandler, failure, handler, toFailure, written } from "./wire.js"
 
 /** What serving the catalog needs. */
 export interface CatalogContext {
@@ -209,17 +209,48 @@ const callFor =
       )
     )
 
+/** A read of `uri` on `server`, over the session the options say when it is that server's. */
+const readOn = (host: McpHost.McpHostService, server: string, uri: string, options: McpHost.CallOptions) =>
+  options.session !== undefined && options.session.server === server
+    ? options.session.client.readResource(uri, options)
+    : Effect.flatMap(host.client(server), (client) => client.readResource(uri, options))
+
 /**
  * A read for the client's request, its view addresses rewritten for the server it comes from. A view
  * address the gateway gave reaches the server it names alone, with the address that server gave; a
  * `ui://` address it did not give reaches none. Any other URI goes to the server that lists it (or
- * whose template matches). A request that says which view it comes from reads that view's server only.
+ * whose template matches), else to the servers that may serve it unlisted (`serversForUnlisted`):
+ * the first whose answer is other than "not found". A request that says which view it comes from
+ * reads that view's server only, and one that continues a server's round that server only.
  */
 const readFor = (context: CatalogContext, uri: string, request: Peer.InboundRequest) => {
   const { host, version } = context
   const target = Views.origin(uri)
   const view = Views.viewServer(request)
   const notFound = new HostError.NotFound({ kind: "resource", name: uri })
+  /** A read for `server` (none: no server has the URI), its progress, logs and calls the request's. */
+  const readAt = (
+    server: string | undefined,
+    read: (options: McpHost.CallOptions) => Effect.Effect<Methods.ResultOf<"resources/read">, BehindFailure>
+  ) =>
+    Effect.flatMap(callOptions(context, request, server), (relayed) =>
+      overLane(context, server, relayed)((options) => behind(read(options), version))
+    ).pipe(
+      Effect.map((result) => (server === undefined ? result : Views.read(server, result))),
+      context.inFlight.track(request.id, server)
+    )
+  /** A URI no server lists: asked of each server that may serve it, in turn. */
+  const unlisted = Effect.flatMap(serversForUnlisted(host, uri, "read"), (servers) =>
+    firstThatHas(
+      servers.filter(
+        (server) =>
+          (view === undefined || server === view) &&
+          (context.continues === undefined || server === context.continues.server)
+      ),
+      (server) => readAt(server, (options) => readOn(host, server, uri, options)),
+      toFailure(notFound, version)
+    ).pipe(Effect.map(([, result]) => result))
+  )
   const located =
     target !== undefined
       ? Effect.succeed(target.server)
@@ -227,32 +258,21 @@ const readFor = (context: CatalogContext, uri: string, request: Peer.InboundRequ
         ? Effect.succeed(undefined)
         : serverOfUri(host, uri)
   return Effect.flatMap(located, (server) => {
+    if (server === undefined && target === undefined && !McpApps.isUiUri(uri)) return unlisted
     if (view !== undefined && server !== view) {
       return failure(
         JsonRpc.ErrorCode.InvalidParams,
         `resources/read: ${uri} is not a resource of ${view}, the server of the view that asked`
       )
     }
-    return Effect.flatMap(callOptions(context, request, server), (relayed) =>
-      overLane(
-        context,
-        server,
-        relayed
-      )((options) => {
-        const read =
-          target !== undefined
-            ? Effect.flatMap(
-                Effect.catchTag(host.client(target.server), "UnknownServer", () => Effect.fail(notFound)),
-                (client) => client.readResource(target.uri, options)
-              )
-            : server === undefined
-              ? Effect.fail(notFound)
-              : host.readResource(uri, options)
-        return behind(read, version)
-      })
-    ).pipe(
-      Effect.map((result) => (server === undefined ? result : Views.read(server, result))),
-      context.inFlight.track(request.id, server)
+    return readAt(server, (options) =>
+      target !== undefined
+        ? Effect.catchTag(readOn(host, target.server, target.uri, options), "UnknownServer", () =>
+            Effect.fail(notFound)
+          )
+        : server === undefined
+          ? Effect.fail(notFound)
+          : host.readResource(uri, options)
     )
   })
 }

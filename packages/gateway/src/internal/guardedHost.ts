@@ -9,7 +9,7 @@
  * A refused call fails with the JSON-RPC error {@link RATE_LIMITED}, its `data` saying when to
  * retry (`retryAfter` seconds, `retryAfterMs`), as a server's own error would reach the client.
  */
-import { type Aggregate, HostError, type McpHost } from "@effect-mcp/host"
+import { Aggregate, HostError, type McpHost } from "@effect-mcp/host"
 import { RpcError } from "@effect-mcp/jsonrpc/PeerError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -18,7 +18,7 @@ import * as Option from "effect/Option"
 import type * as Policy from "./policy.js"
 import * as Principal from "./principal.js"
 import * as RateLimit from "./rateLimit.js"
-import { serverOfUri } from "./routing.js"
+import { serverOfUri, type UriGuarded, UriVisibility } from "./routing.js"
 
 /** The JSON-RPC error code of a call refused by a rate limit or quota. */
 export const RATE_LIMITED = -32029
@@ -57,7 +57,7 @@ export const make = (
   host: McpHost.McpHostService,
   policy: Policy.Policy,
   limiter: RateLimit.Limiter
-): McpHost.McpHostService => {
+): McpHost.McpHostService & UriGuarded => {
   const current = Effect.map(FiberRef.get(Principal.CurrentPrincipal), (principal) => ({
     principal,
     access: policy.accessOf(principal)
@@ -81,8 +81,27 @@ export const make = (
       yield* takeToolLimits(limiter, principal, access, entry)
     })
 
+  /**
+   * Whether the principal may reach `uri` on `server` though no list it sees has it: the URI is
+   * visible there, and the server neither lists it nor has a template that matches it (such a URI
+   * is that entry's, hidden with it). A view of a view hides what either hides.
+   */
+  const reaches = (server: string, uri: string) =>
+    Effect.gen(function* () {
+      const { access } = yield* current
+      if (!access.visible("resources", server, uri)) return false
+      const listed = (yield* host.resources).some((entry) => entry.server === server && entry.resource.uri === uri)
+      const templated = (yield* host.resourceTemplates).some(
+        (entry) => entry.server === server && Aggregate.templateMatches(entry.template.uriTemplate, uri)
+      )
+      if (listed || templated) return false
+      const inner = (host as McpHost.McpHostService & UriGuarded)[UriVisibility]
+      return inner === undefined ? true : yield* inner(server, uri)
+    })
+
   return {
     ...host,
+    [UriVisibility]: reaches,
     tools,
     resources: filtered(host.resources, (access, entry) =>
       access.visible("resources", entry.server, entry.resource.uri)

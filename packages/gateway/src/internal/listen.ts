@@ -3,15 +3,16 @@
  * each change of the host's lists it asked for and each update of a resource it subscribed to, all
  * tagged with the subscription's id, for as long as the stream is read. A subscribed resource is
  * held on its server's session while the stream lives (shared with the 2025-11-25 sessions'
- * subscriptions: the session unsubscribes when the last holder lets go); a URI no server serves, or
- * whose server cannot subscribe now, is left out of the acknowledgement.
+ * subscriptions: the session unsubscribes when the last holder lets go; a URI no server lists goes
+ * to a server that subscribes to it, `Subscriptions.holdServed`); a URI no server serves, or whose
+ * server cannot subscribe now, is left out of the acknowledgement.
  */
 import type { McpHost } from "@effect-mcp/host"
 import { type JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { serverOfUri } from "./routing.js"
 import type * as ServerRequests from "./serverRequests.js"
 import * as Subscriptions from "./subscriptions.js"
 
@@ -29,11 +30,11 @@ const holdAll = (context: ListenContext, uris: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const held = new Map<string, string>()
     for (const uri of new Set(uris)) {
-      const server = yield* Effect.orElseSucceed(serverOfUri(context.host, uri), () => undefined)
-      if (server === undefined) continue
-      const holding = Subscriptions.hold(context.host, context.attachments, server, uri)
-      const release = Effect.ignore(Subscriptions.release(context.host, context.attachments, server, uri))
-      if ((yield* Effect.either(Effect.acquireRelease(holding, () => release)))._tag === "Right") held.set(uri, server)
+      const holding = Subscriptions.holdServed(context.host, context.attachments, uri)
+      const release = (server: string) =>
+        Effect.ignore(Subscriptions.release(context.host, context.attachments, server, uri))
+      const server = yield* Effect.option(Effect.acquireRelease(holding, release))
+      if (Option.isSome(server)) held.set(uri, server.value)
     }
     return held
   })

@@ -1,7 +1,7 @@
 /**
  * One client's standing requests to the servers behind the gateway: the resources it subscribed to
- * (each with the server that serves it; the server's session stays subscribed while any connection
- * is, and the connection's subscriptions are released when it ends) and the log level it asked
+ * (each with the server that serves it, listed or not; the server's session stays subscribed while
+ * any connection is, and the connection's subscriptions are released when it ends) and the log level it asked
  * for (the servers' sessions, which every connection shares, are set to the most verbose level any
  * connection asked for; each connection hears its own, `logRelay.ts`). Both are applied again to a server's new session when the host restarts it, and updates of subscribed
  * resources are passed on to the client, for as long as the connection lives (its log messages:
@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Fanout } from "./fanout.js"
 import * as LogRelay from "./logRelay.js"
-import { serverOfUri } from "./routing.js"
+import { firstThatHas, serverOfUri, serversForUnlisted } from "./routing.js"
 import type * as ServerRequests from "./serverRequests.js"
 import { behind, failure } from "./wire.js"
 
@@ -53,6 +53,28 @@ export const release = (host: McpHost.McpHostService, shared: Holders, server: s
     const client = yield* behind(host.client(server))
     yield* behind(client.unsubscribe(uri))
   }).pipe(shared.subscribing.withPermits(1))
+
+/**
+ * Holds `uri` for one more holder on the server that serves it: the one that lists it (or whose
+ * template matches it), else the first of those that may serve it unlisted (`serversForUnlisted`)
+ * whose answer to the subscription is other than "not found". That server, or -32002 when none
+ * has the URI.
+ */
+export const holdServed = (
+  host: McpHost.McpHostService,
+  shared: Holders,
+  uri: string
+): Effect.Effect<string, JsonRpcFailure> =>
+  Effect.gen(function* () {
+    const listed = yield* serverOfUri(host, uri)
+    const servers = listed !== undefined ? [listed] : yield* serversForUnlisted(host, uri, "subscribe")
+    const [server] = yield* firstThatHas(
+      servers,
+      (server) => hold(host, shared, server, uri),
+      failure(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
+    )
+    return server
+  })
 
 /** How long a server is given to take the shared log level. */
 const SET_LEVEL_TIMEOUT = "5 seconds"
@@ -126,13 +148,11 @@ export const make = (
     return {
       add: (uri) =>
         Effect.gen(function* () {
-          const server = yield* serverOfUri(host, uri)
-          if (server === undefined) {
-            return yield* failure(JsonRpc.ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
-          }
-          if (subscribed.get(uri) === server) return
-          yield* hold(host, holders, server, uri)
-          subscribed.set(uri, server)
+          const held = subscribed.get(uri)
+          // Held already: where it is, unless another server lists it now.
+          if (held !== undefined && ((yield* serverOfUri(host, uri)) ?? held) === held) return
+          subscribed.set(uri, yield* holdServed(host, holders, uri))
+          if (held !== undefined) yield* Effect.ignore(release(host, holders, held, uri))
         }),
       remove: (uri) =>
         Effect.gen(function* () {
