@@ -244,6 +244,41 @@ describe("effect-mcp serve, used by our own client at each era", () => {
   }, 120_000)
 })
 
+describe("effect-mcp serve, the reference server's requests to our own client at the default era (2026-07-28)", () => {
+  const gateway = () => ["--", process.execPath, bin, "serve", "--config", config]
+  const call = (...args: ReadonlyArray<string>) =>
+    run(["tools", "call", ...args, ...gateway()], { cwd, timeoutMs: 60_000 })
+
+  it("sampling is answered by --sampling-command in the client's input round, and the call finishes", async () => {
+    const reply = JSON.stringify({
+      role: "assistant",
+      content: { type: "text", text: "from the command" },
+      model: "sh"
+    })
+    const sampled = await call(
+      "everything__trigger-sampling-request",
+      "prompt=hi",
+      "--sampling-command",
+      `cat > /dev/null; echo '${reply}'`
+    )
+    expect({ ...sampled, stderr: sampled.stderr.split("\n")[0] }).toMatchObject({ code: 0, stderr: "" })
+    expect(sampled.stdout).toMatch(/from the command/)
+  }, 60_000)
+
+  it("elicitation is asked (off a terminal: declined, said on stderr) and the call finishes with the answer", async () => {
+    const elicited = await call("everything__trigger-elicitation-request")
+    expect([elicited.code, elicited.stderr]).toEqual([0, expect.stringMatching(/declined \(not a terminal/)])
+    expect(elicited.stdout).toMatch(/declined/)
+  }, 60_000)
+
+  it("roots are listed from --root", async () => {
+    const root = mkdtempSync(join(tmpdir(), "effect-mcp-serve-root-"))
+    const listed = await call("everything__get-roots-list", "--root", root)
+    expect([listed.code, listed.stderr]).toEqual([0, ""])
+    expect(listed.stdout).toContain(root)
+  }, 60_000)
+})
+
 describe("effect-mcp serve, given bad input", () => {
   it("answers a line that is not JSON with -32700 and a value that is no message with -32600, then serves on", async () => {
     const child = spawn(process.execPath, [bin, "serve", "--config", config], { cwd, stdio: ["pipe", "pipe", "pipe"] })

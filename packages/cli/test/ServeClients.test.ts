@@ -3,8 +3,8 @@
  * client over stdio (2025-11-25, the reference server behind: calls, progress, the server's sampling
  * and elicitation answered by the client's handlers) and over Streamable HTTP at 2026-07-28 (input
  * rounds answered by its handlers and retried with `requestState`; a 2026-07-28 server's list changes
- * on the client's `subscriptions/listen`; a stateful server's tool asking mid-call is run again only
- * when marked safe to repeat, else refused naming the server), and a raw
+ * on the client's `subscriptions/listen`; a stateful server's tool asking mid-call is held across the
+ * round and runs once), and a raw
  * 2025-03-26 client over stdio whose every answer validates against that revision's schema.json.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -191,29 +191,29 @@ describe("effect-mcp serve --port, used by the official SDK v2 client at 2026-07
 })
 
 describe("effect-mcp serve --port at 2026-07-28, a stateful (2025-11-25) server's tool that asks mid-call", () => {
-  it("is refused, naming the server, when not marked safe to repeat: the client is not asked", async () => {
+  it("is held across the client's round: the client's answer in its retry reaches the waiting call, which runs once", async () => {
     asked.length = 0
-    for (const [tool, server] of [
-      ["everything__trigger-elicitation-request", "everything"],
-      ["replay__commit", "replay"]
-    ] as const) {
-      await expect(httpClient.callTool({ name: tool, arguments: { ticket: "refused" } })).rejects.toMatchObject({
-        code: -32603,
-        message: expect.stringContaining(`${server} asked for elicitation/create mid-call`),
-        data: { server }
-      })
+    for (const tool of ["replay__commit", "replay__choose", "replay__peek"]) {
+      const from = posted.length
+      const result = await httpClient.callTool({ name: tool, arguments: { ticket: "held" } })
+      // Whether marked safe to repeat or not, the server's call ran once: it waited for the answer.
+      expect([tool, result.content]).toEqual([tool, [{ type: "text", text: "green after 1 runs" }]])
+      const rounds = posted.slice(from).filter((body) => body.method === "tools/call")
+      expect(rounds.map((body) => typeof body.params?.requestState)).toEqual(["undefined", "string"])
     }
-    expect(asked).toEqual([])
+    expect(asked).toEqual(["elicitation: Which colour?", "elicitation: Which colour?", "elicitation: Which colour?"])
   })
 
-  it("is run again with the client's answer and finishes when marked idempotentHint or readOnlyHint", async () => {
+  it("the reference server's sampling and elicitation, as our own client at the default era would ask them", async () => {
     asked.length = 0
-    for (const tool of ["replay__choose", "replay__peek"]) {
-      const result = await httpClient.callTool({ name: tool, arguments: { ticket: "once" } })
-      // The first run asked and was stopped; the second found the answer.
-      expect([tool, result.content]).toEqual([tool, [{ type: "text", text: "green after 2 runs" }]])
-    }
-    expect(asked).toEqual(["elicitation: Which colour?", "elicitation: Which colour?"])
+    const sampled = await httpClient.callTool({
+      name: "everything__trigger-sampling-request",
+      arguments: { prompt: "hello", maxTokens: 10 }
+    })
+    expect(text(sampled)).toContain("sampled by sdk-v2-http")
+    const elicited = await httpClient.callTool({ name: "everything__trigger-elicitation-request", arguments: {} })
+    expect(text(elicited)).toContain("- Name: Ada")
+    expect(asked).toEqual(["sampling", "elicitation: Please provide inputs for the following fields:"])
   })
 })
 

@@ -52,6 +52,7 @@ import type * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Catalog from "./internal/catalog.js"
 import * as Handshake from "./internal/handshake.js"
+import * as HeldCalls from "./internal/heldCalls.js"
 import * as InFlight from "./internal/inflight.js"
 import * as Lanes from "./internal/lanes.js"
 import * as LogRelay from "./internal/logRelay.js"
@@ -159,6 +160,7 @@ export const serve = (
     let clientName = options.clientName ?? "client"
     // Everything asynchronous comes before the peer reads: a request must find its handler.
     const sealer = yield* Sealing.make([yield* Sealing.localKey])
+    const held = yield* HeldCalls.make()
     const peer = yield* Peer.make(transport, {
       server: () => clientName,
       requestTimeout: "60 seconds",
@@ -178,7 +180,8 @@ export const serve = (
       attachments: shared,
       sealer,
       toolSearch: options.toolSearch === true,
-      ...(options.maxCallTime === undefined ? {} : { maxCallTime: options.maxCallTime })
+      ...(options.maxCallTime === undefined ? {} : { maxCallTime: options.maxCallTime }),
+      held
     })
 
     // MCP Apps is declared when a server offers it as the client initializes (a session's capabilities are fixed).

@@ -80,11 +80,14 @@ const http = (
     }
     const secrets = yield* Config.option(Config.redacted("EFFECT_MCP_GATEWAY_SECRETS")).pipe(Effect.orDie)
     const sealing = Option.isSome(secrets) ? yield* StreamableHttpServer.sealingKeys(Redacted.value(secrets.value)) : []
+    // The instance's name in the rounds whose stateful servers' calls it holds (a retry elsewhere is refused naming it).
+    const instance = yield* Config.option(Config.nonEmptyString("EFFECT_MCP_INSTANCE")).pipe(Effect.orDie)
     const { port: bound } = yield* NodeStreamableHttpServer.listen({
       host,
       port,
       gateway,
       sealing,
+      ...(Option.isSome(instance) ? { instance: instance.value } : {}),
       corsOrigins,
       ...access,
       ...(Option.isSome(token) ? { token: Redacted.value(token.value) } : {})

@@ -32,6 +32,7 @@ import * as McpGateway from "../McpGateway.js"
 import * as ApiKeys from "./apiKeys.js"
 import * as Auth from "./auth.js"
 import * as GuardedHost from "./guardedHost.js"
+import * as HeldCalls from "./heldCalls.js"
 import * as HttpSession from "./httpSession.js"
 import type * as OAuthResource from "./oauthResource.js"
 import * as Observe from "./observe.js"
@@ -83,6 +84,11 @@ export interface Options {
    * behind one balancer needs the same. Default: a random key of this process (one instance only).
    */
   readonly sealing?: ReadonlyArray<Sealing.SealingKey>
+  /**
+   * This instance's name in the `requestState` of the rounds whose stateful servers' calls it holds
+   * (a retry elsewhere is refused naming it). Default: a random name.
+   */
+  readonly instance?: string
   /** The largest request body read; a larger one is answered 413. Default: 10 MiB. */
   readonly maxBodyBytes?: number
   /**
@@ -254,7 +260,8 @@ export const make = (
         options.sealing !== undefined && options.sealing.length > 0 ? options.sealing : [yield* Sealing.localKey]
       ),
       toolSearch: options.gateway?.toolSearch === true,
-      ...(options.gateway?.maxCallTime === undefined ? {} : { maxCallTime: options.gateway.maxCallTime })
+      ...(options.gateway?.maxCallTime === undefined ? {} : { maxCallTime: options.gateway.maxCallTime }),
+      held: yield* HeldCalls.make(options.instance)
     }
     // The servers are followed from the start, before any client can ask to hear them (the host
     // itself: following is no one's in particular).

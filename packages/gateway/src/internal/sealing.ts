@@ -4,7 +4,8 @@
  * that keys can rotate (the first key seals; the others still open what they sealed; a token of a
  * key no longer listed is refused). The payload is what the next round needs, so any instance can
  * finish any round: who it belongs to, until when, for which request, the answers so far, and a
- * 2026-07-28 server's own round (its name and its `requestState`, untouched). A token is read back
+ * 2026-07-28 server's own round (its name and its `requestState`, untouched) or the held call of a
+ * stateful server that the retry continues (`heldCalls.ts`). A token is read back
  * through a Schema: decryption proves who made it, not what it holds.
  */
 import * as Effect from "effect/Effect"
@@ -56,7 +57,14 @@ export const Payload = Schema.Struct({
   serverRound: Schema.optionalWith(
     Schema.Struct({ server: Schema.String, requestState: Schema.optionalWith(Schema.String, { exact: true }) }),
     { exact: true }
-  )
+  ),
+  /**
+   * The stateful server's call the last round's requests wait in, and the instance that holds it
+   * (`heldCalls.ts`): the retry continues that call there.
+   */
+  held: Schema.optionalWith(Schema.Struct({ instance: Schema.String, id: Schema.String, server: Schema.String }), {
+    exact: true
+  })
 })
 
 /** The type of {@link Payload}. */

@@ -212,9 +212,11 @@ const ask = <M extends Forwarded>(
     const target = targetOf(yield* Ref.get(attachments), from, method, caller)
     if (target instanceof JsonRpcFailure) return yield* target
     if (!declared(target.client.capabilities)) {
-      // The client's request fails for it only when the server asked during that client's call
-      // (roots/list, asked with no call in view, is the server's own business: it gets -32601).
-      if (server !== undefined && target.inFlight.latest(server) !== undefined) target.undeclared?.(method)
+      // The client's request fails for it only when the server asked during that client's call; a
+      // roots/list not made in the call itself (a server asks for roots when it likes, after its
+      // handshake say, and is only taken for a call's by timing) is the server's own business: -32601.
+      const inCall = method !== "roots/list" || (yield* Caller) !== undefined
+      if (inCall && server !== undefined && target.inFlight.latest(server) !== undefined) target.undeclared?.(method)
       return yield* failure(JsonRpc.ErrorCode.MethodNotFound, `The gateway's client does not support ${method}`)
     }
     const version = target.client.version

@@ -15,13 +15,15 @@ import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as ParseResult from "effect/ParseResult"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Catalog from "./catalog.js"
 import { capabilities } from "./handshake.js"
+import type * as HeldCalls from "./heldCalls.js"
 import * as InFlight from "./inflight.js"
-import { RELAYED } from "./inputRelay.js"
+import * as InputRelay from "./inputRelay.js"
 import * as LogRelay from "./logRelay.js"
 import { type Relayed, relayFor } from "./rounds.js"
 import type * as Sealing from "./sealing.js"
@@ -75,6 +77,8 @@ export interface StatelessContext {
   readonly toolSearch?: boolean
   /** The longest a call may take on a server (`McpGateway.Options.maxCallTime`). */
   readonly maxCallTime?: (server: string) => Duration.DurationInput | undefined
+  /** The stateful servers' calls held across input rounds, on this instance. */
+  readonly held: HeldCalls.HeldCalls
 }
 
 const errorObject = (error: JsonRpcFailure) => ({
@@ -181,67 +185,94 @@ interface Run {
   /** What the client declared in the request's envelope. */
   readonly capabilities: McpSchema.ClientCapabilities
   readonly inFlight: InFlight.InFlight
-  readonly notify: (notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>
+  readonly notify: HeldCalls.Notify
   /** The request's logs: its calls' own, at the level it asked for (none when it asked for none). */
   readonly logs: LogRelay.Options & { readonly asked: boolean }
 }
 
 /**
- * One run of a request through the catalog: the servers' input requests go to the relay (the
- * collected ones end the run with `input_required`); an input request the client did not declare
- * the capability for ends it with -32021.
+ * Starts one run of a request through the catalog, in a fiber of the instance's (it may be held
+ * between rounds): the servers' input requests go to the relay; an input request the client did
+ * not declare the capability for is noted, for -32021.
  */
-const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | undefined): Effect.Effect<Answer> => {
-  const { context, capabilities, inFlight, notify, logs } = run
-  const { id, method } = message
-  const relay = relayed?.relay
-  const handler = Catalog.handlers({
-    host: context.host,
-    version: VERSION,
-    notify: (notification, params) => notify({ jsonrpc: "2.0", method: notification, params }),
-    inFlight,
-    toolSearch: context.toolSearch === true,
-    ...(context.maxCallTime === undefined ? {} : { maxCallTime: context.maxCallTime }),
-    clientCapabilities: capabilities,
-    logs: LogRelay.own(logs),
-    ...(relayed?.continues === undefined ? {} : { continues: relayed.continues })
-  }).get(method)
-  if (handler === undefined) {
-    return Effect.succeed(answer(404, id, failure(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`)))
-  }
-  const required: Record<string, object> = {}
-  const attached: ServerRequests.Attached = {
-    client: { version: VERSION, capabilities },
-    inFlight,
-    undeclared: (asked) => {
-      required[REQUIRED[asked] ?? asked] = {}
-    },
-    request: (asked, params, from) =>
-      relay === undefined
-        ? Effect.fail(failure(JsonRpc.ErrorCode.InternalError, `${asked} cannot be asked of a ${VERSION} client here`))
-        : relay.request(asked, params, from)
-  }
-  const call = Effect.map(handler({ id, method, params: message.params }), (result) => ({ result })).pipe(
-    ServerRequests.servingFor(attached, id)
-  )
-  // A request without an answer stops the run once the round's other requests are collected too
+const start = (
+  message: JsonRpc.JSONRPCRequest,
+  run: Run,
+  relayed: Relayed | undefined
+): Effect.Effect<HeldCalls.Run | undefined> =>
+  Effect.gen(function* () {
+    const { context, capabilities, inFlight, logs } = run
+    const { id, method } = message
+    const relay = relayed?.relay
+    const sink = yield* Ref.make(run.notify)
+    const notify: HeldCalls.Notify = (notification) => Effect.flatMap(Ref.get(sink), (send) => send(notification))
+    const handler = Catalog.handlers({
+      host: context.host,
+      version: VERSION,
+      notify: (notification, params) => notify({ jsonrpc: "2.0", method: notification, params }),
+      inFlight,
+      toolSearch: context.toolSearch === true,
+      ...(context.maxCallTime === undefined ? {} : { maxCallTime: context.maxCallTime }),
+      clientCapabilities: capabilities,
+      logs: LogRelay.own(logs),
+      ...(relayed?.continues === undefined ? {} : { continues: relayed.continues })
+    }).get(method)
+    if (handler === undefined) return undefined
+    const required: Record<string, object> = {}
+    const attached: ServerRequests.Attached = {
+      client: { version: VERSION, capabilities },
+      inFlight,
+      undeclared: (asked) => {
+        required[REQUIRED[asked] ?? asked] = {}
+      },
+      request: (asked, params, from) =>
+        relay === undefined
+          ? Effect.fail(
+              failure(JsonRpc.ErrorCode.InternalError, `${asked} cannot be asked of a ${VERSION} client here`)
+            )
+          : relay.request(asked, params, from)
+    }
+    const call = Effect.acquireUseRelease(
+      Ref.update(context.attachments.attached, (all) => [attached, ...all]),
+      () => handler({ id, method, params: message.params }).pipe(ServerRequests.servingFor(attached, id)),
+      () => Ref.update(context.attachments.attached, (all) => all.filter((entry) => entry !== attached))
+    )
+    const fiber = yield* context.held.fork(call)
+    return { fiber, relay, required, sink, stop: Effect.asVoid(Fiber.interrupt(fiber)) }
+  })
+
+/**
+ * The answer of a run: its result; or, once its relay has collected a request without an answer,
+ * `input_required` (the run held when a stateful server's requests wait in it, stopped otherwise).
+ */
+const settle = (id: JsonRpc.RequestId, method: string, running: HeldCalls.Run, context: StatelessContext) => {
+  const { fiber, relay, required } = running
+  // A request without an answer ends the wait once the round's other requests are collected too
   // (they are asked side by side, each reaching the relay before anything else happens).
   const collected = relay?.needed.pipe(Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 20)), Effect.as(undefined))
-  return (collected === undefined ? call : Effect.raceFirst(call, collected)).pipe(
+  // Awaited, not joined: the run's fiber refs (its first request's context) stay its own.
+  const ended = Effect.map(Effect.flatten(Fiber.await(fiber)), (result) => ({ result }))
+  return (collected === undefined ? ended : Effect.raceFirst(ended, collected)).pipe(
+    // The client went away: a run not held is stopped.
+    Effect.onInterrupt(() => running.stop),
     Effect.flatMap((outcome) =>
       Effect.gen(function* () {
-        if (Object.keys(required).length > 0) return yield* missing(required)
-        const refused = relay?.refused()
-        if (refused !== undefined) return yield* refused
-        const result =
-          outcome === undefined && relay !== undefined
-            ? yield* relay.inputRequired(yield* Clock.currentTimeMillis)
-            : (outcome?.result ?? {})
+        if (Object.keys(required).length > 0) return yield* Effect.zipRight(running.stop, missing(required))
+        if (outcome !== undefined || relay === undefined) {
+          return { jsonrpc: "2.0" as const, id, result: completed(method, outcome?.result ?? {}, context.serverInfo) }
+        }
+        const now = yield* Clock.currentTimeMillis
+        const server = relay.holding()
+        const held =
+          server === undefined ? undefined : { instance: context.held.instance, id: crypto.randomUUID(), server }
+        if (held === undefined) yield* running.stop
+        else yield* context.held.hold(held.id, running, InputRelay.LIFETIME_MS)
+        const result = yield* relay.inputRequired(now, held)
         return { jsonrpc: "2.0" as const, id, result: completed(method, result, context.serverInfo) }
       })
     ),
     Effect.catchAll((error) => {
-      const refusedFirst = Object.keys(required).length > 0 ? missing(required) : (relay?.refused() ?? error)
+      const refusedFirst = Object.keys(required).length > 0 ? missing(required) : error
       return Effect.succeed({ jsonrpc: "2.0" as const, id, error: errorObject(refusedFirst) })
     }),
     Effect.map(
@@ -249,15 +280,27 @@ const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | u
         status: "error" in response && response.error.code === -32021 ? 400 : 200,
         message: response
       })
-    ),
-    (effect) =>
-      Effect.acquireUseRelease(
-        Ref.update(context.attachments.attached, (all) => [attached, ...all]),
-        () => effect,
-        () => Ref.update(context.attachments.attached, (all) => all.filter((entry) => entry !== attached))
-      )
+    )
   )
 }
+
+/** One run of a request (or the held call it continues, its answers given), to its answer. */
+const runOnce = (message: JsonRpc.JSONRPCRequest, run: Run, relayed: Relayed | undefined): Effect.Effect<Answer> =>
+  Effect.gen(function* () {
+    const { id, method } = message
+    const continued = relayed?.resumes
+    if (continued !== undefined) {
+      yield* Ref.set(continued.sink, run.notify)
+      const responses = McpSchema.isJsonObject(message.params?.inputResponses) ? message.params.inputResponses : {}
+      yield* continued.relay?.resume(responses) ?? Effect.void
+      return yield* settle(id, method, continued, run.context)
+    }
+    const running = yield* start(message, run, relayed)
+    if (running === undefined) {
+      return answer(404, id, failure(JsonRpc.ErrorCode.MethodNotFound, `Method not found: ${method}`))
+    }
+    return yield* settle(id, method, running, run.context)
+  })
 
 /**
  * Answers one stateless request (not `subscriptions/listen`, see `listen.ts`); `notify` sends
@@ -267,7 +310,7 @@ export const respond = (
   message: JsonRpc.JSONRPCRequest,
   headers: Headers | undefined,
   context: StatelessContext,
-  notify: (notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>
+  notify: HeldCalls.Notify
 ): Effect.Effect<Answer> =>
   Effect.gen(function* () {
     const { id, method } = message
@@ -286,7 +329,7 @@ export const respond = (
         }
       }
     }
-    const relayed = RELAYED.has(method) ? yield* relayFor(message, headers, context) : undefined
+    const relayed = InputRelay.RELAYED.has(method) ? yield* relayFor(message, headers, context) : undefined
     if (relayed instanceof JsonRpcFailure) return answer(200, id, relayed)
     const inFlight = InFlight.make()
     // Log messages only for a request that asked for them, those of its own call, on its stream.
