@@ -131,6 +131,9 @@ describe("effect-mcp host shell", () => {
       () => count("logging/setLevel") === 2 && count("resources/subscribe") === 2,
       "the level and the subscription on the new session"
     )
+    // Ctrl-D at the next prompt (typed while the call still ends, it is the terminal's, as in a shell).
+    at = await shell.waitFor("error: test: the server process exited", at)
+    await shell.waitFor("host> ", at)
     await shell.type("\x04")
     expect((await shell.finished).code).toBe(0)
   }, 60_000)
