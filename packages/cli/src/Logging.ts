@@ -71,3 +71,19 @@ export const layer = (verbose: boolean): Layer.Layer<never> =>
     ),
     Logger.minimumLogLevel(verbose ? LogLevel.Debug : LogLevel.Warning)
   )
+
+/**
+ * Runs `effect` with the log entries that `drop` picks left out, in the fibers it starts too: for
+ * a command that says the same thing its own way.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const dropping =
+  (drop: (entry: Logger.Logger.Options<unknown>) => boolean) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.locallyWith(effect, FiberRef.currentLoggers, (loggers) =>
+      HashSet.map(loggers, (logger) =>
+        Logger.make<unknown, unknown>((entry) => (drop(entry) ? undefined : logger.log(entry)))
+      )
+    )

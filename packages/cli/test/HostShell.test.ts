@@ -137,4 +137,59 @@ describe("effect-mcp host shell", () => {
     await shell.type("\x04")
     expect((await shell.finished).code).toBe(0)
   }, 60_000)
+
+  it("a server whose session dies and is started again: its stderr's last lines are said once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "effect-mcp-host-crash-"))
+    const received = join(dir, "received.log")
+    writeFileSync(received, "")
+    const server = [process.execPath, testServer, received, "sessions"].map((word) => `'${word}'`).join(" ")
+    // The first session ends by itself after 2 s, saying why on stderr; the next one lasts.
+    const crashOnce = [
+      `if [ -e '${dir}/crashed' ]; then exec ${server}; fi`,
+      `touch '${dir}/crashed'`,
+      `timeout 2 ${server}`,
+      "echo 'Error: the first session dies' >&2",
+      "echo '    at crash (crash.js:1:1)' >&2",
+      "exit 3"
+    ].join("; ")
+    writeFileSync(
+      join(dir, ".mcp.json"),
+      JSON.stringify({ mcpServers: { test: { command: "/bin/sh", args: ["-c", crashOnce] } } })
+    )
+    const shell = startOnTerminal(["host", "shell"], { cwd: dir, env: { XDG_STATE_HOME: dir, NO_COLOR: "1" } })
+    const prompt = await shell.waitFor("host> ")
+    const restarting = await shell.waitFor("reconnecting (attempt 1)", prompt)
+    await shell.waitFor("test: ready", restarting)
+    await shell.type("\x04")
+    const { code, screen } = await shell.finished
+    expect(code, screen).toBe(0)
+    expect(screen.split("Error: the first session dies").length - 1, screen).toBe(1)
+    expect(screen.split("at crash (crash.js:1:1)").length - 1, screen).toBe(1)
+    expect(screen).toMatch(/the server process exited with code 3/)
+  }, 60_000)
+
+  it("a session that a command ends: the stderr's last lines once, in the status line or the command's error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "effect-mcp-host-crash-"))
+    const received = join(dir, "received.log")
+    writeFileSync(received, "")
+    const server = [process.execPath, testServer, received, "sessions"].map((word) => `'${word}'`).join(" ")
+    // `tools call test__exit` ends the session, saying why on stderr.
+    const dies = `${server}; echo 'Error: a call ended the session' >&2; echo '    at exit (exit.js:1:1)' >&2; exit 3`
+    writeFileSync(
+      join(dir, ".mcp.json"),
+      JSON.stringify({ mcpServers: { test: { command: "/bin/sh", args: ["-c", dies] } } })
+    )
+    const shell = startOnTerminal(["host", "shell"], { cwd: dir, env: { XDG_STATE_HOME: dir, NO_COLOR: "1" } })
+    let at = await shell.waitFor("host> ")
+    await shell.type("tools call test__exit\r")
+    at = await shell.waitFor("error: test: the server process exited with code 3", at)
+    await shell.waitFor("reconnecting (attempt 1)")
+    await shell.waitFor("test: ready")
+    await shell.waitFor("host> ", at)
+    await shell.type("\x04")
+    const { code, screen } = await shell.finished
+    expect(code, screen).toBe(0)
+    expect(screen.split("Error: a call ended the session").length - 1, screen).toBe(1)
+    expect(screen.split("at exit (exit.js:1:1)").length - 1, screen).toBe(1)
+  }, 60_000)
 })

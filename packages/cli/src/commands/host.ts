@@ -14,6 +14,7 @@ import type { ProtocolVersion } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Authorization from "../Authorization.js"
@@ -21,6 +22,7 @@ import { Exit, exitCodeOf, ServersFailed, UsageError } from "../CliError.js"
 import * as CommonOptions from "../CommonOptions.js"
 import { clientInfo, expandContext, isInteractive, retrySettings } from "../Connect.js"
 import * as Handlers from "../Handlers.js"
+import * as Logging from "../Logging.js"
 import { dim, Output, table } from "../Output.js"
 import * as HostShell from "../shell/HostShell.js"
 import * as ShellSession from "../shell/Repl.js"
@@ -288,6 +290,16 @@ export const call = Command.make(
   )
 )
 
+/**
+ * The host's warning that a server's session ended (`<server>: the session ended (<why>);
+ * restarting …`, or `not restarting …`): the host shell says each status change itself, the
+ * cause and its stderr's last lines included; the warning would say them again.
+ */
+const sessionEnded = ({ logLevel, message }: { readonly logLevel: LogLevel.LogLevel; readonly message: unknown }) => {
+  const [first] = Array.isArray(message) ? message : [message]
+  return logLevel._tag === "Warning" && typeof first === "string" && first.includes(": the session ended (")
+}
+
 /** `host shell`. */
 export const shell = Command.make("shell", { config, run: CommonOptions.run }, ({ config, run }) =>
   runCommand(
@@ -297,7 +309,7 @@ export const shell = Command.make("shell", { config, run: CommonOptions.run }, (
         reconnect: false,
         why: "the host starts its servers again itself (host status shows them)"
       })
-    )
+    ).pipe(Logging.dropping(sessionEnded))
   )
 ).pipe(
   Command.withDescription(

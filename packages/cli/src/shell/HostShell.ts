@@ -5,6 +5,7 @@
  * status, list changes, log messages and resource updates are printed as they come.
  */
 import type * as Prompt from "@effect/cli/Prompt"
+import { McpError } from "@effect-mcp/client"
 import type { McpHost } from "@effect-mcp/host"
 import { ServerStatus } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
@@ -59,6 +60,38 @@ const HELP: ReadonlyArray<readonly [string, string]> = [
 
 const usage = (reason: string) => Effect.fail(new UsageError({ reason }))
 
+/**
+ * A server's stderr's last lines, said once: a session that died is said in its status line and
+ * in the error of the command that was running on it, and a server that crashes again leaves the
+ * same lines. A failure whose lines were the last said for its server comes back without them.
+ */
+const tailSaidOnce = () => {
+  const said = new Map<string, string>()
+  return (server: string, failure: McpError.TransportError): McpError.TransportError => {
+    if (failure.stderr === undefined || failure.stderr.trim() === "") return failure
+    if (said.get(server) !== failure.stderr) {
+      said.set(server, failure.stderr)
+      return failure
+    }
+    const { stderr: _said, ...rest } = failure
+    return new McpError.TransportError(rest)
+  }
+}
+
+/** A status line's status, its cause's stderr said once. */
+const saidOnce = (
+  once: ReturnType<typeof tailSaidOnce>,
+  server: string,
+  status: ServerStatus.ServerStatus
+): ServerStatus.ServerStatus => {
+  if ((status._tag !== "Reconnecting" && status._tag !== "Failed") || status.cause._tag !== "TransportError")
+    return status
+  const cause = once(server, status.cause)
+  return status._tag === "Failed"
+    ? ServerStatus.ServerStatus.Failed({ cause })
+    : ServerStatus.ServerStatus.Reconnecting({ attempt: status.attempt, cause })
+}
+
 /** A session target on a host of every configured server. */
 export const target = (
   host: McpHost.McpHostService
@@ -78,10 +111,11 @@ export const target = (
       }
     })
     const sessions = yield* HostSessions.make(host)
+    const once = tailSaidOnce()
     const notifications = host.changes.pipe(
       Stream.map((change) =>
         change._tag === "Status"
-          ? `${change.server}: ${ServerStatus.describe(change.status)}`
+          ? `${change.server}: ${ServerStatus.describe(saidOnce(once, change.server, change.status))}`
           : `${change.server}: its ${change.list} changed`
       ),
       Stream.merge(sessions.lines)
@@ -187,5 +221,15 @@ export const target = (
     const warnings = Effect.map(host.servers, (servers) =>
       failuresOf(servers).map(({ server, why }) => `${server} failed to start: ${why} (status shows every server)`)
     )
-    return { name: "host", vocabulary, changes: host.changes, notifications, warnings, run }
+    return {
+      name: "host",
+      vocabulary,
+      changes: host.changes,
+      notifications,
+      warnings,
+      run: (words) =>
+        Effect.mapError(run(words), (failure) =>
+          failure._tag === "TransportError" ? once(failure.server, failure) : failure
+        )
+    }
   })
