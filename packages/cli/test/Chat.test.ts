@@ -414,6 +414,9 @@ describe("chat", () => {
       const { code, screen } = await chat.finished
       expect(fake.problems).toStrictEqual([])
       expect(code, screen).toBe(0)
+      // The line typed at the question was shown as typed (the terminal's echo is on while it reads).
+      const sgr = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g")
+      expect(screen.replace(sgr, "")).toContain("you› run the evil tool")
       // The result arrived, shown as text…
       expect(screen).toMatch(/<result {1,2}RED/)
       expect(screen).toContain("Done.")
