@@ -204,7 +204,8 @@ export const conformance = Command.make(
     const run: RunOptions = {
       json: false,
       verbose: process.env.MCP_CONFORMANCE_VERBOSE !== undefined,
-      timeout: Option.some(25),
+      // No shorter request timeout than the client's default (60 s): the runner's per-scenario timeout governs.
+      timeout: Option.none(),
       maxTime: Option.none(),
       retry: Option.none(),
       acceptDefaults: true,
