@@ -351,6 +351,20 @@ describe("the published packages, installed from their tarballs", () => {
     expect(called.stdout).toBe("Echo: hi\n")
   })
 
+  it("the installed effect-mcp serve is a gateway: the installed client calls the project's server through it", async () => {
+    const bin = join(project, "node_modules", ".bin", "effect-mcp")
+    // The gateway over stdio with the project's .mcp.json, at the default era (2026-07-28, found by
+    // server/discover) and at 2025-11-25 (a session); a gateway that dies on serve fails both.
+    for (const version of ["auto", "2025-11-25"]) {
+      const called = await run(
+        bin,
+        ["tools", "call", "everything__echo", "message=through", "--protocol-version", version, "--", bin, "serve"],
+        project
+      )
+      expect([version, called.stdout]).toEqual([version, "Echo: through\n"])
+    }
+  }, 90_000)
+
   it("the installed effect-mcp ui serves its page, built into the web package's tarball", async () => {
     const bin = join(project, "node_modules", ".bin", "effect-mcp")
     const child = spawn(bin, ["ui", "--no-open", "--state-dir", join(temp, "ui-state")], {
