@@ -20,73 +20,83 @@ import { connect, everything, faultServer, gatewayHost, textOf } from "./support
 /** The longest a test waits for something that should happen at once. */
 const WAIT = "30 seconds"
 
-/** Two clients whose handlers each answer with their own name, once both have been asked. */
-const twoCallers = Effect.gen(function* () {
-  const askedA = yield* Deferred.make<void>()
-  const askedB = yield* Deferred.make<void>()
-  const both = Effect.zipRight(Deferred.await(askedA), Deferred.await(askedB))
-  const handlers = (name: string, asked: Deferred.Deferred<void>) => ({
-    sampling: {
-      createMessage: () =>
-        Effect.zipRight(
-          Effect.zipRight(Deferred.succeed(asked, undefined), both),
-          Effect.succeed({
-            role: "assistant" as const,
-            content: { type: "text" as const, text: `sampled for ${name}` },
-            model: name
-          })
-        )
-    },
-    elicitation: {
-      form: () =>
-        Effect.zipRight(
-          Effect.zipRight(Deferred.succeed(asked, undefined), both),
-          Effect.succeed({ action: "accept" as const, content: { name } })
-        )
-    }
+/** Two clients (speaking `protocolVersion`) whose handlers each answer with their own name, once both have been asked. */
+const twoCallers = (protocolVersion: "2025-11-25" | "2026-07-28") =>
+  Effect.gen(function* () {
+    const askedA = yield* Deferred.make<void>()
+    const askedB = yield* Deferred.make<void>()
+    const both = Effect.zipRight(Deferred.await(askedA), Deferred.await(askedB))
+    const handlers = (name: string, asked: Deferred.Deferred<void>) => ({
+      sampling: {
+        createMessage: () =>
+          Effect.zipRight(
+            Effect.zipRight(Deferred.succeed(asked, undefined), both),
+            Effect.succeed({
+              role: "assistant" as const,
+              content: { type: "text" as const, text: `sampled for ${name}` },
+              model: name
+            })
+          )
+      },
+      elicitation: {
+        form: () =>
+          Effect.zipRight(
+            Effect.zipRight(Deferred.succeed(asked, undefined), both),
+            Effect.succeed({ action: "accept" as const, content: { name } })
+          )
+      }
+    })
+    const a = yield* connect({ ...handlers("Ada", askedA), protocolVersion })
+    const b = yield* connect({ ...handlers("Grace", askedB), protocolVersion })
+    return { a: a.client, b: b.client }
   })
-  const a = yield* connect(handlers("Ada", askedA))
-  const b = yield* connect(handlers("Grace", askedB))
-  return { a: a.client, b: b.client }
-})
 
 /** A gateway host whose one server, `ev`, has the target `target` gives (within the layer's scope). */
 type Hosted = Effect.Effect<ServerEntry.Target, never, Scope.Scope>
 
-const suite = (name: string, target: Hosted) =>
+/**
+ * The suite at each revision of `versions`. Over stdio only 2025-11-25 callers: two 2026-07-28
+ * requests in flight together on a stdio server are not told apart (each request a caller of its
+ * own, with no session of its own), and their server requests are refused rather than guessed.
+ */
+const suite = (name: string, target: Hosted, versions: ReadonlyArray<"2025-11-25" | "2026-07-28">) =>
   layer(Layer.unwrapScoped(Effect.map(target, (ev) => gatewayHost({ servers: [{ name: "ev", target: ev }] }))), {
     excludeTestServices: true,
     timeout: "90 seconds"
   })(name, (it) => {
-    it.scoped("two callers' sampling requests, in flight together, each reach their own caller", () =>
-      Effect.gen(function* () {
-        const { a, b } = yield* twoCallers
-        const call = (client: typeof a) =>
-          client.callTool("ev__trigger-sampling-request", { prompt: "hello", maxTokens: 5 })
-        const [forA, forB] = yield* Effect.all([call(a), call(b)], { concurrency: 2 }).pipe(Effect.timeout(WAIT))
-        expect(forA.isError).not.toBe(true)
-        expect(textOf(forA)).toContain("sampled for Ada")
-        expect(textOf(forA)).not.toContain("Grace")
-        expect(textOf(forB)).toContain("sampled for Grace")
-        expect(textOf(forB)).not.toContain("Ada")
-      })
-    )
+    for (const protocolVersion of versions) {
+      it.scoped(
+        `${protocolVersion}: two callers' sampling requests, in flight together, each reach their own caller`,
+        () =>
+          Effect.gen(function* () {
+            const { a, b } = yield* twoCallers(protocolVersion)
+            const call = (client: typeof a) =>
+              client.callTool("ev__trigger-sampling-request", { prompt: "hello", maxTokens: 5 })
+            const [forA, forB] = yield* Effect.all([call(a), call(b)], { concurrency: 2 }).pipe(Effect.timeout(WAIT))
+            expect(forA.isError).not.toBe(true)
+            expect(textOf(forA)).toContain("sampled for Ada")
+            expect(textOf(forA)).not.toContain("Grace")
+            expect(textOf(forB)).toContain("sampled for Grace")
+            expect(textOf(forB)).not.toContain("Ada")
+          })
+      )
 
-    it.scoped("two callers' elicitations, in flight together, each reach their own caller", () =>
-      Effect.gen(function* () {
-        const { a, b } = yield* twoCallers
-        const call = (client: typeof a) => client.callTool("ev__trigger-elicitation-request", {})
-        const [forA, forB] = yield* Effect.all([call(a), call(b)], { concurrency: 2 }).pipe(Effect.timeout(WAIT))
-        expect(textOf(forA)).toContain("Ada")
-        expect(textOf(forA)).not.toContain("Grace")
-        expect(textOf(forB)).toContain("Grace")
-        expect(textOf(forB)).not.toContain("Ada")
-      })
-    )
+      it.scoped(`${protocolVersion}: two callers' elicitations, in flight together, each reach their own caller`, () =>
+        Effect.gen(function* () {
+          const { a, b } = yield* twoCallers(protocolVersion)
+          const call = (client: typeof a) => client.callTool("ev__trigger-elicitation-request", {})
+          const [forA, forB] = yield* Effect.all([call(a), call(b)], { concurrency: 2 }).pipe(Effect.timeout(WAIT))
+          expect(textOf(forA)).toContain("Ada")
+          expect(textOf(forA)).not.toContain("Grace")
+          expect(textOf(forB)).toContain("Grace")
+          expect(textOf(forB)).not.toContain("Ada")
+        })
+      )
+    }
   })
 
 describe("a server's requests with two callers", () => {
-  suite("the reference server over stdio", Effect.succeed(everything))
+  suite("the reference server over stdio", Effect.succeed(everything), ["2025-11-25"])
 
   // The reference server over Streamable HTTP, on loopback, for as long as the suite's layer.
   suite(
@@ -97,7 +107,8 @@ describe("a server's requests with two callers", () => {
         (running) => Effect.promise(() => running.stop())
       ),
       (running): ServerEntry.Target => ({ _tag: "Http", url: `${running.origin}/mcp`, transport: "http", headers: {} })
-    )
+    ),
+    ["2025-11-25", "2026-07-28"]
   )
 })
 

@@ -9,10 +9,12 @@
  * the call's stream; 2026-07-28, which asks in the call) are always shared.
  */
 import type { McpHost } from "@effect-mcp/host"
+import * as Peer from "@effect-mcp/jsonrpc/Peer"
 import type { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
+import { Caller } from "./inflight.js"
 import { failure } from "./wire.js"
 
 /** Who is on each server's shared session now: per server, each client's calls on it. */
@@ -56,6 +58,24 @@ const release = (shared: Shared, server: string, client: object) => {
   if (holders.size === 0) shared.delete(server)
 }
 
+/**
+ * A session of `server`'s own, opened as no one's: its fibers (the reader, whose handlers answer
+ * the server's requests, and keep-alive) must not carry the call that happened to open it, or a
+ * later call's request would be taken for that one's.
+ */
+const openOwn = (host: McpHost.McpHostService, server: string) =>
+  host
+    .openSession(server)
+    .pipe(Effect.provideService(Caller, undefined), Effect.provideService(Peer.RequestOrigin, undefined))
+
+/** The error of a session of the server's own that could not be opened. */
+const unopened = (server: string) => (error: { readonly message: string }) =>
+  failure(
+    JsonRpc.ErrorCode.InternalError,
+    `${server} cannot tell this client's calls from another client's, and a session of its own could not be opened: ${error.message}`,
+    { server }
+  )
+
 /** A client's lane; its own sessions end with `scope` (the connection's). */
 export const make = (host: McpHost.McpHostService, shared: Shared, scope: Scope.Scope): Effect.Effect<Lane> =>
   Effect.gen(function* () {
@@ -67,16 +87,10 @@ export const make = (host: McpHost.McpHostService, shared: Shared, scope: Scope.
         Effect.suspend(() => {
           const open = own.get(server)
           if (open !== undefined) return Effect.succeed(open)
-          return host.openSession(server).pipe(
+          return openOwn(host, server).pipe(
             Scope.extend(scope),
             Effect.tap((session) => Effect.sync(() => own.set(server, session))),
-            Effect.mapError((error) =>
-              failure(
-                JsonRpc.ErrorCode.InternalError,
-                `${server} cannot tell this client's calls from another client's, and a session of its own could not be opened: ${error.message}`,
-                { server }
-              )
-            )
+            Effect.mapError(unopened(server))
           )
         })
       )
