@@ -14,47 +14,17 @@ import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as HttpCore from "../src/internal/httpCore.js"
 import * as Sealing from "../src/internal/sealing.js"
-import { postTo } from "./support/core.js"
+import { type CallAnswer, callTool } from "./support/core.js"
 import { gatewayHost, stdio } from "./support/gateway.js"
 
 const replay = stdio(fileURLToPath(new URL("../../cli/test/fixtures/replay-server.mjs", import.meta.url)))
 
-interface Answered {
-  readonly result?: {
-    readonly resultType?: string
-    readonly requestState?: string
-    readonly inputRequests?: Record<string, { readonly method: string }>
-    readonly content?: ReadonlyArray<{ readonly text?: string }>
-  }
-  readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown }
-}
-
 /** A 2026-07-28 call of `tool` with `ticket` over `handle`, with `extra` params (a retry's). */
 const call = (handle: HttpCore.Handler, tool: string, ticket: string, extra: Record<string, unknown> = {}) =>
-  Effect.map(
-    postTo(
-      handle,
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: tool,
-          arguments: { ticket },
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": { elicitation: {} }
-          },
-          ...extra
-        }
-      },
-      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": tool }
-    ),
-    (reply): Answered => (reply._tag === "Json" ? (reply.body as Answered) : {})
-  )
+  callTool(handle, tool, { ticket }, extra)
 
 /** The retry of `round` answering its one request with `color`. */
-const answering = (round: Answered, color: string) => {
+const answering = (round: CallAnswer, color: string) => {
   const [key] = Object.keys(round.result?.inputRequests ?? {})
   return {
     inputResponses: { [key ?? "none"]: { action: "accept", content: { color } } },
@@ -62,7 +32,7 @@ const answering = (round: Answered, color: string) => {
   }
 }
 
-const textOf = (answer: Answered) => answer.result?.content?.[0]?.text
+const textOf = (answer: CallAnswer) => answer.result?.content?.[0]?.text
 
 /**
  * Two instances sharing one sealing key, named `a` and `b`: `a` on the suite's host, `b` on a host

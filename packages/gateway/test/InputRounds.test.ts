@@ -17,7 +17,7 @@ import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import * as HttpCore from "../src/internal/httpCore.js"
 import type * as Reply from "../src/internal/reply.js"
-import { postTo } from "./support/core.js"
+import { callTool, postTo } from "./support/core.js"
 import { connect, elicitation, gatewayHost, roundServer, textOf } from "./support/gateway.js"
 
 /** The longest a test waits for something that should happen at once. */
@@ -165,38 +165,9 @@ layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), {
   )
 })
 
-/** The body of a 2026-07-28 call of `rounds__book` over HTTP, with `authorization`. */
+/** A 2026-07-28 call of `rounds__book` over HTTP, with `authorization`. */
 const booking = (handle: HttpCore.Handler, authorization: string, extra: Record<string, unknown> = {}) =>
-  Effect.map(
-    postTo(
-      handle,
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: "rounds__book",
-          arguments: {},
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": { elicitation: {} }
-          },
-          ...extra
-        }
-      },
-      {
-        authorization,
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "rounds__book"
-      }
-    ),
-    (reply) =>
-      (reply._tag === "Json" ? reply.body : {}) as {
-        readonly result?: { readonly resultType?: string; readonly requestState?: string }
-        readonly error?: { readonly code: number; readonly message: string }
-      }
-  )
+  callTool(handle, "rounds__book", {}, extra, { authorization })
 
 layer(gatewayHost({ servers: [{ name: "rounds", target: roundServer }] }), { timeout: "60 seconds" })(
   "a 2026-07-28 round's sealed requestState over HTTP",
