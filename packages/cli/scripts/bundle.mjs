@@ -39,14 +39,20 @@ const helpData = {
  */
 const resources = [
   // The Anthropic tokenizer's WebAssembly.
-  { module: /[\\/]tiktoken[\\/]lite[\\/]tiktoken\.cjs$/, files: ["tiktoken_bg.wasm"] },
-  // Its own file name, for stack traces only.
-  { module: /[\\/]undici[\\/]index\.js$/, files: [] }
+  { module: /[\\/]tiktoken[\\/]lite[\\/]tiktoken\.cjs$/, files: ["tiktoken_bg.wasm"] }
 ]
 
 const result = await bundle(root, { "effect-mcp": "dist/bin.js" }, { plugins: [helpData] })
 
-for (const input of Object.keys(result.metafile.inputs)) {
+// The modules in the bundle (the metafile also lists those esbuild read and left out).
+const bundled = new Set(
+  Object.values(result.metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+      .map(([input]) => input)
+  )
+)
+for (const input of bundled) {
   if (!input.endsWith(".js") && !input.endsWith(".cjs")) continue
   const path = join(root, input)
   if (!/\b__(dirname|filename)\b/.test(readFileSync(path, "utf8"))) continue

@@ -10,18 +10,14 @@
  *
  * @since 0.1.0
  */
-import { createServer } from "node:http"
 import { homedir } from "node:os"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Path from "@effect/platform/Path"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import { AuthError, Authorizer, type OAuth, TokenStore } from "@effect-mcp/client"
 import * as Config from "effect/Config"
 import type * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -64,8 +60,6 @@ export interface Interaction {
   readonly wait?: Duration.DurationInput
 }
 
-const PAGE = `<!doctype html><meta charset="utf-8"><title>effect-mcp</title><p>Authorization received. You can close this window and return to the terminal.</p>`
-
 /**
  * A listener for the redirect back, and the parameters of the first one.
  *
@@ -90,33 +84,11 @@ export interface RedirectListener {
 export const listenForRedirect = (
   server: string
 ): Effect.Effect<RedirectListener, AuthError.AuthorizationError, Scope.Scope> =>
-  Effect.gen(function* () {
-    const arrived = yield* Deferred.make<URLSearchParams>()
-    const listener = yield* NodeHttpServer.make(() => createServer(), { port: 0, host: "127.0.0.1" }).pipe(
-      Effect.mapError(
-        (error) =>
-          new AuthError.AuthorizationError({
-            server,
-            step: "authorization",
-            reason: "could not listen for the redirect",
-            cause: error.cause
-          })
-      )
-    )
-    const close = { headers: { connection: "close" } }
-    yield* listener.serve(
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const url = new URL(request.url, "http://127.0.0.1")
-        if (url.pathname !== "/callback") return HttpServerResponse.empty({ status: 404, ...close })
-        yield* Deferred.succeed(arrived, url.searchParams)
-        return HttpServerResponse.text(PAGE, { contentType: "text/html; charset=utf-8", ...close })
-      })
-    )
-    const address = listener.address
-    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("a TCP listener without a TCP address")
-    return { redirectUri: `http://127.0.0.1:${address.port}/callback`, received: Deferred.await(arrived) }
-  })
+  // The HTTP server is loaded only when an authorization asks the user.
+  Effect.flatMap(
+    Effect.promise(() => import("./internal/redirectListener.js")),
+    (listener) => listener.listen(server)
+  )
 
 /**
  * The redirect's parameters pasted on stdin (see `internal/pastedRedirect.ts`), refused when
@@ -249,7 +221,7 @@ export const tokenFile: Effect.Effect<string, never, Path.Path> = Effect.gen(fun
  */
 export const tokenStore: Layer.Layer<TokenStore.TokenStore> = Layer.unwrapEffect(
   Effect.map(tokenFile, (file) => TokenStore.layerFile(file))
-).pipe(Layer.provide(NodeContext.layer))
+).pipe(Layer.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer)))
 
 /**
  * The OAuth options of `--client-id` and `--client-secret`.

@@ -22,6 +22,7 @@ import { skills } from "./commands/skills.js"
 import { tools } from "./commands/tools.js"
 import { ui } from "./commands/ui.js"
 import type * as Help from "./Help.js"
+import { rootOf } from "./internal/commandTable.js"
 import { catalogue } from "./internal/helpCatalogue.js"
 
 /**
@@ -30,34 +31,28 @@ import { catalogue } from "./internal/helpCatalogue.js"
  * @since 0.1.0
  * @category constants
  */
-export const root = Command.make("effect-mcp").pipe(
-  Command.withDescription(
-    'Inspect and drive any MCP server. Choose it inline (--stdio "cmd args", -- cmd args, or --url URL) or by --server name from a config file.\n' +
-      'Example: effect-mcp inspect --stdio "npx -y @modelcontextprotocol/server-everything"'
-  ),
-  Command.withSubcommands([
-    inspect,
-    info,
-    ping,
-    tools,
-    resources,
-    prompts,
-    skills,
-    complete,
-    logs,
-    shell,
-    servers,
-    config,
-    auth,
-    host,
-    serve,
-    ui,
-    chat,
-    generate,
-    replay,
-    conformance
-  ])
-)
+export const root = rootOf([
+  inspect,
+  info,
+  ping,
+  tools,
+  resources,
+  prompts,
+  skills,
+  complete,
+  logs,
+  shell,
+  servers,
+  config,
+  auth,
+  host,
+  serve,
+  ui,
+  chat,
+  generate,
+  replay,
+  conformance
+])
 
 /**
  * The command tree as help shows it (see {@link Help}): a command with subcommands is listed

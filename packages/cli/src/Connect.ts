@@ -10,10 +10,17 @@
 import { homedir } from "node:os"
 import { delimiter, sep } from "node:path"
 import * as Prompt from "@effect/cli/Prompt"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import type * as Path from "@effect/platform/Path"
+import type * as Terminal from "@effect/platform/Terminal"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import { McpClient, type Retry, Transport, type Transports } from "@effect-mcp/client"
-import { ConfigLoader, type Expand, type ServerEntry, ServerTransport } from "@effect-mcp/host"
+import type { Expand, ServerEntry } from "@effect-mcp/host"
+import { ServerTransport } from "@effect-mcp/host"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -31,8 +38,6 @@ import { type CliFailure, CommandNotFound, ConfigError, UsageError } from "./Cli
 import { type RunOptions, type ServerOptions, TrailingCommand } from "./CommonOptions.js"
 import { logLine } from "./commands/render.js"
 import * as Handlers from "./Handlers.js"
-import * as Recording from "./internal/recording.js"
-import * as Saving from "./internal/saving.js"
 import { labelOf } from "./internal/serverLabel.js"
 import { version } from "./internal/version.js"
 import { which } from "./internal/which.js"
@@ -132,7 +137,7 @@ export const expandContext = (interactive: boolean): Expand.ExpandContext => {
         Effect.mapError(
           () => new ConfigError({ file: entry.file, entry: entry.name, reason: `input "${input.id}" was not given` })
         ),
-        Effect.provide(NodeContext.layer)
+        Effect.provide(Layer.mergeAll(NodeTerminal.layer, NodeFileSystem.layer, NodePath.layer))
       )
     }
   }
@@ -201,6 +206,8 @@ export const choose = (options: ServerOptions, interactive: boolean) =>
         reason:
           'which server? Give --stdio "<command>", --url <url>, --server <name> (see `effect-mcp servers`), or a command after --'
       })
+    // The config files' readers are loaded only for a server chosen by name.
+    const { ConfigLoader } = yield* Effect.promise(() => import("./internal/configLoader.js"))
     const loaded = yield* ConfigLoader.load(yield* ConfigLoader.here(Option.getOrUndefined(options.config)))
     const output = yield* Output
     for (const warning of loaded.warnings) yield* output.note(`warning: ${warning}`)
@@ -253,31 +260,32 @@ const recordedTransport = (
   Option.match(record, {
     onNone: () => Effect.succeed(transportLayer(chosen, inheritEnv, auth)),
     onSome: (path) =>
-      Effect.map(
-        Ref.make<ReadonlyArray<string>>([
+      Effect.gen(function* () {
+        // Loaded only to record.
+        const Recording = yield* Effect.promise(() => import("./internal/recording.js"))
+        const secrets = yield* Ref.make<ReadonlyArray<string>>([
           ...Recording.secretValues({
             ...(chosen.target._tag === "Stdio" ? { env: chosen.target.env } : { headers: chosen.target.headers }),
             inherited: process.env
           }),
           ...Option.toArray(Option.map(clientSecret, Redacted.value))
-        ]),
-        (secrets) =>
-          Layer.provideMerge(
-            Layer.scoped(
-              Transport.Transport,
-              Effect.flatMap(Transport.Transport, (inner) =>
-                Recording.recorded(inner, path, chosen.name, Ref.get(secrets))
-              )
-            ),
-            transportLayer(chosen, inheritEnv, {
-              ...auth,
-              services: Layer.provideMerge(
-                Recording.notingTokens((values) => Ref.update(secrets, (known) => [...known, ...values])),
-                auth.services
-              )
-            })
-          )
-      )
+        ])
+        return Layer.provideMerge(
+          Layer.scoped(
+            Transport.Transport,
+            Effect.flatMap(Transport.Transport, (inner) =>
+              Recording.recorded(inner, path, chosen.name, Ref.get(secrets))
+            )
+          ),
+          transportLayer(chosen, inheritEnv, {
+            ...auth,
+            services: Layer.provideMerge(
+              Recording.notingTokens((values) => Ref.update(secrets, (known) => [...known, ...values])),
+              auth.services
+            )
+          })
+        )
+      })
   })
 
 /**
@@ -334,7 +342,10 @@ export type ConnectionRequirements =
   | Output
   | ServerNames
   | TrailingCommand
-  | NodeContext.NodeContext
+  | CommandExecutor.CommandExecutor
+  | FileSystem.FileSystem
+  | Path.Path
+  | Terminal.Terminal
   | HttpClient.HttpClient
   | Transports.Transports
 
@@ -355,7 +366,15 @@ export const connector = (
     const interactive = isInteractive()
     const chosen: Chosen = yield* choose(server, interactive)
     // Saved once, at the first connection (the shell's reconnect connects again).
-    const save = yield* Effect.once(yield* Saving.persistence(server.persist, server.config, chosen))
+    const save = yield* Effect.once(
+      Option.isNone(server.persist)
+        ? Effect.void
+        : yield* Effect.flatMap(
+            // The config writer is loaded only to save.
+            Effect.promise(() => import("./internal/saving.js")),
+            (Saving) => Saving.persistence(server.persist, server.config, chosen)
+          )
+    )
     yield* checkCommand(chosen)
     const handlers = Handlers.layer({
       interactive,

@@ -10,9 +10,12 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Command from "@effect/cli/Command"
 import { describe, expect, it } from "@effect/vitest"
-import { helpCatalogue } from "../src/Cli.js"
+import * as HashMap from "effect/HashMap"
+import { helpCatalogue, root } from "../src/Cli.js"
 import * as Help from "../src/Help.js"
+import { loaders, rootFor } from "../src/internal/commandTable.js"
 import { version } from "../src/internal/version.js"
 import { everything, run } from "./support/cli.js"
 
@@ -56,7 +59,7 @@ describe.concurrent("start-up", () => {
     )
   })
 
-  it("the bundle's entry loads no effect, @effect/cli or command; a command loads no chat provider", () => {
+  it("the bundle's entry loads no effect, @effect/cli or command; a command loads only what it runs", () => {
     // The modules a chunk loads before it runs: its own and those of the chunks it imports
     // statically (esbuild marks each bundled module with a comment naming its path).
     const staticModules = (entry: string): Array<string> => {
@@ -70,15 +73,45 @@ describe.concurrent("start-up", () => {
         )
         return text + imports.map(visit).join("")
       }
-      return [...visit(entry).matchAll(/^\/\/ (\S+\.js)$/gm)].map(([, path]) => path ?? "")
+      return [...visit(entry).matchAll(/^\/\/ (\S+\.(?:[cm]?js|ts))$/gm)].map(([, path]) => path ?? "")
+    }
+    const chunk = (name: string) => {
+      const file = readdirSync(`${bundle}chunks`).find((candidate) => candidate.startsWith(`${name}-`))
+      expect(file, name).toBeDefined()
+      return staticModules(`chunks/${file}`)
     }
     const entry = staticModules("effect-mcp.js")
     expect(entry).toContain("dist/Help.js")
     expect(entry.filter((path) => /node_modules|\/commands\/|Cli\.js|Session\.js/.test(path))).toStrictEqual([])
-    const main = readdirSync(`${bundle}chunks`).find((file) => file.startsWith("main-"))
-    const command = staticModules(`chunks/${main}`)
-    expect(command).toContain("dist/commands/tools.js")
-    expect(command.filter((path) => /@effect\/ai-(anthropic|openai)/.test(path))).toStrictEqual([])
+    // The run path holds no command: each is a chunk of its own, imported when it runs.
+    const main = chunk("main")
+    expect(main).toContain("dist/internal/main.js")
+    expect(main.filter((path) => /\/commands\/|dist\/Cli\.js/.test(path))).toStrictEqual([])
+    // What a one-shot client command never loads: the gateway, the web page's server, the host's
+    // supervisor and config writer, HTTP servers (the OAuth redirect's is loaded when a user is
+    // asked), workers, undici, WebSockets, AI providers, OpenTelemetry, fast-check; nor the config readers
+    // for a server given inline, the JSON Schema engine or the YAML parser before their first use.
+    const unused =
+      /^\.\.\/(gateway|web|ai)\/|host\/src\/(McpHost|internal\/supervisor|config\/(ConfigLoader|ConfigWriter))\.ts|NodeHttpServer|\/(Node)?Worker(Error)?\.js|node_modules\/(undici|ws|ajv|yaml|fast-check|@effect\/(ai|opentelemetry))\/|\/commands\/(serve|ui|chat|host)\.js/
+    for (const command of ["conformance", "tools", "server", "resources", "prompts"]) {
+      const modules = chunk(command)
+      expect(modules, command).toContain(`dist/commands/${command}.js`)
+      expect(
+        modules.filter((path) => unused.test(path)),
+        command
+      ).toStrictEqual([])
+    }
+    expect(chunk("serve")).toContain("../gateway/src/McpGateway.ts")
+    expect(chunk("chat").filter((path) => /@effect\/ai-(anthropic|openai)/.test(path))).toStrictEqual([])
+  })
+
+  it("the run path parses with the command tree of the sources: the same commands, one at a time", async () => {
+    expect(Object.keys(loaders).sort()).toStrictEqual([...HashMap.keys(Command.getSubcommands(root))].sort())
+    for (const name of Object.keys(loaders) as Array<keyof typeof loaders>) {
+      const loaded = Command.getSubcommands(await rootFor([name, "--help"]))
+      expect([...HashMap.keys(loaded)]).toStrictEqual([name])
+      expect(HashMap.unsafeGet(loaded, name)).toBe(HashMap.unsafeGet(Command.getSubcommands(root), name))
+    }
   })
 
   it("a stdio server is started once: the era probe runs on it (the reference server's starts, counted)", async () => {

@@ -213,7 +213,7 @@ export const serve = Command.make(
         // Who may call, read before any server starts: a bad file or option is said at once.
         const accessOptions = Option.isSome(port)
           ? // Its HTTP client (token introspection) lives as long as the command.
-            yield* ServeAccess.read(access).pipe(Effect.provide(yield* Layer.build(NodeHttpClient.layerUndici)))
+            yield* ServeAccess.read(access).pipe(Effect.provide(yield* Layer.build(NodeHttpClient.layer)))
           : ServeAccess.given(access).length > 0
             ? yield* new UsageError({
                 reason: `${ServeAccess.given(access).join(", ")} needs --port (over stdio there is one caller)`

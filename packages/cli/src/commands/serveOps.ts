@@ -140,7 +140,7 @@ const otlpLayer = (flags: Flags): Effect.Effect<Layer.Layer<never>, UsageError> 
       baseUrl: endpoint.value.replace(/\/+$/, ""),
       resource: { serviceName, serviceVersion: clientInfo.version },
       ...(Option.isSome(headers) ? { headers: headersOf(Redacted.value(headers.value)) } : {})
-    }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    }).pipe(Layer.provide(NodeHttpClient.layer))
   })
 
 /**

@@ -1,12 +1,17 @@
 /**
- * The run path of `bin.ts`: the command tree, `@effect/cli`'s parser and the Node runtime.
+ * The run path of `bin.ts`: `@effect/cli`'s parser, the Node runtime and the command that runs.
  * `bin.ts` imports this only when a command runs, so that `--help` and `--version` load none
- * of it (in the bundled binary it is a chunk of its own).
+ * of it (in the bundled binary it is a chunk of its own); the command's module is imported here,
+ * and only that command's (`commandTable.ts`).
  */
+import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as NodeHttpTransport from "@effect-mcp/node/NodeHttpTransport"
 import * as NodeTransports from "@effect-mcp/node/NodeTransports"
 import * as Cause from "effect/Cause"
@@ -15,11 +20,20 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { run } from "../Cli.js"
 import { ExitCode } from "../CliError.js"
 import { TrailingCommand } from "../CommonOptions.js"
+import { rootFor } from "./commandTable.js"
 import { sanitize } from "./controls.js"
 import * as Signals from "./signals.js"
+import { version } from "./version.js"
+
+/**
+ * Node's services for the commands: `NodeContext.layer`'s but its worker manager (no command runs
+ * workers, and the worker modules' Schemas cost every start a few milliseconds).
+ */
+const nodeServices = Layer.mergeAll(NodePath.layer, NodeCommandExecutor.layer, NodeTerminal.layer).pipe(
+  Layer.provideMerge(NodeFileSystem.layer)
+)
 
 /**
  * Runs the command of `argv` (node, the script and the words before `--`) with `trailing` (the
@@ -53,7 +67,8 @@ export const main = (
   // a stack trace into the bundle. Set for the whole run (not `locally`): the main fiber's own
   // failure is logged after every region has ended.
   FiberRef.set(FiberRef.unhandledErrorLogLevel, Option.none()).pipe(
-    Effect.zipRight(run(argv)),
+    Effect.zipRight(Effect.promise(() => rootFor(argv.slice(2)))),
+    Effect.flatMap((root) => Command.run(root, { name: "effect-mcp", version })(argv)),
     Effect.provideService(TrailingCommand, trailing),
     // Servers run on Node's own transports: stdio with no stream stages between pipe and peer,
     // Streamable HTTP POSTs on node:http directly. The platform HttpClient (node:http with
@@ -76,7 +91,7 @@ export const main = (
         )
       )
     ),
-    Effect.provide(NodeContext.layer),
+    Effect.provide(nodeServices),
     NodeRuntime.runMain({
       disableErrorReporting: true,
       // Its pretty logger writes to stdout; the commands log to stderr (Logging.ts).

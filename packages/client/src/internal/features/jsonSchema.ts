@@ -31,6 +31,32 @@ const compile = (
   return result
 }
 
+/** Root keywords that constrain nothing (`$id` is not one: Ajv registers it, and refuses a second schema with the same). */
+const ANNOTATIONS = new Set(["$schema", "$comment", "title", "description", "examples", "default", "deprecated"])
+
+/** A plain JSON object (not an array, not null). */
+const isObject = (value: unknown): value is object =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Whether `schema` accepts `value` without an engine: `schema` is `type: "object"` with no
+ * properties, nothing required and no other keyword that constrains (a tool that takes no
+ * arguments), and `value` an object. Such a schema always compiles and Ajv accepts exactly the
+ * objects, so the check is the same and Ajv is not loaded for it.
+ */
+export const acceptsAnyObject = (schema: { readonly [keyword: string]: unknown }, value: unknown): boolean =>
+  schema.type === "object" &&
+  isObject(value) &&
+  Object.entries(schema).every(([keyword, given]) =>
+    keyword === "type"
+      ? true
+      : keyword === "properties"
+        ? isObject(given) && Object.keys(given).length === 0
+        : keyword === "required"
+          ? Array.isArray(given) && given.length === 0
+          : ANNOTATIONS.has(keyword)
+  )
+
 /** Why a value does not match: the reason of an {@link Outcome} that is not `Valid`, else `undefined`. */
 export const problemOf = (outcome: Outcome): string | undefined =>
   outcome._tag === "Valid" ? undefined : outcome.reason

@@ -19,7 +19,7 @@ import type { RequestError, ToolOutputInvalid } from "../../McpError.js"
 import { request } from "../session/request.js"
 import type { SessionService as Session, RequestOptions as SessionRequestOptions } from "../session/types.js"
 import * as McpHeaders from "../transport/mcpHeaders.js"
-import { type Check, checkNow, withCheck } from "./jsonSchema.js"
+import { acceptsAnyObject, type Check, checkNow, withCheck } from "./jsonSchema.js"
 import * as Lists from "./lists.js"
 import {
   type Arguments,
@@ -109,9 +109,13 @@ const withUi =
     return Effect.succeed(ui.right === undefined ? tool : { ...tool, ui: ui.right })
   }
 
-/** Whether a check of `definition` needs the JSON Schema engine. */
-const needsCheck = (definition: Tool | undefined, validateInput: boolean) =>
-  definition !== undefined && (validateInput || definition.outputSchema !== undefined)
+/**
+ * Whether a call of `definition` with `args` needs the JSON Schema engine: an output schema to
+ * check, or arguments to check against an input schema that constrains them (`acceptsAnyObject`).
+ */
+const needsCheck = (definition: Tool | undefined, validateInput: boolean, args: Arguments | undefined) =>
+  definition !== undefined &&
+  ((validateInput && !acceptsAnyObject(definition.inputSchema, args ?? {})) || definition.outputSchema !== undefined)
 
 const loadCheck: Effect.Effect<Check> = withCheck(Effect.succeed)
 
@@ -177,8 +181,8 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       const found = known(tool)
       if (found === undefined) return undefined
       const definition = Option.getOrUndefined(found)
-      const check = needsCheck(definition, validateInput) ? checkNow() : undefined
-      if (check === undefined && needsCheck(definition, validateInput)) return undefined
+      const check = needsCheck(definition, validateInput, args) ? checkNow() : undefined
+      if (check === undefined && needsCheck(definition, validateInput, args)) return undefined
       const prepared = prepareWith(tool, args, options, validateInput, definition, check)
       // A warning not yet logged needs an effect: `prepare` logs it.
       return Either.isRight(prepared) && prepared.right.unchecked.some((entry) => !warned.has(entry.key))
@@ -197,7 +201,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
             : undefined) ??
           Effect.flatMap(definition(tool), (found) => {
             const known = Option.getOrUndefined(found)
-            return needsCheck(known, validateInput)
+            return needsCheck(known, validateInput, args)
               ? Effect.flatMap(loadCheck, (check) => prepareWith(tool, args, options, validateInput, known, check))
               : prepareWith(tool, args, options, validateInput, known, undefined)
           })
