@@ -163,11 +163,13 @@ export const make = (context: RoundContext): Effect.Effect<Relay> =>
         }),
       needed: Effect.suspend(() => Deferred.await(round.signal)),
       holding: () => {
-        const servers = new Set(
-          [...round.asked.values()].map((asked) => (asked.waiting === undefined ? "" : asked.server))
-        )
-        const [server] = servers
-        return servers.size === 1 && server !== undefined && server !== "" ? server : undefined
+        let server: string | undefined
+        for (const asked of round.asked.values()) {
+          if (asked.waiting === undefined || asked.server === undefined) return undefined
+          if (server !== undefined && asked.server !== server) return undefined
+          server = asked.server
+        }
+        return server
       },
       inputRequired: (now, held) =>
         Effect.gen(function* () {

@@ -145,10 +145,11 @@ export const servingFor = (attached: Attached, request: JsonRpc.RequestId) => {
 }
 
 /** The call a server's request is made in: its own fiber's, else the one its origin names. */
-const servedNow = Effect.map(
-  Effect.zip(Caller, Peer.RequestOrigin),
-  ([caller, origin]) => caller ?? (origin instanceof Served ? origin : undefined)
-)
+const servedNow = Effect.map(Effect.zip(Caller, Peer.RequestOrigin), ([caller, origin]) => ({
+  served: caller ?? (origin instanceof Served ? origin : undefined),
+  /** Made in the call's own fiber (a 2026-07-28 server's input request), not only related to it. */
+  inFiber: caller !== undefined
+}))
 
 /**
  * The client a server's request is for: a task's, the task's; else the client whose call it was
@@ -208,14 +209,14 @@ const ask = <M extends Forwarded>(
 ): Effect.Effect<Methods.ResultOf<M>, JsonRpcFailure> =>
   Effect.gen(function* () {
     const server = from?.server
-    const caller = yield* servedNow
+    const { served: caller, inFiber } = yield* servedNow
     const target = targetOf(yield* Ref.get(attachments), from, method, caller)
     if (target instanceof JsonRpcFailure) return yield* target
     if (!declared(target.client.capabilities)) {
       // The client's request fails for it only when the server asked during that client's call; a
       // roots/list not made in the call itself (a server asks for roots when it likes, after its
       // handshake say, and is only taken for a call's by timing) is the server's own business: -32601.
-      const inCall = method !== "roots/list" || (yield* Caller) !== undefined
+      const inCall = method !== "roots/list" || inFiber
       if (inCall && server !== undefined && target.inFlight.latest(server) !== undefined) target.undeclared?.(method)
       return yield* failure(JsonRpc.ErrorCode.MethodNotFound, `The gateway's client does not support ${method}`)
     }
