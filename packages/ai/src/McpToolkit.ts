@@ -156,7 +156,7 @@ const MAX_NAME = 64
  * A name every provider accepts: `[A-Za-z0-9_-]{1,64}`, unique among `taken`.
  *
  * @since 0.1.0
- * @category utils
+ * @category naming
  */
 export const modelNameFor = (hostName: string, taken: ReadonlySet<string>): string => {
   const base = hostName.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, MAX_NAME) || "tool"

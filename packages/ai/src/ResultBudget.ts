@@ -83,7 +83,7 @@ export interface Options {
  * The estimated tokens of an output as a provider sends it (base64 data asked for with `binary: "include"` not counted).
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const tokensOf = (output: ToolOutput): number => TokenEstimate.ofBytes(measure(output))
 
@@ -173,7 +173,7 @@ const PAGING = new Set([
  * The tool's input parameters that look like paging (`offset`, `limit`, `cursor`, `page`, `head`, …).
  *
  * @since 0.1.0
- * @category utils
+ * @category accessors
  */
 export const pagingParameters = (tool: McpClient.Tool): ReadonlyArray<string> =>
   Object.keys(tool.inputSchema.properties ?? {}).filter((name) => PAGING.has(name.toLowerCase().replace(/[-_]/g, "")))
@@ -186,7 +186,7 @@ const MAX_URI = 200
  * it has some, else call it again with narrower arguments.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const hintFor = (tool: McpClient.Tool, modelName: string, output: ToolOutput): string => {
   const uris = output.content.flatMap((block) =>

@@ -46,7 +46,7 @@ const blocksOf = (content: Params["messages"][number]["content"]): ReadonlyArray
  * The server's messages as a prompt: text and media as they are, tool uses and results as tool calls and results.
  *
  * @since 0.1.0
- * @category utils
+ * @category conversions
  */
 export const toPrompt = (params: Params): Prompt.Prompt => {
   const messages: Array<MessageEncoded> = []
@@ -128,7 +128,7 @@ const stopReason = (reason: Response.FinishReason): string => {
  * The model's answer as sampling content: its text, and a tool use for each tool call.
  *
  * @since 0.1.0
- * @category utils
+ * @category conversions
  */
 export const toResult = (
   response: LanguageModel.GenerateTextResponse<Record<string, AiTool>>,

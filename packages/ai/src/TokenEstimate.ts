@@ -21,7 +21,7 @@ export const BYTES_PER_TOKEN = 4
  * The UTF-8 size of a text.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 
@@ -29,7 +29,7 @@ export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8
  * Estimated tokens of so many bytes of UTF-8.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const ofBytes = (bytes: number): number => Math.ceil(bytes / BYTES_PER_TOKEN)
 
@@ -37,7 +37,7 @@ export const ofBytes = (bytes: number): number => Math.ceil(bytes / BYTES_PER_TO
  * Estimated tokens of a text.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const ofText = (text: string): number => ofBytes(utf8Bytes(text))
 
@@ -45,6 +45,6 @@ export const ofText = (text: string): number => ofBytes(utf8Bytes(text))
  * Estimated tokens of a JSON value as a provider sends it (its `JSON.stringify` text); `undefined` costs nothing.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const ofJson = (value: unknown): number => ofText(JSON.stringify(value) ?? "")

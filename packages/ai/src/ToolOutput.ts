@@ -172,7 +172,7 @@ export const text = (message: string): ToolOutput => ({ content: [{ type: "text"
  * The text blocks of an output, joined: for terminals and logs.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const plainText = (output: ToolOutput): string =>
   output.content

@@ -109,7 +109,7 @@ const fieldsOf = (candidate: Candidate): ToolRanking.Fields => ({ name: candidat
  * Every tool's score against the query, in the tools' order.
  *
  * @since 0.1.0
- * @category utils
+ * @category scoring
  */
 export const score = <T extends Candidate>(tools: ReadonlyArray<T>, query: string): ReadonlyArray<Scored<T>> =>
   ToolRanking.score(tools, query, fieldsOf)
@@ -118,7 +118,7 @@ export const score = <T extends Candidate>(tools: ReadonlyArray<T>, query: strin
  * The text of the last `recentMessages` user messages.
  *
  * @since 0.1.0
- * @category utils
+ * @category accessors
  */
 export const queryOf = (prompt: Prompt.Prompt, recentMessages: number): string =>
   prompt.content
@@ -131,7 +131,7 @@ export const queryOf = (prompt: Prompt.Prompt, recentMessages: number): string =
  * The names of the tools the conversation has called.
  *
  * @since 0.1.0
- * @category utils
+ * @category accessors
  */
 export const calledTools = (prompt: Prompt.Prompt): ReadonlySet<string> =>
   new Set(
@@ -146,7 +146,7 @@ export const calledTools = (prompt: Prompt.Prompt): ReadonlySet<string> =>
  * The tools to offer for this conversation, in the host's order.
  *
  * @since 0.1.0
- * @category utils
+ * @category filtering
  */
 export const select = <T extends Candidate>(
   tools: ReadonlyArray<T>,
@@ -171,7 +171,7 @@ export const select = <T extends Candidate>(
  * `aiTool`, or the `tools` of a request a `LanguageModel` received.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const definitionTokens = (tools: ReadonlyArray<Tool.Any>): number =>
   tools.reduce(

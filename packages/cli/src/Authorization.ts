@@ -205,7 +205,7 @@ export const unattended: Layer.Layer<Authorizer.Authorizer> = Layer.succeed(
  * Where the CLI keeps tokens: `$EFFECT_MCP_TOKEN_FILE`, else `effect-mcp/oauth.json` under `$XDG_CONFIG_HOME` or `~/.config`.
  *
  * @since 0.1.0
- * @category utils
+ * @category configuration
  */
 export const tokenFile: Effect.Effect<string, never, Path.Path> = Effect.gen(function* () {
   const path = yield* Path.Path

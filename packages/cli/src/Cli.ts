@@ -59,7 +59,7 @@ export const root = rootOf([
  * here too. The build embeds this in the bundled binary (`scripts/bundle.mjs`).
  *
  * @since 0.1.0
- * @category utils
+ * @category help
  */
 export const helpCatalogue = (): Help.Catalogue =>
   catalogue(root, {
@@ -76,6 +76,6 @@ export const helpCatalogue = (): Help.Catalogue =>
  * Parses `argv` (without the node and script words) and runs the chosen command.
  *
  * @since 0.1.0
- * @category utils
+ * @category running
  */
 export const run = Command.run(root, { name: "effect-mcp", version: clientInfo.version })

@@ -191,7 +191,7 @@ export type CliFailure =
  * The exit code a failure ends the process with.
  *
  * @since 0.1.0
- * @category utils
+ * @category accessors
  */
 export const exitCodeOf = (failure: CliFailure): number => {
   switch (failure._tag) {
@@ -225,7 +225,7 @@ export const exitCodeOf = (failure: CliFailure): number => {
  * The server a failure names, if any.
  *
  * @since 0.1.0
- * @category utils
+ * @category accessors
  */
 export const serverOf = (failure: CliFailure): string | undefined => ("server" in failure ? failure.server : undefined)
 const methodOf = (failure: CliFailure): string | undefined =>
@@ -291,7 +291,7 @@ const excerpt = (lines: ReadonlyArray<string>): ReadonlyArray<string> => {
  * is the name to print for the failure's server (default: the name it carries).
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const describe = (failure: CliFailure, verbose: boolean, server = serverOf(failure)): string => {
   const lines = [`error: ${headline(failure, server)}`]
@@ -308,7 +308,7 @@ export const describe = (failure: CliFailure, verbose: boolean, server = serverO
  * The error as one JSON object for `--json`: kind, message, server (its name to print), method.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const toJson = (failure: CliFailure, server = serverOf(failure)) => ({
   kind: failure._tag,

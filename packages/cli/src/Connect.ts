@@ -147,7 +147,7 @@ export const expandContext = (interactive: boolean): Expand.ExpandContext => {
  * Which server the options name.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const choose = (options: ServerOptions, interactive: boolean) =>
   Effect.gen(function* () {

@@ -123,7 +123,7 @@ const usageOf = (entry: Entry): string => {
  * The root help: one line per command.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const rootHelp = (tree: Entry, version: string, width: number): string =>
   [
@@ -150,7 +150,7 @@ export const rootHelp = (tree: Entry, version: string, width: number): string =>
  * The help of one command or group, with its full path.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const commandHelp = (entry: Entry, width: number): string => {
   const lines = [`Usage: ${usageOf(entry)}`, ""]
@@ -176,7 +176,7 @@ export const commandHelp = (entry: Entry, width: number): string => {
  * `effect-mcp help connect`: choosing a server, and the options every server command shares.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const connectHelp = ({ server, run }: Catalogue, width: number): string =>
   [
@@ -213,7 +213,7 @@ const isHelpFlag = (word: string) => word === "--help" || word === "-h"
  * (`--version`, as `@effect/cli` takes it: anywhere). `undefined`: run it.
  *
  * @since 0.1.0
- * @category utils
+ * @category parsing
  */
 export const intercept = (
   catalogue: Catalogue,

@@ -21,7 +21,7 @@ import { sanitize } from "./internal/controls.js"
  * One value of a log line as text: strings as they are, anything else compact and on one line.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const renderValue = (value: unknown): string =>
   typeof value === "string"
@@ -32,7 +32,7 @@ export const renderValue = (value: unknown): string =>
  * A log entry as one or more lines of text: `level: message parts key=value …`, then its cause.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const format = (options: Logger.Logger.Options<unknown>): string => {
   const parts = (Array.isArray(options.message) ? options.message : [options.message]).map(renderValue)

@@ -179,7 +179,7 @@ export class Output extends Context.Tag("@effect-mcp/cli/Output")<
  * A value as JSON text that cannot drive a terminal (C1 controls escaped too).
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const jsonText = (value: unknown, indent?: number): string =>
   escapeJsonControls(JSON.stringify(value, null, indent))
@@ -192,7 +192,7 @@ const paint =
  * Bold, when colours are on.
  *
  * @since 0.1.0
- * @category utils
+ * @category styling
  */
 export const bold = paint("1")
 
@@ -200,7 +200,7 @@ export const bold = paint("1")
  * Dim, when colours are on.
  *
  * @since 0.1.0
- * @category utils
+ * @category styling
  */
 export const dim = paint("2")
 
@@ -208,7 +208,7 @@ export const dim = paint("2")
  * Red, when colours are on.
  *
  * @since 0.1.0
- * @category utils
+ * @category styling
  */
 export const red = paint("31")
 
@@ -216,7 +216,7 @@ export const red = paint("31")
  * Green, when colours are on.
  *
  * @since 0.1.0
- * @category utils
+ * @category styling
  */
 export const green = paint("32")
 
@@ -224,7 +224,7 @@ export const green = paint("32")
  * Yellow, when colours are on.
  *
  * @since 0.1.0
- * @category utils
+ * @category styling
  */
 export const yellow = paint("33")
 
@@ -232,7 +232,7 @@ export const yellow = paint("33")
  * Cyan, when colours are on.
  *
  * @since 0.1.0
- * @category utils
+ * @category styling
  */
 export const cyan = paint("36")
 
@@ -241,7 +241,7 @@ export {
    * Collapses whitespace and wraps text to `width` columns.
    *
    * @since 0.1.0
-   * @category utils
+   * @category rendering
    */
   wrap
 }

@@ -37,7 +37,7 @@ const BAR = 20
  * Elapsed time as `4s` or `2m05s`.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const elapsedText = (millis: number): string => {
   const seconds = Math.floor(millis / 1000)
@@ -48,7 +48,7 @@ export const elapsedText = (millis: number): string => {
  * A progress bar `[#####-----]` for a fraction (clamped to 0..1).
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const bar = (fraction: number, width = BAR): string => {
   const filled = Math.round(Math.min(1, Math.max(0, fraction)) * width)
@@ -59,7 +59,7 @@ export const bar = (fraction: number, width = BAR): string => {
  * One frame of the line, cut to `columns`.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const render = (state: LineState, frame: number, elapsedMillis: number, columns: number): string => {
   const parts = [`${SPINNER[frame % SPINNER.length]} ${state.label}`]
@@ -79,7 +79,7 @@ export const render = (state: LineState, frame: number, elapsedMillis: number, c
  * The plain line printed off a terminal for one update: `<label>: 3/10 message`.
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const plain = (state: LineState): string => {
   const count =

@@ -95,7 +95,7 @@ const layerOf = (
  * The model to use, or a `UsageError` naming the key to set.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const choose = (choice: ProviderChoice): Effect.Effect<ChosenModel, UsageError> =>
   Effect.gen(function* () {

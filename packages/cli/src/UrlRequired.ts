@@ -28,7 +28,7 @@ const decodeData = Schema.decodeUnknownOption(Schema.Struct({ elicitations: Sche
  * The URL elicitations a failure asks for: none unless it is a `-32042` error with well-formed data.
  *
  * @since 0.1.0
- * @category utils
+ * @category accessors
  */
 export const urlsOf = (failure: { readonly _tag: string }): ReadonlyArray<typeof UrlRequest.Type> =>
   failure._tag === "RpcError" && "code" in failure && failure.code === -32042 && "data" in failure
@@ -40,7 +40,7 @@ export const urlsOf = (failure: { readonly _tag: string }): ReadonlyArray<typeof
  * then fails with the error itself, so that the exit code stays that of a refused request.
  *
  * @since 0.1.0
- * @category utils
+ * @category error handling
  */
 export const explain = (
   error: McpError.RpcError,

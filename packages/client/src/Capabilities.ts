@@ -132,7 +132,7 @@ export interface Handlers {
  * The client capabilities that the provided handlers amount to (with `tasks` when the client serves them).
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const clientCapabilities = (handlers: Handlers, servesTasks = false): McpSchema.ClientCapabilities => {
   const sampling = Option.map(handlers.sampling, (service) => ({

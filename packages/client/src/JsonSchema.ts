@@ -11,7 +11,7 @@ export {
    * Validates a value: `undefined` when it matches, else a short description of what does not.
    *
    * @since 0.1.0
-   * @category utils
+   * @category validation
    */
   validate
 } from "./internal/features/jsonSchema.js"

@@ -84,7 +84,7 @@ const RESET = /ECONNRESET|socket hang up|EPIPE|other side closed/
  * Whether a failure is transient, and whether the request may have reached the server.
  *
  * @since 0.1.0
- * @category utils
+ * @category classification
  */
 export const transient = (error: RequestError): Transient | undefined => {
   switch (error._tag) {
@@ -140,7 +140,7 @@ export const isRead = (method: string): boolean => READS.has(method)
  * start: the attempts are used up, or the delay would end past the budget. `random` is in [0, 1).
  *
  * @since 0.1.0
- * @category utils
+ * @category scheduling
  */
 export const delayOf = (
   policy: RetryPolicy,
@@ -176,7 +176,7 @@ export const delayOf = (
  * ```
  *
  * @since 0.1.0
- * @category utils
+ * @category parsing
  */
 export const parseRetryAfter = (header: string | undefined, now: number): number | undefined => {
   if (header === undefined) return undefined

@@ -124,7 +124,7 @@ export const layerFile = (path: string, options: Options = {}): Layer.Layer<Audi
  * The arguments as an entry records them: as given, or each value masked.
  *
  * @since 0.1.0
- * @category utils
+ * @category redaction
  */
 export const recorded = (
   args: Readonly<Record<string, unknown>> | undefined,

@@ -54,7 +54,7 @@ export class ListenError extends Data.TaggedError("ListenError")<{
  * gateway listen without a token.
  *
  * @since 0.1.0
- * @category utils
+ * @category predicates
  */
 export const isLoopback = (host: string): boolean => /^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(host)
 

@@ -16,7 +16,7 @@ import type { McpSchema } from "@effect-mcp/protocol"
  * Matches a URI against an RFC 6570 template's literal parts (each expression matches one or more characters).
  *
  * @since 0.1.0
- * @category utils
+ * @category predicates
  */
 export const templateMatches = (template: string, uri: string): boolean => {
   const pattern = template
@@ -38,7 +38,7 @@ export type Namespace = (server: string, name: string) => string
  * The default rule: `<server>__<name>`.
  *
  * @since 0.1.0
- * @category utils
+ * @category naming
  */
 export const defaultNamespace: Namespace = (server, name) => `${server}__${name}`
 

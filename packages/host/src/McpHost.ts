@@ -347,7 +347,7 @@ const optionsOfEntry = (entry: ServerEntry): ServerOptions | undefined => {
  * The servers of a config load, as host servers; entries that cannot be resolved are returned as problems.
  *
  * @since 0.1.0
- * @category utils
+ * @category configuration
  */
 export const serversFromConfig = (
   location: ConfigLoader.Location,
@@ -373,7 +373,7 @@ export const serversFromConfig = (
  * restart. Entries that cannot be resolved are logged and left out.
  *
  * @since 0.1.0
- * @category utils
+ * @category configuration
  */
 export const reloadConfig = (
   host: McpHostService,

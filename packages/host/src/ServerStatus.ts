@@ -51,7 +51,7 @@ export const ServerStatus = Data.taggedEnum<ServerStatus>()
  * One line for a person: `ready`, `failed: <why>`, …
  *
  * @since 0.1.0
- * @category utils
+ * @category rendering
  */
 export const describe = (status: ServerStatus): string =>
   ServerStatus.$match(status, {

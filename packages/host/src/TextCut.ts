@@ -26,7 +26,7 @@ const escapedBytes = (code: number): number => {
  * The size in UTF-8 of a text written as a JSON string, without its quotes.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const jsonBytes = (text: string): number => Buffer.byteLength(JSON.stringify(text), "utf8") - 2
 
@@ -34,7 +34,7 @@ export const jsonBytes = (text: string): number => Buffer.byteLength(JSON.string
  * The longest prefix (ending between code points) whose JSON form takes at most `maxBytes`: its length.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const fitPrefix = (text: string, maxBytes: number): number => {
   let used = 0
@@ -57,7 +57,7 @@ const SURROGATE = /[\ud800-\udfff]/
  * The number of code points of a text.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const codePoints = (text: string): number => {
   if (!SURROGATE.test(text)) return text.length
@@ -75,7 +75,7 @@ export const codePoints = (text: string): number => {
  * How far back from the limit a boundary is looked for.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const windowOf = (limit: number): number => Math.min(limit, Math.min(2000, Math.max(40, Math.ceil(limit / 5))))
 
@@ -132,7 +132,7 @@ const codePointCut = (text: string, limit: number): number => {
  * is no longer, else the best boundary at or before it (see the module's rules).
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const boundary = (text: string, limit: number): number => {
   if (limit >= text.length) return text.length
@@ -151,6 +151,6 @@ export const boundary = (text: string, limit: number): number => {
  * Where to cut `text` so that its kept part, written as JSON, takes at most `maxBytes`.
  *
  * @since 0.1.0
- * @category utils
+ * @category measuring
  */
 export const cutFor = (text: string, maxBytes: number): number => boundary(text, fitPrefix(text, maxBytes))

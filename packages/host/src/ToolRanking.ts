@@ -50,7 +50,7 @@ const words = (text: string): ReadonlyArray<string> =>
  * The terms of a text: its words without stop words, numbers and single letters, stemmed.
  *
  * @since 0.1.0
- * @category utils
+ * @category parsing
  */
 export const terms = (text: string): ReadonlyArray<string> =>
   words(text).flatMap((word) => {
@@ -95,7 +95,7 @@ const weightsOf = (fields: Fields): ReadonlyMap<string, number> => {
  * Every tool's score against the query, in the tools' order (`fieldsOf` reads a tool's name and definition).
  *
  * @since 0.1.0
- * @category utils
+ * @category scoring
  */
 export const score = <T>(
   tools: ReadonlyArray<T>,
@@ -133,7 +133,7 @@ export interface RankOptions {
  * The tools that match the query, best first (ties in the given order).
  *
  * @since 0.1.0
- * @category utils
+ * @category scoring
  */
 export const rank = <T>(
   tools: ReadonlyArray<T>,

@@ -84,7 +84,7 @@ export type ErrorCodeName = keyof typeof ErrorCode
  * The name of a known error code, if it is one; JSON-RPC reserves -32768..-32000 for implementations.
  *
  * @since 0.1.0
- * @category utils
+ * @category accessors
  */
 export const errorCodeName = (code: number): ErrorCodeName | undefined => {
   for (const name of Object.keys(ErrorCode) as Array<ErrorCodeName>) {
@@ -308,7 +308,7 @@ export const isErrorResponse = (message: JSONRPCMessage): message is JSONRPCErro
  * request that also carries `result`) is `undefined`.
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const classify = (value: unknown): MessageKind | undefined => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
@@ -355,7 +355,7 @@ const decodeError = Schema.decodeUnknownEither(JSONRPCErrorResponse)
  * ```
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const decodeMessage = (value: unknown): Either.Either<JSONRPCMessage, ParseResult.ParseError> => {
   switch (classify(value)) {
@@ -385,7 +385,7 @@ export const decodeMessage = (value: unknown): Either.Either<JSONRPCMessage, Par
  * revision allows, a batch. Always returns the messages as an array.
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const decodePayload = (value: unknown): Either.Either<ReadonlyArray<JSONRPCMessage>, ParseResult.ParseError> => {
   if (!Array.isArray(value)) return Either.map(decodeMessage(value), (message) => [message])

@@ -314,7 +314,7 @@ export type ResultOf<M extends RequestMethodName> =
  * `tasks.cancel` capabilities on whichever side receives them.
  *
  * @since 0.1.0
- * @category utils
+ * @category capabilities
  */
 export const taskCapability = (method: "tasks/list" | "tasks/cancel", receiver: "client" | "server"): Capability => ({
   side: receiver,
@@ -531,7 +531,7 @@ const notificationParamsEncoder = compiled((method: NotificationMethodName) => n
  * ```
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const decodeResult = <M extends RequestMethodName>(
   method: M,
@@ -544,7 +544,7 @@ export const decodeResult = <M extends RequestMethodName>(
  * Encodes the result of a request method (what a client answers to a server request) for `version`.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const encodeResult = <M extends RequestMethodName>(
   method: M,
@@ -556,7 +556,7 @@ export const encodeResult = <M extends RequestMethodName>(
  * Decodes the params of a request method with the definition of the revision `version`.
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const decodeRequestParams = <M extends RequestMethodName>(
   method: M,
@@ -569,7 +569,7 @@ export const decodeRequestParams = <M extends RequestMethodName>(
  * Encodes the params of a request method for `version`.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const encodeRequestParams = <M extends RequestMethodName>(
   method: M,
@@ -581,7 +581,7 @@ export const encodeRequestParams = <M extends RequestMethodName>(
  * Decodes the params of a notification method with the definition of the revision `version`.
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const decodeNotificationParams = <M extends NotificationMethodName>(
   method: M,
@@ -594,7 +594,7 @@ export const decodeNotificationParams = <M extends NotificationMethodName>(
  * Encodes the params of a notification method for `version`.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const encodeNotificationParams = <M extends NotificationMethodName>(
   method: M,
@@ -606,7 +606,7 @@ export const encodeNotificationParams = <M extends NotificationMethodName>(
  * The capability the receiver of a request method must have declared, if any.
  *
  * @since 0.1.0
- * @category utils
+ * @category capabilities
  */
 export const requestCapability = (method: RequestMethodName): Capability | undefined => {
   const entry: RequestMethod<Schema.Schema.Any, Schema.Schema.Any> = requests[method]

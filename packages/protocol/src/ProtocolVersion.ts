@@ -151,7 +151,7 @@ export class UnsupportedProtocolVersion extends Data.TaggedError("UnsupportedPro
  * answer as a stateful revision (a stateless one has no handshake to answer).
  *
  * @since 0.1.0
- * @category utils
+ * @category negotiation
  */
 export const negotiate = (
   requested: ProtocolVersion,

@@ -96,7 +96,7 @@ const implementation = (version: ProtocolVersion, info: WireObject): WireObject 
  * the list above.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const clientCapabilities = (version: ProtocolVersion, capabilities: WireObject): WireObject => {
   if (version === "2026-07-28") {
@@ -172,7 +172,7 @@ const elicitResult = (version: ProtocolVersion, method: string, result: WireObje
  * Takes the params of an outgoing request down to the negotiated revision.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const requestParams = (
   version: ProtocolVersion,
@@ -206,7 +206,7 @@ export const requestParams = (
  * Takes the params of an outgoing notification down to the negotiated revision.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const notificationParams = (
   version: ProtocolVersion,
@@ -231,7 +231,7 @@ export const notificationParams = (
  * Takes the result the client sends for a server request down to the negotiated revision.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const result = (version: ProtocolVersion, method: string, value: WireObject): Encoded<WireObject> => {
   if (before(version, "2025-11-25") && (isTaskMethod(method) || Object.hasOwn(value, "task"))) {
@@ -271,7 +271,7 @@ const readableBlock = (version: ProtocolVersion, block: unknown): unknown => {
  * are (its schema admits them).
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const serverResult = (version: ProtocolVersion, method: string, value: WireObject): WireObject => {
   if (!before(version, "2025-06-18")) return value

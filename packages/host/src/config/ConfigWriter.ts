@@ -209,7 +209,7 @@ const open = (file: string) =>
  * `.mcp.json`); fails when the file cannot be written (TOML, YAML, not a JSON object).
  *
  * @since 0.1.0
- * @category utils
+ * @category accessors
  */
 export const formatOf = (file: string) => Effect.map(open(file), (opened) => opened.format)
 
@@ -229,7 +229,7 @@ const outcomeOf = (opened: Opened, change: Change, force: boolean): Outcome =>
  * What writing `changes` into `file` would do to each (nothing is written).
  *
  * @since 0.1.0
- * @category utils
+ * @category writing
  */
 export const plan = (file: string, changes: ReadonlyArray<Change>, force: boolean) =>
   Effect.map(open(file), (opened) =>
@@ -280,7 +280,7 @@ const withMember = (json: { readonly [key: string]: unknown }, key: string, name
  * added to the file's `inputs` when it declares none of that id.
  *
  * @since 0.1.0
- * @category utils
+ * @category writing
  */
 export const write = (
   file: string,
@@ -320,7 +320,7 @@ export const write = (
  * (nothing is written).
  *
  * @since 0.1.0
- * @category utils
+ * @category writing
  */
 export const remove = (file: string, name: string) =>
   Effect.gen(function* () {
