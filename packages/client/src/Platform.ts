@@ -5,10 +5,11 @@
  * into the client's internals. A program picks transports (`StdioTransport`, `HttpTransport`, a
  * platform package's, or a `Transports` layer); it never needs this module.
  *
- * - stdio: {@link LineFramer} and {@link lineText} (newline framing, linear in the input),
- *   {@link DEFAULT_MAX_MESSAGE_BYTES}, {@link stdioEnvironment} (the child's environment from
- *   `StdioOptions`), {@link probedInPlace} (the era probe on the live process, restarting a
- *   server that exits on it). The options and the `StdioProcess` tag are `StdioTransport`'s.
+ * - stdio: {@link LineFramer}, {@link lineText} and {@link DEFAULT_MAX_MESSAGE_BYTES} (newline
+ *   framing, linear in the input: `@effect-mcp/jsonrpc/Framing`'s, passed on),
+ *   {@link stdioEnvironment} (the child's environment from `StdioOptions`), {@link probedInPlace}
+ *   (the era probe on the live process, restarting a server that exits on it). The options and
+ *   the `StdioProcess` tag are `StdioTransport`'s.
  * - HTTP: {@link HttpRoute}, the route a platform's HTTP client offers the Streamable HTTP
  *   transport (`StreamableHttpTransport.makeWithRoute`, `HttpTransport.makeWithRoute`): a request
  *   started with callbacks, its {@link RouteAnswer} read with callbacks; and the body helpers
@@ -22,8 +23,15 @@
  * @since 0.1.0
  */
 
-/** Newline framing: {@link LineFramer} (one per connection; a line over the limit is an `Overflow`), `lineText`. */
+/** Newline framing, `@effect-mcp/jsonrpc/Framing`'s: {@link LineFramer} (one per connection; a line over the limit is an `Overflow`), `lineText`. */
 export {
+  /**
+   * The longest message accepted from a server unless the options say otherwise: 64 MiB.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  DEFAULT_MAX_MESSAGE_BYTES,
   /**
    * The result of feeding one chunk: the complete lines it finished, or an overflow.
    *
@@ -45,7 +53,7 @@ export {
    * @category utils
    */
   lineText
-} from "./internal/transport/framing.js"
+} from "@effect-mcp/jsonrpc/Framing"
 
 /** The answers an {@link HttpRoute} gives, and how its bodies are read: {@link Answer}, {@link Collected}. */
 export {
@@ -113,19 +121,11 @@ export type {
 } from "./internal/transport/route.js"
 
 /**
- * The longest message a stdio transport accepts unless its options say otherwise (64 MiB), and
- * the child's environment from `StdioOptions`: `{ extend, env }`, where `extend` says whether
+ * The child's environment from `StdioOptions`: `{ extend, env }`, where `extend` says whether
  * `env` goes on top of the parent's whole environment (`inheritEnv: "all"`) or is all of it
  * (the safe variables, read through `Config`, plus the options' `env`).
  */
 export {
-  /**
-   * The longest message accepted from a server unless the options say otherwise: 64 MiB.
-   *
-   * @since 0.1.0
-   * @category constants
-   */
-  DEFAULT_MAX_MESSAGE_BYTES,
   /**
    * The environment the child gets: the safe variables (read through `Config`) or everything, plus
    * `env`.

@@ -18,6 +18,7 @@
 import type * as Command from "@effect/platform/Command"
 import * as CommandRuntime from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import { DEFAULT_MAX_MESSAGE_BYTES, encodeLine, LineFramer, lineText } from "@effect-mcp/jsonrpc/Framing"
 import {
   type Incoming,
   makeInbound,
@@ -37,13 +38,7 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { encodeLine, LineFramer, lineText } from "./internal/transport/framing.js"
-import {
-  DEFAULT_MAX_MESSAGE_BYTES,
-  environment,
-  type StdioOptions,
-  type StdioProcessService
-} from "./internal/transport/stdio.js"
+import { environment, type StdioOptions, type StdioProcessService } from "./internal/transport/stdio.js"
 import { probedInPlace } from "./internal/transport/stdioProbe.js"
 import { TransportError } from "./McpError.js"
 

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 
-import * as Platform from "@effect-mcp/client/Platform"
+import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, lineOf, lineText } from "@effect-mcp/jsonrpc/Framing"
 import { TransportError } from "@effect-mcp/jsonrpc/PeerError"
 import * as Transport from "@effect-mcp/jsonrpc/Transport"
 import type { JsonRpc } from "@effect-mcp/protocol"
@@ -42,7 +42,7 @@ export const make = (options: Options): Effect.Effect<Transport.TransportService
   Effect.gen(function* () {
     const name = options.name ?? "stdio client"
     const inbound = Transport.makeInbound()
-    const framer = new Platform.LineFramer(options.maxMessageBytes ?? Platform.DEFAULT_MAX_MESSAGE_BYTES)
+    const framer = new LineFramer(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES)
     const broken = (reason: string, cause?: unknown) =>
       new TransportError({ server: name, reason, ...(cause === undefined ? {} : { cause }) })
 
@@ -54,7 +54,7 @@ export const make = (options: Options): Effect.Effect<Transport.TransportService
             return Effect.fail(broken(`a message is longer than ${framer.maxBytes} bytes`))
           }
           for (const line of framed.lines) {
-            const text = Platform.lineText(line)
+            const text = lineText(line)
             if (text.trim() === "") continue
             for (const item of Transport.parseIncoming(text)) inbound.unsafeOffer(item)
           }
@@ -69,7 +69,7 @@ export const make = (options: Options): Effect.Effect<Transport.TransportService
     )
 
     const send = (message: JsonRpc.JSONRPCMessage) =>
-      Effect.suspend(() => options.write(`${JSON.stringify(message)}\n`)).pipe(
+      Effect.suspend(() => options.write(lineOf(message))).pipe(
         Effect.mapError((cause) => broken("the output is gone", cause))
       )
 

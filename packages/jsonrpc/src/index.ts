@@ -8,6 +8,10 @@
 /**
  * @since 0.1.0
  */
+export * as Framing from "./Framing.js"
+/**
+ * @since 0.1.0
+ */
 export * as InMemoryTransport from "./InMemoryTransport.js"
 /**
  * @since 0.1.0

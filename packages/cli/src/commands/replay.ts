@@ -7,6 +7,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Framing from "@effect-mcp/jsonrpc/Framing"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -17,8 +18,19 @@ import { player } from "../internal/replay.js"
 import { Output } from "../Output.js"
 import { runCommand } from "./shared.js"
 
-const write = (message: JsonRpc.JSONRPCMessage) =>
-  Effect.sync(() => void process.stdout.write(`${JSON.stringify(message)}\n`))
+const write = (message: JsonRpc.JSONRPCMessage) => Effect.sync(() => void process.stdout.write(Framing.lineOf(message)))
+
+/** The lines of stdin's bytes, framed as a client's stdio transport frames a server's stdout. */
+const lines = <E>(bytes: Stream.Stream<Uint8Array, E>): Stream.Stream<string, E | UsageError> =>
+  Stream.suspend(() => {
+    const framer = new Framing.LineFramer(Framing.DEFAULT_MAX_MESSAGE_BYTES)
+    return Stream.mapConcatEffect(bytes, (chunk) => {
+      const framed = framer.push(chunk)
+      return framed._tag === "Overflow"
+        ? Effect.fail(new UsageError({ reason: `a message on stdin is longer than ${framer.maxBytes} bytes` }))
+        : Effect.succeed(framed.lines.map(Framing.lineText))
+    })
+  })
 
 /** Serves the recording on stdin and stdout until stdin ends. */
 const serve = (file: string) =>
@@ -35,8 +47,7 @@ const serve = (file: string) =>
       () => process.stdin,
       (cause) => new UsageError({ reason: `reading stdin failed: ${String(cause)}` })
     ).pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
+      lines,
       Stream.filter((line) => line.trim() !== ""),
       Stream.runForEach((line) =>
         Either.match(

@@ -1,7 +1,7 @@
 /** Newline framing: whatever the chunking, the lines come back exactly; a line over the limit is refused. */
 import { describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
-import { LineFramer, lineText } from "../src/internal/transport/framing.js"
+import { LineFramer, lineText } from "../src/Framing.js"
 
 const encoder = new TextEncoder()
 
