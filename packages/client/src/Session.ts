@@ -78,12 +78,35 @@ export type {
    */
   ServerRequestHandler,
   /**
-   * A session with one server: its state, what was established, and the one request path.
+   * The connection of a session: what the server sends unasked, the requests it makes, raw
+   * notifications out, counters.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  SessionConnection,
+  /**
+   * The one request path of a session, and its notifications out.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  SessionRequests,
+  /**
+   * A session with one server, by what its callers do: what it is (`SessionView`), the one request
+   * path (`SessionRequests`) and the connection (`SessionConnection`).
    *
    * @since 0.1.0
    * @category models
    */
   SessionService,
+  /**
+   * What a session is now: its name, lifecycle state, era and what was established.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  SessionView,
   /**
    * Counters of a connection.
    *

@@ -73,7 +73,7 @@ describe("McpClient session", () => {
       // The session under the layer: its start fails the same way, and it is Failed with that cause.
       const { transport, options } = scriptedLayer(unsupported)
       yield* Effect.gen(function* () {
-        const session = yield* SessionInternal.make({
+        const { service: session, start } = yield* SessionInternal.make({
           server: "scripted",
           clientInfo: { name: "c", version: "1" },
           protocolVersion: options.protocolVersion ?? "auto",
@@ -81,6 +81,7 @@ describe("McpClient session", () => {
           sessionRetries: 1,
           probeTimeout: "10 seconds",
           maxInputRounds: 10,
+          capabilities: {},
           serve: ServerRequests.serveWith({
             sampling: Option.none(),
             elicitation: Option.none(),
@@ -88,10 +89,9 @@ describe("McpClient session", () => {
           }),
           retry: undefined,
           maxInFlight: undefined,
-          maxQueued: undefined,
-          serveStale: undefined
+          maxQueued: undefined
         })
-        const failure = yield* Effect.flip(session.start({}))
+        const failure = yield* Effect.flip(start)
         expect(failure._tag).toBe("UnsupportedProtocolVersion")
         const state = yield* session.state
         expect(state._tag).toBe("Failed")

@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { McpError } from "@effect-mcp/client"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Recovery from "../src/internal/session/recovery.js"
 import type { Prepared } from "../src/internal/session/types.js"
 import { lostSession } from "../src/internal/transport/streamable/answers.js"
@@ -19,7 +21,7 @@ describe("Recovery", () => {
       let alive = true
       let reinitializations = 0
       let losses = 0
-      const recovering = Recovery.make({
+      const recovering = yield* Recovery.make({
         retries: 1,
         reinitialization: Effect.suspend(() => {
           reinitializations++
@@ -29,9 +31,7 @@ describe("Recovery", () => {
         restore: Effect.void,
         refresh: Either.right,
         lost: () => Effect.sync(() => losses++),
-        alive: () => alive,
-        scope: yield* Effect.scope,
-        runtime: yield* Effect.runtime<never>()
+        alive: () => alive
       })
       const expired = recovering(() => Effect.fail(new McpError.SessionExpired({ server: "s" })))
       const first = yield* Effect.flip(expired(request))
@@ -45,11 +45,55 @@ describe("Recovery", () => {
     })
   )
 
+  it.scoped(
+    "requests that meet the expired session together share one re-initialization, which a request given up does not stop",
+    () =>
+      Effect.gen(function* () {
+        let reinitializations = 0
+        const gate = yield* Deferred.make<void>()
+        const recovering = yield* Recovery.make({
+          retries: 1,
+          reinitialization: Effect.zipRight(
+            Effect.sync(() => reinitializations++),
+            Deferred.await(gate)
+          ),
+          restore: Effect.void,
+          refresh: Either.right,
+          lost: () => Effect.void,
+          alive: () => true
+        })
+        const sent = new Map<number, number>()
+        const executor = (id: number) =>
+          recovering(() =>
+            Effect.suspend(() => {
+              const n = (sent.get(id) ?? 0) + 1
+              sent.set(id, n)
+              return n === 1
+                ? Effect.fail(new McpError.SessionExpired({ server: "s", status: 404 }))
+                : Effect.succeed({ id })
+            })
+          )
+        const given = yield* Effect.fork(executor(0)(request))
+        const waiting = yield* Effect.fork(
+          Effect.all(
+            [1, 2, 3].map((id) => executor(id)(request)),
+            { concurrency: "unbounded" }
+          )
+        )
+        yield* Effect.yieldNow({ priority: 1 })
+        while (sent.size < 4) yield* Effect.yieldNow()
+        yield* Fiber.interrupt(given)
+        yield* Deferred.succeed(gate, undefined)
+        expect(yield* Fiber.join(waiting)).toStrictEqual([{ id: 1 }, { id: 2 }, { id: 3 }])
+        expect(reinitializations).toBe(1)
+      })
+  )
+
   it.scoped("a request that meets the expired session again after it was established again fails the session", () =>
     Effect.gen(function* () {
       let reinitializations = 0
       const lost: Array<string> = []
-      const recovering = Recovery.make({
+      const recovering = yield* Recovery.make({
         retries: 1,
         reinitialization: Effect.sync(() => {
           reinitializations++
@@ -57,9 +101,7 @@ describe("Recovery", () => {
         restore: Effect.void,
         refresh: Either.right,
         lost: (error) => Effect.sync(() => lost.push(error._tag)),
-        alive: () => true,
-        scope: yield* Effect.scope,
-        runtime: yield* Effect.runtime<never>()
+        alive: () => true
       })
       let sent = 0
       const refused = recovering(() =>

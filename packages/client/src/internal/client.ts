@@ -76,7 +76,13 @@ export const startSession = (
       elicitation: yield* Effect.serviceOption(Elicitation),
       roots: yield* Effect.serviceOption(Roots)
     }
-    const session = yield* Session.make({
+    const clientTasks = options.clientTasks
+    // The extensions this client implements are declared beside the handlers' capabilities.
+    const capabilities: McpSchema.ClientCapabilities = {
+      ...clientCapabilities(handlers, clientTasks !== undefined),
+      extensions: { [SKILLS_EXTENSION]: {}, ...appsExtension(options.mcpApps) }
+    }
+    const built = yield* Session.make({
       server: options.name,
       clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
       protocolVersion: options.protocolVersion ?? "auto",
@@ -84,28 +90,24 @@ export const startSession = (
       sessionRetries: options.sessionRetries ?? 1,
       probeTimeout: options.probeTimeout,
       maxInputRounds: options.maxInputRounds ?? 10,
+      capabilities,
       serve: ServerRequests.serveWith(handlers),
       retry: options.retry,
       maxInFlight: options.maxInFlight,
       maxQueued: options.maxQueued,
-      serveStale: options.serveStaleLists,
       reattach: options.reattach
     })
+    const session = built.service
     // Server-to-client requests, for the capabilities the provided handlers declare. Registered
     // before the handshake: a server may ask as soon as it has seen notifications/initialized.
-    const clientTasks =
-      options.clientTasks === undefined ? undefined : yield* ClientTasks.make(session, options.clientTasks)
-    yield* ServerRequests.register({ session, ...(clientTasks === undefined ? {} : { tasks: clientTasks }) }, handlers)
-    // The extensions this client implements are declared beside the handlers' capabilities.
-    yield* session.start({
-      ...clientCapabilities(handlers, clientTasks !== undefined),
-      extensions: { [SKILLS_EXTENSION]: {}, ...appsExtension(options.mcpApps) }
-    })
+    const tasks = clientTasks === undefined ? undefined : yield* ClientTasks.make(session, clientTasks)
+    yield* ServerRequests.register({ session, ...(tasks === undefined ? {} : { tasks }) }, handlers)
+    yield* built.start
     if (options.keepAlive !== undefined) {
       const { interval, timeout } = options.keepAlive
       yield* Schedule.isSchedule(interval)
-        ? session.keepAlive(interval, timeout ?? options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
-        : session.keepAlive(Schedule.spaced(interval), timeout ?? interval)
+        ? built.keepAlive(interval, timeout ?? options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
+        : built.keepAlive(Schedule.spaced(interval), timeout ?? interval)
     }
     return session
   })
@@ -131,10 +133,11 @@ export const fromSession = (
     // Tools are built now (the hot path reads their cache); resources, prompts and skills at their
     // first use (many programs never touch them, and a client should not hold what it never uses). A list never built has no
     // cache to drop on list_changed.
-    const tools = yield* Tools.make(session)
+    const lists = { serveStale: options.serveStaleLists }
+    const tools = yield* Tools.make(session, { ...lists, retry: options.retry })
     const scope = yield* Effect.scope
-    const resources = OnFirstUse.part(() => Resources.make(session), scope)
-    const prompts = OnFirstUse.part(() => Prompts.make(session), scope)
+    const resources = OnFirstUse.part(() => Resources.make(session, lists), scope)
+    const prompts = OnFirstUse.part(() => Prompts.make(session, lists), scope)
     const skills = OnFirstUse.part(() => Skills.make(session, ExtensionRequests.make(session)), scope)
     const invalidate = <A extends { readonly list: { readonly invalidate: Effect.Effect<void> } }>(
       built: OnFirstUse.Part<A>

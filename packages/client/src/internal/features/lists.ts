@@ -61,6 +61,12 @@ export const paginate = <R extends Page, A>(
       })
   )
 
+/** What a cached list reads of the client's options. */
+export interface ListOptions {
+  /** The list answers from its last good value when a refresh fails (with a warning). Default: false. */
+  readonly serveStale?: boolean | undefined
+}
+
 /** A cached list. */
 export interface CachedList<A> {
   /** The cached array, fetched all pages on first use or after an invalidation; concurrent readers share one fetch. */

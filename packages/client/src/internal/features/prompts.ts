@@ -17,7 +17,7 @@ export interface Prompts {
 }
 
 /** Builds the prompts part over a session. */
-export const make = (session: Session): Effect.Effect<Prompts, never, Scope.Scope> =>
+export const make = (session: Session, options: Lists.ListOptions = {}): Effect.Effect<Prompts, never, Scope.Scope> =>
   Effect.gen(function* () {
     const list = yield* Lists.cachedList(
       Lists.paginate(
@@ -27,7 +27,7 @@ export const make = (session: Session): Effect.Effect<Prompts, never, Scope.Scop
         (result) => result.prompts
       ),
       Effect.sync(() => session.freshness("prompts/list")),
-      session.serveStale ? { server: session.server, what: "prompts" } : undefined
+      options.serveStale === true ? { server: session.server, what: "prompts" } : undefined
     )
     return {
       list,

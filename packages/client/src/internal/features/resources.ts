@@ -24,7 +24,7 @@ export interface Resources {
 }
 
 /** Builds the resources part over a session. */
-export const make = (session: Session): Effect.Effect<Resources, never, Scope.Scope> =>
+export const make = (session: Session, options: Lists.ListOptions = {}): Effect.Effect<Resources, never, Scope.Scope> =>
   Effect.gen(function* () {
     const stream = Lists.paginate(
       session.server,
@@ -35,7 +35,7 @@ export const make = (session: Session): Effect.Effect<Resources, never, Scope.Sc
     const list = yield* Lists.cachedList(
       stream,
       Effect.sync(() => session.freshness("resources/list")),
-      session.serveStale ? { server: session.server, what: "resources" } : undefined
+      options.serveStale === true ? { server: session.server, what: "resources" } : undefined
     )
     const templates = Lists.paginate(
       session.server,

@@ -90,7 +90,7 @@ export interface ToolSteps {
 }
 
 /** The steps of the tools of a session. */
-export const make = (session: Session): ToolSteps => {
+export const make = (session: Session, retried: (options: SessionRequestOptions) => boolean): ToolSteps => {
   const { server } = session
   // Read on each call: a re-established session may declare other capabilities.
   const toolTasks = () => session.established().serverCapabilities.tasks?.requests?.tools?.call !== undefined
@@ -145,7 +145,7 @@ export const make = (session: Session): ToolSteps => {
       definition !== undefined && session.era() === "stateless" ? paramHeadersOf(definition, args) : undefined
     const hints = definition?.annotations
     const idempotent =
-      options.idempotent === undefined && session.retryPolicy("tools/call", options) !== undefined
+      options.idempotent === undefined && retried(options)
         ? hints?.readOnlyHint === true || hints?.idempotentHint === true
         : options.idempotent
     const requestOptions: SessionRequestOptions = {

@@ -16,6 +16,8 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { RequestError, ToolOutputInvalid } from "../../McpError.js"
+import type * as Retry from "../../Retry.js"
+import { policyOf } from "../session/executor.js"
 import { request } from "../session/request.js"
 import type { SessionService as Session, RequestOptions as SessionRequestOptions } from "../session/types.js"
 import * as McpHeaders from "../transport/mcpHeaders.js"
@@ -119,11 +121,19 @@ const needsCheck = (definition: Tool | undefined, validateInput: boolean, args: 
 
 const loadCheck: Effect.Effect<Check> = withCheck(Effect.succeed)
 
+/** What the tools part reads of the client's options. */
+export interface ToolsOptions extends Lists.ListOptions {
+  /** The client's retries: a call they would repeat reads the tool's hints to know whether it may be repeated. */
+  readonly retry?: Retry.RetrySettings | undefined
+}
+
 /** Builds the tools part over a session. */
-export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope> =>
+export const make = (session: Session, options: ToolsOptions = {}): Effect.Effect<Tools, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { server } = session
-    const { toolTasks, uncheckedOf, prepareWith, verified } = makeSteps(session)
+    const retryPolicy = policyOf(options.retry)
+    const retried = (call: SessionRequestOptions) => retryPolicy("tools/call", call) !== undefined
+    const { toolTasks, uncheckedOf, prepareWith, verified } = makeSteps(session, retried)
     const callable = callableIn(session)
     // The schemas already warned about (`Unchecked.key`): each warning is logged once per client.
     const warned = new Set<string>()
@@ -145,7 +155,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
     const list = yield* Lists.cachedList(
       stream,
       Effect.sync(() => session.freshness("tools/list")),
-      session.serveStale ? { server, what: "tools" } : undefined
+      options.serveStale === true ? { server, what: "tools" } : undefined
     )
 
     const known: Tools["known"] = (tool) => {
@@ -175,7 +185,7 @@ export const make = (session: Session): Effect.Effect<Tools, never, Scope.Scope>
       validateInput ||
       toolTasks() ||
       session.era() === "stateless" ||
-      (options.idempotent === undefined && session.retryPolicy("tools/call", options) !== undefined)
+      (options.idempotent === undefined && retried(options))
 
     const prepareNow: Tools["prepareNow"] = (tool, args, options, validateInput) => {
       const found = known(tool)

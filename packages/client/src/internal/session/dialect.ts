@@ -17,6 +17,7 @@ import {
   type LegacyServer,
   type RequestError,
   type SessionExpired,
+  SessionUnavailable,
   type StreamBroken,
   TransportError
 } from "../../McpError.js"
@@ -79,6 +80,22 @@ export interface Dialect {
    * tagged with another (an ended) subscription's id is dropped; untagged ones always belong.
    */
   readonly accepts: (notification: JsonRpc.JSONRPCNotification) => boolean
+}
+
+/**
+ * What a session speaks before its first establishment: the stateful era, nothing sent (the
+ * steps refuse every request and notification until the session is ready; the handshake speaks
+ * the stateful dialect itself).
+ */
+export const unestablished = (server: () => string): Dialect => {
+  const refused = () => new SessionUnavailable({ server: server(), reason: "the session is not established yet" })
+  return {
+    era: "stateful",
+    exchange: () => Effect.fail(refused()),
+    notify: () => Effect.fail(refused()),
+    freshness: () => Option.none(),
+    accepts: () => true
+  }
 }
 
 /** The stateful dialect: requests and notifications go as they are. */

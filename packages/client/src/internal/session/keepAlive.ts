@@ -4,7 +4,10 @@
  * after a transient failure (a keep-alive socket the server closed as the ping went out; a timeout
  * is not retried: silence for that long is the answer); a ping that still fails fails the session.
  */
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { RequestError } from "../../McpError.js"
 import * as Retry from "../../Retry.js"
@@ -19,9 +22,15 @@ export interface KeepAliveOptions extends Pick<SessionService, "prepare" | "deco
   readonly fail: (cause: RequestError) => Effect.Effect<void>
 }
 
-/** The session's `keepAlive`. */
+/** Pings after each delay of `schedule`; a ping that fails (none answered within `timeout`) fails the session. Runs in the scope. */
+export type KeepAlive = (
+  schedule: Schedule.Schedule<unknown>,
+  timeout: Duration.DurationInput
+) => Effect.Effect<void, never, Scope.Scope>
+
+/** The session's keep-alive. */
 export const make =
-  (options: KeepAliveOptions): SessionService["keepAlive"] =>
+  (options: KeepAliveOptions): KeepAlive =>
   (schedule, timeout) => {
     const execute: Executor<RequestError> = (ping) =>
       Effect.retry(options.exchange(ping), {

@@ -10,7 +10,8 @@ import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
-import * as Runtime from "effect/Runtime"
+import * as FiberHandle from "effect/FiberHandle"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { RequestError, SessionExpired } from "../../McpError.js"
 import type { WireError } from "./dialect.js"
@@ -33,63 +34,59 @@ export interface RecoveryOptions {
   readonly lost: (error: SessionExpired) => Effect.Effect<void>
   /** Whether the session can still be established again (a failed or closed one cannot). */
   readonly alive: () => boolean
-  /** Where the re-initialization runs: the session's scope, so closing the session stops it. */
-  readonly scope: Scope.Scope
-  /** The session's runtime (its logger, tracer and services), which the re-initialization runs in. */
-  readonly runtime: Runtime.Runtime<never>
 }
 
-/** An executor combinator: requests that meet an expired session recover, other failures are theirs. */
-export const make = (options: RecoveryOptions) => {
-  // The session's generation: how many times it was established again. A request that failed in
-  // generation n asks for re-initialization only if the session is still in n.
-  let generation = 0
-  let running: Fiber.RuntimeFiber<void, RequestError> | undefined
-  const fork = Runtime.runSync(options.runtime)
-  const reinitialize = (seen: number): Effect.Effect<void, RequestError> =>
-    Effect.suspend(() => {
-      if (seen !== generation) return Effect.void
-      if (running === undefined) {
-        const fiber = fork(
-          Effect.forkIn(
-            options.reinitialization.pipe(
-              Effect.tap(() => Effect.sync(() => generation++)),
-              Effect.zipRight(options.restore)
-            ),
-            options.scope
-          )
+/**
+ * An executor combinator: requests that meet an expired session recover, other failures are theirs.
+ * The re-initialization runs in the scope this is made in (the session's), with the services and
+ * logger it was made with, once at a time: a `FiberHandle` run with `onlyIfMissing`.
+ */
+export const make = (
+  options: RecoveryOptions
+): Effect.Effect<(executor: Executor<WireError>) => Executor<WireError>, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const handle = yield* FiberHandle.make<void, RequestError>()
+    const fork = yield* FiberHandle.runtime(handle)<never>()
+    const running = () => FiberHandle.unsafeGet(handle)
+    // The session's generation: how many times it was established again. A request that failed in
+    // generation n asks for re-initialization only if the session is still in n.
+    let generation = 0
+    const reinitialization = options.reinitialization.pipe(
+      Effect.tap(() => Effect.sync(() => generation++)),
+      Effect.zipRight(options.restore)
+    )
+    // Awaited, not joined: a request given up meanwhile neither stops it nor takes its fiber refs.
+    const reinitialize = (seen: number): Effect.Effect<void, RequestError> =>
+      Effect.suspend(() => {
+        if (seen !== generation) return Effect.void
+        const fiber = Option.getOrElse(running(), () => fork(reinitialization, { onlyIfMissing: true }))
+        return Effect.flatten(Fiber.await(fiber))
+      })
+
+    return (executor: Executor<WireError>): Executor<WireError> =>
+      (request) => {
+        const run = (current: Prepared, retriesLeft: number): Effect.Effect<Peer.WireObject, WireError> =>
+          Effect.suspend(() => {
+            const seen = generation
+            return Effect.catchIf(
+              executor(current),
+              // A session that failed (a re-initialization did not succeed) is not initialized again.
+              (error) =>
+                error._tag === "SessionExpired" && retriesLeft > 0 && (Option.isSome(running()) || options.alive()),
+              () =>
+                Effect.zipRight(
+                  reinitialize(seen),
+                  Effect.suspend(() => {
+                    const refreshed = options.refresh(current)
+                    return Either.isLeft(refreshed)
+                      ? Effect.fail(refreshed.left)
+                      : run(refreshed.right, retriesLeft - 1)
+                  })
+                )
+            )
+          })
+        return Effect.tapError(run(request, options.retries), (error) =>
+          error._tag === "SessionExpired" && options.alive() ? options.lost(error) : Effect.void
         )
-        running = fiber
-        // The observer may run at once (a re-initialization that failed within the fork).
-        fiber.addObserver(() => {
-          if (running === fiber) running = undefined
-        })
-        return Fiber.join(fiber)
       }
-      return Fiber.join(running)
-    })
-
-  return (executor: Executor<WireError>): Executor<WireError> =>
-    (request) => {
-      const run = (current: Prepared, retriesLeft: number): Effect.Effect<Peer.WireObject, WireError> =>
-        Effect.suspend(() => {
-          const seen = generation
-          return Effect.catchIf(
-            executor(current),
-            // A session that failed (a re-initialization did not succeed) is not initialized again.
-            (error) => error._tag === "SessionExpired" && retriesLeft > 0 && (running !== undefined || options.alive()),
-            () =>
-              Effect.zipRight(
-                reinitialize(seen),
-                Effect.suspend(() => {
-                  const refreshed = options.refresh(current)
-                  return Either.isLeft(refreshed) ? Effect.fail(refreshed.left) : run(refreshed.right, retriesLeft - 1)
-                })
-              )
-          )
-        })
-      return Effect.tapError(run(request, options.retries), (error) =>
-        error._tag === "SessionExpired" && options.alive() ? options.lost(error) : Effect.void
-      )
-    }
-}
+  })

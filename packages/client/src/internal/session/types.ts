@@ -15,11 +15,10 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
-import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { RequestContext } from "../../Capabilities.js"
-import type { DecodeError, InitializeError, JsonRpcFailure, RequestError, TransportError } from "../../McpError.js"
+import type { DecodeError, JsonRpcFailure, RequestError, TransportError } from "../../McpError.js"
 import type * as Retry from "../../Retry.js"
 import type { SessionState } from "../../SessionState.js"
 import type { Answering } from "./dialect.js"
@@ -95,6 +94,8 @@ export interface SessionOptions {
   readonly probeTimeout: Duration.DurationInput | undefined
   /** The most rounds of a multi round-trip request (2026-07-28). */
   readonly maxInputRounds: number
+  /** What the client declares: the capabilities of the handlers it serves, and its extensions. */
+  readonly capabilities: McpSchema.ClientCapabilities
   /** Serves what the server asks of the client (its requests, a 2026-07-28 result's input requests). */
   readonly serve: ServerRequestHandler
   /** Retries of reads and tool calls (none unless given). */
@@ -102,14 +103,12 @@ export interface SessionOptions {
   /** At most this many requests in flight (default: no bound); beyond, they wait in a queue of `maxQueued`. */
   readonly maxInFlight?: number | undefined
   readonly maxQueued?: number | undefined
-  /** Lists answer from their last good value when a refresh fails (with a warning). Default: false. */
-  readonly serveStale?: boolean | undefined
   /** A session saved from another client, taken up instead of a handshake (its transport must `reattach`). */
   readonly reattach?: SavedSession | undefined
 }
 
-/** A session with one server: its state, what was established, and the one request path. */
-export interface SessionService {
+/** What a session is now: its name, lifecycle state, era, and what was established. */
+export interface SessionView {
   /** The server's name in errors, logs and spans, as it is now. */
   readonly server: string
   /** The lifecycle state now. */
@@ -130,8 +129,10 @@ export interface SessionService {
   readonly freshness: (method: string) => Option.Option<number>
   /** Whether a notification belongs to the current subscriptions (see the dialect's `accepts`). */
   readonly accepts: (notification: JsonRpc.JSONRPCNotification) => boolean
-  /** Performs the handshake; the session is `Ready` after it, `Failed` if it fails. */
-  readonly start: (capabilities: McpSchema.ClientCapabilities) => Effect.Effect<void, InitializeError>
+}
+
+/** The one request path: what every feature's request takes, and the session's notifications out. */
+export interface SessionRequests {
   /**
    * The first step of every request: fails unless the session is ready and (with `checkCapability`,
    * the default) the server declared what the method needs; encodes the params for the revision.
@@ -159,15 +160,22 @@ export interface SessionService {
    * `unsafeExecute` may start it from plain code (the Promise adapter does).
    */
   readonly direct: (request: Prepared) => boolean
+  /**
+   * The peer's exchange of a prepared request, started from plain code with no fiber, for a
+   * Promise adapter: only for a request `direct` accepts. Under `maxInFlight` it holds a slot until
+   * the outcome. `onDone` gets the raw outcome once; the function returned gives the request up
+   * (cancelled on the server). `undefined`: it cannot start so now (no free slot, or see
+   * `Peer.unsafeRequest`); run `execute` instead.
+   */
+  readonly unsafeExecute: (
+    request: Prepared,
+    onDone: (outcome: Exit.Exit<WireObject, RequestError>) => void
+  ) => (() => void) | undefined
   /** The last step: the result of `method` decoded from the wire, or a `DecodeError` saying where it does not fit. */
   readonly decode: <M extends Methods.RequestMethodName>(
     method: M,
     raw: WireObject
   ) => Either.Either<Methods.ResultOf<M>, DecodeError>
-  /** Whether cached lists answer from their last good value when a refresh fails. */
-  readonly serveStale: boolean
-  /** The retry policy a request of `method` with these options has, if any. */
-  readonly retryPolicy: (method: string, options: RequestOptions | undefined) => Retry.RetryPolicy | undefined
   /** Sends a notification of the method table, encoded for the revision. */
   readonly notify: <M extends Methods.NotificationMethodName>(
     method: M,
@@ -175,8 +183,12 @@ export interface SessionService {
   ) => Effect.Effect<void, RequestError>
   /** `resources/subscribe`, remembered so that a re-established session subscribes again. */
   readonly subscribe: (uri: string) => Effect.Effect<void, RequestError>
-  /** `resources/unsubscribe`, and forgotten. */
+  /** `resources/unsubscribe`, and no longer subscribed again. */
   readonly unsubscribe: (uri: string) => Effect.Effect<void, RequestError>
+}
+
+/** The connection: what the server sends unasked, the requests it makes, raw notifications out, counters. */
+export interface SessionConnection {
   /** Every notification from the server, from the moment the stream runs. */
   readonly notifications: Stream.Stream<JsonRpc.JSONRPCNotification>
   /**
@@ -192,20 +204,11 @@ export interface SessionService {
   readonly notifyRaw: (method: string, params?: WireObject) => Effect.Effect<void, TransportError>
   /** Counters of the connection: outstanding requests, server requests being served, protocol violations. */
   readonly stats: Effect.Effect<Stats>
-  /**
-   * The peer's exchange of a prepared request, started from plain code with no fiber, for a
-   * Promise adapter: only for a request `direct` accepts. Under `maxInFlight` it holds a slot until
-   * the outcome. `onDone` gets the raw outcome once; the function returned gives the request up
-   * (cancelled on the server). `undefined`: it cannot start so now (no free slot, or see
-   * `Peer.unsafeRequest`); run `execute` instead.
-   */
-  readonly unsafeExecute: (
-    request: Prepared,
-    onDone: (outcome: Exit.Exit<WireObject, RequestError>) => void
-  ) => (() => void) | undefined
-  /** Pings after each delay of `schedule`; a ping that fails (none answered within `timeout`) fails the session. Runs in the scope. */
-  readonly keepAlive: (
-    schedule: Schedule.Schedule<unknown>,
-    timeout: Duration.DurationInput
-  ) => Effect.Effect<void, never, Scope.Scope>
 }
+
+/**
+ * A session with one server, by what its callers do: read what it is (`SessionView`), send
+ * requests through the one path (`SessionRequests`), and use the connection (`SessionConnection`).
+ * Starting it and keeping it alive are its builder's, not its callers'.
+ */
+export interface SessionService extends SessionView, SessionRequests, SessionConnection {}
