@@ -50,7 +50,7 @@ export {
    * The text of a line, without a trailing carriage return.
    *
    * @since 0.1.0
-   * @category utils
+   * @category decoding
    */
   lineText
 } from "@effect-mcp/jsonrpc/Framing"

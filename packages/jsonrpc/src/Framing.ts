@@ -88,7 +88,7 @@ const decoder = new TextDecoder("utf-8")
  * The text of a line, without a trailing carriage return.
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const lineText = (line: Uint8Array): string => {
   const text = decoder.decode(line)
@@ -99,7 +99,7 @@ export const lineText = (line: Uint8Array): string => {
  * One message as a line's text: its JSON with the newline that ends it.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const lineOf = (value: unknown): string => `${JSON.stringify(value)}\n`
 
@@ -109,6 +109,6 @@ const encoder = new TextEncoder()
  * One message as the bytes of a newline-terminated line.
  *
  * @since 0.1.0
- * @category utils
+ * @category encoding
  */
 export const encodeLine = (value: unknown): Uint8Array => encoder.encode(lineOf(value))
