@@ -1,4 +1,8 @@
-/** A value loaded at its first use: once, shared by concurrent first uses, tried again after a failed load. */
+/**
+ * A value loaded at its first use: once, shared by concurrent first uses, tried again after a
+ * failed load; and a part of a client built at its first use, once for concurrent first uses (a
+ * build that yielded before it ended used to run once per first use, the first result kept).
+ */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -35,6 +39,28 @@ describe("OnFirstUse", () => {
       expect(Exit.isFailure(first) && !Exit.isInterrupted(first)).toBe(true)
       expect(yield* value.use(Effect.succeed)).toBe("loaded")
       expect(loads).toBe(2)
+    })
+  )
+})
+
+describe("OnFirstUse.part", () => {
+  it.scoped("concurrent first uses wait on one build, and later uses get the same value", () =>
+    Effect.gen(function* () {
+      let builds = 0
+      const part = OnFirstUse.part(
+        () =>
+          Effect.suspend(() => {
+            builds++
+            return Effect.as(Effect.yieldNow(), { build: builds })
+          }),
+        yield* Effect.scope
+      )
+      expect(part.now()).toBeUndefined()
+      const values = yield* Effect.all([part.get, part.get, part.get], { concurrency: "unbounded" })
+      expect(builds).toBe(1)
+      expect(values.every((value) => value === values[0])).toBe(true)
+      expect(yield* part.get).toBe(values[0])
+      expect(part.now()).toBe(values[0])
     })
   )
 })

@@ -3,7 +3,9 @@
  * a YAML parser: imports a program that never needs them should not pay for), or a part of a
  * client that many programs never touch (its resources, prompts, skills).
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
 import * as Scope from "effect/Scope"
 
 /** A value loaded once, the first time an effect needs it. */
@@ -50,21 +52,26 @@ export interface Part<A> {
 }
 
 /**
- * `build()` run in `scope` when a run of `get` first needs it (it must not wait on anything:
- * concurrent first runs may each build it, and the first result is the one kept). Until then
- * nothing of it is made, not even its description.
+ * `build()` run in `scope` when a run of `get` first needs it; concurrent first runs wait on that
+ * one build (never interrupted half made). Until then nothing of it is made, not even its description.
  */
 export const part = <A>(build: () => Effect.Effect<A, never, Scope.Scope>, scope: Scope.Scope): Part<A> => {
   let built: A | undefined
+  let building: Deferred.Deferred<A> | undefined
   return {
-    get: Effect.suspend(() =>
-      built !== undefined
-        ? Effect.succeed(built)
-        : Effect.map(Scope.extend(build(), scope), (value) => {
-            built ??= value
-            return built
-          })
-    ),
+    get: Effect.suspend(() => {
+      if (built !== undefined) return Effect.succeed(built)
+      if (building !== undefined) return Deferred.await(building)
+      const deferred = Deferred.unsafeMake<A>(FiberId.none)
+      building = deferred
+      return Scope.extend(build(), scope).pipe(
+        Effect.tap((value) => {
+          built = value
+          return Deferred.succeed(deferred, value)
+        }),
+        Effect.uninterruptible
+      )
+    }),
     now: () => built
   }
 }
