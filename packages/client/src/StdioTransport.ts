@@ -126,10 +126,11 @@ const connect = (
     const outbound = yield* Mailbox.make<Uint8Array>()
     const process = yield* CommandRuntime.start(command).pipe(
       Effect.mapError((error) => {
-        const notFound = /ENOENT/.test(String(error))
-        const reason = notFound
-          ? `cannot start ${options.command}: not found (PATH=${env.PATH ?? ""})`
-          : `cannot start ${options.command}: ${error.message}`
+        // The platform says why in a typed reason (Node's ENOENT is `NotFound`).
+        const reason =
+          error._tag === "SystemError" && error.reason === "NotFound"
+            ? `cannot start ${options.command}: not found (PATH=${env.PATH ?? ""})`
+            : `cannot start ${options.command}: ${error.message}`
         return new TransportError({ server, reason, cause: error })
       })
     )

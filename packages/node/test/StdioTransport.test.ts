@@ -295,7 +295,7 @@ describe.each(transports)("$name", ({ layer: transportLayer }) => {
         Effect.scoped(Layer.build(transportLayer({ command: "no-such-mcp-server-xyz" })))
       )
       expect(error._tag).toBe("TransportError")
-      expect(error.message).toContain("no-such-mcp-server-xyz")
+      expect(error.message).toContain("no-such-mcp-server-xyz: not found")
       expect(error.message).toContain("PATH=")
     })
   )
