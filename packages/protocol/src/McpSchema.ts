@@ -3,6 +3,11 @@
  * plus the JSON-RPC envelope. Older revisions decode with these schemas (each is a
  * superset of its predecessors); `Revision` encodes for them.
  *
+ * Wire shapes are `Schema.Struct`s whose optional members are exact: absent, never `undefined`,
+ * as in JSON. Decoding drops unknown members; `_meta` is declared wherever the specification has
+ * it, so it is kept. Free-form JSON (arguments, structured content, `_meta`, capability objects)
+ * is checked to be an object and kept as the very same value.
+ *
  * @example
  * ```ts
  * import { McpSchema } from "@effect-mcp/protocol"

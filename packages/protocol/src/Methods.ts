@@ -3,6 +3,12 @@
  * result, the capability the other side must have declared, and the first revision
  * that has it.
  *
+ * Each revision is read by its own definitions. The 2025-11-25 Schemas read every older
+ * revision, but 2026-07-28 is no subset (any JSON Schema as a tool's `outputSchema`, any JSON
+ * value as `structuredContent`, URL elicitation without `elicitationId`), so where it differs the
+ * table holds a `Stateless…` definition, and every codec here takes the revision the session
+ * speaks (`decodeResult(method, value, version)`, …).
+ *
  * @since 0.1.0
  */
 import type * as Either from "effect/Either"
