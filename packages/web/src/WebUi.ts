@@ -5,6 +5,11 @@
  * and the chat. The page talks only to this server, never to MCP servers: every MCP message goes
  * through the host, so the trace sees all of it and tokens stay here.
  *
+ * Why server-sent events and not a WebSocket: everything live flows one way, and the page's
+ * intents are plain POSTs with Schema-decoded bodies. The event source reconnects by itself, and on
+ * every (re)connection the page fetches `GET /api/state` whole, so nothing depends on replaying
+ * events.
+ *
  * **When to use**: to give a person a page over the host: an inspector of every server at once,
  * and a chat with a model over all their tools.
  *

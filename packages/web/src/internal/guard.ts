@@ -5,7 +5,9 @@
  * browser sends one, one of the page's own, failing closed. The token comes once in the printed
  * address (`/?token=…`), which trades it for an HttpOnly, SameSite=Strict cookie and sends the
  * browser on to `/` (the `#` fragment of a deep link survives the redirect); scripts may send it
- * as `Authorization: Bearer …` instead.
+ * as `Authorization: Bearer …` instead. A request with `Sec-Fetch-Site: cross-site` is refused.
+ * `/oauth/callback` is the one route without the token (a redirect from the authorization server
+ * carries no Strict cookie); the login's `state` is the secret there, used once.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 

@@ -4,6 +4,11 @@
  * stderr. The transports push into one queue from plain code; one fiber owns the kept entries,
  * measures each response's latency from its request, and publishes each entry as an event, with
  * the log messages and resource updates read from the notifications.
+ *
+ * The trace is the transports', not the peer's, so everything the session sends shows (the era
+ * probe, recovery). A server reached over HTTP gets the client's generic `HttpTransport` over an
+ * `HttpClient` decorated with `tap`/`tapError`: that is how its exchanges (status, session id,
+ * headers masked) are seen; Node's faster `node:http` route would have none to show.
  */
 import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
