@@ -5,6 +5,9 @@
  * `Schedule`; calls route by namespaced name or URI to the right client and wait (up to their
  * timeout) for a server that is recovering. Servers can be added, removed, enabled, disabled
  * and reloaded while the host runs. Closing the host's scope closes every client in parallel.
+ * Every server starts at once, and `make` returns when each is ready or failed: start-up costs the
+ * slowest server, not the sum. A reload keeps the supervisor, session and process of every server
+ * whose configuration did not change.
  *
  * The handler services (`Sampling`, `Elicitation`, `Roots`) provided to the host's layer are
  * shared by every client; each request's context names the server that asked.

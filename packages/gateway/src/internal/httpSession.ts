@@ -13,6 +13,14 @@
  * 2025-11-25 or later, a new stream starts with a priming event (an id, the `retry` interval and
  * no data), so that a client that loses it before any message can still resume it. The gateway
  * never closes a stream early itself (no SSE polling): a call's stream stays open until it ends.
+ * Holding a connection per call costs a local gateway little, and clients before 2025-11-25
+ * cannot resume at all.
+ *
+ * The specification leaves open what an id that cannot be replayed gets: an unknown or expired one
+ * is refused with 400 (as the official SDK's server does), never given a stream that would silently
+ * miss the response; a stream that has ended with nothing after the id gets 204, the SSE
+ * standard's "stop reconnecting" (SDK v1's client resumes a stream that ended with an error
+ * response, and would otherwise poll it forever). A second connection to a stream takes it over.
  *
  * A POST with one request waits up to {@link ANSWER_WINDOW} for its first message: when that is the
  * response, it is the POST's JSON answer (no stream: nothing to parse as events, nothing kept);
