@@ -7,6 +7,13 @@
  * context holds. A platform package passes its faster route explicitly (`makeWithRoute`, as
  * `@effect-mcp/node`'s `NodeHttpTransport` does).
  *
+ * `auto` remembers the requests it sent until the first answer; a `LegacyServer` item for one of
+ * them opens the legacy transport at the same URL and sends them again there, and the inbound
+ * items come from whichever transport is active. Unless `auth: false`, the context's client is
+ * wrapped by OAuth's authorizing client, so every request (POSTs, the GET listener, resumption,
+ * `DELETE`) is authorized the same way and the transports know nothing of OAuth; a route is used
+ * only while that client would send a request as it is (no credentials, no refusal seen).
+ *
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"

@@ -26,6 +26,15 @@
  * - Close sends `DELETE` with the session id (405 tolerated), unless `terminateOnClose` is false:
  *   then the session outlives the transport, and another one (another process's) can `reattach`
  *   to it with its id.
+ * - A 2026-07-28 message (its `_meta` names the revision) goes without a session: the
+ *   `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers, a 4xx with a
+ *   JSON-RPC body as that request's answer, no GET listener, no notifications (cancelling aborts the
+ *   POST), no resumption: a stream that ends before its answer is a `StreamBroken` item, and the
+ *   stateless dialect sends the request again under a new id.
+ * - Each request runs in its own scope (`HttpClient.withScope`), with its own abort controller.
+ *   Give it a keep-alive agent on Node (`NodeHttpClient.layerWithoutAgent` with
+ *   `NodeHttpClient.makeAgentLayer({ keepAlive: true })`): `NodeHttpClient.layer`'s agent opens a
+ *   connection per request (a test counts 24 for 24 requests, at most 3 with keep-alive).
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
