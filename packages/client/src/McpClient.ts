@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Features from "./Features.js"
 import type { KeepAliveOptions as KeepAlive, McpClientOptions, McpClientService } from "./internal/api.js"
 import * as Client from "./internal/client.js"
 import type { InitializeError } from "./McpError.js"
@@ -139,6 +140,31 @@ export const make = (
   Effect.map(Client.make(options), (client) => client.service)
 
 /**
+ * The client over the `Session` and the features in context (`Features.Tools`, `Resources`,
+ * `Prompts`): provide `Features.layer`, or a layer that replaces or decorates one of them.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromFeatures = (): Layer.Layer<
+  McpClient,
+  never,
+  Session.Session | Features.Tools | Features.Resources | Features.Prompts
+> =>
+  Layer.scoped(
+    McpClient,
+    Effect.gen(function* () {
+      const session = yield* Session.Session
+      const features = {
+        tools: yield* Features.Tools,
+        resources: yield* Features.Resources,
+        prompts: yield* Features.Prompts
+      }
+      return yield* Client.assemble(session, features)
+    })
+  )
+
+/**
  * The client over the `Session` in context: the features (tools, resources, prompts, tasks,
  * skills) built over it. Provide it a `Session.layer`, or one that decorates it.
  *
@@ -146,12 +172,7 @@ export const make = (
  * @category layers
  */
 export const layerFromSession = (options: McpClientOptions = {}): Layer.Layer<McpClient, never, Session.Session> =>
-  Layer.scoped(
-    McpClient,
-    Effect.flatMap(Session.Session, (session) =>
-      Effect.map(Client.fromSession(session, options), (client) => client.service)
-    )
-  )
+  layerFromFeatures().pipe(Layer.provide(Features.layer(options)))
 
 /**
  * A client layer over the transport in context: `Session.layer` (the handshake, the handlers in

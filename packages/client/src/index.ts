@@ -68,6 +68,13 @@ export * as TokenStore from "./auth/TokenStore.js"
  */
 export * as Capabilities from "./Capabilities.js"
 /**
+ * The client's features as services (`Tools`, `Resources`, `Prompts`) with their layers, to replace or decorate one.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as Features from "./Features.js"
+/**
  * HTTP transports by URL: Streamable HTTP, legacy HTTP+SSE, or `auto` (the first, falling back to the second).
  *
  * @since 0.1.0

@@ -17,13 +17,12 @@ import { toRequestOptions } from "./features/callOptions.js"
 import * as ClientTasks from "./features/clientTasks.js"
 import * as ExtensionRequests from "./features/extensionRequests.js"
 import * as Notifications from "./features/notifications.js"
-import * as Prompts from "./features/prompts.js"
-import * as Resources from "./features/resources.js"
 import * as ServerRequests from "./features/serverRequests.js"
+import * as Services from "./features/services.js"
 import * as Skills from "./features/skills.js"
 import * as TaskProgress from "./features/taskProgress.js"
 import * as Tasks from "./features/tasks.js"
-import * as Tools from "./features/tools.js"
+import type * as Tools from "./features/tools.js"
 import * as OnFirstUse from "./onFirstUse.js"
 import { request as sessionRequest } from "./session/request.js"
 import * as Session from "./session/session.js"
@@ -116,12 +115,36 @@ export const startSession = (
 export const make = (options: McpClientOptions = {}): Effect.Effect<Client, InitializeError, Transport | Scope.Scope> =>
   Effect.flatMap(startSession(options), (session) => fromSession(session, options))
 
-/** The client over a session: each feature a module over it, assembled into the service. */
+/** The features a client is assembled from. */
+export interface Features {
+  readonly tools: Services.ToolsService
+  readonly resources: Services.ResourcesService
+  readonly prompts: Services.PromptsService
+}
+
+/** The client over a session, with its features built from the options. */
 export const fromSession = (
   session: Session.SessionService,
   options: McpClientOptions = {}
 ): Effect.Effect<Client, never, Scope.Scope> =>
   Effect.gen(function* () {
+    const tools = yield* Services.tools(session, options)
+    const features: Features = {
+      tools: tools.service,
+      resources: yield* Services.resources(session, options),
+      prompts: yield* Services.prompts(session, options)
+    }
+    const service = yield* assemble(session, features)
+    return { service, session, tools: tools.part, validateInput: options.validateToolInput !== false }
+  })
+
+/** The client's service over a session and its features: the rest of what a client does, built here. */
+export const assemble = (
+  session: Session.SessionService,
+  features: Features
+): Effect.Effect<McpClientService, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { tools, resources, prompts } = features
     const request = <M extends Methods.RequestMethodName>(
       method: M,
       params: Methods.RequestParamsOf<M> | undefined,
@@ -129,24 +152,18 @@ export const fromSession = (
     ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
       sessionRequest(session, method, params, toRequestOptions(call, session.established().protocolVersion))
 
-    // The features, each a module over the session.
-    // Tools are built now (the hot path reads their cache); resources, prompts and skills at their
-    // first use (many programs never touch them, and a client should not hold what it never uses). A list never built has no
-    // cache to drop on list_changed.
-    const lists = { serveStale: options.serveStaleLists }
-    const tools = yield* Tools.make(session, { ...lists, retry: options.retry })
+    // Skills and task progress are built at their first use (many programs never touch them). A
+    // list never built has no cache to drop on list_changed.
     const scope = yield* Effect.scope
-    const resources = OnFirstUse.part(() => Resources.make(session, lists), scope)
-    const prompts = OnFirstUse.part(() => Prompts.make(session, lists), scope)
     const skills = OnFirstUse.part(() => Skills.make(session, ExtensionRequests.make(session)), scope)
-    const invalidate = <A extends { readonly list: { readonly invalidate: Effect.Effect<void> } }>(
-      built: OnFirstUse.Part<A>
-    ) => Effect.suspend(() => built.now()?.list.invalidate ?? Effect.void)
     const listChanged = yield* Notifications.listChanges(session, session.accepts, {
-      tools: tools.list.invalidate,
+      tools: tools.invalidate,
       // Skills are resources: a changed resource list may be changed skills.
-      resources: Effect.zipRight(invalidate(resources), invalidate(skills)),
-      prompts: invalidate(prompts)
+      resources: Effect.zipRight(
+        resources.invalidate,
+        Effect.suspend(() => skills.now()?.list.invalidate ?? Effect.void)
+      ),
+      prompts: prompts.invalidate
     })
     // The service's streams are described when first run: built now, every client would hold
     // them, read or not.
@@ -159,17 +176,7 @@ export const fromSession = (
       taskStatuses,
       OnFirstUse.part(() => TaskProgress.make(session), scope)
     )
-    const validateInput = options.validateToolInput !== false
-
-    // Everything is decided when the effect runs (a kept effect run again after list_changed checks
-    // against the new definitions).
-    const callTool: McpClientService["callTool"] = (tool, args, call) =>
-      tools.call(
-        tool,
-        args,
-        toRequestOptions(call, session.established().protocolVersion),
-        call?.validateInput ?? validateInput
-      )
+    const callTool = tools.call
 
     const service = {
       get name() {
@@ -194,7 +201,7 @@ export const fromSession = (
       stateChanges: session.stateChanges,
       savedSession: session.saved,
       ping: (call) => Effect.asVoid(request("ping", undefined, call)),
-      tools: tools.list.get,
+      tools: tools.list,
       toolsStream: tools.stream,
       callTool,
       callToolAsTask: tasks.callToolAsTask,
@@ -222,16 +229,16 @@ export const fromSession = (
             }),
           (result): TaskRunEvent => ({ _tag: "Result", result })
         ),
-      resources: Effect.flatMap(resources.get, (part) => part.list.get),
-      resourcesStream: Stream.suspend(() => Stream.unwrap(Effect.map(resources.get, (part) => part.stream))),
-      resourceTemplates: Effect.flatMap(resources.get, (part) => part.templates),
-      readResource: (uri, call) => Effect.flatMap(resources.get, (part) => part.read(uri, call)),
+      resources: resources.list,
+      resourcesStream: resources.stream,
+      resourceTemplates: resources.templates,
+      readResource: resources.read,
       subscribe: session.subscribe,
       unsubscribe: session.unsubscribe,
       resourceUpdates: Notifications.notificationsOf(session, "notifications/resources/updated", session.accepts),
-      prompts: Effect.flatMap(prompts.get, (part) => part.list.get),
-      getPrompt: (name, args, call) => Effect.flatMap(prompts.get, (part) => part.get(name, args, call)),
-      complete: (params) => Effect.flatMap(prompts.get, (part) => part.complete(params)),
+      prompts: prompts.list,
+      getPrompt: prompts.get,
+      complete: prompts.complete,
       skills: Effect.flatMap(skills.get, (part) => part.list.get),
       getSkill: (uri, call) => Effect.flatMap(skills.get, (part) => part.get(uri, call)),
       loadSkill: (nameOrUri, call) => Effect.flatMap(skills.get, (part) => part.load(nameOrUri, call)),
@@ -244,5 +251,5 @@ export const fromSession = (
       notify: session.notify,
       stats: session.stats
     } satisfies McpClientService
-    return { service, session, tools, validateInput }
+    return service
   })

@@ -94,7 +94,7 @@ const stripMeta = ({ _meta: _, ...task }: McpSchema.Task & { readonly _meta?: un
  */
 export const make = (
   session: Session,
-  tools: Tools,
+  tools: Pick<Tools, "definition" | "checkOutput">,
   statuses: Stream.Stream<McpSchema.Task>,
   progress: Part<TaskProgress>
 ): Tasks => {

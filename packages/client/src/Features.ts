@@ -1,0 +1,153 @@
+/**
+ * The client's features as services: `Tools`, `Resources` and `Prompts`, each over the `Session`
+ * in context and built from the options it reads. `McpClient.layerFromSession` provides
+ * `Features.layer`; `McpClient.layerFromFeatures` takes them from context instead, so a program
+ * can replace or decorate one (log each tool call, serve a fixed prompt list) the normal Effect way.
+ *
+ * *Gotchas*: `McpClient.callTool`, `tools`, `resources`, `prompts` (and their streams) go through
+ * these services; tasks check their tool's definition and output through `Tools` too. A
+ * `PromiseClient` builds its own features and does not see a decorated one.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Services from "./internal/features/services.js"
+import { Session } from "./Session.js"
+
+export type {
+  /**
+   * What the lists of resources and prompts read of the client's options.
+   *
+   * @since 0.1.0
+   * @category options
+   */
+  ListsOptions,
+  /**
+   * A server's prompts: listed (cached), filled in, and argument completion.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  PromptsService,
+  /**
+   * A server's resources: listed (cached), their templates, and reads.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ResourcesService,
+  /**
+   * What the tools read of the client's options.
+   *
+   * @since 0.1.0
+   * @category options
+   */
+  ToolsOptions,
+  /**
+   * A server's tools: listed (cached until they change), called, and a result got another way checked.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ToolsService
+} from "./internal/features/services.js"
+
+/**
+ * The tools of the server of the `Session` in context.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Tools extends Context.Tag("@effect-mcp/client/Tools")<Tools, Services.ToolsService>() {}
+
+/**
+ * The resources of the server of the `Session` in context.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Resources extends Context.Tag("@effect-mcp/client/Resources")<Resources, Services.ResourcesService>() {}
+
+/**
+ * The prompts of the server of the `Session` in context.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Prompts extends Context.Tag("@effect-mcp/client/Prompts")<Prompts, Services.PromptsService>() {}
+
+/**
+ * The tools over the `Session` in context: listed when first asked for, cached until the server
+ * says they changed; arguments checked unless `validateToolInput` is false.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerTools = (options: Services.ToolsOptions = {}): Layer.Layer<Tools, never, Session> =>
+  Layer.scoped(
+    Tools,
+    Effect.flatMap(Session, (session) => Effect.map(Services.tools(session, options), ({ service }) => service))
+  )
+
+/**
+ * The resources over the `Session` in context, built at their first use.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerResources = (options: Services.ListsOptions = {}): Layer.Layer<Resources, never, Session> =>
+  Layer.scoped(
+    Resources,
+    Effect.flatMap(Session, (session) => Services.resources(session, options))
+  )
+
+/**
+ * The prompts over the `Session` in context, built at their first use.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPrompts = (options: Services.ListsOptions = {}): Layer.Layer<Prompts, never, Session> =>
+  Layer.scoped(
+    Prompts,
+    Effect.flatMap(Session, (session) => Services.prompts(session, options))
+  )
+
+/**
+ * Every feature over the `Session` in context, each from the options it reads.
+ *
+ * @example
+ * ```ts
+ * import { Features, McpClient, Session, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Tools that log each call, then call as the client would
+ * const LoggedTools = Layer.effect(
+ *   Features.Tools,
+ *   Effect.map(
+ *     Features.Tools,
+ *     (tools): Features.ToolsService => ({
+ *       ...tools,
+ *       call: (name, args, options) => Effect.zipRight(Effect.logInfo(`calling ${name}`), tools.call(name, args, options))
+ *     })
+ *   )
+ * ).pipe(Layer.provide(Features.layerTools()))
+ *
+ * const ClientLive = McpClient.layerFromFeatures().pipe(
+ *   Layer.provide(Layer.mergeAll(LoggedTools, Features.layerResources(), Features.layerPrompts())),
+ *   Layer.provideMerge(Session.layer({ name: "everything" })),
+ *   Layer.provide(StdioTransport.layer({ command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] })),
+ *   Layer.provide(NodeContext.layer)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Services.ToolsOptions & Services.ListsOptions = {}
+): Layer.Layer<Tools | Resources | Prompts, never, Session> =>
+  Layer.mergeAll(layerTools(options), layerResources(options), layerPrompts(options))

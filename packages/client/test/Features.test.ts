@@ -1,0 +1,106 @@
+/**
+ * The client composed of layers: `McpClient.layerFromFeatures` takes tools, resources and prompts
+ * from context, so a decorated feature carries every call of it the client makes; and the client
+ * service itself decorates the normal way.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Features, McpClient, Session } from "@effect-mcp/client"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { initializeResult, methods, scriptedLayer } from "./support/scriptedServer.js"
+
+const tool = { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }
+
+const script = scriptedLayer((request) => {
+  switch (request.method) {
+    case "initialize":
+      return initializeResult({ tools: {}, prompts: {}, resources: {} })
+    case "tools/list":
+      return { result: { tools: [tool] } }
+    case "tools/call":
+      return { result: { content: [{ type: "text", text: "ok" }] } }
+    case "prompts/list":
+      return { result: { prompts: [{ name: "from-server" }] } }
+    case "resources/list":
+      return { result: { resources: [] } }
+    default:
+      return { error: { code: -32601, message: "no" } }
+  }
+})
+
+describe("Features", () => {
+  it.scoped(
+    "a decorated feature carries each call the client makes of it; a replaced one answers instead of the server",
+    () =>
+      Effect.gen(function* () {
+        const calls: Array<string> = []
+        // Tools that record each call, then call as the client would.
+        const recordedTools = Layer.effect(
+          Features.Tools,
+          Effect.map(
+            Features.Tools,
+            (tools): Features.ToolsService => ({
+              ...tools,
+              call: (name, args, options) =>
+                Effect.zipRight(
+                  Effect.sync(() => calls.push(name)),
+                  tools.call(name, args, options)
+                )
+            })
+          )
+        ).pipe(Layer.provide(Features.layerTools(script.options)))
+        // Prompts replaced outright: the server is never asked.
+        const fixedPrompts = Layer.succeed(Features.Prompts, {
+          list: Effect.succeed([{ name: "fixed" }]),
+          get: () => Effect.die("not used"),
+          complete: () => Effect.die("not used"),
+          invalidate: Effect.void
+        })
+        const context = yield* Layer.build(
+          McpClient.layerFromFeatures().pipe(
+            Layer.provide(Layer.mergeAll(recordedTools, fixedPrompts, Features.layerResources(script.options))),
+            Layer.provide(Session.layer(script.options)),
+            Layer.provide(script.transport)
+          )
+        )
+        const client = Context.get(context, McpClient.McpClient)
+        expect((yield* client.callTool("echo", { text: "a" })).content).toStrictEqual([{ type: "text", text: "ok" }])
+        yield* client.callTool("echo", { text: "b" })
+        expect(calls).toStrictEqual(["echo", "echo"])
+        expect((yield* client.prompts).map((prompt) => prompt.name)).toStrictEqual(["fixed"])
+        expect(yield* client.resources).toStrictEqual([])
+        expect(methods(script.sent).filter((method) => method !== "response")).toStrictEqual([
+          "initialize",
+          "notifications/initialized",
+          "tools/list",
+          "tools/call",
+          "tools/call",
+          "resources/list"
+        ])
+      })
+  )
+
+  it.scoped("a decorated client service carries its callers' calls", () =>
+    Effect.gen(function* () {
+      const calls: Array<string> = []
+      const recordedClient = Layer.effect(
+        McpClient.McpClient,
+        Effect.map(
+          McpClient.McpClient,
+          (client): McpClient.McpClientService => ({
+            ...client,
+            callTool: (name, args, options) =>
+              Effect.zipRight(
+                Effect.sync(() => calls.push(name)),
+                client.callTool(name, args, options)
+              )
+          })
+        )
+      ).pipe(Layer.provide(McpClient.layer(script.options)), Layer.provide(script.transport))
+      const client = Context.get(yield* Layer.build(recordedClient), McpClient.McpClient)
+      yield* client.callTool("echo", { text: "a" })
+      expect(calls).toStrictEqual(["echo"])
+    })
+  )
+})
