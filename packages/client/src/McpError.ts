@@ -9,13 +9,16 @@
 import {
   type AuthorizationError,
   type DecodeError,
+  type PeerError,
   type RequestTimeout,
   type RpcError,
-  recognizeAcrossCopies,
-  type TransportError
+  type TransportError,
+  TypeId
 } from "@effect-mcp/jsonrpc/PeerError"
 import { ProtocolVersion, Revision } from "@effect-mcp/protocol"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import type { AssertionError, AuthorizationNotRequired } from "./auth/AuthError.js"
 
 export {
   /**
@@ -73,7 +76,14 @@ export {
    * @since 0.1.0
    * @category errors
    */
-  TransportError
+  TransportError,
+  /**
+   * The brand every error of effect-mcp carries, under a global symbol (see {@link isMcpError}).
+   *
+   * @since 0.1.0
+   * @category type ids
+   */
+  TypeId
 } from "@effect-mcp/jsonrpc/PeerError"
 
 /**
@@ -87,6 +97,11 @@ export class CapabilityNotSupported extends Schema.TaggedError<CapabilityNotSupp
   method: Schema.String,
   capability: Schema.String
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: ${this.method} needs the server capability ${this.capability}, which the server did not declare`
   }
@@ -107,6 +122,11 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   /** The JSON pointer of the first offending value in the input. */
   pointer: Schema.optional(Schema.String)
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: ${this.method}: ${this.reason}`
   }
@@ -130,6 +150,11 @@ export class InputNotGiven extends Schema.TaggedError<InputNotGiven>()("InputNot
   /** The rounds the server asked for input, when it asked more often than the client allows. */
   rounds: Schema.optional(Schema.Number)
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: ${this.method}: ${this.reason}`
   }
@@ -146,6 +171,11 @@ export class ToolOutputInvalid extends Schema.TaggedError<ToolOutputInvalid>()("
   tool: Schema.String,
   reason: Schema.String
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: the output of tool ${this.tool} does not match its outputSchema: ${this.reason}`
   }
@@ -161,6 +191,11 @@ export class SessionUnavailable extends Schema.TaggedError<SessionUnavailable>()
   server: Schema.String,
   reason: Schema.String
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: the session is unavailable: ${this.reason}`
   }
@@ -177,6 +212,11 @@ export class TaskNotAllowed extends Schema.TaggedError<TaskNotAllowed>()("TaskNo
   tool: Schema.String,
   taskSupport: Schema.Literal("forbidden")
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message() {
     return `${this.server}: tool ${this.tool} cannot be called as a task (its taskSupport is ${this.taskSupport})`
   }
@@ -192,6 +232,11 @@ export class TaskRequired extends Schema.TaggedError<TaskRequired>()("TaskRequir
   server: Schema.String,
   tool: Schema.String
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message() {
     return `${this.server}: tool ${this.tool} must be called as a task`
   }
@@ -221,6 +266,11 @@ export class SkillVerificationFailed extends Schema.TaggedError<SkillVerificatio
   actual: Schema.optional(Schema.String),
   reason: Schema.String
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: skill ${this.skill}: ${this.file} failed verification (${this.field}): ${this.reason}`
   }
@@ -237,6 +287,11 @@ export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNot
   name: Schema.String,
   candidates: Schema.Array(Schema.String)
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return this.candidates.length === 0
       ? `${this.server}: no skill named ${this.name}`
@@ -297,6 +352,11 @@ export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
   limit: Schema.Number,
   queued: Schema.Number
 }) {
+  /** The brand of effect-mcp's errors ({@link isMcpError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: ${this.method} was not sent: ${this.limit} requests are in flight and ${this.queued} waiting, the client's limit`
   }
@@ -329,19 +389,37 @@ export type RequestError =
  */
 export type InitializeError = RequestError | UnsupportedProtocolVersion
 
-// An error made by another copy of these modules (the one-file Promise client's) is still an
-// instance of these classes (the transport's and the peer's register themselves).
-recognizeAcrossCopies({
-  CapabilityNotSupported,
-  InvalidInput,
-  InputNotGiven,
-  ToolOutputInvalid,
-  SessionUnavailable,
-  TaskNotAllowed,
-  TaskRequired,
-  SkillVerificationFailed,
-  SkillNotFound,
-  UnsupportedProtocolVersion,
-  UnrepresentableMessage,
-  Overloaded
-})
+/**
+ * Every error the client gives a caller, its transports' and the peer's included.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type McpError =
+  | PeerError
+  | CapabilityNotSupported
+  | InvalidInput
+  | InputNotGiven
+  | ToolOutputInvalid
+  | SessionUnavailable
+  | TaskNotAllowed
+  | TaskRequired
+  | SkillVerificationFailed
+  | SkillNotFound
+  | Overloaded
+  | UnsupportedProtocolVersion
+  | UnrepresentableMessage
+  | AssertionError
+  | AuthorizationNotRequired
+
+/**
+ * Whether `u` is one of effect-mcp's errors, made by any copy of the packages: `instanceof` holds
+ * only for the copy that made it, and the one-file `NodePromiseClient` bundle carries its own
+ * copy (of `effect` too). It reads the brand ({@link TypeId}) under a global symbol, never the
+ * shape alone; narrow the result by its `_tag`.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isMcpError = (u: unknown): u is McpError =>
+  Predicate.hasProperty(u, TypeId) && u[TypeId] === TypeId && Predicate.hasProperty(u, "_tag")

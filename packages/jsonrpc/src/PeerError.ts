@@ -7,22 +7,43 @@
  *
  * @since 0.1.0
  */
-import { JsonRpc } from "@effect-mcp/protocol"
+import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
 import * as DurationRuntime from "effect/Duration"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import { recognizeAcrossCopies } from "./internal/recognized.js"
 
-export {
-  /**
-   * `instanceof` for error classes whose instances may come from another copy of the package that
-   * defines them (a bundle holding its own copy): an instance carries its tag under a global
-   * symbol, and the class recognises another copy's instances by it.
-   *
-   * @since 0.1.0
-   * @category utils
-   */
-  recognizeAcrossCopies
-} from "./internal/recognized.js"
+/**
+ * The brand of every error effect-mcp's packages give a caller (these, the client's, the
+ * protocol's): a global symbol, so that an error made by another copy of the packages (the
+ * one-file `NodePromiseClient` bundle carries its own) is still recognised, by {@link isPeerError}
+ * (the client's `isMcpError`) and its `_tag`. `instanceof` holds only for the copy that made it.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: ProtocolVersion.ErrorTypeId = ProtocolVersion.ErrorTypeId
+
+/**
+ * The type of {@link TypeId}.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export type TypeId = ProtocolVersion.ErrorTypeId
+
+/**
+ * Whether `u` is one of this module's errors, made by any copy of it: it carries {@link TypeId}
+ * and one of their tags. Narrow it further by its `_tag`.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isPeerError = (u: unknown): u is PeerError =>
+  Predicate.hasProperty(u, TypeId) &&
+  u[TypeId] === TypeId &&
+  Predicate.hasProperty(u, "_tag") &&
+  typeof u._tag === "string" &&
+  Object.hasOwn(peerTags, u._tag)
 
 /**
  * The connection is gone or failed: nothing more can be sent or received on it.
@@ -46,6 +67,11 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
   /** HTTP: the server's `Retry-After` (429, 503), in milliseconds. */
   retryAfter: Schema.optional(Schema.Number)
 }) {
+  /** The brand of effect-mcp's errors ({@link isPeerError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     const tail = this.stderr === undefined || this.stderr === "" ? "" : `\n--- last lines of stderr ---\n${this.stderr}`
     return `${this.server}: transport failed: ${this.reason}${tail}`
@@ -67,6 +93,11 @@ export class SessionExpired extends Schema.TaggedError<SessionExpired>()("Sessio
   /** What the server said, when it said something (its JSON-RPC error message). */
   detail: Schema.optional(Schema.String)
 }) {
+  /** The brand of effect-mcp's errors ({@link isPeerError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   /** What happened, in words (the transport failure it becomes when nothing recovers). */
   get reason(): string {
     return `the server no longer knows the session (${this.status ?? 404}${this.detail === undefined ? "" : `: ${this.detail}`})`
@@ -87,6 +118,11 @@ export class LegacyServer extends Schema.TaggedError<LegacyServer>()("LegacyServ
   server: Schema.String,
   status: Schema.Number
 }) {
+  /** The brand of effect-mcp's errors ({@link isPeerError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   /** What happened, in words (the transport failure it becomes when nothing falls back). */
   get reason(): string {
     return `HTTP ${this.status}: the server does not speak Streamable HTTP (a legacy HTTP+SSE server? try the auto or sse transport)`
@@ -107,6 +143,11 @@ export class StreamBroken extends Schema.TaggedError<StreamBroken>()("StreamBrok
   server: Schema.String,
   reason: Schema.String
 }) {
+  /** The brand of effect-mcp's errors ({@link isPeerError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: transport failed: ${this.reason}`
   }
@@ -125,6 +166,11 @@ export class RpcError extends Schema.TaggedError<RpcError>()("RpcError", {
   errorMessage: Schema.String,
   data: Schema.optional(Schema.Unknown)
 }) {
+  /** The brand of effect-mcp's errors ({@link isPeerError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   /**
    * What the code means, when the protocol names it: `HeaderMismatch` (-32020),
    * `MissingRequiredClientCapability` (-32021), `UnsupportedProtocolVersion` (-32022),
@@ -156,6 +202,11 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
   /** `idle`: no answer (or progress, when that resets it) within the timeout; `total`: the maximum total time passed. */
   kind: Schema.Literal("idle", "total")
 }) {
+  /** The brand of effect-mcp's errors ({@link isPeerError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     const what = this.kind === "total" ? "maximum total time" : "timeout"
     return `${this.server}: ${this.method} got no answer within its ${what} of ${DurationRuntime.format(this.timeout)}`
@@ -174,6 +225,11 @@ export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError"
   /** The Schema's explanation, with the path of the offending value. */
   issue: Schema.String
 }) {
+  /** The brand of effect-mcp's errors ({@link isPeerError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: the answer to ${this.method} is not valid: ${this.issue}`
   }
@@ -191,6 +247,11 @@ export class JsonRpcFailure extends Schema.TaggedError<JsonRpcFailure>()("JsonRp
   errorMessage: Schema.String,
   data: Schema.optional(Schema.Unknown)
 }) {
+  /** The brand of effect-mcp's errors ({@link isPeerError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.code}: ${this.errorMessage}`
   }
@@ -273,6 +334,11 @@ export class AuthorizationError extends Schema.TaggedError<AuthorizationError>()
   /** What went wrong underneath (encoded as a defect: an `Error` becomes its name and message). */
   cause: Schema.optional(Schema.Defect)
 }) {
+  /** The brand of effect-mcp's errors ({@link isPeerError}). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server}: ${this.method === undefined ? "" : `${this.method}: `}${this.detail}`
   }
@@ -285,15 +351,31 @@ export class AuthorizationError extends Schema.TaggedError<AuthorizationError>()
   }
 }
 
-// An error made by another copy of this module (a bundle's) is still an instance of these classes.
-recognizeAcrossCopies({
-  TransportError,
-  SessionExpired,
-  LegacyServer,
-  StreamBroken,
-  RpcError,
-  RequestTimeout,
-  DecodeError,
-  JsonRpcFailure,
-  AuthorizationError
-})
+/**
+ * The errors of this module.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type PeerError =
+  | TransportError
+  | SessionExpired
+  | LegacyServer
+  | StreamBroken
+  | RpcError
+  | RequestTimeout
+  | DecodeError
+  | JsonRpcFailure
+  | AuthorizationError
+
+const peerTags: { readonly [Tag in PeerError["_tag"]]: true } = {
+  TransportError: true,
+  SessionExpired: true,
+  LegacyServer: true,
+  StreamBroken: true,
+  RpcError: true,
+  RequestTimeout: true,
+  DecodeError: true,
+  JsonRpcFailure: true,
+  AuthorizationError: true
+}

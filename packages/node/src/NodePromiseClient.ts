@@ -6,9 +6,9 @@
  * Node loads a few files instead of the hundreds of modules of `effect` and this package, so a
  * program starts sooner. The price is a copy of `effect` of its own: use this entry from code that
  * does not use Effect, and `PromiseClient.connect(transportLayer, options)` from code that does
- * (its values are those of the program's `effect`). Its errors are instances of the package's own
- * classes (`@effect-mcp/client`'s `McpError`, re-exported here): the classes recognise another
- * copy's instances by their tag.
+ * (its values are those of the program's `effect`). Its errors are instances of the classes
+ * re-exported here (`McpError`, the bundle's copy of `@effect-mcp/client`'s); code holding the
+ * program's own copy recognises them with `McpError.isMcpError` and their `_tag`.
  *
  * @since 0.1.0
  */

@@ -2,8 +2,8 @@
  * The one-file client for Promise programs (`@effect-mcp/node/NodePromiseClient`), as a program
  * runs it: the built bundle, imported through the package's export in a fresh Node, against the
  * reference server over stdio and over Streamable HTTP on 127.0.0.1 (`npm test` builds first).
- * Its errors are instances of the bundle's classes and of `@effect-mcp/client`'s, whose copy of
- * `effect` is another.
+ * Its errors are instances of the bundle's classes, and `@effect-mcp/client`'s `isMcpError` (whose
+ * copy of `effect` is another) recognises them by their brand, not by `instanceof`.
  */
 import { spawnSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
@@ -23,7 +23,11 @@ const inFreshNode = (body: string): unknown => {
     const own = await import("@effect-mcp/client")
     const failure = (promise) => promise.then(() => "resolved", (error) => ({
       tag: error._tag,
-      typed: error instanceof mcp.McpError[error._tag] && error instanceof own.McpError[error._tag]
+      typed:
+        error instanceof mcp.McpError[error._tag] &&
+        !(error instanceof own.McpError[error._tag]) &&
+        own.McpError.isMcpError(error) &&
+        mcp.McpError.isMcpError(error)
     }))
     ${body}
   `

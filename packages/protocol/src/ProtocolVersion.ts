@@ -116,6 +116,23 @@ export const isStateless = (version: string): version is StatelessVersion =>
 export const isAtLeast = (version: ProtocolVersion, minimum: ProtocolVersion): boolean => version >= minimum
 
 /**
+ * The brand every error of effect-mcp's packages carries (the same global symbol as
+ * `@effect-mcp/jsonrpc/PeerError`'s `TypeId`).
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export const ErrorTypeId: unique symbol = Symbol.for("@effect-mcp/McpError")
+
+/**
+ * The type of {@link ErrorTypeId}.
+ *
+ * @since 0.1.0
+ * @category type ids
+ */
+export type ErrorTypeId = typeof ErrorTypeId
+
+/**
  * The server answered `initialize` with a revision this client does not speak; or (`why` set) the
  * client insisted on a revision the server does not speak, and `received` is what the server
  * offers instead (empty when it did not say); or it listed in `server/discover` only revisions
@@ -132,6 +149,11 @@ export class UnsupportedProtocolVersion extends Data.TaggedError("UnsupportedPro
   /** The revisions the server says it supports (its `server/discover` result), when it said. */
   readonly serverSupports?: ReadonlyArray<string>
 }> {
+  /** The brand of effect-mcp's errors, under a global symbol: recognised in any copy of the packages (the client's `isMcpError`). */
+  get [ErrorTypeId](): ErrorTypeId {
+    return ErrorTypeId
+  }
+
   override get message(): string {
     if (this.serverSupports !== undefined) {
       const listed = this.serverSupports.length === 0 ? "none" : this.serverSupports.join(", ")

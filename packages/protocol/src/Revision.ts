@@ -30,7 +30,7 @@
  */
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
-import type { ProtocolVersion } from "./ProtocolVersion.js"
+import { ErrorTypeId, type ProtocolVersion } from "./ProtocolVersion.js"
 import { isJsonObject } from "./schema/Json.js"
 
 /**
@@ -53,6 +53,11 @@ export class UnrepresentableMessage extends Data.TaggedError("UnrepresentableMes
   readonly path: ReadonlyArray<string | number>
   readonly reason: string
 }> {
+  /** The brand of effect-mcp's errors, under a global symbol: recognised in any copy of the packages (the client's `isMcpError`). */
+  get [ErrorTypeId](): ErrorTypeId {
+    return ErrorTypeId
+  }
+
   override get message(): string {
     const at = this.path.length === 0 ? "" : ` at ${this.path.join(".")}`
     return `Cannot send ${this.method}${at} to a server speaking ${this.version}: ${this.reason}`

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 
-import { recognizeAcrossCopies } from "@effect-mcp/jsonrpc/PeerError"
+import { TypeId } from "@effect-mcp/jsonrpc/PeerError"
 import * as Schema from "effect/Schema"
 
 export {
@@ -48,6 +48,11 @@ export class AssertionError extends Schema.TaggedError<AssertionError>()("Assert
   reason: Schema.String,
   cause: Schema.optional(Schema.Defect)
 }) {
+  /** The brand of effect-mcp's errors (`McpError.isMcpError`). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `the assertion could not be obtained: ${this.reason}`
   }
@@ -70,10 +75,12 @@ export class AuthorizationNotRequired extends Schema.TaggedError<AuthorizationNo
     status: Schema.Number
   }
 ) {
+  /** The brand of effect-mcp's errors (`McpError.isMcpError`). */
+  get [TypeId](): TypeId {
+    return TypeId
+  }
+
   override get message(): string {
     return `${this.server} needs no authorization: ${this.url} answered ${this.status} to a request without credentials, not 401`
   }
 }
-
-// An error made by another copy of this module (the one-file Promise client's) is still an instance.
-recognizeAcrossCopies({ AssertionError, AuthorizationNotRequired })
