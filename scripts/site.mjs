@@ -8,6 +8,7 @@
  * and a re-export heading (`From "./JsonRpc.js"`) links the module it names.
  *
  *   node scripts/site.mjs                    runs docgen for every package, then writes build/api/
+ *   node scripts/site.mjs --jobs 2 client    docgen's own arguments are passed on to it
  *   node scripts/site.mjs --existing         takes the pages already in packages/<name>/docs/
  *   node scripts/site.mjs --root DIR --out DIR
  *                                            reads DIR/packages/<name>/ and writes the site to the
@@ -32,7 +33,10 @@ const root = resolve(option("--root") ?? join(here, ".."))
 const out = resolve(option("--out") ?? join(root, "build", "api"))
 
 if (!args.includes("--existing")) {
-  const docgen = spawnSync(process.execPath, [join(here, "docgen.mjs")], { cwd: root, stdio: "inherit" })
+  // Everything that is not this script's own goes to docgen (`--jobs 2`, package names).
+  const own = new Set(["--root", "--out"])
+  const forwarded = args.filter((arg, index) => !own.has(arg) && !own.has(args[index - 1] ?? ""))
+  const docgen = spawnSync(process.execPath, [join(here, "docgen.mjs"), ...forwarded], { cwd: root, stdio: "inherit" })
   if (docgen.status !== 0) process.exit(docgen.status ?? 1)
 }
 
