@@ -7,7 +7,6 @@
  */
 
 import {
-  type AuthorizationError,
   type DecodeError,
   type PeerError,
   type RequestTimeout,
@@ -18,7 +17,7 @@ import {
 import { ProtocolVersion, Revision } from "@effect-mcp/protocol"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import type { AssertionError, AuthorizationNotRequired } from "./auth/AuthError.js"
+import type { AssertionError, AuthorizationError, AuthorizationNotRequired } from "./auth/AuthError.js"
 
 export {
   /**
@@ -409,6 +408,7 @@ export type McpError =
   | Overloaded
   | UnsupportedProtocolVersion
   | UnrepresentableMessage
+  | AuthorizationError
   | AssertionError
   | AuthorizationNotRequired
 

@@ -258,100 +258,6 @@ export class JsonRpcFailure extends Schema.TaggedError<JsonRpcFailure>()("JsonRp
 }
 
 /**
- * The steps of the OAuth flow, as a Schema.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const AuthStep = Schema.Literal(
-  "discovery",
-  "registration",
-  "authorization",
-  "token",
-  "refresh",
-  "policy",
-  "storage",
-  "revocation"
-)
-
-/**
- * The step of the OAuth flow that failed.
- *
- * @since 0.1.0
- * @category models
- */
-export type AuthStep = typeof AuthStep.Type
-
-/**
- * What the MCP server said when it refused a request: its status and its `WWW-Authenticate` Bearer parameters.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const ServerRefusal = Schema.Struct({
-  status: Schema.Number,
-  error: Schema.optional(Schema.String),
-  errorDescription: Schema.optional(Schema.String),
-  scope: Schema.optional(Schema.String)
-})
-
-/**
- * The type of {@link ServerRefusal}.
- *
- * @since 0.1.0
- * @category models
- */
-export type ServerRefusal = typeof ServerRefusal.Type
-
-const describeRefusal = (refusal: ServerRefusal): string => {
-  const details = [
-    refusal.error,
-    refusal.errorDescription === undefined ? undefined : JSON.stringify(refusal.errorDescription),
-    refusal.scope === undefined ? undefined : `scope ${JSON.stringify(refusal.scope)}`
-  ].filter((detail): detail is string => detail !== undefined && detail !== "")
-  return `the server answered ${refusal.status}${details.length === 0 ? "" : ` (${details.join(", ")})`}`
-}
-
-/**
- * Authorization with the server's authorization server failed. When a refusal by the MCP
- * server (401 or 403) started it, the message says first what the server said, then which
- * step failed and why.
- *
- * @since 0.1.0
- * @category errors
- */
-export class AuthorizationError extends Schema.TaggedError<AuthorizationError>()("AuthorizationError", {
-  /** The MCP server's name. */
-  server: Schema.String,
-  step: AuthStep,
-  reason: Schema.String,
-  /** The OAuth error code the authorization server answered with, when it did. */
-  oauthError: Schema.optional(Schema.String),
-  /** The refusal by the MCP server that the failed authorization answered. */
-  refusal: Schema.optional(ServerRefusal),
-  /** The JSON-RPC method of the request that needed authorization, when there was one. */
-  method: Schema.optional(Schema.String),
-  /** What went wrong underneath (encoded as a defect: an `Error` becomes its name and message). */
-  cause: Schema.optional(Schema.Defect)
-}) {
-  /** The brand of effect-mcp's errors ({@link isPeerError}). */
-  get [TypeId](): TypeId {
-    return TypeId
-  }
-
-  override get message(): string {
-    return `${this.server}: ${this.method === undefined ? "" : `${this.method}: `}${this.detail}`
-  }
-
-  /** The message without the server and method: what the server said, then what failed. */
-  get detail(): string {
-    return this.refusal === undefined
-      ? `authorization failed (${this.step}): ${this.reason}`
-      : `${describeRefusal(this.refusal)}; authorization then failed (${this.step}): ${this.reason}`
-  }
-}
-
-/**
  * The errors of this module.
  *
  * @since 0.1.0
@@ -366,7 +272,6 @@ export type PeerError =
   | RequestTimeout
   | DecodeError
   | JsonRpcFailure
-  | AuthorizationError
 
 const peerTags: { readonly [Tag in PeerError["_tag"]]: true } = {
   TransportError: true,
@@ -376,6 +281,5 @@ const peerTags: { readonly [Tag in PeerError["_tag"]]: true } = {
   RpcError: true,
   RequestTimeout: true,
   DecodeError: true,
-  JsonRpcFailure: true,
-  AuthorizationError: true
+  JsonRpcFailure: true
 }

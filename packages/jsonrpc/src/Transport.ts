@@ -14,7 +14,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { Incoming, TransportService } from "./internal/transport/types.js"
-import type { TransportError } from "./PeerError.js"
+import type { LegacyServer, SessionExpired, StreamBroken, TransportError } from "./PeerError.js"
 
 export type {
   /**
@@ -40,6 +40,31 @@ export type {
    */
   TransportService
 } from "./internal/transport/types.js"
+
+/**
+ * The failures a transport may end one request with (an `Incoming` `Failed` item), by tag: the
+ * connection's, and the transport's signals for the session above. A package whose transports
+ * fail a request with an error of its own adds it here by module augmentation (the client adds
+ * its OAuth `AuthorizationError`), so that the peer's request failures name it and a caller
+ * catches it by tag; this package knows nothing of it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestFailures {
+  readonly TransportError: TransportError
+  readonly SessionExpired: SessionExpired
+  readonly LegacyServer: LegacyServer
+  readonly StreamBroken: StreamBroken
+}
+
+/**
+ * One of {@link RequestFailures}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TransportFailure = RequestFailures[keyof RequestFailures]
 
 /**
  * The inbound items as a `Stream`, for readers that want one (tests, tools): built on `run`, so

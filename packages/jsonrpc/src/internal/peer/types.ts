@@ -10,28 +10,14 @@ import type * as Option from "effect/Option"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type {
-  AuthorizationError,
-  DecodeError,
-  JsonRpcFailure,
-  LegacyServer,
-  RequestTimeout,
-  RpcError,
-  SessionExpired,
-  StreamBroken,
-  TransportError
-} from "../../PeerError.js"
+import type { DecodeError, JsonRpcFailure, RequestTimeout, RpcError, TransportError } from "../../PeerError.js"
+import type { TransportFailure } from "../../Transport.js"
 
-/** What an outbound request can fail with: request errors, and the transport's signals for the session. */
-export type RequestFailure =
-  | TransportError
-  | AuthorizationError
-  | SessionExpired
-  | LegacyServer
-  | StreamBroken
-  | RpcError
-  | RequestTimeout
-  | DecodeError
+/**
+ * What an outbound request can fail with: request errors, and the transport's failures (its
+ * signals for the session, and what a transport package adds to `RequestFailures`).
+ */
+export type RequestFailure = TransportFailure | RpcError | RequestTimeout | DecodeError
 
 /** A JSON object as it is on the wire. */
 export type WireObject = { readonly [key: string]: unknown }

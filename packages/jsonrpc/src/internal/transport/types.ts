@@ -6,7 +6,8 @@ import type { JsonRpc } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as ParseResult from "effect/ParseResult"
-import type { AuthorizationError, LegacyServer, SessionExpired, StreamBroken, TransportError } from "../../PeerError.js"
+import type { TransportError } from "../../PeerError.js"
+import type { TransportFailure } from "../../Transport.js"
 
 /**
  * One inbound item: a decoded message; a value that is not a valid JSON-RPC message; or the
@@ -33,7 +34,7 @@ export type Incoming =
   | {
       readonly _tag: "Failed"
       readonly id: JsonRpc.RequestId
-      readonly error: TransportError | AuthorizationError | SessionExpired | LegacyServer | StreamBroken
+      readonly error: TransportFailure
     }
 
 /** The transport service. */
