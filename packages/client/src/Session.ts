@@ -17,6 +17,35 @@ import type { Transport } from "./Transport.js"
 
 export {
   /**
+   * The session with at most `maxInFlight` requests in flight and `maxQueued` waiting (beyond both,
+   * `Overloaded`, nothing sent): what `McpClientOptions.maxInFlight` applies. Use it on a session
+   * of your own: `Layer.effect(Session, Effect.map(Session, Session.bounded({ maxInFlight: 8 })))`.
+   *
+   * @since 0.1.0
+   * @category combinators
+   */
+  bounded,
+  /**
+   * The session with reads and tool calls retried after a transient failure as the settings say
+   * (a tool call that may have reached the server only when idempotent): what
+   * `McpClientOptions.retry` applies.
+   *
+   * @since 0.1.0
+   * @category combinators
+   */
+  retried
+} from "./internal/session/combinators.js"
+export type {
+  /**
+   * How many requests a bounded session lets be in flight, and how many wait.
+   *
+   * @since 0.1.0
+   * @category options
+   */
+  Bound
+} from "./internal/session/combinators.js"
+export {
+  /**
    * Sends a request of the method table through a session's one request path (`prepare`, `execute`,
    * `decode` of the service given, so a decorated session's own).
    *

@@ -11,13 +11,11 @@ import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Random from "effect/Random"
 import type { RequestError } from "../../McpError.js"
 import * as Retry from "../../Retry.js"
-import { asRequestError } from "./dialect.js"
 import type { Limiter } from "./limiter.js"
-import type { Executor, Prepared, RequestOptions } from "./types.js"
+import type { Executor, RequestOptions } from "./types.js"
 
 /** The executor with at most `limiter`'s bound of requests in flight (the executor itself when unbounded). */
 export const limited =
@@ -84,36 +82,4 @@ export const retrying =
         })
       return run(1)
     })
-  }
-
-const noRelease = () => {}
-
-/**
- * The peer's exchange started from plain code (`SessionService.unsafeExecute`), holding a slot of
- * the bound, when there is one and a slot is free, until the outcome or the giving up.
- */
-export const unsafe =
-  (peer: Peer.Peer, limiter: Limiter | undefined) =>
-  (
-    request: Prepared,
-    onDone: (outcome: Exit.Exit<Peer.WireObject, RequestError>) => void
-  ): (() => void) | undefined => {
-    const release = limiter === undefined ? noRelease : limiter.tryAcquire()
-    if (release === undefined) return undefined
-    // A transport's signal is the request's transport failure, as `execute` makes it.
-    const giveUp = peer.unsafeRequest(request.method, request.wire, request.options, (outcome) => {
-      release()
-      onDone(Exit.mapError(outcome, asRequestError))
-    })
-    if (giveUp === undefined) {
-      release()
-      return undefined
-    }
-    return () => {
-      try {
-        giveUp()
-      } finally {
-        release()
-      }
-    }
   }

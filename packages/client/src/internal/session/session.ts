@@ -12,16 +12,16 @@ import { Transport } from "@effect-mcp/jsonrpc/Transport"
 import { McpSchema, type Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { type InitializeError, type RequestError, SessionUnavailable, TransportError } from "../../McpError.js"
 import { isTerminal, SessionState } from "../../SessionState.js"
+import * as Combinators from "./combinators.js"
 import * as Dialect from "./dialect.js"
-import * as Executor from "./executor.js"
 import * as KeepAlive from "./keepAlive.js"
 import * as Lifecycle from "./lifecycle.js"
-import * as Limiter from "./limiter.js"
 import * as Negotiation from "./negotiation.js"
 import * as Recovery from "./recovery.js"
 import * as SessionRequest from "./request.js"
@@ -128,17 +128,18 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
             lost: (error) => lifecycle.move(SessionState.Failed({ cause: Dialect.asRequestError(error) }))
           })
         : undefined
-    const limiter = Limiter.make(server, options.maxInFlight, options.maxQueued)
-    const retryPolicy = Executor.policyOf(options.retry)
     const answered: ExecutorOf<RequestError> = (request) =>
       Effect.mapError((recovering === undefined ? exchange : recovering(exchange))(request), Dialect.asRequestError)
-    const execute = Executor.retrying(server, retryPolicy)(Executor.limited(limiter)(answered))
-
-    const direct: SessionService["direct"] = (request) =>
-      lifecycle.speaking().dialect.era === "stateful" &&
-      recovering === undefined &&
-      retryPolicy(request.method, request.options) === undefined
-    const unsafeExecute = Executor.unsafe(peer, limiter)
+    // The options are sugar: the bound and the retries are the combinators over the session (`combinators.ts`).
+    const sugar = (session: SessionService): SessionService => {
+      const limited =
+        options.maxInFlight === undefined
+          ? session
+          : Combinators.bounded({ maxInFlight: options.maxInFlight, maxQueued: options.maxQueued })(session)
+      return options.retry === undefined ? limited : Combinators.retried(options.retry)(limited)
+    }
+    // The session's own requests take the same path (its subscriptions, through `service.execute`).
+    const execute: ExecutorOf<RequestError> = (request) => service.execute(request)
 
     /** The session's own requests (subscriptions) take its own steps. */
     const request = <M extends Methods.RequestMethodName>(
@@ -174,7 +175,7 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
       )
     )
 
-    const service: SessionService = {
+    const service: SessionService = sugar({
       get server() {
         return server()
       },
@@ -192,8 +193,8 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
       accepts: (notification) => lifecycle.speaking().dialect.accepts(notification),
       prepare,
       prepareExtension,
-      execute,
-      direct,
+      execute: answered,
+      direct: () => lifecycle.speaking().dialect.era === "stateful" && recovering === undefined,
       decode,
       notify,
       subscribe: (uri) => Effect.zipRight(request("resources/subscribe", { uri }), subscriptions.add(uri)),
@@ -203,7 +204,11 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
       handle: peer.handle,
       notifyRaw: peer.notify,
       stats: peer.stats,
-      unsafeExecute
-    }
+      // A transport's signal is the request's transport failure, as `execute` makes it.
+      unsafeExecute: (request, onDone) =>
+        peer.unsafeRequest(request.method, request.wire, request.options, (outcome) =>
+          onDone(Exit.mapError(outcome, Dialect.asRequestError))
+        )
+    })
     return { service, start, keepAlive }
   })

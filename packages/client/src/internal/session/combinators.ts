@@ -1,0 +1,67 @@
+/**
+ * Combinators over a session's request path: a bound on requests in flight, and retries of
+ * transient failures. Each takes a session and gives one whose `execute` (and the Promise
+ * adapter's `unsafeExecute` and `direct`) do the more; `Session.make` applies them when the
+ * options ask for them (`maxInFlight`, `retry`), and a program may apply them to any session.
+ */
+import type * as Exit from "effect/Exit"
+import type { RequestError } from "../../McpError.js"
+import type * as Retry from "../../Retry.js"
+import * as Executor from "./executor.js"
+import * as Limiter from "./limiter.js"
+import type { Prepared, SessionService, WireObject } from "./types.js"
+
+/** How many requests may be in flight, and how many wait beyond them (`Overloaded` past both). */
+export interface Bound {
+  readonly maxInFlight: number
+  /** Default: no bound on the queue. */
+  readonly maxQueued?: number | undefined
+}
+
+/** The session with at most `bound.maxInFlight` requests in flight; unbounded when it is not finite. */
+export const bounded =
+  (bound: Bound) =>
+  <S extends SessionService>(session: S): S => {
+    const limiter = Limiter.make(() => session.server, bound.maxInFlight, bound.maxQueued)
+    if (limiter === undefined) return session
+    // A request started from plain code holds a slot until its outcome or its giving up.
+    const unsafeExecute = (
+      request: Prepared,
+      onDone: (outcome: Exit.Exit<WireObject, RequestError>) => void
+    ): (() => void) | undefined => {
+      const release = limiter.tryAcquire()
+      if (release === undefined) return undefined
+      const giveUp = session.unsafeExecute(request, (outcome) => {
+        release()
+        onDone(outcome)
+      })
+      if (giveUp === undefined) {
+        release()
+        return undefined
+      }
+      return () => {
+        try {
+          giveUp()
+        } finally {
+          release()
+        }
+      }
+    }
+    return { ...session, execute: Executor.limited(limiter)(session.execute), unsafeExecute }
+  }
+
+/**
+ * The session with reads and tool calls retried after a transient failure as `settings` say (a
+ * tool call that may have reached the server only when it is idempotent). A request with a retry
+ * policy is never started from plain code.
+ */
+export const retried =
+  (settings: Retry.RetrySettings) =>
+  <S extends SessionService>(session: S): S => {
+    const policy = Executor.policyOf(settings)
+    return {
+      ...session,
+      execute: Executor.retrying(() => session.server, policy)(session.execute),
+      direct: (request) => session.direct(request) && policy(request.method, request.options) === undefined
+    }
+  }
