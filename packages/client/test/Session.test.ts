@@ -96,4 +96,30 @@ describe("Session", () => {
       expect(Chunk.toReadonlyArray(after)).toStrictEqual(["Closed"])
     })
   )
+
+  it.scoped("a session bounded by the combinator refuses a request past its bound, nothing sent", () =>
+    Effect.gen(function* () {
+      const quiet = scriptedLayer((request) =>
+        request.method === "initialize"
+          ? initializeResult({ tools: {} })
+          : request.method === "ping"
+            ? "silent"
+            : { result: {} }
+      )
+      const bounded = Layer.effect(
+        Session.Session,
+        Effect.map(Session.Session, Session.bounded({ maxInFlight: 1, maxQueued: 0 }))
+      ).pipe(Layer.provide(Session.layer(quiet.options)))
+      const context = yield* Layer.build(
+        McpClient.layerFromSession(quiet.options).pipe(Layer.provide(bounded), Layer.provide(quiet.transport))
+      )
+      const client = Context.get(context, McpClient.McpClient)
+      const first = yield* Effect.fork(client.ping())
+      while (!methods(quiet.sent).includes("ping")) yield* Effect.yieldNow()
+      const refused = yield* Effect.flip(client.ping())
+      expect(refused._tag).toBe("Overloaded")
+      expect(methods(quiet.sent).filter((method) => method === "ping")).toHaveLength(1)
+      yield* Fiber.interrupt(first)
+    })
+  )
 })
