@@ -50,7 +50,7 @@ export {
    * `decode` of the service given, so a decorated session's own).
    *
    * @since 0.1.0
-   * @category utils
+   * @category requests
    */
   request
 } from "./internal/session/request.js"

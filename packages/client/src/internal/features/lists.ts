@@ -1,6 +1,10 @@
 /**
  * Lists: paging through a list method as a `Stream` (refusing repeated cursors and runaway
  * paging), and a cached array of a list that list-changed notifications invalidate.
+ *
+ * Paging refuses a repeated cursor and more than `MAX_PAGES` (10,000) pages. Readers of a fetch
+ * under way await one `Deferred`, which wakes them in the order they came, so a bounded client stays
+ * first come, first served. Serving stale lists (opt-in) answers with the last list when a refresh fails.
  */
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"

@@ -4,6 +4,10 @@
  * answer, so the creating request carries a token of this module's own, and the progress under it
  * reaches the caller until the task is seen final (a pushed or polled status, its result, its
  * cancellation), its TTL has passed, or the client closes.
+ *
+ * A task's progress outlives its creating request (the spec keeps the token valid until the task is
+ * final), so the token is this module's own, not the request id the peer forgets with the answer; at
+ * most 1,000 tasks are followed at once.
  */
 import { type McpSchema, Methods } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"

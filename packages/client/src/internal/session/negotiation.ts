@@ -5,6 +5,12 @@
  * (negotiating down), unless the caller insisted on a stateless revision. A saved session is
  * taken up as it was established, with no handshake, over a transport that can reattach to it.
  * Negotiation returns what it established; the session makes that its own (`lifecycle.ts`).
+ *
+ * The probe waits `probeTimeout` (10 s) only on stdio, where the transport probes the live process
+ * (silence there means a legacy server); elsewhere as long as any request: HTTP silence is an
+ * outage, not an era. 401/403, 5xx and network errors stand as errors, never an era. A pinned
+ * 2026-07-28 against a legacy server fails with `UnsupportedProtocolVersion` naming the revision
+ * the server offers (learnt from an `initialize` never followed by `initialized`).
  */
 
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"

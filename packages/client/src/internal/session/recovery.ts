@@ -4,6 +4,10 @@
  * each. The re-initialization is the session's own work, in a fiber of its scope that the
  * requests join: one given up meanwhile does not stop it (the others wait on it, and it restores
  * what the session had, such as resource subscriptions; its `initialize` is never abandoned).
+ *
+ * After it the session refreshes what it established, subscribes again and resends
+ * (`sessionRetries`); a `SessionExpired` met again after re-establishing moves the session to
+ * `Failed` (a host restarts it).
  */
 
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"

@@ -4,6 +4,11 @@
  * and the request sent again under a new id with exactly that round's `inputResponses` and
  * `requestState`, at most `maxRounds` times; a result that is a task (the tasks extension) is
  * followed to its end; a response stream that broke sends the request again, at most twice.
+ *
+ * At most `maxInputRounds` (10) rounds; beyond, or an input request no handler answers:
+ * `InputNotGiven`. All rounds share the request's one deadline, and a timeout names the caller's
+ * timeout, not what a round had left. `CallOptions.answering` starts a call at a round answered
+ * elsewhere (the gateway does so for its clients).
  */
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { McpSchema, type ProtocolVersion } from "@effect-mcp/protocol"

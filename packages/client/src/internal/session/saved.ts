@@ -2,6 +2,11 @@
  * A saved session: what a caller keeps to reattach to a Streamable HTTP session from another
  * process (the server's session id and what `initialize` negotiated), as a Schema, since it is
  * stored and read back from outside. Only stateful revisions have sessions.
+ *
+ * Decoding the stored value is where a bad one fails (`ParseError`). None exists before `Ready`, at 2026-07-28, or over
+ * stdio and HTTP+SSE; a transport without `reattach` fails the start with `SessionUnavailable`; a
+ * server that forgot the session refuses the first request (`SessionExpired`) and recovery
+ * initializes as after a restart.
  */
 import { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Option from "effect/Option"
