@@ -102,7 +102,12 @@ export class CapabilityNotSupported extends Schema.TaggedError<CapabilityNotSupp
   }
 
   override get message(): string {
-    return `${this.server}: ${this.method} needs the server capability ${this.capability}, which the server did not declare`
+    return `${this.server}: ${this.detail}`
+  }
+
+  /** The message without the server's name, for a reader that names the server itself. */
+  get detail(): string {
+    return `${this.method} needs the server capability ${this.capability}, which the server did not declare`
   }
 }
 
@@ -127,7 +132,12 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   }
 
   override get message(): string {
-    return `${this.server}: ${this.method}: ${this.reason}`
+    return `${this.server}: ${this.detail}`
+  }
+
+  /** The message without the server's name, for a reader that names the server itself. */
+  get detail(): string {
+    return `${this.method}: ${this.reason}`
   }
 }
 
@@ -155,7 +165,12 @@ export class InputNotGiven extends Schema.TaggedError<InputNotGiven>()("InputNot
   }
 
   override get message(): string {
-    return `${this.server}: ${this.method}: ${this.reason}`
+    return `${this.server}: ${this.detail}`
+  }
+
+  /** The message without the server's name, for a reader that names the server itself. */
+  get detail(): string {
+    return `${this.method}: ${this.reason}`
   }
 }
 
@@ -196,7 +211,12 @@ export class SessionUnavailable extends Schema.TaggedError<SessionUnavailable>()
   }
 
   override get message(): string {
-    return `${this.server}: the session is unavailable: ${this.reason}`
+    return `${this.server}: ${this.detail}`
+  }
+
+  /** The message without the server's name, for a reader that names the server itself. */
+  get detail(): string {
+    return `the session is unavailable: ${this.reason}`
   }
 }
 
@@ -357,7 +377,12 @@ export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
   }
 
   override get message(): string {
-    return `${this.server}: ${this.method} was not sent: ${this.limit} requests are in flight and ${this.queued} waiting, the client's limit`
+    return `${this.server}: ${this.detail}`
+  }
+
+  /** The message without the server's name, for a reader that names the server itself. */
+  get detail(): string {
+    return `${this.method} was not sent: ${this.limit} requests are in flight and ${this.queued} waiting, the client's limit`
   }
 }
 

@@ -53,4 +53,15 @@ describe("McpError across copies", () => {
     expect(new Narrower({ server: "s", reason: "r" }) instanceof McpError.TransportError).toBe(true)
     expect(own instanceof Error).toBe(true)
   })
+
+  it("detail is the message without the server's name, for a reader that names the server itself", () => {
+    const errors = [
+      new McpError.TransportError({ server: "s", reason: "cannot start x: not found", stderr: "boom" }),
+      new McpError.RpcError({ server: "s", method: "initialize", code: -32601, errorMessage: "no" }),
+      new McpError.InvalidInput({ server: "s", method: "tools/call", reason: "bad" }),
+      new McpError.SessionUnavailable({ server: "s", reason: "closed" })
+    ]
+    for (const error of errors) expect(error.message).toBe(`s: ${error.detail}`)
+    expect(errors[0]?.detail).toBe("transport failed: cannot start x: not found\n--- last lines of stderr ---\nboom")
+  })
 })

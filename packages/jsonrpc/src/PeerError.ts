@@ -73,8 +73,13 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
   }
 
   override get message(): string {
+    return `${this.server}: ${this.detail}`
+  }
+
+  /** The message without the server's name, for a reader that names the server itself. */
+  get detail(): string {
     const tail = this.stderr === undefined || this.stderr === "" ? "" : `\n--- last lines of stderr ---\n${this.stderr}`
-    return `${this.server}: transport failed: ${this.reason}${tail}`
+    return `transport failed: ${this.reason}${tail}`
   }
 }
 
@@ -185,7 +190,12 @@ export class RpcError extends Schema.TaggedError<RpcError>()("RpcError", {
   }
 
   override get message(): string {
-    return `${this.server}: ${this.method} failed with ${this.code}: ${this.errorMessage}`
+    return `${this.server}: ${this.detail}`
+  }
+
+  /** The message without the server's name, for a reader that names the server itself. */
+  get detail(): string {
+    return `${this.method} failed with ${this.code}: ${this.errorMessage}`
   }
 }
 
@@ -208,8 +218,13 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
   }
 
   override get message(): string {
+    return `${this.server}: ${this.detail}`
+  }
+
+  /** The message without the server's name, for a reader that names the server itself. */
+  get detail(): string {
     const what = this.kind === "total" ? "maximum total time" : "timeout"
-    return `${this.server}: ${this.method} got no answer within its ${what} of ${DurationRuntime.format(this.timeout)}`
+    return `${this.method} got no answer within its ${what} of ${DurationRuntime.format(this.timeout)}`
   }
 }
 
@@ -231,7 +246,12 @@ export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError"
   }
 
   override get message(): string {
-    return `${this.server}: the answer to ${this.method} is not valid: ${this.issue}`
+    return `${this.server}: ${this.detail}`
+  }
+
+  /** The message without the server's name, for a reader that names the server itself. */
+  get detail(): string {
+    return `the answer to ${this.method} is not valid: ${this.issue}`
   }
 }
 

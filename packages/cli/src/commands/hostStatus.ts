@@ -19,16 +19,20 @@ export const statusRows = (
 export const statusLine = (server: McpHost.ServerInfo): string =>
   table(statusRows([server]), Number.POSITIVE_INFINITY, "").join(" ")
 
-/** The servers that failed to start, each with why (its error's message, without the server's name before it). */
+/**
+ * Why a server failed, without its name (the caller says it): the error's `detail`; the protocol's
+ * errors name no server, and say it in their message.
+ */
+const whyOf = (cause: ServerStatus.FailureCause): string =>
+  cause._tag === "UnsupportedProtocolVersion" || cause._tag === "UnrepresentableMessage" ? cause.message : cause.detail
+
+/** The servers that failed to start, each with why (its error's words, without the server's name). */
 export const failuresOf = (
   servers: ReadonlyArray<McpHost.ServerInfo>
 ): ReadonlyArray<{ readonly server: string; readonly why: string }> =>
-  servers.flatMap((server) => {
-    if (server.status._tag !== "Failed") return []
-    const message = server.status.cause.message
-    const prefix = `${server.name}: `
-    return [{ server: server.name, why: message.startsWith(prefix) ? message.slice(prefix.length) : message }]
-  })
+  servers.flatMap((server) =>
+    server.status._tag === "Failed" ? [{ server: server.name, why: whyOf(server.status.cause) }] : []
+  )
 
 /**
  * Fails with {@link ServersFailed} when a server failed (after what worked has been printed);
