@@ -1,16 +1,21 @@
 /**
- * Checks the documents a reader starts from: in README.md and ARCHITECTURE.md every section heading
- * appears once (a regenerated section pasted beside its older copy has happened twice).
+ * Checks the documents a reader starts from: in README.md, ARCHITECTURE.md and every package's
+ * README.md every section heading appears once (a regenerated section pasted beside its older copy
+ * has happened twice).
  *
  *   node scripts/docs.mjs        exits 1 and names the repeated headings
  */
-import { readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 let failed = false
-for (const file of ["README.md", "ARCHITECTURE.md"]) {
+const packages = readdirSync(join(root, "packages"))
+  .sort()
+  .map((name) => `packages/${name}/README.md`)
+  .filter((file) => existsSync(join(root, file)))
+for (const file of ["README.md", "ARCHITECTURE.md", ...packages]) {
   const seen = new Map()
   let fenced = false
   for (const [index, line] of readFileSync(join(root, file), "utf8").split("\n").entries()) {

@@ -1,11 +1,12 @@
 /**
- * The README's TypeScript: every `ts` block is type-checked (with the TypeScript compiler API,
- * under the repository's compiler options, against the packages' built declarations), and the client, host and model examples run as they
- * are written, as processes (`tsx`), against the reference server (the model example against a
- * loopback Anthropic Messages API). A fragment that continues an earlier block gets only the
- * declarations of what a reader supplies, listed below.
+ * The READMEs' TypeScript (the repository's and every package's): every `ts` block is type-checked
+ * (with the TypeScript compiler API, under the repository's compiler options, against the packages'
+ * built declarations), and the client, host and model examples run as they are written, as
+ * processes (`tsx`), against the reference server (the model example against a loopback Anthropic
+ * Messages API). A fragment that continues an earlier block gets only the declarations of what a
+ * reader supplies, listed below.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "@effect/vitest"
@@ -17,21 +18,31 @@ import { spawnOwned } from "./support/processes.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 
+/** The READMEs, relative to the repository: the root's, then each package's. */
+const readmes = [
+  "README.md",
+  ...readdirSync(join(root, "packages"))
+    .sort()
+    .map((name) => `packages/${name}/README.md`)
+    .filter((path) => existsSync(join(root, path)))
+]
+
 interface Block {
+  readonly readme: string
   readonly heading: string
   readonly line: number
   readonly code: string
 }
 
-/** The `ts` blocks of the README, each with the section it is in and the line it starts on. */
-const blocks = (): ReadonlyArray<Block> => {
+/** The `ts` blocks of a README, each with the section it is in and the line it starts on. */
+const blocks = (readme: string): ReadonlyArray<Block> => {
   const found: Array<Block> = []
   let heading = ""
   let open: { line: number; lines: Array<string> } | undefined
-  for (const [index, line] of readFileSync(join(root, "README.md"), "utf8").split("\n").entries()) {
+  for (const [index, line] of readFileSync(join(root, readme), "utf8").split("\n").entries()) {
     if (open !== undefined) {
       if (line.startsWith("```")) {
-        found.push({ heading, line: open.line, code: open.lines.join("\n") })
+        found.push({ readme, heading, line: open.line, code: open.lines.join("\n") })
         open = undefined
       } else open.lines.push(line)
     } else if (line === "```ts") open = { line: index + 1, lines: [] }
@@ -68,6 +79,20 @@ const client = yield* McpClient_.McpClient
 `
   },
   {
+    contains: "McpToolkit.layer({ maxResultTokens: 4_000 })",
+    before: `import { McpToolkit, ToolLoop } from "@effect-mcp/ai"
+declare const prompt: string
+declare const args: unknown
+declare const toolkit: import("effect").Context.Tag.Service<typeof McpToolkit.McpToolkit>
+`
+  },
+  {
+    contains: "ToolLoop.run({ prompt, tools: ToolSelection.lexical() })",
+    before: `import { ToolLoop, ToolSelection } from "@effect-mcp/ai"
+declare const prompt: string
+`
+  },
+  {
     contains: "KeyValueStore.makeStringOnly({ get, set, remove, clear, size })",
     before: `import { Layer } from "effect"
 import { TokenStore } from "@effect-mcp/client"
@@ -96,18 +121,21 @@ afterAll(() => rmSync(workspace, { recursive: true, force: true }))
 const NPX_EVERYTHING = 'command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"]'
 const LOCAL_EVERYTHING = `command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(everythingServer)}, "stdio"]`
 
-/** Each block as a module file of its own. */
-const files = blocks().map((block, index) => {
+/** Each block as a module file of its own (`export {}` makes a fragment without imports a module too). */
+const files = readmes.flatMap(blocks).map((block, index) => {
   const fragment = fragments.find((entry) => block.code.includes(entry.contains))
   const file = join(workspace, `block-${index}.ts`)
   const code = block.code.replaceAll(NPX_EVERYTHING, LOCAL_EVERYTHING)
-  writeFileSync(file, `${fragment?.before ?? ""}${code}${fragment?.after ?? ""}\n`)
+  writeFileSync(file, `${fragment?.before ?? ""}${code}${fragment?.after ?? ""}\nexport {}\n`)
   return { ...block, file, prelude: (fragment?.before ?? "").split("\n").length - 1 }
 })
 
-describe("README", () => {
-  it("has TypeScript blocks, and every fragment listed here is still in it", () => {
-    expect(files.length).toBeGreaterThanOrEqual(8)
+describe("the READMEs", () => {
+  it("every package has one, they have TypeScript blocks, and every fragment listed here is still in one", () => {
+    for (const name of readdirSync(join(root, "packages")))
+      if (existsSync(join(root, "packages", name, "package.json")))
+        expect(readmes, name).toContain(`packages/${name}/README.md`)
+    expect(files.length).toBeGreaterThanOrEqual(13)
     for (const fragment of fragments) expect(files.some((file) => file.code.includes(fragment.contains))).toBe(true)
   })
 
@@ -136,16 +164,20 @@ describe("README", () => {
       const file = files.find((entry) => entry.file === diagnostic.file?.fileName)
       if (file === undefined || diagnostic.start === undefined) return text
       const { line } = ts.getLineAndCharacterOfPosition(diagnostic.file as ts.SourceFile, diagnostic.start)
-      return `README.md:${file.line + 1 + line - file.prelude} (${file.heading}): ${text}`
+      return `${file.readme}:${file.line + 1 + line - file.prelude} (${file.heading}): ${text}`
     })
     expect(problems).toStrictEqual([])
   })
 
+  /** The first block of a README's section. */
+  const blockOf = (readme: string, heading: string) =>
+    files.find((file) => file.readme === readme && file.heading === heading)
+
   /** Runs a block as a program (`tsx`, the workspace's sources) in `cwd`; its exit code and output. */
-  const runBlock = (heading: string, cwd: string, env: Record<string, string> = {}) =>
+  const runBlock = (readme: string, heading: string, cwd: string, env: Record<string, string> = {}) =>
     new Promise<{ readonly code: number | null; readonly output: string }>((resolve, reject) => {
-      const block = files.find((file) => file.heading === heading)
-      if (block === undefined) return reject(new Error(`no TypeScript block under ${heading}`))
+      const block = blockOf(readme, heading)
+      if (block === undefined) return reject(new Error(`no TypeScript block under ${heading} in ${readme}`))
       const child = spawnOwned(
         join(root, "node_modules", ".bin", "tsx"),
         ["--conditions=@effect-mcp/source", block.file],
@@ -163,15 +195,23 @@ describe("README", () => {
       child.on("close", (code) => resolve({ code, output }))
     })
 
-  it("the client example starts the reference server as npx would", () => {
-    expect(files.find((file) => file.heading === "Using the client")?.code).toContain(NPX_EVERYTHING)
+  /** The client examples: the repository's quickstart and the client package's. */
+  const clientExamples = [
+    ["README.md", "Quickstart"],
+    ["packages/client/README.md", "Quickstart"]
+  ] as const
+
+  it("the client examples start the reference server as npx would", () => {
+    for (const [readme, heading] of clientExamples)
+      expect(blockOf(readme, heading)?.code, readme).toContain(NPX_EVERYTHING)
   })
 
-  it("the client example runs against the reference server", { timeout: 120_000 }, async () => {
-    const { code, output } = await runBlock("Using the client", workspace)
-    expect(output).toMatch(/\d+ tools; echo answered \[\{"type":"text","text":"Echo: hi"\}\]/)
-    expect(code).toBe(0)
-  })
+  for (const [readme, heading] of clientExamples)
+    it(`the client example of ${readme} runs against the reference server`, { timeout: 120_000 }, async () => {
+      const { code, output } = await runBlock(readme, heading, workspace)
+      expect(output).toMatch(/\d+ tools; echo answered \[\{"type":"text","text":"Echo: hi"\}\]/)
+      expect(code).toBe(0)
+    })
 
   it("the host example runs against the reference server, from a config file", { timeout: 120_000 }, async () => {
     const cwd = mkdtempSync(join(workspace, "host-"))
@@ -183,7 +223,7 @@ describe("README", () => {
       })
     )
     // The user's own config files are not read: home is the test's directory.
-    const { code, output } = await runBlock("Using the host", cwd, { HOME: cwd, APPDATA: cwd })
+    const { code, output } = await runBlock("packages/host/README.md", "Quickstart", cwd, { HOME: cwd, APPDATA: cwd })
     expect(output).toMatch(/INFO .*: everything\n\s+Ready/)
     expect(output).toMatch(/\d+ tools; echo answered \[\{"type":"text","text":"Echo: hi"\}\]/)
     expect(code).toBe(0)
@@ -205,7 +245,7 @@ describe("README", () => {
       }
     ])
     try {
-      const { code, output } = await runBlock("Letting a model use the servers", workspace, {
+      const { code, output } = await runBlock("packages/ai/README.md", "Quickstart", workspace, {
         ANTHROPIC_API_KEY: "sk-test",
         ANTHROPIC_API_URL: fake.url
       })
@@ -219,7 +259,7 @@ describe("README", () => {
   })
 })
 
-describe("README's shell tour", () => {
+describe("the command's README's shell tour", () => {
   it("each tool name completed with Tab (⇥) is a prefix of exactly one of the reference server's tools", async () => {
     const listed = await run(["tools", "list", "--json", ...everythingStdio])
     expect(listed.code, listed.stderr).toBe(0)
@@ -232,9 +272,9 @@ describe("README's shell tour", () => {
               : []
           )
         : []
-    const completed = [...readFileSync(join(root, "README.md"), "utf8").matchAll(/tools (?:call|show) (\S+)⇥/g)].map(
-      (match) => match[1] ?? ""
-    )
+    const completed = [
+      ...readFileSync(join(root, "packages", "cli", "README.md"), "utf8").matchAll(/tools (?:call|show) (\S+)⇥/g)
+    ].map((match) => match[1] ?? "")
     expect(completed.length).toBeGreaterThan(0)
     for (const prefix of completed)
       expect([prefix, tools.filter((name: string) => name.startsWith(prefix))]).toStrictEqual([

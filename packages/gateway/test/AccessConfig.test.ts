@@ -113,13 +113,13 @@ describe("policy files", () => {
   )
 })
 
-describe("the README's policy example", () => {
+describe("the gateway README's policy example", () => {
   it.effect("is a policy the gateway takes", () =>
     Effect.gen(function* () {
-      const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+      const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
       const section = readme.slice(readme.indexOf("Who may call, and what each caller may do"))
       const example = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? ""
-      const policy = yield* AccessPolicy.parse(example, "README.md")
+      const policy = yield* AccessPolicy.parse(example, "packages/gateway/README.md")
       const ci = policy.accessOf(someone("ci"))
       expect(ci.visible("tools", "github", "list_issues")).toBe(true)
       expect(ci.visible("tools", "github", "create_issue")).toBe(false)
