@@ -76,21 +76,21 @@ export {
    * What a body stream that broke off says, with its cause when there is one.
    *
    * @since 0.1.0
-   * @category utils
+   * @category errors
    */
   closedMidBody,
   /**
    * What a body read that broke off after `received` bytes says, with its cause when there is one.
    *
    * @since 0.1.0
-   * @category utils
+   * @category errors
    */
   cutShort,
   /**
    * The text of `size` bytes in `chunks` (UTF-8, a byte-order mark dropped as `TextDecoder` does).
    *
    * @since 0.1.0
-   * @category utils
+   * @category decoding
    */
   decodeChunks
 } from "./internal/transport/httpBody.js"
@@ -131,7 +131,7 @@ export {
    * `env`.
    *
    * @since 0.1.0
-   * @category utils
+   * @category configuration
    */
   environment as stdioEnvironment
 } from "./internal/transport/stdio.js"
@@ -171,7 +171,7 @@ export {
    * before: the error the request may raise is then known to come from a reused connection.
    *
    * @since 0.1.0
-   * @category utils
+   * @category errors
    */
   markReusedConnection,
   /**

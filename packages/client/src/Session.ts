@@ -15,6 +15,15 @@ import type { SessionService } from "./internal/session/types.js"
 import type { InitializeError } from "./McpError.js"
 import type { Transport } from "./Transport.js"
 
+export type {
+  /**
+   * How many requests a bounded session lets be in flight, and how many wait.
+   *
+   * @since 0.1.0
+   * @category options
+   */
+  Bound
+} from "./internal/session/combinators.js"
 export {
   /**
    * The session with at most `maxInFlight` requests in flight and `maxQueued` waiting (beyond both,
@@ -34,15 +43,6 @@ export {
    * @category combinators
    */
   retried
-} from "./internal/session/combinators.js"
-export type {
-  /**
-   * How many requests a bounded session lets be in flight, and how many wait.
-   *
-   * @since 0.1.0
-   * @category options
-   */
-  Bound
 } from "./internal/session/combinators.js"
 export {
   /**

@@ -71,7 +71,7 @@ export type TransportFailure = RequestFailures[keyof RequestFailures]
  * it is one more reader, not a second copy of the items.
  *
  * @since 0.1.0
- * @category utils
+ * @category conversions
  */
 export const incoming = (transport: TransportService): Stream.Stream<Incoming, TransportError> =>
   Stream.unwrapScoped(
@@ -176,7 +176,7 @@ const decodeOne = (raw: unknown): Incoming => {
  * Transports call this once per received JSON text.
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const decodeIncoming = (raw: unknown): ReadonlyArray<Incoming> =>
   Array.isArray(raw) && raw.length > 0 ? raw.map(decodeOne) : [decodeOne(raw)]
@@ -185,7 +185,7 @@ export const decodeIncoming = (raw: unknown): ReadonlyArray<Incoming> =>
  * The inbound item for text that is not JSON at all (kept short).
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const notJson = (text: string): Incoming => {
   const raw = text.length > 200 ? `${text.slice(0, 200)}…` : text
@@ -201,7 +201,7 @@ export const notJson = (text: string): Incoming => {
  * Parses one JSON text into inbound items; text that is not JSON is one `Malformed` item.
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const parseIncoming = (text: string): ReadonlyArray<Incoming> => {
   let parsed: unknown

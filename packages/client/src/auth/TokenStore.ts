@@ -246,7 +246,7 @@ const LegacyContents = Schema.parseJson(
  * The entries of a token file in the format before version 2 (which the next save replaces).
  *
  * @since 0.1.0
- * @category utils
+ * @category decoding
  */
 export const migrateLegacyFile = (text: string): Option.Option<Record<string, string>> =>
   Option.map(Schema.decodeUnknownOption(LegacyContents)(text), (legacy) => {

@@ -62,9 +62,6 @@ export const SAFE_ENVIRONMENT: ReadonlyArray<string> = [
   "PROGRAMFILES"
 ]
 
-/** The longest message accepted from a server unless the options say otherwise: 64 MiB. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-
 /** The environment the child gets: the safe variables (read through `Config`) or everything, plus `env`. */
 export const environment = (options: StdioOptions) =>
   Effect.gen(function* () {
