@@ -78,7 +78,10 @@ for (const pkg of selected) {
   const documented = sourcesOf(join(pkg.dir, srcDir))
     .map((file) => `${srcDir}/${file}`)
     .filter((file) => !excluded.some((glob) => glob.test(file)))
-  const entries = Object.values(pkg.json.exports ?? {}).map((entry) => entry["@effect-mcp/source"].replace(/^\.\//, ""))
+  // Entries with no source (a plain path such as "./package.json") are not modules.
+  const entries = Object.values(pkg.json.exports ?? {})
+    .filter((entry) => typeof entry === "object" && entry !== null && typeof entry["@effect-mcp/source"] === "string")
+    .map((entry) => entry["@effect-mcp/source"].replace(/^\.\//, ""))
   for (const file of documented)
     if (!entries.includes(file))
       problems.push(`packages/${pkg.name}/${file}: not an entry of the exports map; add it to docgen.json's exclude`)
