@@ -6,7 +6,8 @@
  * (`tools`: a JSON-RPC error {@link RATE_LIMITED} with `retryAfter` in its data beyond). A limit is
  * `{"limit": N, "per": "1 minute"}`, a token bucket, or with `"kind": "quota"` N uses per window.
  *
- * @example
+ * A policy file:
+ *
  * ```json
  * {
  *   "principals": {

@@ -26,7 +26,7 @@
  * import { Effect, Layer, Stream } from "effect"
  *
  * const host = McpHost.layer({
- *   servers: [{ name: "everything", target: { _tag: "Stdio", command: "npx", args: ["@modelcontextprotocol/server-everything"] } }]
+ *   servers: [{ name: "everything", target: { _tag: "Stdio", command: "npx", args: ["@modelcontextprotocol/server-everything"], env: {} } }]
  * }).pipe(Layer.provide(McpGateway.handlers), Layer.provide(NodeTransports.layer))
  *
  * const program = Effect.gen(function* () {
