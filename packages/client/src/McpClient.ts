@@ -211,3 +211,89 @@ export const layerFromSession = (options: McpClientOptions = {}): Layer.Layer<Mc
  */
 export const layer = (options: McpClientOptions = {}): Layer.Layer<McpClient, InitializeError, Transport> =>
   layerFromSession(options).pipe(Layer.provide(Session.layer(options)))
+
+/**
+ * Every tool of the client in context, all pages (cached).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const tools: Effect.Effect<
+  Effect.Effect.Success<McpClientService["tools"]>,
+  Effect.Effect.Error<McpClientService["tools"]>,
+  McpClient
+> = Effect.flatMap(McpClient, (client) => client.tools)
+
+/**
+ * Calls a tool of the client in context (see {@link McpClientService.callTool}).
+ *
+ * @example
+ * ```ts
+ * import { McpClient } from "@effect-mcp/client"
+ * import { Effect } from "effect"
+ *
+ * const echoed = McpClient.callTool("echo", { message: "hi" }).pipe(Effect.map((result) => result.content))
+ * ```
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const callTool = (
+  ...args: Parameters<McpClientService["callTool"]>
+): Effect.Effect<
+  Effect.Effect.Success<ReturnType<McpClientService["callTool"]>>,
+  Effect.Effect.Error<ReturnType<McpClientService["callTool"]>>,
+  McpClient
+> => Effect.flatMap(McpClient, (client) => client.callTool(...args))
+
+/**
+ * Every resource of the client in context, all pages (cached).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const resources: Effect.Effect<
+  Effect.Effect.Success<McpClientService["resources"]>,
+  Effect.Effect.Error<McpClientService["resources"]>,
+  McpClient
+> = Effect.flatMap(McpClient, (client) => client.resources)
+
+/**
+ * Reads a resource of the client in context.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const readResource = (
+  ...args: Parameters<McpClientService["readResource"]>
+): Effect.Effect<
+  Effect.Effect.Success<ReturnType<McpClientService["readResource"]>>,
+  Effect.Effect.Error<ReturnType<McpClientService["readResource"]>>,
+  McpClient
+> => Effect.flatMap(McpClient, (client) => client.readResource(...args))
+
+/**
+ * Every prompt of the client in context, all pages (cached).
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const prompts: Effect.Effect<
+  Effect.Effect.Success<McpClientService["prompts"]>,
+  Effect.Effect.Error<McpClientService["prompts"]>,
+  McpClient
+> = Effect.flatMap(McpClient, (client) => client.prompts)
+
+/**
+ * Gets a prompt of the client in context with its arguments filled in.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const getPrompt = (
+  ...args: Parameters<McpClientService["getPrompt"]>
+): Effect.Effect<
+  Effect.Effect.Success<ReturnType<McpClientService["getPrompt"]>>,
+  Effect.Effect.Error<ReturnType<McpClientService["getPrompt"]>>,
+  McpClient
+> => Effect.flatMap(McpClient, (client) => client.getPrompt(...args))

@@ -103,4 +103,17 @@ describe("Features", () => {
       expect(calls).toStrictEqual(["echo"])
     })
   )
+
+  it.scoped("the module's accessors call the client in context", () =>
+    Effect.gen(function* () {
+      const context = yield* Layer.build(McpClient.layer(script.options).pipe(Layer.provide(script.transport)))
+      const provided = <A, E>(effect: Effect.Effect<A, E, McpClient.McpClient>) => Effect.provide(effect, context)
+      expect((yield* provided(McpClient.tools)).map((listed) => listed.name)).toStrictEqual(["echo"])
+      expect((yield* provided(McpClient.callTool("echo", { text: "a" }))).content).toStrictEqual([
+        { type: "text", text: "ok" }
+      ])
+      expect((yield* provided(McpClient.prompts)).map((prompt) => prompt.name)).toStrictEqual(["from-server"])
+      expect(yield* provided(McpClient.resources)).toStrictEqual([])
+    })
+  )
 })
