@@ -61,7 +61,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
 
     /** Remembers a cancelled id (its answer may still come) and says what tells the server. */
     const cancellation = (id: JsonRpc.RequestId, reason: string): JsonRpc.JSONRPCNotification => {
-      pending.forget(id)
+      pending.rememberCancelled(id)
       return { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }
     }
     const cancel = (id: JsonRpc.RequestId, reason: string) =>

@@ -53,7 +53,7 @@ export interface Pending {
   /** Completes every entry with the same outcome (the connection ended). */
   readonly completeAll: (outcome: Exit.Exit<WireObject, RequestFailure>) => void
   /** Notes that an entry's id was cancelled: its answer may still come, which is no violation. */
-  readonly forget: (id: JsonRpc.RequestId) => void
+  readonly rememberCancelled: (id: JsonRpc.RequestId) => void
   /** Whether an id was cancelled (and forgets it). */
   readonly wasCancelled: (id: JsonRpc.RequestId) => boolean
   /**
@@ -188,7 +188,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
       completeAll: (outcome) => {
         for (const entry of [...entries.values()]) complete(entry, outcome)
       },
-      forget: (id) => remember(cancelled, id),
+      rememberCancelled: (id) => remember(cancelled, id),
       wasCancelled: (id) => cancelled.delete(id),
       tookLogs: (id) => ownLogs.has(id),
       touch: (entry, now) => {
