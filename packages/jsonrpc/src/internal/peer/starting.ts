@@ -1,7 +1,7 @@
 /**
  * Starting the peer's outbound requests. A request over a transport that writes there and then
- * (`writeNow`) starts in one step, `begin`: from plain code (`unsafeRequest`), or from a fiber
- * (`request`), which waits for the outcome and gives the request up when it is interrupted. A
+ * (`writeNow`) starts in one step, `startWritten`: from plain code (`unsafeRequest`), or from a
+ * fiber (`request`, `startWrittenAndWait`), which waits for the outcome and gives the request up when it is interrupted. A
  * request over a transport that needs an effect to write is written, then waited for, in its
  * fiber. A span is made only when someone traces.
  */
@@ -110,7 +110,7 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
    * `onDone` once it comes. Gives back how to give it up: it leaves the table and is cancelled
    * on the server. `unsafeRequest` and `request` (over such a transport) both start here.
    */
-  const begin = (
+  const startWritten = (
     write: NonNullable<typeof writeNow>,
     entry: Pending.Entry,
     message: JsonRpc.JSONRPCRequest,
@@ -136,11 +136,14 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
   }
 
   /**
-   * A request begun from a fiber, which waits for its outcome; interrupted, it gives the request
-   * up there and then (before the scopes around it close the transport).
+   * A request written there and then from a fiber, which waits for its outcome; interrupted, it
+   * gives the request up there and then (before the scopes around it close the transport).
    */
-  const begun = (write: NonNullable<typeof writeNow>, entry: Pending.Entry, message: JsonRpc.JSONRPCRequest) =>
-    Effect.async<WireObject, RequestFailure>((resume) => Effect.sync(begin(write, entry, message, resume)))
+  const startWrittenAndWait = (
+    write: NonNullable<typeof writeNow>,
+    entry: Pending.Entry,
+    message: JsonRpc.JSONRPCRequest
+  ) => Effect.async<WireObject, RequestFailure>((resume) => Effect.sync(startWritten(write, entry, message, resume)))
 
   /** Waits for the outcome, resumed by `complete` whoever calls it (interruption is `exchange`'s to handle). */
   const outcome = (entry: Pending.Entry) =>
@@ -182,7 +185,7 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
       if (!traced) {
         const message = messageOf(entry, params, requestOptions, undefined, propagated)
         if (writeNow !== undefined && requestOptions.headers === undefined) {
-          return begun(writeNow, entry, message)
+          return startWrittenAndWait(writeNow, entry, message)
         }
         pending.track(entry)
         return exchange(entry, message, requestOptions.headers)
@@ -217,7 +220,7 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
     if (writeNow === undefined || options.ended() !== undefined || requestOptions.headers !== undefined)
       return undefined
     const entry = pending.entryOf(method, requestOptions, clock.unsafeCurrentTimeMillis())
-    return begin(writeNow, entry, messageOf(entry, params, requestOptions, undefined), onDone)
+    return startWritten(writeNow, entry, messageOf(entry, params, requestOptions, undefined), onDone)
   }
 
   return { request, unsafeRequest }

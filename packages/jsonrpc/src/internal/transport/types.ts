@@ -60,8 +60,8 @@ export interface TransportService {
    * plain code with no effect run (`PromiseClient`'s calls); transports without it are sent to
    * with `send`. It keeps `send`'s order and failures, and throws only where `send` would die (a
    * value JSON cannot encode). A transport that wraps another and replaces `send` must replace or
-   * drop `sendNow` too, or requests begun from plain code go around it (to see every message, use
-   * `Middleware`: nothing is begun under it).
+   * drop `sendNow` too, or requests started from plain code go around it (to see every message, use
+   * `Middleware`: nothing is started under it).
    */
   readonly sendNow?: (message: JsonRpc.JSONRPCMessage) => TransportError | undefined
   /**
