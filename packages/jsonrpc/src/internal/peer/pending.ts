@@ -34,7 +34,7 @@ export interface Entry {
   /** Resumes the waiting caller; set once the request is written and waits. */
   resume: ((outcome: Exit.Exit<WireObject, RequestFailure>) => void) | undefined
   /** The outcome, when it came before the caller waited. */
-  early: Exit.Exit<WireObject, RequestFailure> | undefined
+  outcomeBeforeWait: Exit.Exit<WireObject, RequestFailure> | undefined
 }
 
 /** The table. */
@@ -118,7 +118,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
 
     const complete: Pending["complete"] = (entry, outcome) => {
       leave(entry)
-      if (entry.resume === undefined) entry.early = outcome
+      if (entry.resume === undefined) entry.outcomeBeforeWait = outcome
       else entry.resume(outcome)
     }
 
@@ -174,7 +174,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
           cancellable: requestOptions.cancellable !== false,
           lastActivity: now,
           resume: undefined,
-          early: undefined
+          outcomeBeforeWait: undefined
         }
       },
       track: (entry) => {

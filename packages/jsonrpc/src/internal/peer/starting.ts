@@ -1,9 +1,9 @@
 /**
  * Starting the peer's outbound requests. A request over a transport that writes there and then
  * (`writeNow`) starts in one step, `startWritten`: from plain code (`unsafeRequest`), or from a
- * fiber (`request`, `startWrittenAndWait`), which waits for the outcome and gives the request up when it is interrupted. A
- * request over a transport that needs an effect to write is written, then waited for, in its
- * fiber. A span is made only when someone traces.
+ * fiber (`request`, `startWrittenAndWait`), which waits for the outcome and gives the request up
+ * when it is interrupted. A request over a transport that needs an effect to write is written,
+ * then waited for, in its fiber. A span is made only when someone traces.
  */
 import { type JsonRpc, McpSchema } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
@@ -148,7 +148,7 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
   /** Waits for the outcome, resumed by `complete` whoever calls it (interruption is `exchange`'s to handle). */
   const outcome = (entry: Pending.Entry) =>
     Effect.async<WireObject, RequestFailure>((resume) => {
-      if (entry.early !== undefined) return resume(entry.early)
+      if (entry.outcomeBeforeWait !== undefined) return resume(entry.outcomeBeforeWait)
       entry.resume = resume
     })
 
