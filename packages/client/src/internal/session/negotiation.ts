@@ -80,7 +80,7 @@ export const probeTimeoutOf = (
 ): Duration.DurationInput => probeTimeout ?? (transport.probe !== undefined ? PROCESS_PROBE_TIMEOUT : requestTimeout)
 
 /** A transport's signal that nothing handled is the request's transport failure. */
-const settled = <A>(effect: Effect.Effect<A, Dialect.WireError>): Effect.Effect<A, RequestError> =>
+const mapWireError = <A>(effect: Effect.Effect<A, Dialect.WireError>): Effect.Effect<A, RequestError> =>
   Effect.mapError(effect, Dialect.asRequestError)
 
 /** The negotiation of one session; a stateless dialect it chooses lives in the scope. */
@@ -104,7 +104,7 @@ export const make = (options: NegotiationOptions): Effect.Effect<Negotiation, ne
         {
           onLeft: Effect.fail,
           onRight: (request) =>
-            Effect.flatMap(settled(stateful.exchange(request.method, request.wire, request.options)), (raw) =>
+            Effect.flatMap(mapWireError(stateful.exchange(request.method, request.wire, request.options)), (raw) =>
               steps.decode("initialize", raw)
             )
         }
@@ -168,7 +168,7 @@ export const make = (options: NegotiationOptions): Effect.Effect<Negotiation, ne
       const timeout = probeTimeoutOf(options.transport, options.session.probeTimeout, options.session.requestTimeout)
       const target = { server, transport: options.transport, peer, timeout }
       const offer = (version: ProtocolVersion.StatelessVersion) =>
-        settled(Dialect.probe(target, Stateless.envelope(version, capabilities, clientInfo, undefined)))
+        mapWireError(Dialect.probe(target, Stateless.envelope(version, capabilities, clientInfo, undefined)))
       const legacy = (why: string): Effect.Effect<Negotiated, InitializeError> =>
         pinned === "auto"
           ? Effect.zipRight(Effect.logDebug(`${server()}: a stateful server (${why}); initializing`), handshake)

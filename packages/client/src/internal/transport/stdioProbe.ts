@@ -137,21 +137,21 @@ export const probedInPlace = (
       })
 
     /** Anything but the probe makes the process the session's: it is not started again after. */
-    const settled = () => {
+    const keepProcess = () => {
       restartable = false
     }
     const transport: TransportService = {
       run,
       send: (message, headers) =>
         Effect.suspend(() => {
-          settled()
+          keepProcess()
           return current.transport.send(message, headers)
         }),
       ...(current.transport.sendNow === undefined
         ? {}
         : {
             sendNow: (message: JsonRpc.JSONRPCMessage) => {
-              settled()
+              keepProcess()
               // Every process of this connection is made by the same `connect`, so each has `sendNow`.
               return (current.transport.sendNow ?? (() => undefined))(message)
             }
