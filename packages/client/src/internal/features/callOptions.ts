@@ -6,7 +6,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Retry from "../../Retry.js"
-import type { Answering } from "../session/dialect.js"
+import type { RoundAnswers } from "../session/dialect.js"
 import type * as Session from "../session/types.js"
 
 /** Progress reported by the server for one request. */
@@ -16,7 +16,7 @@ export interface Progress {
   readonly message?: string
 }
 
-export type { Answering } from "../session/dialect.js"
+export type { RoundAnswers } from "../session/dialect.js"
 
 /** Per-call options. */
 export interface CallOptions {
@@ -37,7 +37,7 @@ export interface CallOptions {
    * This call answers the `input_required` result of an earlier one (2026-07-28): its first request
    * carries these answers and the server's state (ignored at the stateful revisions).
    */
-  readonly answering?: Answering
+  readonly answering?: RoundAnswers
   /**
    * Receives this call's own log messages: those the server sends on the call's own stream (over
    * Streamable HTTP, where a server relates a log to its request), which then do not reach

@@ -42,7 +42,7 @@ export const asRequestError = (error: WireError): RequestError =>
  * An `input_required` result answered in a later request (2026-07-28): what that request carries,
  * for a relay that asked its own client and now continues the server's round.
  */
-export interface Answering {
+export interface RoundAnswers {
   /** The answers, keyed as the server keyed its input requests. */
   readonly inputResponses: { readonly [key: string]: unknown }
   /** The server's `requestState` of the round it answers, passed back untouched. */
@@ -54,7 +54,7 @@ export interface Answering {
  * answers and its own log level.
  */
 export interface ExchangeOptions extends Peer.RequestOptions {
-  readonly answering?: Answering
+  readonly answering?: RoundAnswers
   /** The least severe log message the server may send for this request, over the session's level (2026-07-28). */
   readonly logLevel?: McpSchema.LoggingLevel
 }

@@ -21,7 +21,7 @@ import type { RequestContext } from "../../Capabilities.js"
 import type { DecodeError, JsonRpcFailure, RequestError, TransportError } from "../../McpError.js"
 import type * as Retry from "../../Retry.js"
 import type { SessionState } from "../../SessionState.js"
-import type { Answering } from "./dialect.js"
+import type { RoundAnswers } from "./dialect.js"
 import type { SavedSession } from "./saved.js"
 
 export type { RequestFailure, RequestHandler, Violation, WireObject } from "@effect-mcp/jsonrpc/Peer"
@@ -56,7 +56,7 @@ export interface RequestOptions extends PeerRequestOptions {
   /** A `tools/call` that may be repeated (the caller says so, or the tool's hints). */
   readonly idempotent?: boolean
   /** An earlier `input_required` this request answers (2026-07-28). */
-  readonly answering?: Answering
+  readonly answering?: RoundAnswers
   /** The least severe log message the server may send for this request, over the session's level (2026-07-28). */
   readonly logLevel?: McpSchema.LoggingLevel
 }
