@@ -30,11 +30,11 @@ import type { OAuthSession } from "./auth/OAuthSession.js"
 import { TokenStore } from "./auth/TokenStore.js"
 import { parseEndpoint } from "./internal/transport/httpBody.js"
 import { gated } from "./internal/transport/route.js"
+import * as SseTransport from "./internal/transport/sseTransport.js"
+import * as StreamableHttpTransport from "./internal/transport/streamableHttpTransport.js"
 import { resendUnanswered } from "./internal/transport/unanswered.js"
 import { TransportError } from "./McpError.js"
 import type { HttpRoute } from "./Platform.js"
-import * as SseTransport from "./SseTransport.js"
-import * as StreamableHttpTransport from "./StreamableHttpTransport.js"
 
 /**
  * Options for any HTTP transport.

@@ -13,7 +13,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Frontmatter from "../src/internal/features/frontmatter.js"
 import { resolve, skillPath } from "../src/internal/features/skills.js"
-import * as StreamableHttpTransport from "../src/StreamableHttpTransport.js"
+import * as StreamableHttpTransport from "../src/internal/transport/streamableHttpTransport.js"
 import { keepAliveHttpClient } from "./support/httpClient.js"
 import {
   FORMS_MD,

@@ -14,7 +14,8 @@ import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import { AuthorizationError } from "./auth/AuthError.js"
+import { AuthorizationError } from "../../auth/AuthError.js"
+import { TransportError } from "../../McpError.js"
 import {
   fromResponse,
   parseEndpoint,
@@ -23,9 +24,8 @@ import {
   statusAnswer,
   tracedWhenTracing,
   withMethod
-} from "./internal/transport/httpBody.js"
-import { makeParser } from "./internal/transport/sse.js"
-import { TransportError } from "./McpError.js"
+} from "./httpBody.js"
+import { makeParser } from "./sse.js"
 
 /** Where the server's SSE endpoint is and how to talk to it. */
 export interface SseOptions {
