@@ -218,11 +218,7 @@ export const layer = (options: McpClientOptions = {}): Layer.Layer<McpClient, In
  * @since 0.1.0
  * @category accessors
  */
-export const tools: Effect.Effect<
-  Effect.Effect.Success<McpClientService["tools"]>,
-  Effect.Effect.Error<McpClientService["tools"]>,
-  McpClient
-> = Effect.flatMap(McpClient, (client) => client.tools)
+export const tools = Effect.flatMap(McpClient, (client) => client.tools)
 
 /**
  * Calls a tool of the client in context (see {@link McpClientService.callTool}).
@@ -238,13 +234,7 @@ export const tools: Effect.Effect<
  * @since 0.1.0
  * @category accessors
  */
-export const callTool = (
-  ...args: Parameters<McpClientService["callTool"]>
-): Effect.Effect<
-  Effect.Effect.Success<ReturnType<McpClientService["callTool"]>>,
-  Effect.Effect.Error<ReturnType<McpClientService["callTool"]>>,
-  McpClient
-> => Effect.flatMap(McpClient, (client) => client.callTool(...args))
+export const callTool = Effect.serviceFunctionEffect(McpClient, (client) => client.callTool)
 
 /**
  * Every resource of the client in context, all pages (cached).
@@ -252,11 +242,7 @@ export const callTool = (
  * @since 0.1.0
  * @category accessors
  */
-export const resources: Effect.Effect<
-  Effect.Effect.Success<McpClientService["resources"]>,
-  Effect.Effect.Error<McpClientService["resources"]>,
-  McpClient
-> = Effect.flatMap(McpClient, (client) => client.resources)
+export const resources = Effect.flatMap(McpClient, (client) => client.resources)
 
 /**
  * Reads a resource of the client in context.
@@ -264,13 +250,7 @@ export const resources: Effect.Effect<
  * @since 0.1.0
  * @category accessors
  */
-export const readResource = (
-  ...args: Parameters<McpClientService["readResource"]>
-): Effect.Effect<
-  Effect.Effect.Success<ReturnType<McpClientService["readResource"]>>,
-  Effect.Effect.Error<ReturnType<McpClientService["readResource"]>>,
-  McpClient
-> => Effect.flatMap(McpClient, (client) => client.readResource(...args))
+export const readResource = Effect.serviceFunctionEffect(McpClient, (client) => client.readResource)
 
 /**
  * Every prompt of the client in context, all pages (cached).
@@ -278,11 +258,7 @@ export const readResource = (
  * @since 0.1.0
  * @category accessors
  */
-export const prompts: Effect.Effect<
-  Effect.Effect.Success<McpClientService["prompts"]>,
-  Effect.Effect.Error<McpClientService["prompts"]>,
-  McpClient
-> = Effect.flatMap(McpClient, (client) => client.prompts)
+export const prompts = Effect.flatMap(McpClient, (client) => client.prompts)
 
 /**
  * Gets a prompt of the client in context with its arguments filled in.
@@ -290,10 +266,4 @@ export const prompts: Effect.Effect<
  * @since 0.1.0
  * @category accessors
  */
-export const getPrompt = (
-  ...args: Parameters<McpClientService["getPrompt"]>
-): Effect.Effect<
-  Effect.Effect.Success<ReturnType<McpClientService["getPrompt"]>>,
-  Effect.Effect.Error<ReturnType<McpClientService["getPrompt"]>>,
-  McpClient
-> => Effect.flatMap(McpClient, (client) => client.getPrompt(...args))
+export const getPrompt = Effect.serviceFunctionEffect(McpClient, (client) => client.getPrompt)
