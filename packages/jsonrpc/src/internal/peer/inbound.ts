@@ -1,28 +1,26 @@
 /**
  * The peer's inbound side: what each inbound item means. A response completes its outstanding
- * request; a request runs its handler in a fiber of its own, keyed by id so that
- * `notifications/cancelled` interrupts it (`ping` is answered here, unknown methods get -32601); a
- * notification reaches the observers, then the subscribers (progress is routed to its request
- * first; a log message that came on its request's own stream goes to that request alone, when it
- * takes its logs). Malformed items and unknown ids are logged and counted, never fatal.
+ * request; a request goes to the requests part (`inboundRequests.ts`: `ping`, -32601, a handler
+ * in a fiber of its own that `notifications/cancelled` interrupts); a notification reaches the
+ * observers, then the subscribers (progress is routed to its request first; a log message that
+ * came on its request's own stream goes to that request alone, when it takes its logs).
+ * Malformed items and unknown ids go to the violations part (`violations.ts`): logged and
+ * counted, never fatal.
  */
-import { JsonRpc, McpSchema } from "@effect-mcp/protocol"
+import { JsonRpc } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberMap from "effect/FiberMap"
-import * as Metric from "effect/Metric"
-import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import { composeInbound, type Interceptor } from "../../Middleware.js"
-import { DecodeError, type JsonRpcFailure, RpcError } from "../../PeerError.js"
+import { RpcError } from "../../PeerError.js"
 import type { Incoming } from "../../Transport.js"
+import * as InboundRequests from "./inboundRequests.js"
 import type { Entry, Pending } from "./pending.js"
-import { RequestOrigin } from "./starting.js"
 import type { RequestFailure, RequestHandler, Violation, WireObject } from "./types.js"
+import * as Violations from "./violations.js"
 
 /** The inbound side. */
 export interface Inbound {
@@ -40,18 +38,6 @@ export interface Inbound {
   readonly running: Effect.Effect<number>
   readonly violations: Readonly<Record<Violation, number>>
 }
-
-const violationsCounter = Metric.counter("effect_mcp_protocol_violations", {
-  description: "Inbound messages the client could not use: unknown ids, malformed messages"
-})
-
-const idOf = (raw: unknown): JsonRpc.RequestId | undefined => {
-  if (!McpSchema.isJsonObject(raw)) return undefined
-  const id = raw.id
-  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : undefined
-}
-
-const dataOf = (data: unknown): { readonly data?: unknown } => (data === undefined ? {} : { data })
 
 /** A callback's effect whose failure or defect is logged, never the reader's (interruption is ignored). */
 export const isolated = (effect: Effect.Effect<void>, what: string): Effect.Effect<void> =>
@@ -87,61 +73,12 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
   Effect.gen(function* () {
     const { server, pending } = options
     const reply = (message: JsonRpc.JSONRPCMessage) => Effect.ignore(options.write(message))
-    const handlers = new Map<string, RequestHandler>()
     const observers = new Set<(notification: JsonRpc.JSONRPCNotification) => Effect.Effect<void>>()
-    const violations: Record<Violation, number> = { "unknown-id": 0, malformed: 0, "malformed-response": 0 }
-    const inbound = yield* FiberMap.make<JsonRpc.RequestId>()
     const hub = yield* PubSub.unbounded<JsonRpc.JSONRPCNotification>()
-
-    const violation = (kind: Violation, detail: unknown) => {
-      violations[kind]++
-      return Effect.logWarning(`mcp protocol violation (${kind}) from ${server()}`, detail).pipe(
-        Effect.zipRight(Metric.increment(Metric.tagged(violationsCounter, "kind", kind)))
-      )
-    }
-
-    const respond = (id: JsonRpc.RequestId, exit: Exit.Exit<WireObject, JsonRpcFailure>) => {
-      if (Exit.isSuccess(exit)) return reply({ jsonrpc: "2.0", id, result: exit.value })
-      if (Cause.isInterruptedOnly(exit.cause)) return Effect.void // cancelled: no response
-      const failure = Cause.failureOption(exit.cause)
-      const error = Option.isSome(failure)
-        ? { code: failure.value.code, message: failure.value.errorMessage, ...dataOf(failure.value.data) }
-        : { code: JsonRpc.ErrorCode.InternalError, message: "Internal error" }
-      return Effect.zipRight(
-        Option.isNone(failure)
-          ? Effect.logError(`handler of a request from ${server()} died`, exit.cause)
-          : Effect.void,
-        reply({ jsonrpc: "2.0", id, error })
-      )
-    }
-
-    /**
-     * Who a request from the other side is for: the origin of the request whose own stream carried
-     * it, else the one origin of every request outstanding (when they are all for one), else none.
-     */
-    const originOf = (relatedRequest: JsonRpc.RequestId | undefined): object | undefined => {
-      const related = relatedRequest === undefined ? undefined : pending.get(relatedRequest)
-      return related !== undefined ? related.origin : pending.soleOrigin()
-    }
-
-    const onRequest = (message: JsonRpc.JSONRPCRequest, relatedRequest?: JsonRpc.RequestId): Effect.Effect<void> => {
-      const { id, method } = message
-      if (method === "ping") return reply({ jsonrpc: "2.0", id, result: {} })
-      const handler = handlers.get(method)
-      if (handler === undefined) {
-        return reply({
-          jsonrpc: "2.0",
-          id,
-          error: { code: JsonRpc.ErrorCode.MethodNotFound, message: `Method not found: ${method}` }
-        })
-      }
-      const origin = originOf(relatedRequest)
-      const handled = Effect.suspend(() => handler({ id, method, params: message.params }))
-      const run = (origin === undefined ? handled : Effect.provideService(handled, RequestOrigin, origin)).pipe(
-        Effect.onExit((exit) => respond(id, exit))
-      )
-      return Effect.asVoid(FiberMap.run(inbound, id, run))
-    }
+    const requests = yield* InboundRequests.make({ server, pending, reply })
+    const { onRequest, cancel } = requests
+    const violations = Violations.make({ server, pending, reply, answerMalformed: options.answerMalformed })
+    const { report, onMalformed } = violations
 
     const publish = (message: JsonRpc.JSONRPCNotification): Effect.Effect<void> =>
       observers.size === 0
@@ -156,7 +93,7 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
       if (message.method === "notifications/cancelled" && params !== undefined) {
         const requestId = params.requestId
         if (typeof requestId === "string" || typeof requestId === "number") {
-          return Effect.zipRight(FiberMap.remove(inbound, requestId), publish(message))
+          return Effect.zipRight(cancel(requestId), publish(message))
         }
       }
       if (message.method === "notifications/progress" && params !== undefined) {
@@ -189,7 +126,7 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
               method: entry.method,
               code: message.error.code,
               errorMessage: message.error.message,
-              ...dataOf(message.error.data)
+              ...InboundRequests.dataOf(message.error.data)
             })
           )
 
@@ -200,7 +137,7 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
       if (id !== undefined && entry === undefined && pending.wasCancelled(id)) {
         return Effect.logDebug(`${server()}: an answer to request ${id} arrived after it was cancelled`)
       }
-      if (entry === undefined) return violation("unknown-id", { id })
+      if (entry === undefined) return report("unknown-id", { id })
       return Effect.sync(() => pending.complete(entry, outcomeOf(message, entry)))
     }
 
@@ -239,28 +176,16 @@ export const make = (options: InboundOptions): Effect.Effect<Inbound, never, Sco
         const failed = pending.get(item.id)
         return failed === undefined ? Effect.void : Effect.sync(() => pending.complete(failed, Exit.fail(item.error)))
       }
-      const id = idOf(item.raw)
-      const entry = id === undefined ? undefined : pending.get(id)
-      const looksLikeResponse = McpSchema.isJsonObject(item.raw) && !Object.hasOwn(item.raw, "method")
-      if (entry !== undefined && looksLikeResponse) {
-        const error = new DecodeError({
-          server: server(),
-          method: entry.method,
-          issue: `malformed response: ${ParseResult.TreeFormatter.formatErrorSync(item.error)}`
-        })
-        return Effect.zipRight(
-          violation("malformed-response", item.raw),
-          Effect.sync(() => pending.complete(entry, Exit.fail(error)))
-        )
-      }
-      if (!options.answerMalformed || looksLikeResponse) return violation("malformed", item.raw)
-      const code = item.notJson === true ? JsonRpc.ErrorCode.ParseError : JsonRpc.ErrorCode.InvalidRequest
-      const message = item.notJson === true ? "Parse error" : "Invalid request"
-      return Effect.zipRight(
-        violation("malformed", item.raw),
-        reply({ jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: { code, message } })
-      )
+      return onMalformed(item)
     }
 
-    return { dispatch, outcomeOf, handlers, observers, hub, running: FiberMap.size(inbound), violations }
+    return {
+      dispatch,
+      outcomeOf,
+      handlers: requests.handlers,
+      observers,
+      hub,
+      running: requests.running,
+      violations: violations.counts
+    }
   })
