@@ -26,6 +26,21 @@ export type {
    */
   CallOptions,
   /**
+   * A client's `callTool`, with its plain form (`StartCallTool`) while it has one: a decorated
+   * `callTool` has none, so a Promise client's calls go through the decoration.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  CallTool,
+  /**
+   * What a tool call can fail with.
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  CallToolError,
+  /**
    * A `tools/call` result, in any revision (from 2026-07-28 `structuredContent` may be any JSON
    * value).
    *
@@ -68,6 +83,27 @@ export type {
    * @category models
    */
   Progress,
+  /**
+   * A client's `request`, with its plain form (`StartRequest`) while it has one.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Request,
+  /**
+   * The plain form of a client's `callTool`: the call started from plain code, for a Promise adapter.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  StartCallTool,
+  /**
+   * The plain form of a client's `request`.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  StartRequest,
   /**
    * An event of {@link McpClientService.runToolAsTaskStream}: the task's status changes and
    * progress, then the result.
@@ -136,8 +172,7 @@ export class McpClient extends Context.Tag("@effect-mcp/client/McpClient")<McpCl
  */
 export const make = (
   options: McpClientOptions = {}
-): Effect.Effect<McpClientService, InitializeError, Transport | Scope.Scope> =>
-  Effect.map(Client.make(options), (client) => client.service)
+): Effect.Effect<McpClientService, InitializeError, Transport | Scope.Scope> => Client.make(options)
 
 /**
  * The client over the `Session` and the features in context (`Features.Tools`, `Resources`,

@@ -4,21 +4,20 @@
  * with its signal's reason).
  *
  * It adapts at the bottom only. A call takes the client's own steps (the tool's checks, the
- * session's gate and encoding, then decoding and the output check); between them, when the
- * session's executor would do no more than the peer's exchange (`Session.direct`) and nobody
- * traces, the request is started with the peer's `unsafeRequest`, with no fiber: its pending cost
- * is one entry in the peer's map and a Promise. Otherwise the call's effect runs, with the same
- * outcome.
+ * session's gate and encoding, then decoding and the output check). When the client's
+ * `callTool` (or `request`) has a plain form (`PlainForm`) and nobody traces, the call starts
+ * there, from plain code with no fiber: its pending cost is one entry in the peer's map and a
+ * Promise. A decorated client, session or transport has none where the decoration stands, so
+ * the call's effect runs, through the decoration, with the same outcome.
  *
  * @since 0.1.0
  */
 
-import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import { Transport, type TransportService } from "@effect-mcp/jsonrpc/Transport"
 import type { Methods } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -33,8 +32,7 @@ import type {
   ToolCallOptions
 } from "./internal/api.js"
 import * as Client from "./internal/client.js"
-import { toRequestOptions } from "./internal/features/callOptions.js"
-import type * as Session from "./internal/session/session.js"
+import { McpClient } from "./McpClient.js"
 import { SessionUnavailable } from "./McpError.js"
 
 /**
@@ -199,8 +197,56 @@ export const make = <E>(
   })
 }
 
+/**
+ * A client for Promise programs over a client layer: `McpClient.layer`, or one whose transport,
+ * session, features or client is decorated (`layerFromSession` over a decorated `Session`, a
+ * `Layer.effect` that wraps `McpClient`). The layer is built in a runtime of its own, which runs
+ * every call, so every call goes through what the layer put there: a call starts from plain code
+ * only where nothing decorated stands in its way. Rejects with the layer's error; `close` ends it.
+ *
+ * @example
+ * ```ts
+ * import { McpClient, PromiseClient, StdioTransport } from "@effect-mcp/client"
+ * import { NodeContext } from "@effect/platform-node"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Every tool call is logged, from Effect programs and Promise programs alike
+ * const Logged = Layer.effect(
+ *   McpClient.McpClient,
+ *   Effect.map(McpClient.McpClient, (client) => ({
+ *     ...client,
+ *     callTool: (...args: Parameters<typeof client.callTool>) =>
+ *       Effect.zipRight(Effect.logInfo(`calling ${args[0]}`), client.callTool(...args))
+ *   }))
+ * ).pipe(
+ *   Layer.provide(McpClient.layer({ name: "everything" })),
+ *   Layer.provide(StdioTransport.layer({ command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] })),
+ *   Layer.provide(NodeContext.layer)
+ * )
+ *
+ * export const echo = async (message: string) => {
+ *   const mcp = await PromiseClient.fromLayer(Logged)
+ *   try {
+ *     return (await mcp.callTool("echo", { message })).content
+ *   } finally {
+ *     await mcp.close()
+ *   }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromLayer = <E>(layer: Layer.Layer<McpClient, E>): Promise<PromiseClient> => {
+  const runtime = ManagedRuntime.make(layer)
+  return start(McpClient, {
+    runPromiseExit: (effect, run) => runtime.runPromiseExit(effect, run),
+    dispose: () => runtime.dispose()
+  })
+}
+
 const start = async <E, R, ER>(
-  acquire: Effect.Effect<Client.Client, E, R>,
+  acquire: Effect.Effect<McpClientService, E, R>,
   host: Host<R, ER>
 ): Promise<PromiseClient> => {
   const connected = await host.runPromiseExit(Effect.zip(acquire, Effect.tracer))
@@ -208,7 +254,7 @@ const start = async <E, R, ER>(
     await host.dispose()
     throw rejection(connected.cause, { signal: undefined, closed: false, server: "mcp" })
   }
-  const [{ service: client, session, tools, validateInput }, tracer] = connected.value
+  const [client, tracer] = connected.value
   // Someone traces: every call runs its effect, which makes the spans.
   const traced = tracer !== nativeTracer
 
@@ -232,23 +278,17 @@ const start = async <E, R, ER>(
   }
 
   /**
-   * A call whose first steps gave `prepared` (`undefined`: they need an effect): refused at once
-   * when they refused it; started with the peer's `unsafeRequest` when the session's executor
-   * would do no more than the peer's exchange; else its effect runs. `decode` is its last step.
+   * A call started from plain code by `start` (`undefined`: it has no plain form), unless it cannot
+   * start so now: then, and when someone traces, its effect runs.
    */
-  const adapt = <P extends { readonly request: Session.Prepared }, A, E>(
-    prepared: Either.Either<P, E> | undefined,
-    decode: (prepared: P, raw: Peer.WireObject) => Either.Either<A, E>,
+  const adapt = <A, E>(
+    start: ((onDone: (outcome: Exit.Exit<A, E>) => void) => (() => void) | undefined) | undefined,
     effect: (client: McpClientService) => Effect.Effect<A, E>,
     signal: AbortSignal | undefined
   ): Promise<A> => {
     if (closed) return refused()
     if (signal?.aborted === true) return Promise.reject(signal.reason)
-    if (prepared === undefined || traced) return run(effect, signal === undefined ? undefined : { signal })
-    if (Either.isLeft(prepared)) return Promise.reject(prepared.left)
-    const call = prepared.right
-    const { request } = call
-    if (!session.direct(request)) return run(effect, signal === undefined ? undefined : { signal })
+    if (start === undefined || traced) return run(effect, signal === undefined ? undefined : { signal })
     let resolve: (value: A) => void = () => {}
     let reject: (reason: unknown) => void = () => {}
     const promise = new Promise<A>((onResolve, onReject) => {
@@ -259,21 +299,11 @@ const start = async <E, R, ER>(
     let settled = false
     let abandon: (() => void) | undefined
     try {
-      abandon = session.unsafeExecute(request, (outcome) => {
+      abandon = start((outcome) => {
         settled = true
         if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort)
-        if (Exit.isFailure(outcome)) {
-          return reject(rejection(outcome.cause, { signal: undefined, closed, server: client.name }))
-        }
-        let decoded: Either.Either<A, E>
-        try {
-          decoded = decode(call, outcome.value)
-        } catch (defect) {
-          // The validator itself failing (a schema too deep for it) is the call's defect.
-          return reject(defect)
-        }
-        if (Either.isRight(decoded)) resolve(decoded.right)
-        else reject(decoded.left)
+        if (Exit.isSuccess(outcome)) resolve(outcome.value)
+        else reject(rejection(outcome.cause, { signal: undefined, closed, server: client.name }))
       })
     } catch (defect) {
       // Arguments the wire cannot carry (a bigint, a cycle): rejected, as the effect's defect would be.
@@ -295,25 +325,18 @@ const start = async <E, R, ER>(
     client,
     callTool: (tool, args, options) => {
       const call = callOptions(options)
-      const requestOptions = toRequestOptions(call, session.established().protocolVersion)
-      const validate = call?.validateInput ?? validateInput
+      const startCall = PlainForm.of(client.callTool)
       return adapt(
-        traced || closed ? undefined : tools.prepareNow(tool, args, requestOptions, validate),
-        tools.decode,
+        startCall === undefined ? undefined : (onDone) => startCall(tool, args, call, onDone),
         (client) => client.callTool(tool, args, call),
         options?.signal
       )
     },
     request: (method, params, options) => {
       const call = callOptions(options)
+      const startRequest = PlainForm.of(client.request)
       return adapt(
-        traced || closed
-          ? undefined
-          : Either.map(
-              session.prepare(method, params, toRequestOptions(call, session.established().protocolVersion)),
-              (request) => ({ request })
-            ),
-        (_, raw) => session.decode(method, raw),
+        startRequest === undefined ? undefined : (onDone) => startRequest(method, params, call, onDone),
         (client) => client.request(method, params, call),
         options?.signal
       )

@@ -77,6 +77,14 @@ export type {
    */
   Established,
   /**
+   * A session's `execute`, with its plain form (`StartExecute`) while it has one: a decorated
+   * `execute` has none, so every request goes through the decoration.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Execute,
+  /**
    * Sends a prepared request and gives its raw result.
    *
    * @since 0.1.0
@@ -137,6 +145,13 @@ export type {
    */
   SessionView,
   /**
+   * The plain form of a session's `execute`: the request started from plain code (a Promise adapter's).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  StartExecute,
+  /**
    * Counters of a connection.
    *
    * @since 0.1.0
@@ -169,10 +184,9 @@ export class Session extends Context.Tag("@effect-mcp/client/Session")<Session, 
  *   Session.Session,
  *   Effect.map(Session.Session, (session) => ({
  *     ...session,
+ *     // a new `execute` has no plain form: a Promise client's calls go through it too
  *     execute: (request: Session.Prepared) =>
- *       Effect.zipRight(Effect.logDebug(`sending ${request.method}`), session.execute(request)),
- *     // no request may start around `execute` (a Promise client's fast path)
- *     direct: () => false
+ *       Effect.zipRight(Effect.logDebug(`sending ${request.method}`), session.execute(request))
  *   }))
  * ).pipe(Layer.provide(Session.layer({ name: "everything" })))
  *

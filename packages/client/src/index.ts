@@ -19,6 +19,13 @@ export * as InMemoryTransport from "@effect-mcp/jsonrpc/InMemoryTransport"
  */
 export * as Middleware from "@effect-mcp/jsonrpc/Middleware"
 /**
+ * The plain-code form a function may carry (a Promise client's way in), lost by any wrapper.
+ *
+ * @since 0.1.0
+ * @category re-exports
+ */
+export * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
+/**
  * The transport seam.
  *
  * @since 0.1.0

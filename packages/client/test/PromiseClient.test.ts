@@ -7,7 +7,7 @@
 
 import { getEventListeners } from "node:events"
 import { describe, expect, it, vi } from "@effect/vitest"
-import { InMemoryTransport, type McpClient, McpError, PromiseClient, Transport } from "@effect-mcp/client"
+import { InMemoryTransport, type McpClient, McpError, PlainForm, PromiseClient, Transport } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -98,7 +98,7 @@ const answersFirstCallOnly = () => {
  */
 const forgetfulServer = (options: {
   readonly holdSecondInitialize: boolean
-  /** Keep the in-memory `sendNow` and say nothing of expiring sessions: nothing recovers. */
+  /** Keep the in-memory `send`'s plain form and say nothing of expiring sessions: nothing recovers. */
   readonly writesAtOnce?: boolean
 }) => {
   const sent: Array<string> = []
@@ -149,7 +149,6 @@ const forgetfulServer = (options: {
       const [client, server] = yield* InMemoryTransport.makePair("forgetful")
       yield* serve(server)
       let deliver: ((item: Transport.Incoming) => void) | undefined
-      const { sendNow: _writesAtOnce, ...written } = client
       // The second tools/call (and, when it writes at once, every later one) meets a forgotten session.
       const refuses = (message: JsonRpc.JSONRPCMessage): message is JsonRpc.JSONRPCRequest =>
         JsonRpc.isRequest(message) &&
@@ -161,20 +160,22 @@ const forgetfulServer = (options: {
         deliver?.({ _tag: "Failed", id: message.id, error: new McpError.SessionExpired({ server: "forgetful" }) })
         return undefined
       }
+      const send = (message: JsonRpc.JSONRPCMessage) =>
+        Effect.suspend(() => (refuses(message) ? Effect.sync(() => refuse(message)) : client.send(message)))
+      const writeNow = PlainForm.of(client.send)
       return {
-        ...written,
+        ...client,
         run: (to: (item: Transport.Incoming) => void) => {
           deliver = to
           return client.run(to)
         },
-        send: (message: JsonRpc.JSONRPCMessage) =>
-          Effect.suspend(() => (refuses(message) ? Effect.sync(() => refuse(message)) : client.send(message))),
-        ...(options.writesAtOnce === true
+        ...(options.writesAtOnce === true && writeNow !== undefined
           ? {
-              sendNow: (message: JsonRpc.JSONRPCMessage) =>
-                refuses(message) ? refuse(message) : client.sendNow?.(message)
+              send: PlainForm.attach(send, (message: JsonRpc.JSONRPCMessage) =>
+                refuses(message) ? refuse(message) : writeNow(message)
+              )
             }
-          : { expiresSessions: true })
+          : { send, expiresSessions: true })
       } satisfies Transport.TransportService
     })
   )

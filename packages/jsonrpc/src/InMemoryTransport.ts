@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { TransportError } from "./PeerError.js"
-import { decodeIncoming, type Inbound, makeInbound, Transport, type TransportService } from "./Transport.js"
+import { decodeIncoming, type Inbound, makeInbound, sendFrom, Transport, type TransportService } from "./Transport.js"
 
 /**
  * One end of a pair, plus a way to end the connection as a peer dying would.
@@ -27,19 +27,14 @@ export interface End extends TransportService {
 }
 
 const makeEnd = (name: string, inbox: Inbound, outbox: Inbound): End => {
-  const sendNow = (message: JsonRpc.JSONRPCMessage): TransportError | undefined => {
+  const write = (message: JsonRpc.JSONRPCMessage): TransportError | undefined => {
     let accepted = true
     for (const item of decodeIncoming(JSON.parse(JSON.stringify(message)))) accepted = outbox.unsafeOffer(item)
     return accepted ? undefined : new TransportError({ server: name, reason: "the connection is closed" })
   }
   return {
     run: inbox.run,
-    send: (message) =>
-      Effect.suspend(() => {
-        const error = sendNow(message)
-        return error === undefined ? Effect.void : Effect.fail(error)
-      }),
-    sendNow,
+    send: sendFrom(write),
     setProtocolVersion: () => Effect.void,
     fail: (reason) => Effect.asVoid(inbox.fail(new TransportError({ server: name, reason }))),
     inject: (raw) => Effect.asVoid(outbox.offerAll(decodeIncoming(raw))),

@@ -70,6 +70,13 @@ export type {
    */
   PeerOptions,
   /**
+   * The peer's `request`, with its plain form when it can start from plain code.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Request,
+  /**
    * What an outbound request can fail with.
    *
    * @since 0.1.0
@@ -90,6 +97,13 @@ export type {
    * @category models
    */
   RequestOptions,
+  /**
+   * The plain form of the peer's `request`: the exchange started from plain code.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  StartRequest,
   /**
    * A protocol violation the peer logged, counted and survived.
    *

@@ -13,8 +13,9 @@ import * as Mailbox from "effect/Mailbox"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import type { Incoming, TransportService } from "./internal/transport/types.js"
+import type { Incoming, Send, TransportService } from "./internal/transport/types.js"
 import type { LegacyServer, SessionExpired, StreamBroken, TransportError } from "./PeerError.js"
+import * as PlainForm from "./PlainForm.js"
 
 export type {
   /**
@@ -32,6 +33,13 @@ export type {
    * @category models
    */
   ProbeOutcome,
+  /**
+   * A transport's `send`, with its plain form when it can write in the caller.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Send,
   /**
    * The transport service.
    *
@@ -106,6 +114,23 @@ export {
    */
   make as makeInbound
 } from "./internal/transport/inbound.js"
+
+/**
+ * A `send` made from a write done there and then (`undefined` once written, else why it cannot
+ * be): its effect runs the write, and the write is its plain form. For transports over a pipe.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sendFrom = (write: (message: JsonRpc.JSONRPCMessage) => TransportError | undefined): Send =>
+  PlainForm.attach(
+    (message: JsonRpc.JSONRPCMessage) =>
+      Effect.suspend(() => {
+        const error = write(message)
+        return error === undefined ? Effect.void : Effect.fail(error)
+      }),
+    write
+  )
 
 /**
  * The connection the client speaks over.

@@ -28,4 +28,8 @@ export * as PeerError from "./PeerError.js"
 /**
  * @since 0.1.0
  */
+export * as PlainForm from "./PlainForm.js"
+/**
+ * @since 0.1.0
+ */
 export * as Transport from "./Transport.js"

@@ -17,8 +17,9 @@ import * as TestClock from "effect/TestClock"
 import * as InMemoryTransport from "../src/InMemoryTransport.js"
 import * as Middleware from "../src/Middleware.js"
 import * as Peer from "../src/Peer.js"
+import * as PlainForm from "../src/PlainForm.js"
 import * as Transport from "../src/Transport.js"
-import { scriptedPeer } from "./support/scripted.js"
+import { scriptedPeer, startRequest } from "./support/scripted.js"
 
 const requestOf = (message: JsonRpc.JSONRPCMessage) => {
   if (!JsonRpc.isRequest(message)) throw new Error(`expected a request, got ${JSON.stringify(message)}`)
@@ -462,12 +463,12 @@ describe("Peer", () => {
   })
 })
 
-describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
+describe("the plain form of Peer.request (a request from plain code, no fiber)", () => {
   /** Begins a request; its outcome lands in a Deferred. */
   const begin = (peer: Peer.Peer, method: string, options: Peer.RequestOptions = {}) =>
     Effect.gen(function* () {
       const done = yield* Deferred.make<Exit.Exit<Peer.WireObject, Peer.RequestFailure>>()
-      const abandon = peer.unsafeRequest(method, { n: 1 }, options, (exit) =>
+      const abandon = startRequest(peer)(method, { n: 1 }, options, (exit) =>
         Deferred.unsafeDone(done, Exit.succeed(exit))
       )
       if (abandon === undefined) return yield* Effect.die("expected the peer to start the request")
@@ -552,7 +553,7 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
       expect(Exit.isFailure(outcome) && Cause.failureOption(outcome.cause)).toMatchObject(
         Option.some({ _tag: "TransportError", reason: "died" })
       )
-      expect(peer.unsafeRequest("m", undefined, {}, () => {})).toBeUndefined()
+      expect(startRequest(peer)("m", undefined, {}, () => {})).toBeUndefined()
     })
   )
 
@@ -612,7 +613,7 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
     Effect.gen(function* () {
       const { peer } = yield* scriptedPeer()
       let outcome: Exit.Exit<Peer.WireObject, Peer.RequestFailure> | undefined
-      const abandon = peer.unsafeRequest("m", { n: 1n }, {}, (exit) => {
+      const abandon = startRequest(peer)("m", { n: 1n }, {}, (exit) => {
         outcome = exit
       })
       expect(abandon).toBeDefined()
@@ -680,7 +681,7 @@ describe("Peer.unsafeRequest (a request from plain code, no fiber)", () => {
   it.scoped("is not offered when middleware stands between the peer and the transport", () =>
     Effect.gen(function* () {
       const { peer } = yield* scriptedPeer()
-      expect(peer.unsafeRequest("m", undefined, {}, () => {})).toBeUndefined()
+      expect(PlainForm.of(peer.request)).toBeUndefined()
     }).pipe(Effect.provide(Middleware.layer({})))
   )
 })

@@ -4,7 +4,7 @@
  * interruptions; junk responses with unknown ids; and the transport dying at a random
  * moment. Every caller must get exactly the outcome the first event for it implies, and
  * nothing may be left pending. Each request is made either as an effect (`request`, interrupted
- * by interrupting its fiber) or from plain code (`unsafeRequest`, given up by calling what it returned).
+ * by interrupting its fiber) or from plain code (the plain form of `request`, given up by calling what it returned).
  *
  * Event times never tie: responses land at s+0.3 s, interruptions at s+0.6 s, the death of
  * the transport at s+0.9 s, and the request timeout is exactly 10 s.
@@ -21,7 +21,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import { scriptedPeer } from "./support/scripted.js"
+import { scriptedPeer, startRequest } from "./support/scripted.js"
 
 type Plan =
   | { readonly _tag: "respond"; readonly at: number; readonly error: boolean; readonly duplicate: boolean }
@@ -103,7 +103,7 @@ describe("Peer properties", () => {
               const done = yield* Deferred.make<Exit.Exit<unknown, { readonly _tag: string }>>()
               let givenUp = false
               let settled = false
-              const abandon = peer.unsafeRequest("m", { index }, {}, (exit) => {
+              const abandon = startRequest(peer)("m", { index }, {}, (exit) => {
                 // Once given up, nothing more may reach the caller (not the late answer, not a timeout).
                 if (givenUp) lateOutcomes.push(index)
                 settled = true

@@ -15,7 +15,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { TransportError } from "@effect-mcp/client/McpError"
 import { DEFAULT_MAX_MESSAGE_BYTES, LineFramer, probedInPlace, stdioEnvironment } from "@effect-mcp/client/Platform"
 import { type StdioOptions, StdioProcess, type StdioProcessService } from "@effect-mcp/client/StdioTransport"
-import { makeInbound, parseIncoming, Transport, type TransportService } from "@effect-mcp/client/Transport"
+import { makeInbound, parseIncoming, sendFrom, Transport, type TransportService } from "@effect-mcp/client/Transport"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -221,7 +221,7 @@ const connect = (
     }
     // A message sent after the process exited, before the connection is seen to end, is not
     // refused here: the request fails when it ends, with how the process ended (exit code, stderr).
-    const sendNow = (message: JsonRpc.JSONRPCMessage): TransportError | undefined => {
+    const write = (message: JsonRpc.JSONRPCMessage): TransportError | undefined => {
       if (failure !== undefined) return failure
       if (closing || child.stdin.writableEnded) return new TransportError({ server, reason: "the transport is closed" })
       if (ended !== undefined || child.stdin.destroyed) return undefined
@@ -233,11 +233,6 @@ const connect = (
       child.stdin.write(`${JSON.stringify(message)}\n`)
       return undefined
     }
-    const send = (message: JsonRpc.JSONRPCMessage) =>
-      Effect.suspend(() => {
-        const error = sendNow(message)
-        return error === undefined ? Effect.void : Effect.fail(error)
-      })
 
     const afterStdin = Duration.decode(options.shutdown?.afterStdin ?? "2 seconds")
     const afterTerm = Duration.decode(options.shutdown?.afterTerm ?? "2 seconds")
@@ -268,8 +263,7 @@ const connect = (
 
     const transport: TransportService = {
       run: inbox.run,
-      send,
-      sendNow,
+      send: sendFrom(write),
       setProtocolVersion: () => Effect.void
     }
     const info: StdioProcessService = {

@@ -8,7 +8,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
-import { McpClient, StdioTransport, Transport, Transports } from "@effect-mcp/client"
+import { McpClient, PlainForm, StdioTransport, Transport, Transports } from "@effect-mcp/client"
 import * as NodeTransports from "@effect-mcp/node/NodeTransports"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -62,7 +62,7 @@ describe.each(choices)("$name", ({ layer, node }) => {
           )
           pid = Context.get(context, StdioTransport.StdioProcess).pid
           // Node's transport writes a message there and then, in the caller; the generic one cannot.
-          expect(Context.get(context, Transport.Transport).sendNow !== undefined).toBe(node)
+          expect(PlainForm.of(Context.get(context, Transport.Transport).send) !== undefined).toBe(node)
           const result = yield* Context.get(context, McpClient.McpClient).callTool("echo", { text: "hi" })
           expect(result.content.length).toBeGreaterThan(0)
         }).pipe(Effect.provide(layer.pipe(Layer.provide(platform(methods)))))

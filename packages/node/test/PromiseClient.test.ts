@@ -1,6 +1,6 @@
 /**
  * The client for Promise programs (the client's `PromiseClient`) over Node's stdio transport,
- * which writes a message there and then (`sendNow`): against the reference server, calls started
+ * which writes a message there and then (its `send`'s plain form): against the reference server, calls started
  * with no fiber give what the client's effects give; a failed handshake and `make` leave no
  * process. The scripted and HTTP cases are the client's own `test/PromiseClient.test.ts`.
  */

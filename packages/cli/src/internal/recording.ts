@@ -9,7 +9,7 @@
  * a part of it too: a server may echo what it was given (the reference server's `get-env`).
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import { TokenStore, type Transport } from "@effect-mcp/client"
+import { PlainForm, TokenStore, type Transport } from "@effect-mcp/client"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -176,7 +176,14 @@ export const recorded = (
         Effect.catchAll((error) => Effect.logWarning(`the recording could not be written to ${path}`, error.message))
       )
     )
-    const { sendNow, probe } = transport
+    const { probe } = transport
+    const sendNow = PlainForm.of(transport.send)
+    const send: Transport.TransportService["send"] = (message, headers) =>
+      Effect.zipRight(
+        Effect.sync(() => keep("send", message)),
+        transport.send(message, headers)
+      )
+    // The recording writes in the caller when the transport does, and keeps what it writes.
     return {
       ...transport,
       run: (deliver) =>
@@ -184,19 +191,13 @@ export const recorded = (
           if (item._tag === "Message") keep("receive", item.message)
           deliver(item)
         }),
-      send: (message, headers) =>
-        Effect.zipRight(
-          Effect.sync(() => keep("send", message)),
-          transport.send(message, headers)
-        ),
-      ...(sendNow === undefined
-        ? {}
-        : {
-            sendNow: (message: JsonRpc.JSONRPCMessage) => {
+      send:
+        sendNow === undefined
+          ? send
+          : PlainForm.attach(send, (message: JsonRpc.JSONRPCMessage) => {
               keep("send", message)
               return sendNow(message)
-            }
-          }),
+            }),
       ...(probe === undefined
         ? {}
         : {

@@ -3,9 +3,11 @@
  * public `McpClient` module re-exports them; the wiring (`client.ts`) and the features build on
  * them without importing the public module.
  */
+import type * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import type { JsonRpc, McpApps, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
@@ -23,6 +25,49 @@ import type { Stats } from "./session/types.js"
 
 export type { CallOptions, LogMessage, Progress } from "./features/callOptions.js"
 export type { CallToolResult, Tool } from "./features/tools.js"
+
+/** What a tool call can fail with. */
+export type CallToolError = RequestError | ToolOutputInvalid | TaskRequired
+
+/**
+ * The plain form of a client's `callTool`, for a Promise adapter: the same call started from plain
+ * code with no fiber. `onDone` gets its outcome once (at once when its first steps refuse it); the
+ * function returned gives it up (cancelled on the server). `undefined`: it cannot start so now
+ * (its steps need an effect first, or the session's `execute` cannot start from plain code); run
+ * the effect instead. It may throw where the effect would die (arguments JSON cannot encode).
+ */
+export type StartCallTool = (
+  name: string,
+  args: { readonly [key: string]: unknown } | undefined,
+  options: ToolCallOptions | undefined,
+  onDone: (outcome: Exit.Exit<CallToolResult, CallToolError>) => void
+) => (() => void) | undefined
+
+/** A client's `callTool`, with its plain form while it has one (a decorated `callTool` has none). */
+export interface CallTool extends PlainForm.Carrier<StartCallTool> {
+  (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: ToolCallOptions
+  ): Effect.Effect<CallToolResult, CallToolError>
+}
+
+/** The plain form of a client's `request`, as {@link StartCallTool} is of `callTool`. */
+export type StartRequest = <M extends Methods.RequestMethodName>(
+  method: M,
+  params: Methods.RequestParamsOf<M> | undefined,
+  options: CallOptions | undefined,
+  onDone: (outcome: Exit.Exit<Methods.ResultOf<M>, RequestError>) => void
+) => (() => void) | undefined
+
+/** A client's `request`, with its plain form while it has one. */
+export interface Request extends PlainForm.Carrier<StartRequest> {
+  <M extends Methods.RequestMethodName>(
+    method: M,
+    params: Methods.RequestParamsOf<M> | undefined,
+    options?: CallOptions
+  ): Effect.Effect<Methods.ResultOf<M>, RequestError>
+}
 
 /** Options of a client. */
 export interface McpClientOptions {
@@ -171,11 +216,7 @@ export interface McpClientService {
    * nothing sent; see `validateToolInput`); with an `outputSchema`, `structuredContent` is
    * checked against it.
    */
-  readonly callTool: (
-    name: string,
-    args?: { readonly [key: string]: unknown },
-    options?: ToolCallOptions
-  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid | TaskRequired>
+  readonly callTool: CallTool
   /** Calls a tool as a task (2025-11-25): the task as created; fetch its result with {@link McpClientService.taskResult}. */
   readonly callToolAsTask: (
     name: string,
@@ -288,11 +329,7 @@ export interface McpClientService {
     f: (params: Methods.NotificationParamsOf<M>) => Effect.Effect<void>
   ) => Effect.Effect<void, never, Scope.Scope>
   /** Any request of the method table, typed by its method (capability-checked, encoded for the revision). */
-  readonly request: <M extends Methods.RequestMethodName>(
-    method: M,
-    params: Methods.RequestParamsOf<M> | undefined,
-    options?: CallOptions
-  ) => Effect.Effect<Methods.ResultOf<M>, RequestError>
+  readonly request: Request
   /** Sends a notification of the method table. */
   readonly notify: <M extends Methods.NotificationMethodName>(
     method: M,

@@ -2,8 +2,11 @@
  * The client's wiring: the session, the handler services a host provided (as capabilities and as
  * served requests), and each feature over the session, assembled into the `McpClient` service.
  */
+
+import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import { McpApps, type McpSchema, type Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Mailbox from "effect/Mailbox"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
@@ -12,7 +15,14 @@ import { clientCapabilities, Elicitation, Roots, Sampling } from "../Capabilitie
 import type { InitializeError, RequestError } from "../McpError.js"
 import { EXTENSION as SKILLS_EXTENSION } from "../Skills.js"
 import type { Transport } from "../Transport.js"
-import type { CallOptions, McpClientOptions, McpClientService, TaskRunEvent, ToolCallEvent } from "./api.js"
+import type {
+  CallOptions,
+  McpClientOptions,
+  McpClientService,
+  StartRequest,
+  TaskRunEvent,
+  ToolCallEvent
+} from "./api.js"
 import { toRequestOptions } from "./features/callOptions.js"
 import * as ClientTasks from "./features/clientTasks.js"
 import * as ExtensionRequests from "./features/extensionRequests.js"
@@ -22,19 +32,9 @@ import * as Services from "./features/services.js"
 import * as Skills from "./features/skills.js"
 import * as TaskProgress from "./features/taskProgress.js"
 import * as Tasks from "./features/tasks.js"
-import type * as Tools from "./features/tools.js"
 import * as OnFirstUse from "./onFirstUse.js"
-import { request as sessionRequest } from "./session/request.js"
+import { request as sessionRequest, startPrepared } from "./session/request.js"
 import * as Session from "./session/session.js"
-
-/** A client as built: its service, and the parts a Promise adapter runs calls through. */
-export interface Client {
-  readonly service: McpClientService
-  readonly session: Session.SessionService
-  readonly tools: Tools.Tools
-  /** Whether tool calls check their arguments unless a call says otherwise. */
-  readonly validateInput: boolean
-}
 
 const DEFAULT_CLIENT_INFO: McpSchema.Implementation = { name: "effect-mcp", version: "0.1.0" }
 const DEFAULT_REQUEST_TIMEOUT = "60 seconds"
@@ -112,8 +112,33 @@ export const startSession = (
   })
 
 /** A session started over the transport in context, and a client over it. */
-export const make = (options: McpClientOptions = {}): Effect.Effect<Client, InitializeError, Transport | Scope.Scope> =>
+export const make = (
+  options: McpClientOptions = {}
+): Effect.Effect<McpClientService, InitializeError, Transport | Scope.Scope> =>
   Effect.flatMap(startSession(options), (session) => fromSession(session, options))
+
+/** The client's `request` over a session, with its plain form over the session's. */
+const requestOf = (session: Session.SessionService): McpClientService["request"] => {
+  const request = <M extends Methods.RequestMethodName>(
+    method: M,
+    params: Methods.RequestParamsOf<M> | undefined,
+    call?: CallOptions
+  ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
+    sessionRequest(session, method, params, toRequestOptions(call, session.established().protocolVersion))
+  const start = PlainForm.of(session.execute)
+  if (start === undefined) return request
+  const startRequest: StartRequest = (method, params, call, onDone) =>
+    startPrepared<{ readonly request: Session.Prepared }, Methods.ResultOf<typeof method>, RequestError>(
+      start,
+      Either.map(
+        session.prepare(method, params, toRequestOptions(call, session.established().protocolVersion)),
+        (prepared) => ({ request: prepared })
+      ),
+      (_, raw) => session.decode(method, raw),
+      onDone
+    )
+  return PlainForm.attach(request, startRequest)
+}
 
 /** The features a client is assembled from. */
 export interface Features {
@@ -126,16 +151,14 @@ export interface Features {
 export const fromSession = (
   session: Session.SessionService,
   options: McpClientOptions = {}
-): Effect.Effect<Client, never, Scope.Scope> =>
+): Effect.Effect<McpClientService, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const tools = yield* Services.tools(session, options)
     const features: Features = {
-      tools: tools.service,
+      tools: (yield* Services.tools(session, options)).service,
       resources: yield* Services.resources(session, options),
       prompts: yield* Services.prompts(session, options)
     }
-    const service = yield* assemble(session, features)
-    return { service, session, tools: tools.part, validateInput: options.validateToolInput !== false }
+    return yield* assemble(session, features)
   })
 
 /** The client's service over a session and its features: the rest of what a client does, built here. */
@@ -145,13 +168,7 @@ export const assemble = (
 ): Effect.Effect<McpClientService, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { tools, resources, prompts } = features
-    const request = <M extends Methods.RequestMethodName>(
-      method: M,
-      params: Methods.RequestParamsOf<M> | undefined,
-      call?: CallOptions
-    ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
-      sessionRequest(session, method, params, toRequestOptions(call, session.established().protocolVersion))
-
+    const request = requestOf(session)
     // Skills and task progress are built at their first use (many programs never touch them). A
     // list never built has no cache to drop on list_changed.
     const scope = yield* Effect.scope

@@ -6,6 +6,7 @@ import * as Mailbox from "effect/Mailbox"
 import * as Stream from "effect/Stream"
 import * as InMemoryTransport from "../../src/InMemoryTransport.js"
 import * as Peer from "../../src/Peer.js"
+import * as PlainForm from "../../src/PlainForm.js"
 import * as Transport from "../../src/Transport.js"
 
 /** Builds a peer (default timeout 10 s) and the server end, with its inbound messages in a mailbox. */
@@ -23,3 +24,10 @@ export const scriptedPeer = (options: Partial<Peer.PeerOptions> = {}) =>
     const next = Effect.flatMap(received.take, (message) => Effect.succeed(message))
     return { peer, client, server, received, next }
   })
+
+/** The plain form of the peer's `request` (a test that expects one fails when the peer has none). */
+export const startRequest = (peer: Peer.Peer): Peer.StartRequest => {
+  const start = PlainForm.of(peer.request)
+  if (start === undefined) throw new Error("the peer's request has no plain form")
+  return start
+}

@@ -144,13 +144,13 @@ const notificationEvents = (entry: Api.TraceEntry): ReadonlyArray<Api.Event> => 
   return []
 }
 
-/** The transport with its traffic observed. `sendNow` is dropped, so every send goes through `send`. */
+/** The transport with its traffic observed. Its `send` is new, with no plain form, so every send goes through it. */
 const observed = (
   inner: Transport.TransportService,
   server: string,
   observe: (item: Observed) => void
 ): Transport.TransportService => {
-  const { sendNow: _dropped, probe, ...rest } = inner
+  const { probe, ...rest } = inner
   const seen = (dir: "send" | "receive", message: JsonRpc.JSONRPCMessage) =>
     observe({ _tag: "Message", server, dir, message, t: Date.now() })
   return {

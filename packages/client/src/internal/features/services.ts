@@ -3,11 +3,13 @@
  * options it reads, the way `McpClient` takes them from context (so a program can replace or
  * decorate one). Resources and prompts are built at their first use.
  */
+import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { McpClientOptions, McpClientService } from "../api.js"
+import type { McpClientOptions, McpClientService, StartCallTool } from "../api.js"
 import * as OnFirstUse from "../onFirstUse.js"
+import { startPrepared } from "../session/request.js"
 import type { SessionService } from "../session/types.js"
 import { toRequestOptions } from "./callOptions.js"
 import * as Prompts from "./prompts.js"
@@ -58,18 +60,33 @@ export type ListsOptions = Pick<McpClientOptions, "serveStaleLists">
 /** The tools service over a tools part. */
 export const toolsOf = (session: SessionService, part: Tools.Tools, options: ToolsOptions): ToolsService => {
   const validateInput = options.validateToolInput !== false
+  // Everything is decided when the effect runs (a kept effect run again after list_changed checks
+  // against the new definitions).
+  const call: ToolsService["call"] = (tool, args, call) =>
+    part.call(
+      tool,
+      args,
+      toRequestOptions(call, session.established().protocolVersion),
+      call?.validateInput ?? validateInput
+    )
+  const start = PlainForm.of(session.execute)
+  // Its plain form: the same steps taken now, when none needs an effect, over the session's.
+  const startCall: StartCallTool | undefined =
+    start === undefined
+      ? undefined
+      : (tool, args, call, onDone) => {
+          const prepared = part.prepareNow(
+            tool,
+            args,
+            toRequestOptions(call, session.established().protocolVersion),
+            call?.validateInput ?? validateInput
+          )
+          return prepared === undefined ? undefined : startPrepared(start, prepared, part.decode, onDone)
+        }
   return {
     list: part.list.get,
     stream: part.stream,
-    // Everything is decided when the effect runs (a kept effect run again after list_changed checks
-    // against the new definitions).
-    call: (tool, args, call) =>
-      part.call(
-        tool,
-        args,
-        toRequestOptions(call, session.established().protocolVersion),
-        call?.validateInput ?? validateInput
-      ),
+    call: startCall === undefined ? call : PlainForm.attach(call, startCall),
     definition: part.definition,
     checkOutput: part.checkOutput,
     invalidate: part.list.invalidate

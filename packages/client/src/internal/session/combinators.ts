@@ -1,15 +1,14 @@
 /**
  * Combinators over a session's request path: a bound on requests in flight, and retries of
- * transient failures. Each takes a session and gives one whose `execute` (and the Promise
- * adapter's `unsafeExecute` and `direct`) do the more; `Session.make` applies them when the
+ * transient failures. Each takes a session and gives one whose `execute` (and its plain form, the
+ * Promise adapter's way in) does the more; `Session.make` applies them when the
  * options ask for them (`maxInFlight`, `retry`), and a program may apply them to any session.
  */
-import type * as Exit from "effect/Exit"
-import type { RequestError } from "../../McpError.js"
+import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import type * as Retry from "../../Retry.js"
 import * as Executor from "./executor.js"
 import * as Limiter from "./limiter.js"
-import type { Prepared, SessionService, WireObject } from "./types.js"
+import type { SessionService, StartExecute } from "./types.js"
 
 /** How many requests may be in flight, and how many wait beyond them (`Overloaded` past both). */
 export interface Bound {
@@ -24,14 +23,14 @@ export const bounded =
   <S extends SessionService>(session: S): S => {
     const limiter = Limiter.make(() => session.server, bound.maxInFlight, bound.maxQueued)
     if (limiter === undefined) return session
+    const execute = Executor.limited(limiter)(session.execute)
+    const start = PlainForm.of(session.execute)
+    if (start === undefined) return { ...session, execute }
     // A request started from plain code holds a slot until its outcome or its giving up.
-    const unsafeExecute = (
-      request: Prepared,
-      onDone: (outcome: Exit.Exit<WireObject, RequestError>) => void
-    ): (() => void) | undefined => {
+    const startLimited: StartExecute = (request, onDone) => {
       const release = limiter.tryAcquire()
       if (release === undefined) return undefined
-      const giveUp = session.unsafeExecute(request, (outcome) => {
+      const giveUp = start(request, (outcome) => {
         release()
         onDone(outcome)
       })
@@ -47,7 +46,7 @@ export const bounded =
         }
       }
     }
-    return { ...session, execute: Executor.limited(limiter)(session.execute), unsafeExecute }
+    return { ...session, execute: PlainForm.attach(execute, startLimited) }
   }
 
 /**
@@ -59,9 +58,10 @@ export const retried =
   (settings: Retry.RetrySettings) =>
   <S extends SessionService>(session: S): S => {
     const policy = Executor.policyOf(settings)
-    return {
-      ...session,
-      execute: Executor.retrying(() => session.server, policy)(session.execute),
-      direct: (request) => session.direct(request) && policy(request.method, request.options) === undefined
-    }
+    const execute = Executor.retrying(() => session.server, policy)(session.execute)
+    const start = PlainForm.of(session.execute)
+    if (start === undefined) return { ...session, execute }
+    const startUnlessRetried: StartExecute = (request, onDone) =>
+      policy(request.method, request.options) === undefined ? start(request, onDone) : undefined
+    return { ...session, execute: PlainForm.attach(execute, startUnlessRetried) }
   }

@@ -5,8 +5,9 @@
 import type { Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import type { RequestError } from "../../McpError.js"
-import type { RequestOptions, SessionService } from "./types.js"
+import type { Prepared, RequestOptions, SessionService, StartExecute, WireObject } from "./types.js"
 
 /** Sends a request of the method table through the session's one request path. */
 export const request = <M extends Methods.RequestMethodName>(
@@ -21,3 +22,33 @@ export const request = <M extends Methods.RequestMethodName>(
       onRight: (prepared) => Effect.flatMap(session.execute(prepared), (raw) => session.decode(method, raw))
     })
   )
+
+const noop = () => {}
+
+/**
+ * A prepared request started with `start` (the plain form of a session's `execute`), its result
+ * decoded by `decode` (a decoder that throws is the request's defect). A refused preparation goes
+ * to `onDone` at once. `undefined`: `start` cannot start it now.
+ */
+export const startPrepared = <P extends { readonly request: Prepared }, A, E>(
+  start: StartExecute,
+  prepared: Either.Either<P, E>,
+  decode: (prepared: P, raw: WireObject) => Either.Either<A, E>,
+  onDone: (outcome: Exit.Exit<NoInfer<A>, NoInfer<E> | RequestError>) => void
+): (() => void) | undefined => {
+  if (Either.isLeft(prepared)) {
+    onDone(Exit.fail(prepared.left))
+    return noop
+  }
+  const call = prepared.right
+  return start(call.request, (outcome) => {
+    if (Exit.isFailure(outcome)) return onDone(Exit.failCause(outcome.cause))
+    let decoded: Either.Either<A, E>
+    try {
+      decoded = decode(call, outcome.value)
+    } catch (defect) {
+      return onDone(Exit.die(defect))
+    }
+    onDone(Either.isRight(decoded) ? Exit.succeed(decoded.right) : Exit.fail(decoded.left))
+  })
+}

@@ -8,6 +8,7 @@
  */
 
 import * as Peer from "@effect-mcp/jsonrpc/Peer"
+import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import { Transport } from "@effect-mcp/jsonrpc/Transport"
 import { McpSchema, type Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
@@ -28,7 +29,7 @@ import * as SessionRequest from "./request.js"
 import * as Saved from "./saved.js"
 import * as Steps from "./steps.js"
 import * as Subscriptions from "./subscriptions.js"
-import type { Executor as ExecutorOf, RequestOptions, SessionOptions, SessionService } from "./types.js"
+import type { Executor as ExecutorOf, RequestOptions, SessionOptions, SessionService, StartExecute } from "./types.js"
 
 export type * from "./types.js"
 
@@ -130,6 +131,18 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
         : undefined
     const answered: ExecutorOf<RequestError> = (request) =>
       Effect.mapError((recovering === undefined ? exchange : recovering(exchange))(request), Dialect.asRequestError)
+    // Its plain form: the peer's, while the session speaks the stateful dialect and never recovers
+    // (a transport's signal is the request's transport failure, as `answered` makes it).
+    const startRequest = PlainForm.of(peer.request)
+    const startAnswered: StartExecute | undefined =
+      startRequest === undefined || recovering !== undefined
+        ? undefined
+        : (request, onDone) =>
+            lifecycle.speaking().dialect.era !== "stateful"
+              ? undefined
+              : startRequest(request.method, request.wire, request.options, (outcome) =>
+                  onDone(Exit.mapError(outcome, Dialect.asRequestError))
+                )
     // The options are sugar: the bound and the retries are the combinators over the session (`combinators.ts`).
     const sugar = (session: SessionService): SessionService => {
       const limited =
@@ -193,8 +206,7 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
       accepts: (notification) => lifecycle.speaking().dialect.accepts(notification),
       prepare,
       prepareExtension,
-      execute: answered,
-      direct: () => lifecycle.speaking().dialect.era === "stateful" && recovering === undefined,
+      execute: startAnswered === undefined ? answered : PlainForm.attach(answered, startAnswered),
       decode,
       notify,
       subscribe: (uri) => Effect.zipRight(request("resources/subscribe", { uri }), subscriptions.add(uri)),
@@ -203,12 +215,7 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
       observe: peer.observe,
       handle: peer.handle,
       notifyRaw: peer.notify,
-      stats: peer.stats,
-      // A transport's signal is the request's transport failure, as `execute` makes it.
-      unsafeExecute: (request, onDone) =>
-        peer.unsafeRequest(request.method, request.wire, request.options, (outcome) =>
-          onDone(Exit.mapError(outcome, Dialect.asRequestError))
-        )
+      stats: peer.stats
     })
     return { service, start, keepAlive }
   })

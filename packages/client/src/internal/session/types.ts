@@ -9,6 +9,7 @@ import type {
   Violation,
   WireObject
 } from "@effect-mcp/jsonrpc/Peer"
+import type * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import type { JsonRpc, McpSchema, Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
@@ -76,6 +77,21 @@ export interface Prepared {
 
 /** Sends a prepared request and gives its raw result. */
 export type Executor<E> = (request: Prepared) => Effect.Effect<WireObject, E>
+
+/**
+ * The plain form of a session's `execute`, for a Promise adapter: the peer's exchange of a prepared
+ * request started from plain code with no fiber. `onDone` gets the raw outcome once; the function
+ * returned gives the request up (cancelled on the server). `undefined`: it cannot start so now
+ * (a session that may recover or re-send, a retry policy for this request, no free slot under
+ * `maxInFlight`, or see `Peer.StartRequest`); run the effect instead.
+ */
+export type StartExecute = (
+  request: Prepared,
+  onDone: (outcome: Exit.Exit<WireObject, RequestError>) => void
+) => (() => void) | undefined
+
+/** A session's `execute`, with its plain form while it has one. */
+export interface Execute extends PlainForm.Carrier<StartExecute>, Executor<RequestError> {}
 
 /** Options of a session. */
 export interface SessionOptions {
@@ -152,25 +168,12 @@ export interface SessionRequests {
     params: WireObject | undefined,
     options?: RequestOptions
   ) => Either.Either<Prepared, RequestError>
-  /** Sends a prepared request: the dialect's exchange, with recovery, the in-flight bound and retries as configured. */
-  readonly execute: Executor<RequestError>
   /**
-   * Whether `execute` does no more for this request than the peer's exchange within the bound (a
-   * stateful session, no retry policy for it, a transport whose sessions never expire): then
-   * `unsafeExecute` may start it from plain code (the Promise adapter does).
+   * Sends a prepared request: the dialect's exchange, with recovery, the in-flight bound and
+   * retries as configured. Its plain form ({@link StartExecute}) is there while it does no more
+   * than the peer's exchange within the bound; a decorated `execute` has none.
    */
-  readonly direct: (request: Prepared) => boolean
-  /**
-   * The peer's exchange of a prepared request, started from plain code with no fiber, for a
-   * Promise adapter: only for a request `direct` accepts. Under `maxInFlight` it holds a slot until
-   * the outcome. `onDone` gets the raw outcome once; the function returned gives the request up
-   * (cancelled on the server). `undefined`: it cannot start so now (no free slot, or see
-   * `Peer.unsafeRequest`); run `execute` instead.
-   */
-  readonly unsafeExecute: (
-    request: Prepared,
-    onDone: (outcome: Exit.Exit<WireObject, RequestError>) => void
-  ) => (() => void) | undefined
+  readonly execute: Execute
   /** The last step: the result of `method` decoded from the wire, or a `DecodeError` saying where it does not fit. */
   readonly decode: <M extends Methods.RequestMethodName>(
     method: M,

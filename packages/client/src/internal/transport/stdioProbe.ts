@@ -8,6 +8,7 @@
  * connection's.
  */
 
+import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import type { Incoming, ProbeOutcome, TransportService } from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Deferred from "effect/Deferred"
@@ -140,22 +141,22 @@ export const probedInPlace = (
     const keepProcess = () => {
       restartable = false
     }
+    const send: TransportService["send"] = (message, headers) =>
+      Effect.suspend(() => {
+        keepProcess()
+        return current.transport.send(message, headers)
+      })
+    // Every process of this connection is made by the same `connect`, so each writes in the caller
+    // when the first one does.
     const transport: TransportService = {
       run,
-      send: (message, headers) =>
-        Effect.suspend(() => {
-          keepProcess()
-          return current.transport.send(message, headers)
-        }),
-      ...(current.transport.sendNow === undefined
-        ? {}
-        : {
-            sendNow: (message: JsonRpc.JSONRPCMessage) => {
+      send:
+        PlainForm.of(current.transport.send) === undefined
+          ? send
+          : PlainForm.attach(send, (message: JsonRpc.JSONRPCMessage) => {
               keepProcess()
-              // Every process of this connection is made by the same `connect`, so each has `sendNow`.
-              return (current.transport.sendNow ?? (() => undefined))(message)
-            }
-          }),
+              return (PlainForm.of(current.transport.send) ?? (() => undefined))(message)
+            }),
       setProtocolVersion: (version) => Effect.suspend(() => current.transport.setProtocolVersion(version)),
       probe
     }

@@ -8,6 +8,7 @@ import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import { composeOutbound, type Interceptor } from "../../Middleware.js"
 import type { TransportError } from "../../PeerError.js"
+import * as PlainForm from "../../PlainForm.js"
 import type { TransportService } from "../../Transport.js"
 
 /** Writing messages. */
@@ -18,7 +19,7 @@ export interface Outbound {
     message: JsonRpc.JSONRPCRequest,
     headers: Readonly<Record<string, string>>
   ) => Effect.Effect<void, TransportError>
-  /** A write there and then, in the caller, when the transport has one and no middleware stands between. */
+  /** A write there and then, in the caller: the plain form of the transport's `send`, when it has one and no middleware stands between. */
   readonly writeNow: ((message: JsonRpc.JSONRPCMessage) => TransportError | undefined) | undefined
 }
 
@@ -47,6 +48,6 @@ export const make = (
           }),
           Effect.sync(() => headersOf.delete(message.id))
         ),
-      writeNow: interceptors.length === 0 ? transport.sendNow : undefined
+      writeNow: interceptors.length === 0 ? PlainForm.of(transport.send) : undefined
     }
   })

@@ -148,7 +148,7 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
       )
     )
 
-    const { request, unsafeRequest } = Starting.make({
+    const request = Starting.make({
       server,
       pending,
       outbound,
@@ -161,7 +161,6 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     const observers = inbound.observers
     return {
       request,
-      unsafeRequest,
       notify: (method, params) =>
         Effect.suspend(() =>
           ended !== undefined

@@ -1,6 +1,6 @@
 /**
  * Starting the peer's outbound requests. A request over a transport that writes there and then
- * (`writeNow`) starts in one step, `startWritten`: from plain code (`unsafeRequest`), or from a
+ * (`writeNow`) starts in one step, `startWritten`: from plain code (the plain form of `request`), or from a
  * fiber (`request`, `startWrittenAndWait`), which waits for the outcome and gives the request up
  * when it is interrupted. A request over a transport that needs an effect to write is written,
  * then waited for, in its fiber. A span is made only when someone traces.
@@ -12,9 +12,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Tracer from "effect/Tracer"
 import type { TransportError } from "../../PeerError.js"
+import * as PlainForm from "../../PlainForm.js"
 import type { Outbound } from "./outbound.js"
 import type * as Pending from "./pending.js"
-import type { Peer, RequestFailure, RequestOptions, WireObject } from "./types.js"
+import type { Peer, RequestFailure, RequestOptions, StartRequest, WireObject } from "./types.js"
 
 /**
  * The W3C `tracestate` to send beside `traceparent`, when the host has one (for example from
@@ -95,8 +96,8 @@ export interface StartingOptions {
   readonly cancel: (id: JsonRpc.RequestId, reason: string) => Effect.Effect<void>
 }
 
-/** The peer's `request` and `unsafeRequest`. */
-export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRequest"> => {
+/** The peer's `request`, with its plain form when the outbound side writes in the caller. */
+export const make = (options: StartingOptions): Peer["request"] => {
   const { server, pending, outbound, clock, cancellation, cancel } = options
   /** Gives up on a request its caller no longer waits for: it leaves the table and is cancelled on the server. */
   const abandon = (entry: Pending.Entry) =>
@@ -108,7 +109,7 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
   /**
    * Starts a request written there and then (`writeNow`): tracked, written, its outcome to
    * `onDone` once it comes. Gives back how to give it up: it leaves the table and is cancelled
-   * on the server. `unsafeRequest` and `request` (over such a transport) both start here.
+   * on the server. `request` (over such a transport) and its plain form both start here.
    */
   const startWritten = (
     write: NonNullable<typeof writeNow>,
@@ -174,7 +175,11 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
   // A span is made only when someone traces (a parent span, or a tracer other than Effect's
   // default): then the request's `traceparent` joins the server's trace to ours. It is made,
   // not entered: a request has no child spans, and entering one copies the fiber's references.
-  const request: Peer["request"] = (method, params, requestOptions = {}) =>
+  const request = (
+    method: string,
+    params: WireObject | undefined,
+    requestOptions: RequestOptions = {}
+  ): Effect.Effect<WireObject, RequestFailure> =>
     Effect.withFiberRuntime((fiber) => {
       const gone = options.ended()
       if (gone !== undefined) return Effect.fail(gone)
@@ -216,12 +221,12 @@ export const make = (options: StartingOptions): Pick<Peer, "request" | "unsafeRe
       )
     })
 
-  const unsafeRequest: Peer["unsafeRequest"] = (method, params, requestOptions, onDone) => {
-    if (writeNow === undefined || options.ended() !== undefined || requestOptions.headers !== undefined)
-      return undefined
+  if (writeNow === undefined) return request
+  const write = writeNow
+  const start: StartRequest = (method, params, requestOptions, onDone) => {
+    if (options.ended() !== undefined || requestOptions.headers !== undefined) return undefined
     const entry = pending.entryOf(method, requestOptions, clock.unsafeCurrentTimeMillis())
-    return startWritten(writeNow, entry, messageOf(entry, params, requestOptions, undefined), onDone)
+    return startWritten(write, entry, messageOf(entry, params, requestOptions, undefined), onDone)
   }
-
-  return { request, unsafeRequest }
+  return PlainForm.attach(request, start)
 }

@@ -11,6 +11,7 @@ import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { DecodeError, JsonRpcFailure, RequestTimeout, RpcError, TransportError } from "../../PeerError.js"
+import type * as PlainForm from "../../PlainForm.js"
 import type { TransportFailure } from "../../Transport.js"
 
 /**
@@ -76,29 +77,33 @@ export interface PeerOptions {
   readonly answerMalformed?: boolean
 }
 
+/**
+ * The plain form of the peer's `request`: the same exchange started from plain code with no fiber
+ * (for a Promise adapter). `onDone` is called once with its outcome, from the transport's read,
+ * the timer or the connection's end (at once when the write fails or throws), unless the request
+ * was given up first. Returns the function that gives it up (it leaves the map and is cancelled on
+ * the server, as an interrupted `request` is), or `undefined` when it cannot start from plain code
+ * now (headers are asked for, or the connection has ended). It makes no span. `onDone` must not throw.
+ */
+export type StartRequest = (
+  method: string,
+  params: WireObject | undefined,
+  options: RequestOptions,
+  onDone: (outcome: Exit.Exit<WireObject, RequestFailure>) => void
+) => (() => void) | undefined
+
+/**
+ * The peer's `request`. It has a plain form ({@link StartRequest}) only when the transport's
+ * `send` has one and no middleware is installed.
+ */
+export interface Request extends PlainForm.Carrier<StartRequest> {
+  (method: string, params: WireObject | undefined, options?: RequestOptions): Effect.Effect<WireObject, RequestFailure>
+}
+
 /** A running peer. */
 export interface Peer {
-  /** Sends a request and waits for its result (the raw wire object). */
-  readonly request: (
-    method: string,
-    params: WireObject | undefined,
-    options?: RequestOptions
-  ) => Effect.Effect<WireObject, RequestFailure>
-  /**
-   * The same exchange as `request`, started from plain code with no fiber (for a Promise adapter):
-   * `onDone` is called once with its outcome, from the transport's read, the timer or the
-   * connection's end (at once when the write fails or throws), unless the request was given up
-   * first. Returns the function that gives it up (it leaves the map and is cancelled on the server,
-   * as an interrupted `request` is), or `undefined` when the peer cannot write from plain code (the
-   * transport has no `sendNow`, middleware is installed, headers are asked for, or the connection
-   * has ended). It makes no span. `onDone` must not throw.
-   */
-  readonly unsafeRequest: (
-    method: string,
-    params: WireObject | undefined,
-    options: RequestOptions,
-    onDone: (outcome: Exit.Exit<WireObject, RequestFailure>) => void
-  ) => (() => void) | undefined
+  /** Sends a request and waits for its result (the raw wire object). Its plain form: {@link Request}. */
+  readonly request: Request
   /** Sends a notification. */
   readonly notify: (method: string, params?: WireObject) => Effect.Effect<void, TransportError>
   /** Handles inbound requests of a method (replacing any earlier handler). */

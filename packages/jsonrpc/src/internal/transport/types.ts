@@ -7,6 +7,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as ParseResult from "effect/ParseResult"
 import type { TransportError } from "../../PeerError.js"
+import type * as PlainForm from "../../PlainForm.js"
 import type { TransportFailure } from "../../Transport.js"
 
 /**
@@ -37,6 +38,16 @@ export type Incoming =
       readonly error: TransportFailure
     }
 
+/**
+ * A transport's `send`. Its plain form, when it has one, writes the message there and then in the
+ * caller: `undefined` once written, else why it cannot be. It keeps `send`'s order and failures,
+ * and throws only where `send` would die (a value JSON cannot encode). With it a request starts
+ * from plain code with no effect run (`PromiseClient`'s calls).
+ */
+export interface Send extends PlainForm.Carrier<(message: JsonRpc.JSONRPCMessage) => TransportError | undefined> {
+  (message: JsonRpc.JSONRPCMessage, headers?: Readonly<Record<string, string>>): Effect.Effect<void, TransportError>
+}
+
 /** The transport service. */
 export interface TransportService {
   /**
@@ -49,21 +60,10 @@ export interface TransportService {
   /**
    * Sends one message. Fails when the connection is gone. `headers`: transport headers this
    * message needs (2026-07-28 `Mcp-Param-*` over HTTP); transports without headers ignore them.
+   * A transport that can write in the caller (a pipe) gives its `send` that plain form
+   * ({@link Send}); a `send` that wraps it has none, so every message goes through the wrapper.
    */
-  readonly send: (
-    message: JsonRpc.JSONRPCMessage,
-    headers?: Readonly<Record<string, string>>
-  ) => Effect.Effect<void, TransportError>
-  /**
-   * Writes one message there and then, in the caller, when this transport can (a write to a
-   * pipe): `undefined` once written, else why it cannot be. With it a request can start from
-   * plain code with no effect run (`PromiseClient`'s calls); transports without it are sent to
-   * with `send`. It keeps `send`'s order and failures, and throws only where `send` would die (a
-   * value JSON cannot encode). A transport that wraps another and replaces `send` must replace or
-   * drop `sendNow` too, or requests started from plain code go around it (to see every message, use
-   * `Middleware`: nothing is started under it).
-   */
-  readonly sendNow?: (message: JsonRpc.JSONRPCMessage) => TransportError | undefined
+  readonly send: Send
   /**
    * Whether the server keeps a session for this connection that it may forget (Streamable HTTP),
    * so that a `SessionExpired` item may come: the session then recovers (initializes again and
