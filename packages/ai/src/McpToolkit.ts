@@ -279,7 +279,7 @@ export const make = (host: McpHost.McpHostService, options: McpToolkitOptions = 
   ): Effect.Effect<McpClient.CallToolResult, { readonly message: string }> =>
     entry.tool.execution?.taskSupport === "required"
       ? Effect.flatMap(host.client(entry.server), (client) =>
-          client.runToolAsTask(entry.tool.name, args, {
+          client.tasks.run(entry.tool.name, args, {
             onStatus: (task) =>
               call.onProgress === undefined
                 ? Effect.void

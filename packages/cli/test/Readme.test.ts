@@ -65,7 +65,7 @@ declare const encodedParams: { readonly [key: string]: unknown }
 `
   },
   {
-    contains: "const skills = yield* client.skills",
+    contains: "const skills = yield* client.skills.list",
     before: `import { Effect as Effect_ } from "effect"
 import { McpClient as McpClient_ } from "@effect-mcp/client"
 export const fragment = Effect_.gen(function* () {

@@ -1,21 +1,39 @@
 /**
- * The client's features as services: `Tools`, `Resources` and `Prompts`, each over the `Session`
- * in context and built from the options it reads. `McpClient.layerFromSession` provides
+ * The client's features as services: `Tools`, `Resources`, `Prompts`, `Tasks` and `Skills`, each
+ * over the `Session` in context and built from the options it reads. `McpClient.layerFromSession` provides
  * `Features.layer`; `McpClient.layerFromFeatures` takes them from context instead, so a program
  * can replace or decorate one (log each tool call, serve a fixed prompt list) the normal Effect way.
  *
- * *Gotchas*: `McpClient.callTool`, `tools`, `resources`, `prompts` (and their streams) go through
- * these services; tasks check their tool's definition and output through `Tools` too. A
- * `PromiseClient` builds its own features and does not see a decorated one.
+ * *Gotchas*: `McpClient.callTool`, `tools`, `resources`, `prompts`, `tasks` and `skills` go
+ * through these services; `Tasks` checks its tool's definition and output through the `Tools` in
+ * context, so provide a decorated `Tools` to both (`Layer.provideMerge`). A Promise client sees a
+ * decorated feature when it is made with `PromiseClient.fromLayer`.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { SkillsService, TasksService } from "./internal/api.js"
 import * as Services from "./internal/features/services.js"
 import { Session } from "./Session.js"
 
+export type {
+  /**
+   * The server's skills (the skills extension): listed (cached), one by URI, loaded and verified.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  SkillsService,
+  /**
+   * Tools run as tasks (2025-11-25), and the tasks the server keeps.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  TasksService
+} from "./internal/api.js"
 export type {
   /**
    * What the lists of resources and prompts read of the client's options.
@@ -79,6 +97,23 @@ export class Resources extends Context.Tag("@effect-mcp/client/Resources")<Resou
 export class Prompts extends Context.Tag("@effect-mcp/client/Prompts")<Prompts, Services.PromptsService>() {}
 
 /**
+ * The server's tasks (2025-11-25), over the `Session` and the `Tools` in context: tools run as
+ * tasks (their task support and output checked through `Tools`), polled, listed, cancelled.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Tasks extends Context.Tag("@effect-mcp/client/Tasks")<Tasks, TasksService>() {}
+
+/**
+ * The server's skills (the skills extension, SEP-2640), over the `Session` in context.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Skills extends Context.Tag("@effect-mcp/client/Skills")<Skills, SkillsService>() {}
+
+/**
  * The tools over the `Session` in context: listed when first asked for, cached until the server
  * says they changed; arguments checked unless `validateToolInput` is false.
  *
@@ -116,6 +151,28 @@ export const layerPrompts = (options: Services.ListsOptions = {}): Layer.Layer<P
   )
 
 /**
+ * The tasks over the `Session` and the `Tools` in context, built at their first use.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerTasks: Layer.Layer<Tasks, never, Session | Tools> = Layer.scoped(
+  Tasks,
+  Effect.flatMap(Effect.zip(Session, Tools), ([session, tools]) => Services.tasks(session, tools))
+)
+
+/**
+ * The skills over the `Session` in context, built at their first use.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSkills: Layer.Layer<Skills, never, Session> = Layer.scoped(
+  Skills,
+  Effect.flatMap(Session, Services.skills)
+)
+
+/**
  * Every feature over the `Session` in context, each from the options it reads.
  *
  * @example
@@ -136,8 +193,12 @@ export const layerPrompts = (options: Services.ListsOptions = {}): Layer.Layer<P
  *   )
  * ).pipe(Layer.provide(Features.layerTools()))
  *
+ * // The client and the tasks both take the logged tools
  * const ClientLive = McpClient.layerFromFeatures().pipe(
- *   Layer.provide(Layer.mergeAll(LoggedTools, Features.layerResources(), Features.layerPrompts())),
+ *   Layer.provide(
+ *     Layer.mergeAll(Features.layerResources(), Features.layerPrompts(), Features.layerTasks, Features.layerSkills)
+ *   ),
+ *   Layer.provideMerge(LoggedTools),
  *   Layer.provideMerge(Session.layer({ name: "everything" })),
  *   Layer.provide(StdioTransport.layer({ command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] })),
  *   Layer.provide(NodeContext.layer)
@@ -149,5 +210,7 @@ export const layerPrompts = (options: Services.ListsOptions = {}): Layer.Layer<P
  */
 export const layer = (
   options: Services.ToolsOptions & Services.ListsOptions = {}
-): Layer.Layer<Tools | Resources | Prompts, never, Session> =>
-  Layer.mergeAll(layerTools(options), layerResources(options), layerPrompts(options))
+): Layer.Layer<Tools | Resources | Prompts | Tasks | Skills, never, Session> =>
+  Layer.mergeAll(layerTasks, layerSkills, layerResources(options), layerPrompts(options)).pipe(
+    Layer.provideMerge(layerTools(options))
+  )

@@ -176,7 +176,8 @@ export const make = (
 
 /**
  * The client over the `Session` and the features in context (`Features.Tools`, `Resources`,
- * `Prompts`): provide `Features.layer`, or a layer that replaces or decorates one of them.
+ * `Prompts`, `Tasks`, `Skills`): provide `Features.layer`, or a layer that replaces or decorates
+ * one of them.
  *
  * @since 0.1.0
  * @category layers
@@ -184,7 +185,7 @@ export const make = (
 export const layerFromFeatures = (): Layer.Layer<
   McpClient,
   never,
-  Session.Session | Features.Tools | Features.Resources | Features.Prompts
+  Session.Session | Features.Tools | Features.Resources | Features.Prompts | Features.Tasks | Features.Skills
 > =>
   Layer.scoped(
     McpClient,
@@ -193,7 +194,9 @@ export const layerFromFeatures = (): Layer.Layer<
       const features = {
         tools: yield* Features.Tools,
         resources: yield* Features.Resources,
-        prompts: yield* Features.Prompts
+        prompts: yield* Features.Prompts,
+        tasks: yield* Features.Tasks,
+        skills: yield* Features.Skills
       }
       return yield* Client.assemble(session, features)
     })

@@ -130,7 +130,10 @@ describe("every request goes through a decorated seam, on both ways of calling",
       )
     ).pipe(Layer.provide(Features.layerTools(script.options)))
     const layer = McpClient.layerFromFeatures().pipe(
-      Layer.provide(Layer.mergeAll(recording, Features.layerResources(), Features.layerPrompts())),
+      Layer.provide(
+        Layer.mergeAll(Features.layerResources(), Features.layerPrompts(), Features.layerTasks, Features.layerSkills)
+      ),
+      Layer.provideMerge(recording),
       Layer.provide(Session.layer(script.options)),
       Layer.provide(script.transport)
     )

@@ -57,9 +57,19 @@ describe("Features", () => {
           complete: () => Effect.die("not used"),
           invalidate: Effect.void
         })
+        // Skills (a lazy feature) replaced too: the server, which does not declare them, is not asked.
+        const fixedSkills = Layer.succeed(Features.Skills, {
+          list: Effect.succeed([]),
+          get: () => Effect.die("not used"),
+          load: () => Effect.die("not used"),
+          invalidate: Effect.void
+        })
         const context = yield* Layer.build(
           McpClient.layerFromFeatures().pipe(
-            Layer.provide(Layer.mergeAll(recordedTools, fixedPrompts, Features.layerResources(script.options))),
+            Layer.provide(
+              Layer.mergeAll(fixedPrompts, fixedSkills, Features.layerResources(script.options), Features.layerTasks)
+            ),
+            Layer.provideMerge(recordedTools),
             Layer.provide(Session.layer(script.options)),
             Layer.provide(script.transport)
           )
@@ -69,6 +79,7 @@ describe("Features", () => {
         yield* client.callTool("echo", { text: "b" })
         expect(calls).toStrictEqual(["echo", "echo"])
         expect((yield* client.prompts).map((prompt) => prompt.name)).toStrictEqual(["fixed"])
+        expect(yield* client.skills.list).toStrictEqual([])
         expect(yield* client.resources).toStrictEqual([])
         expect(methods(script.sent).filter((method) => method !== "response")).toStrictEqual([
           "initialize",

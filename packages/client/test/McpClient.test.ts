@@ -390,9 +390,9 @@ describe("McpClient session", () => {
           ? initializeResult({ tools: {}, tasks: { requests: { tools: { call: {} } } } })
           : { error: { code: -32601, message: "Method not found" } }
       )
-      const listing = yield* Effect.flip(client.tasks)
+      const listing = yield* Effect.flip(client.tasks.list)
       expect(listing).toMatchObject({ _tag: "CapabilityNotSupported", method: "tasks/list", capability: "tasks.list" })
-      const cancelling = yield* Effect.flip(client.cancelTask("t1"))
+      const cancelling = yield* Effect.flip(client.tasks.cancel("t1"))
       expect(cancelling).toMatchObject({
         _tag: "CapabilityNotSupported",
         method: "tasks/cancel",
@@ -779,7 +779,7 @@ describe("McpClient at 2026-07-28", () => {
         if (request.method === "tasks/result") return "silent"
         return { result: {} }
       })
-      const run = yield* Effect.fork(client.runToolAsTask("job", {}))
+      const run = yield* Effect.fork(client.tasks.run("job", {}))
       yield* TestClock.adjust("1 second")
       // 1 s at one poll per 50 ms, and the first one at once.
       expect(run.unsafePoll()).toBeNull()

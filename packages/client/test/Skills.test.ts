@@ -69,14 +69,14 @@ describe("Skills", () => {
   it.scoped("lists skills from the listing alone: no file is read", () =>
     Effect.gen(function* () {
       const { client, received } = yield* connect()
-      const skills = yield* client.skills
+      const skills = yield* client.skills.list
       expect(skills.map((skill) => [skill.name, skill.path, skill.description])).toEqual([
         ["pdf-processing", "pdf-processing", "Extract, fill, and assemble PDF documents"],
         ["refunds", "acme/billing/refunds", "Process refunds"]
       ])
       expect(skills[0]?.frontmatter).toMatchObject({ metadata: { version: "2.1.0" } })
       // Cached: a second look asks nothing more.
-      yield* client.skills
+      yield* client.skills.list
       expect(received.filter((request) => request.method === "skills/list")).toHaveLength(1)
       expect(reads(received)).toEqual([])
     })
@@ -85,7 +85,7 @@ describe("Skills", () => {
   it.scoped("loads a skill: SKILL.md verified, then a supporting file only when asked for", () =>
     Effect.gen(function* () {
       const { client, received } = yield* connect()
-      const loaded = yield* client.loadSkill("pdf-processing")
+      const loaded = yield* client.skills.load("pdf-processing")
       expect(loaded.text).toBe(SKILL_MD)
       expect(loaded.instructions).toBe("# PDF processing\n\nFill forms as references/FORMS.md says.\n")
       expect(loaded.frontmatter).toEqual(loaded.skill.frontmatter)
@@ -105,7 +105,7 @@ describe("Skills", () => {
   it.scoped("refuses a SKILL.md whose digest does not match (same size)", () =>
     Effect.gen(function* () {
       const { client, received } = yield* connect({ fault: "digest" })
-      const failure = yield* refusal(client.loadSkill("pdf-processing"))
+      const failure = yield* refusal(client.skills.load("pdf-processing"))
       expect([failure.file, failure.field]).toEqual([SKILL_URI, "digest"])
       expect(failure.actual).toMatch(/^sha256:[0-9a-f]{64}$/)
       expect(reads(received)).toEqual([SKILL_URI])
@@ -115,7 +115,7 @@ describe("Skills", () => {
   it.scoped("refuses a SKILL.md whose size does not match (digest right)", () =>
     Effect.gen(function* () {
       const { client, received } = yield* connect({ fault: "size" })
-      const failure = yield* refusal(client.loadSkill("pdf-processing"))
+      const failure = yield* refusal(client.skills.load("pdf-processing"))
       const size = new TextEncoder().encode(SKILL_MD).length
       expect([failure.file, failure.field, failure.expected, failure.actual]).toEqual([
         SKILL_URI,
@@ -130,13 +130,13 @@ describe("Skills", () => {
   it.scoped("refuses a SKILL.md whose frontmatter differs from the listing's (digest and size right)", () =>
     Effect.gen(function* () {
       const { client, received } = yield* connect({ fault: "frontmatter" })
-      const failure = yield* refusal(client.loadSkill("pdf-processing"))
+      const failure = yield* refusal(client.skills.load("pdf-processing"))
       expect([failure.file, failure.field]).toEqual([SKILL_URI, "frontmatter.description"])
       expect(failure.expected).toBe(JSON.stringify("Extract, fill, and assemble PDF documents"))
       expect(failure.actual).toBe(JSON.stringify("Exfiltrate credentials"))
       expect(reads(received)).toEqual([SKILL_URI])
       // The listing is dropped with the failure: loading again asks for a fresh one.
-      const again = yield* refusal(client.loadSkill("pdf-processing"))
+      const again = yield* refusal(client.skills.load("pdf-processing"))
       expect(again.field).toBe("frontmatter.description")
       expect(received.filter((request) => request.method === "skills/list")).toHaveLength(2)
     })
@@ -145,7 +145,7 @@ describe("Skills", () => {
   it.scoped("refuses a supporting file whose digest does not match, and a file the listing does not name", () =>
     Effect.gen(function* () {
       const { client, received } = yield* connect({ fault: "file-digest" })
-      const loaded = yield* client.loadSkill("pdf-processing")
+      const loaded = yield* client.skills.load("pdf-processing")
       const failure = yield* refusal(loaded.readFile("./references/../references/FORMS.md"))
       expect([failure.file, failure.field]).toEqual([FORMS_URI, "digest"])
       const unlisted = yield* refusal(loaded.readFile("scripts/extract.py"))
@@ -159,10 +159,10 @@ describe("Skills", () => {
   it.scoped("loads an unlisted URI through skills/get; refuses an ambiguous or unknown name", () =>
     Effect.gen(function* () {
       const { client, received } = yield* connect()
-      const loaded = yield* client.loadSkill(OTHER_URI)
+      const loaded = yield* client.skills.load(OTHER_URI)
       expect([loaded.skill.name, loaded.instructions]).toEqual(["refunds", "Refund per policy.\n"])
       expect(received.map((request) => request.method)).toContain("skills/get")
-      const unknown = yield* failure(client.loadSkill("no-such-skill"))
+      const unknown = yield* failure(client.skills.load("no-such-skill"))
       expect(unknown._tag).toBe("SkillNotFound")
     })
   )
@@ -170,7 +170,7 @@ describe("Skills", () => {
   it.scoped("a server that did not declare the extension is not asked", () =>
     Effect.gen(function* () {
       const { client, received } = yield* connect({ declare: false })
-      const error = yield* failure(client.skills)
+      const error = yield* failure(client.skills.list)
       expect(error._tag).toBe("CapabilityNotSupported")
       expect(received.map((request) => request.method)).not.toContain("skills/list")
     })
@@ -180,7 +180,7 @@ describe("Skills", () => {
     Effect.gen(function* () {
       const { client, received } = yield* connect({ era: "stateless", fault: "size" })
       expect(client.era).toBe("stateless")
-      const skills = yield* client.skills
+      const skills = yield* client.skills.list
       expect(skills).toHaveLength(2)
       const list = received.find((request) => request.method === "skills/list")
       expect(list?.params?._meta).toMatchObject({
@@ -192,7 +192,7 @@ describe("Skills", () => {
       expect(discover?.params?._meta).toMatchObject({
         "io.modelcontextprotocol/clientCapabilities": { extensions: { [Skills.EXTENSION]: {} } }
       })
-      const failure = yield* refusal(client.loadSkill("pdf-processing"))
+      const failure = yield* refusal(client.skills.load("pdf-processing"))
       expect(failure.field).toBe("size")
       expect(reads(received)).toEqual([SKILL_URI])
     })

@@ -60,7 +60,7 @@ describe("tasks against the reference server", () => {
       const required = yield* mcp.callTool(TOOL, { topic: "x" }).pipe(Effect.flip)
       expect(required._tag).toBe("TaskRequired")
       expect(required.message).toMatch(/must be called as a task/)
-      const forbidden = yield* mcp.callToolAsTask("echo", { message: "x" }).pipe(Effect.flip)
+      const forbidden = yield* mcp.tasks.callTool("echo", { message: "x" }).pipe(Effect.flip)
       expect(forbidden._tag).toBe("TaskNotAllowed")
       expect((yield* mcp.stats).pending).toBe(0)
     }).pipe(Effect.provide(client))
@@ -70,7 +70,7 @@ describe("tasks against the reference server", () => {
     Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient
       const seen: Array<McpSchema.Task> = []
-      const result = yield* mcp.runToolAsTask(
+      const result = yield* mcp.tasks.run(
         TOOL,
         { topic: "effect systems" },
         { ttl: "1 minute", pollInterval: "200 millis", onStatus: (task) => Effect.sync(() => seen.push(task)) }
@@ -79,7 +79,7 @@ describe("tasks against the reference server", () => {
       expect(seen[0]?.status).toBe("working")
       expect(new Set(seen.map((task) => task.taskId)).size).toBe(1)
       expect(seen.some((task) => /Analyzing|Synthesizing|Generating/.test(task.statusMessage ?? ""))).toBe(true)
-      const listed = yield* mcp.tasks
+      const listed = yield* mcp.tasks.list
       expect(listed.map((task) => task.taskId)).toContain(seen[0]?.taskId)
     }).pipe(Effect.provide(client), noFibersLeft)
   )
@@ -87,17 +87,17 @@ describe("tasks against the reference server", () => {
   it.live("as a Stream: status changes then the result; ending the stream early cancels the task", () =>
     Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient
-      const events = yield* mcp
-        .runToolAsTaskStream(TOOL, { topic: "streamed" }, { pollInterval: "200 millis" })
+      const events = yield* mcp.tasks
+        .runStream(TOOL, { topic: "streamed" }, { pollInterval: "200 millis" })
         .pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
       const last = events.at(-1)
       expect(last?._tag === "Result" && textOf(last.result)).toMatch(/Research Report: streamed/)
       expect(events.slice(0, -1).every((event) => event._tag === "Status")).toBe(true)
       expect(events[0]?._tag === "Status" && events[0].task.status).toBe("working")
       // Only the first status, then the stream ends: the task is cancelled on the server.
-      const first = yield* mcp.runToolAsTaskStream(TOOL, { topic: "abandoned" }).pipe(Stream.runHead)
+      const first = yield* mcp.tasks.runStream(TOOL, { topic: "abandoned" }).pipe(Stream.runHead)
       const taskId = first._tag === "Some" && first.value._tag === "Status" ? first.value.task.taskId : ""
-      expect((yield* mcp.getTask(taskId)).status).toBe("cancelled")
+      expect((yield* mcp.tasks.get(taskId)).status).toBe("cancelled")
     }).pipe(Effect.provide(client))
   )
 
@@ -107,7 +107,7 @@ describe("tasks against the reference server", () => {
       const mcp = yield* McpClient.McpClient
       const statuses: Array<string> = []
       let taskId = ""
-      const result = yield* mcp.runToolAsTask(
+      const result = yield* mcp.tasks.run(
         TOOL,
         { topic: "python", ambiguous: true },
         {
@@ -130,8 +130,8 @@ describe("tasks against the reference server", () => {
     Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient
       let taskId: string | undefined
-      const running = yield* mcp
-        .runToolAsTask(
+      const running = yield* mcp.tasks
+        .run(
           TOOL,
           { topic: "to be cancelled" },
           {
@@ -144,9 +144,9 @@ describe("tasks against the reference server", () => {
         .pipe(Effect.fork)
       while (taskId === undefined) yield* Effect.sleep("50 millis")
       yield* Fiber.interrupt(running)
-      const after = yield* mcp.getTask(taskId)
+      const after = yield* mcp.tasks.get(taskId)
       expect(after.status).toBe("cancelled")
-      const unknown = yield* mcp.getTask("no-such-task").pipe(Effect.flip)
+      const unknown = yield* mcp.tasks.get("no-such-task").pipe(Effect.flip)
       expect(unknown._tag).toBe("RpcError")
       expect((unknown as McpError.RpcError).method).toBe("tasks/get")
     }).pipe(Effect.provide(client))
@@ -155,13 +155,13 @@ describe("tasks against the reference server", () => {
   it.live("a task created and cancelled by hand: get, cancel, and the result of a cancelled task", () =>
     Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient
-      const task = yield* mcp.callToolAsTask(TOOL, { topic: "by hand" }, { ttl: "30 seconds" })
+      const task = yield* mcp.tasks.callTool(TOOL, { topic: "by hand" }, { ttl: "30 seconds" })
       expect(task.status).toBe("working")
-      expect((yield* mcp.getTask(task.taskId)).taskId).toBe(task.taskId)
-      const cancelled = yield* mcp.cancelTask(task.taskId)
+      expect((yield* mcp.tasks.get(task.taskId)).taskId).toBe(task.taskId)
+      const cancelled = yield* mcp.tasks.cancel(task.taskId)
       expect(cancelled.status).toBe("cancelled")
       // A cancelled task has no result: the reference server answers tasks/result with an internal error.
-      const error = yield* mcp.taskResult(TOOL, task.taskId, { timeout: "10 seconds" }).pipe(Effect.flip)
+      const error = yield* mcp.tasks.result(TOOL, task.taskId, { timeout: "10 seconds" }).pipe(Effect.flip)
       expect(error).toMatchObject({ _tag: "RpcError", code: -32603, method: "tasks/result", server: "everything" })
       expect(error.message).toMatch(/^everything: tasks\/result failed with -32603: Task \w+ has no result stored$/)
     }).pipe(Effect.provide(client))
@@ -187,9 +187,9 @@ describe("tasks against the official SDK's task support", () => {
   it.live("runs a task to completion, and a failing task reports its error", () =>
     Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient
-      const done = yield* mcp.runToolAsTask("compute", { ms: 100 })
+      const done = yield* mcp.tasks.run("compute", { ms: 100 })
       expect(textOf(done)).toBe("done after 100")
-      const failed = yield* mcp.runToolAsTask("compute", { ms: 20, fail: true })
+      const failed = yield* mcp.tasks.run("compute", { ms: 20, fail: true })
       expect(failed.isError).toBe(true)
       expect(textOf(failed)).toBe("it broke")
     }).pipe(Effect.provide(sdk))
@@ -199,18 +199,18 @@ describe("tasks against the official SDK's task support", () => {
     Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient
       const seen: Array<McpClient.Progress> = []
-      const task = yield* mcp.callToolAsTask(
+      const task = yield* mcp.tasks.callTool(
         "compute",
         { ms: 400, steps: 3 },
         { onProgress: (progress) => Effect.sync(() => seen.push(progress)) }
       )
       expect(task.status).toBe("working")
       // The result comes after every step the server reported (one connection, in order).
-      const result = yield* mcp.taskResult("compute", task.taskId)
+      const result = yield* mcp.tasks.result("compute", task.taskId)
       expect(textOf(result)).toBe("done after 400")
       expect(seen).toStrictEqual([1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step}` })))
       // Run as a stream: the progress between the statuses and the result.
-      const events = yield* mcp.runToolAsTaskStream("compute", { ms: 400, steps: 2 }).pipe(Stream.runCollect)
+      const events = yield* mcp.tasks.runStream("compute", { ms: 400, steps: 2 }).pipe(Stream.runCollect)
       const tags = Chunk.toReadonlyArray(events).map((event) => event._tag)
       expect(tags.filter((tag) => tag === "Progress")).toHaveLength(2)
       expect(tags[0]).toBe("Status")
@@ -222,14 +222,14 @@ describe("tasks against the official SDK's task support", () => {
     Effect.gen(function* () {
       const mcp = yield* McpClient.McpClient
       // A TTL long enough for the listing to see the task on a loaded machine; then wait (bounded) until it is gone.
-      const task = yield* mcp.callToolAsTask("compute", { ms: 10_000 }, { ttl: "3 seconds" })
+      const task = yield* mcp.tasks.callTool("compute", { ms: 10_000 }, { ttl: "3 seconds" })
       expect(task.ttl).toBe(3000)
-      expect((yield* mcp.tasks).map((entry) => entry.taskId)).toContain(task.taskId)
-      const gone = yield* mcp
-        .getTask(task.taskId)
+      expect((yield* mcp.tasks.list).map((entry) => entry.taskId)).toContain(task.taskId)
+      const gone = yield* mcp.tasks
+        .get(task.taskId)
         .pipe(Effect.flip, Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("30 seconds"))))
       expect(gone).toMatchObject({ _tag: "RpcError", method: "tasks/get" })
-      const result = yield* mcp.taskResult("compute", task.taskId).pipe(Effect.flip)
+      const result = yield* mcp.tasks.result("compute", task.taskId).pipe(Effect.flip)
       expect(result).toMatchObject({ _tag: "RpcError", method: "tasks/result" })
       expect((yield* mcp.stats).pending).toBe(0)
     }).pipe(Effect.provide(sdk))

@@ -43,14 +43,14 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       const tool = (yield* client.tools).find((entry) => entry.name === TOOL)
       expect(tool?.execution?.taskSupport).toBe("required")
       const final = (task: { readonly status: string }) => ["completed", "failed", "cancelled"].includes(task.status)
-      const pushed = yield* client.taskStatuses.pipe(
+      const pushed = yield* client.tasks.statuses.pipe(
         Stream.takeUntil(final),
         Stream.runCollect,
         Effect.map(Chunk.toReadonlyArray),
         Effect.fork
       )
       const ids = new Set<string>()
-      const result = yield* client.runToolAsTask(
+      const result = yield* client.tasks.run(
         TOOL,
         { topic: "python", ambiguous: true },
         { pollInterval: "200 millis", onStatus: (task) => Effect.sync(() => ids.add(task.taskId)) }
@@ -67,12 +67,12 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       const statuses = yield* Fiber.join(pushed)
       expect(statuses.map((task) => task.status)).toContain("completed")
       expect(statuses.every((task) => task.taskId === id)).toBe(true)
-      const listed = yield* client.tasks
+      const listed = yield* client.tasks.list
       expect(listed.map((task) => task.taskId)).toStrictEqual([id])
       // One page: a cursor is none the gateway gave.
       const cursor = yield* client.request("tasks/list", { cursor: "elsewhere" }).pipe(Effect.flip)
       expect(cursor).toMatchObject({ _tag: "RpcError", code: -32602 })
-      expect((yield* client.getTask(id ?? "")).status).toBe("completed")
+      expect((yield* client.tasks.get(id ?? "")).status).toBe("completed")
     })
   )
 
@@ -81,12 +81,12 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       const owner = yield* connect()
       const other = yield* connect()
       const heard: Array<string> = []
-      yield* other.client.taskStatuses.pipe(
+      yield* other.client.tasks.statuses.pipe(
         Stream.runForEach((task) => Effect.sync(() => heard.push(task.taskId))),
         Effect.forkScoped
       )
-      const ownerHeard = yield* owner.client.taskStatuses.pipe(Stream.runHead, Effect.fork)
-      const task = yield* owner.client.callToolAsTask(TOOL, { topic: "kept apart" })
+      const ownerHeard = yield* owner.client.tasks.statuses.pipe(Stream.runHead, Effect.fork)
+      const task = yield* owner.client.tasks.callTool(TOOL, { topic: "kept apart" })
       expect(task.taskId).toMatch(/^everything:/)
       // The owner hears the server's next status push (its research moves on); the other connection
       // hears nothing (a ping after it comes back behind anything the gateway had sent it).
@@ -94,13 +94,13 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       expect(Option.map(pushed, (status) => status.taskId)).toStrictEqual(Option.some(task.taskId))
       yield* other.client.ping()
       expect(heard).toStrictEqual([])
-      expect(yield* other.client.tasks).toStrictEqual([])
-      const foreign = yield* other.client.getTask(task.taskId).pipe(Effect.flip)
+      expect(yield* other.client.tasks.list).toStrictEqual([])
+      const foreign = yield* other.client.tasks.get(task.taskId).pipe(Effect.flip)
       expect(foreign).toMatchObject({ _tag: "RpcError", code: -32602 })
-      const refused = yield* other.client.cancelTask(task.taskId).pipe(Effect.flip)
+      const refused = yield* other.client.tasks.cancel(task.taskId).pipe(Effect.flip)
       expect(refused).toMatchObject({ _tag: "RpcError", code: -32602 })
-      expect((yield* owner.client.cancelTask(task.taskId)).status).toBe("cancelled")
-      expect((yield* owner.client.getTask(task.taskId)).status).toBe("cancelled")
+      expect((yield* owner.client.tasks.cancel(task.taskId)).status).toBe("cancelled")
+      expect((yield* owner.client.tasks.get(task.taskId)).status).toBe("cancelled")
     })
   )
 
@@ -109,12 +109,12 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       const host = yield* McpHost.McpHost
       const gone = yield* Scope.make()
       const { client, served } = yield* connect({ clientScope: gone })
-      const task = yield* client.callToolAsTask(TOOL, { topic: "left behind" })
+      const task = yield* client.tasks.callTool(TOOL, { topic: "left behind" })
       yield* Scope.close(gone, Exit.void)
       yield* Fiber.await(served)
       const serverTaskId = task.taskId.slice("everything:".length)
       const server = yield* host.client("everything")
-      expect((yield* server.getTask(serverTaskId)).status).toBe("cancelled")
+      expect((yield* server.tasks.get(serverTaskId)).status).toBe("cancelled")
     })
   )
 
@@ -166,13 +166,13 @@ layer(
         Effect.forkScoped
       )
       const seen: Array<McpClient.Progress> = []
-      const task = yield* client.callToolAsTask(
+      const task = yield* client.tasks.callTool(
         "sdk__compute",
         { ms: 400, steps: 3 },
         { onProgress: (progress) => Effect.sync(() => seen.push(progress)) }
       )
       expect(task.status).toBe("working")
-      const result = yield* client.taskResult("sdk__compute", task.taskId)
+      const result = yield* client.tasks.result("sdk__compute", task.taskId)
       expect(textOf(result)).toBe("done after 400")
       // Relayed before the result (one connection, in order), under the client's own token.
       expect(seen).toStrictEqual(steps)

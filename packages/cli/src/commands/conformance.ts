@@ -80,9 +80,9 @@ const exerciseAll = (client: McpClient.McpClientService, tools: ReadonlyArray<Mc
  */
 const skillsStep = (scenario: string, client: McpClient.McpClientService) =>
   Effect.gen(function* () {
-    const [first] = yield* client.skills
+    const [first] = yield* client.skills.list
     if (scenario === "sep-2640-client-no-prefetch" || first === undefined) return
-    const loaded = yield* client.loadSkill(first.uri)
+    const loaded = yield* client.skills.load(first.uri)
     for (const path of loaded.files) yield* loaded.readFile(path)
   })
 

@@ -26,7 +26,7 @@ export const list = Command.make("list", CommonOptions.connection, ({ server, ru
   runCommand(
     run,
     withClient(server, run, (client) =>
-      Effect.flatMap(client.skills, (skills) => {
+      Effect.flatMap(client.skills.list, (skills) => {
         const label = labels(skills)
         return printList("skills", skills, (skill) => [label(skill), skill.description])
       })
@@ -42,7 +42,7 @@ export const list = Command.make("list", CommonOptions.connection, ({ server, ru
 export const printSkill = (client: McpClient.McpClientService, name: string, files: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const output = yield* Output
-    const loaded = yield* client.loadSkill(name)
+    const loaded = yield* client.skills.load(name)
     const read = yield* Effect.forEach(files, (path) => loaded.readFile(path))
     if (output.json) {
       return yield* output.printJson({

@@ -202,7 +202,7 @@ export const callAndPrint = (
       onSome: (maxTotalTimeout) => ({ maxTotalTimeout })
     })
     const runAsTask = (line: ProgressLine.ProgressLine) =>
-      client.runToolAsTask(name, args, {
+      client.tasks.run(name, args, {
         onStatus: (task) =>
           line.update({
             message: `task ${task.taskId}: ${task.status}${task.statusMessage === undefined ? "" : ` ${task.statusMessage}`}`

@@ -180,6 +180,70 @@ export type TaskRunEvent =
 /** Which cached list a list-changed notification invalidated. */
 export type ListKind = "tools" | "resources" | "prompts"
 
+/** Tools run as tasks (2025-11-25), and the tasks the server keeps: built at their first use. */
+export interface TasksService {
+  /** Calls a tool as a task (2025-11-25): the task as created; fetch its result with {@link TasksService.result}. */
+  readonly callTool: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: Tasks.TaskOptions
+  ) => Effect.Effect<McpSchema.Task, RequestError | TaskNotAllowed>
+  /** Runs a tool as a task to its end: status changes to `onStatus`, polling at the server's interval; interruption cancels the task. */
+  readonly run: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: Tasks.RunOptions
+  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
+  /**
+   * {@link TasksService.run} as a `Stream`: each status change and the progress the
+   * server reports, then the result. Ending it early cancels the task.
+   */
+  readonly runStream: (
+    name: string,
+    args?: { readonly [key: string]: unknown },
+    options?: Omit<Tasks.RunOptions, "onStatus" | "onProgress">
+  ) => Stream.Stream<TaskRunEvent, RequestError | ToolOutputInvalid | TaskNotAllowed>
+  /** A task's current state (`tasks/get`). */
+  readonly get: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
+  /** Waits for a tool task's result (`tasks/result`, which blocks until the task is final). */
+  readonly result: (
+    tool: string,
+    taskId: string,
+    options?: Tasks.TaskOptions
+  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid>
+  /** Every task the server keeps for this client, all pages (`tasks/list`). */
+  readonly list: Effect.Effect<ReadonlyArray<McpSchema.Task>, RequestError>
+  /** Every task, page by page. */
+  readonly stream: Stream.Stream<McpSchema.Task, RequestError>
+  /** Cancels a task (`tasks/cancel`): its state afterwards. */
+  readonly cancel: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
+  /** One task's pushed status changes (`notifications/tasks/status`), until it is final. */
+  readonly status: (taskId: string) => Stream.Stream<McpSchema.Task>
+  /** Every pushed task status change. */
+  readonly statuses: Stream.Stream<McpSchema.Task>
+}
+
+/** The server's skills (the skills extension, SEP-2640): built at their first use. */
+export interface SkillsService {
+  /**
+   * Every skill the server lists (the skills extension, SEP-2640), all pages; cached for the
+   * listing's `ttlMs`, or until the resource list changes. Only the listing is read: no skill
+   * file. Fails with `CapabilityNotSupported` when the server did not declare the extension.
+   */
+  readonly list: Effect.Effect<ReadonlyArray<Skill>, RequestError>
+  /** One skill's entry by the URI of its `SKILL.md` (`skills/get`), listed or not. */
+  readonly get: (uri: string, options?: CallOptions) => Effect.Effect<Skill, RequestError>
+  /**
+   * Loads a skill, named by its name, its path or its `SKILL.md` URI: reads its `SKILL.md` now
+   * (and no other file), checks its size and digest against the listing and its frontmatter
+   * field by field, and fails with `SkillVerificationFailed` (naming the file and the field) on
+   * any mismatch, `SkillNotFound` when the name matches no skill or several.
+   */
+  readonly load: (nameOrUri: string, options?: CallOptions) => Effect.Effect<LoadedSkill, RequestError | SkillError>
+  /** Drops the cached listing, if one was built. */
+  readonly invalidate: Effect.Effect<void>
+}
+
 /** The client service. */
 export interface McpClientService {
   /** The server's name: as configured, else as the server reports it. */
@@ -217,45 +281,8 @@ export interface McpClientService {
    * checked against it.
    */
   readonly callTool: CallTool
-  /** Calls a tool as a task (2025-11-25): the task as created; fetch its result with {@link McpClientService.taskResult}. */
-  readonly callToolAsTask: (
-    name: string,
-    args?: { readonly [key: string]: unknown },
-    options?: Tasks.TaskOptions
-  ) => Effect.Effect<McpSchema.Task, RequestError | TaskNotAllowed>
-  /** Runs a tool as a task to its end: status changes to `onStatus`, polling at the server's interval; interruption cancels the task. */
-  readonly runToolAsTask: (
-    name: string,
-    args?: { readonly [key: string]: unknown },
-    options?: Tasks.RunOptions
-  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid | TaskNotAllowed>
-  /**
-   * {@link McpClientService.runToolAsTask} as a `Stream`: each status change and the progress the
-   * server reports, then the result. Ending it early cancels the task.
-   */
-  readonly runToolAsTaskStream: (
-    name: string,
-    args?: { readonly [key: string]: unknown },
-    options?: Omit<Tasks.RunOptions, "onStatus" | "onProgress">
-  ) => Stream.Stream<TaskRunEvent, RequestError | ToolOutputInvalid | TaskNotAllowed>
-  /** A task's current state (`tasks/get`). */
-  readonly getTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
-  /** Waits for a tool task's result (`tasks/result`, which blocks until the task is final). */
-  readonly taskResult: (
-    tool: string,
-    taskId: string,
-    options?: Tasks.TaskOptions
-  ) => Effect.Effect<CallToolResult, RequestError | ToolOutputInvalid>
-  /** Every task the server keeps for this client, all pages (`tasks/list`). */
-  readonly tasks: Effect.Effect<ReadonlyArray<McpSchema.Task>, RequestError>
-  /** Every task, page by page. */
-  readonly tasksStream: Stream.Stream<McpSchema.Task, RequestError>
-  /** Cancels a task (`tasks/cancel`): its state afterwards. */
-  readonly cancelTask: (taskId: string) => Effect.Effect<McpSchema.Task, RequestError>
-  /** One task's pushed status changes (`notifications/tasks/status`), until it is final. */
-  readonly taskStatus: (taskId: string) => Stream.Stream<McpSchema.Task>
-  /** Every pushed task status change. */
-  readonly taskStatuses: Stream.Stream<McpSchema.Task>
+  /** Tools run as tasks (2025-11-25), and the tasks the server keeps (`Features.Tasks`). */
+  readonly tasks: TasksService
   /** Calls a tool; its progress and then its result as a `Stream`. Ending the stream early cancels the call. */
   readonly callToolStream: (
     name: string,
@@ -287,24 +314,8 @@ export interface McpClientService {
     args?: { readonly [key: string]: string },
     options?: CallOptions
   ) => Effect.Effect<typeof McpSchema.GetPromptResult.Type, RequestError>
-  /**
-   * Every skill the server lists (the skills extension, SEP-2640), all pages; cached for the
-   * listing's `ttlMs`, or until the resource list changes. Only the listing is read: no skill
-   * file. Fails with `CapabilityNotSupported` when the server did not declare the extension.
-   */
-  readonly skills: Effect.Effect<ReadonlyArray<Skill>, RequestError>
-  /** One skill's entry by the URI of its `SKILL.md` (`skills/get`), listed or not. */
-  readonly getSkill: (uri: string, options?: CallOptions) => Effect.Effect<Skill, RequestError>
-  /**
-   * Loads a skill, named by its name, its path or its `SKILL.md` URI: reads its `SKILL.md` now
-   * (and no other file), checks its size and digest against the listing and its frontmatter
-   * field by field, and fails with `SkillVerificationFailed` (naming the file and the field) on
-   * any mismatch, `SkillNotFound` when the name matches no skill or several.
-   */
-  readonly loadSkill: (
-    nameOrUri: string,
-    options?: CallOptions
-  ) => Effect.Effect<LoadedSkill, RequestError | SkillError>
+  /** The server's skills (the skills extension, SEP-2640; `Features.Skills`). */
+  readonly skills: SkillsService
   /** Asks for completions of a prompt's or resource template's argument. */
   readonly complete: (
     params: Methods.RequestParamsOf<"completion/complete">

@@ -7,10 +7,8 @@ import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import { McpApps, type McpSchema, type Methods } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Mailbox from "effect/Mailbox"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import { clientCapabilities, Elicitation, Roots, Sampling } from "../Capabilities.js"
 import type { InitializeError, RequestError } from "../McpError.js"
 import { EXTENSION as SKILLS_EXTENSION } from "../Skills.js"
@@ -19,42 +17,21 @@ import type {
   CallOptions,
   McpClientOptions,
   McpClientService,
+  SkillsService,
   StartRequest,
-  TaskRunEvent,
+  TasksService,
   ToolCallEvent
 } from "./api.js"
 import { toRequestOptions } from "./features/callOptions.js"
 import * as ClientTasks from "./features/clientTasks.js"
-import * as ExtensionRequests from "./features/extensionRequests.js"
 import * as Notifications from "./features/notifications.js"
 import * as ServerRequests from "./features/serverRequests.js"
 import * as Services from "./features/services.js"
-import * as Skills from "./features/skills.js"
-import * as TaskProgress from "./features/taskProgress.js"
-import * as Tasks from "./features/tasks.js"
-import * as OnFirstUse from "./onFirstUse.js"
 import { request as sessionRequest, startPrepared } from "./session/request.js"
 import * as Session from "./session/session.js"
 
 const DEFAULT_CLIENT_INFO: McpSchema.Implementation = { name: "effect-mcp", version: "0.1.0" }
 const DEFAULT_REQUEST_TIMEOUT = "60 seconds"
-
-/** Runs `run` (which emits events) as a Stream of its events, then its result; ending the stream early interrupts it. */
-const eventStream = <Event, A, E>(
-  run: (emit: (event: Event) => Effect.Effect<void>) => Effect.Effect<A, E>,
-  last: (result: A) => Event
-): Stream.Stream<Event, E> =>
-  Stream.unwrapScoped(
-    Effect.gen(function* () {
-      const events = yield* Mailbox.make<Event, E>()
-      yield* run((event) => Effect.asVoid(events.offer(event))).pipe(
-        Effect.flatMap((result) => events.offer(last(result))),
-        Mailbox.into(events),
-        Effect.forkScoped
-      )
-      return Mailbox.toStream(events)
-    })
-  )
 
 /** The MCP Apps extension's declaration, when the options ask for it. */
 const appsExtension = (apps: McpClientOptions["mcpApps"]): McpSchema.ClientCapabilities["extensions"] =>
@@ -145,6 +122,8 @@ export interface Features {
   readonly tools: Services.ToolsService
   readonly resources: Services.ResourcesService
   readonly prompts: Services.PromptsService
+  readonly tasks: TasksService
+  readonly skills: SkillsService
 }
 
 /** The client over a session, with its features built from the options. */
@@ -153,10 +132,13 @@ export const fromSession = (
   options: McpClientOptions = {}
 ): Effect.Effect<McpClientService, never, Scope.Scope> =>
   Effect.gen(function* () {
+    const tools = (yield* Services.tools(session, options)).service
     const features: Features = {
-      tools: (yield* Services.tools(session, options)).service,
+      tools,
       resources: yield* Services.resources(session, options),
-      prompts: yield* Services.prompts(session, options)
+      prompts: yield* Services.prompts(session, options),
+      tasks: yield* Services.tasks(session, tools),
+      skills: yield* Services.skills(session)
     }
     return yield* assemble(session, features)
   })
@@ -167,32 +149,14 @@ export const assemble = (
   features: Features
 ): Effect.Effect<McpClientService, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const { tools, resources, prompts } = features
+    const { tools, resources, prompts, tasks, skills } = features
     const request = requestOf(session)
-    // Skills and task progress are built at their first use (many programs never touch them). A
-    // list never built has no cache to drop on list_changed.
-    const scope = yield* Effect.scope
-    const skills = OnFirstUse.part(() => Skills.make(session, ExtensionRequests.make(session)), scope)
     const listChanged = yield* Notifications.listChanges(session, session.accepts, {
       tools: tools.invalidate,
       // Skills are resources: a changed resource list may be changed skills.
-      resources: Effect.zipRight(
-        resources.invalidate,
-        Effect.suspend(() => skills.now()?.list.invalidate ?? Effect.void)
-      ),
+      resources: Effect.zipRight(resources.invalidate, skills.invalidate),
       prompts: prompts.invalidate
     })
-    // The service's streams are described when first run: built now, every client would hold
-    // them, read or not.
-    const taskStatuses = Notifications.notificationsOf(session, "notifications/tasks/status").pipe(
-      Stream.map(({ _meta: _, ...task }) => task)
-    )
-    const tasks = Tasks.make(
-      session,
-      tools,
-      taskStatuses,
-      OnFirstUse.part(() => TaskProgress.make(session), scope)
-    )
     const callTool = tools.call
 
     const service = {
@@ -221,30 +185,12 @@ export const assemble = (
       tools: tools.list,
       toolsStream: tools.stream,
       callTool,
-      callToolAsTask: tasks.callToolAsTask,
-      runToolAsTask: tasks.runToolAsTask,
-      getTask: tasks.getTask,
-      taskResult: tasks.toolTaskResult,
-      tasks: Effect.suspend(() => Tasks.collect(tasks.tasksStream)),
-      tasksStream: tasks.tasksStream,
-      cancelTask: tasks.cancelTask,
-      taskStatus: tasks.taskStatus,
-      taskStatuses,
+      tasks,
       callToolStream: (tool, args, call) =>
-        eventStream(
+        Services.eventStream(
           (emit) =>
             callTool(tool, args, { ...call, onProgress: (progress) => emit({ _tag: "Progress", ...progress }) }),
           (result): ToolCallEvent => ({ _tag: "Result", result })
-        ),
-      runToolAsTaskStream: (tool, args, options) =>
-        eventStream(
-          (emit) =>
-            tasks.runToolAsTask(tool, args, {
-              ...options,
-              onStatus: (task) => emit({ _tag: "Status", task }),
-              onProgress: (progress) => emit({ _tag: "Progress", ...progress })
-            }),
-          (result): TaskRunEvent => ({ _tag: "Result", result })
         ),
       resources: resources.list,
       resourcesStream: resources.stream,
@@ -256,9 +202,7 @@ export const assemble = (
       prompts: prompts.list,
       getPrompt: prompts.get,
       complete: prompts.complete,
-      skills: Effect.flatMap(skills.get, (part) => part.list.get),
-      getSkill: (uri, call) => Effect.flatMap(skills.get, (part) => part.get(uri, call)),
-      loadSkill: (nameOrUri, call) => Effect.flatMap(skills.get, (part) => part.load(nameOrUri, call)),
+      skills,
       setLoggingLevel: (level) => Effect.asVoid(request("logging/setLevel", { level })),
       logMessages: Notifications.notificationsOf(session, "notifications/message"),
       listChanged,

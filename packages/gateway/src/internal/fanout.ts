@@ -74,7 +74,7 @@ export const make = (host: McpHost.McpHostService): Effect.Effect<Fanout, never,
         yield* client.observe("notifications/message", (message) => logTo(server, message))
         yield* Stream.merge(
           Stream.map(client.resourceUpdates, (update) => ({ _tag: "Updated" as const, update })),
-          Stream.map(client.taskStatuses, (task) => ({ _tag: "Task" as const, task }))
+          Stream.map(client.tasks.statuses, (task) => ({ _tag: "Task" as const, task }))
         ).pipe(
           Stream.runForEach((event) =>
             event._tag === "Updated"

@@ -137,7 +137,7 @@ export const runFor = (
 
 /** Cancels a task on the server that runs it. */
 const cancelOnServer = (host: McpHost.McpHostService, started: McpHost.HostTask) =>
-  Effect.flatMap(host.client(started.server), (client) => client.cancelTask(started.task.taskId))
+  Effect.flatMap(host.client(started.server), (client) => client.tasks.cancel(started.task.taskId))
 
 /**
  * `tasks/result` waits for the task's end, however long it runs (its caller decides when to give
@@ -175,15 +175,15 @@ export const handlers = (context: {
       ? Effect.fail(failure(JsonRpc.ErrorCode.InvalidParams, `Unknown task: ${id}`))
       : Effect.succeed(started)
   }
-  const state = (id: string, use: "getTask" | "cancelTask") =>
+  const state = (id: string, use: "get" | "cancel") =>
     Effect.flatMap(owned(id), (started) =>
-      behind(Effect.flatMap(host.client(started.server), (client) => client[use](started.task.taskId))).pipe(
+      behind(Effect.flatMap(host.client(started.server), (client) => client.tasks[use](started.task.taskId))).pipe(
         Effect.map((task) => seen(id, task))
       )
     )
   return [
-    ["tasks/get", handler("tasks/get", version, (params) => state(params.taskId, "getTask"))],
-    ["tasks/cancel", handler("tasks/cancel", version, (params) => state(params.taskId, "cancelTask"))],
+    ["tasks/get", handler("tasks/get", version, (params) => state(params.taskId, "get"))],
+    ["tasks/cancel", handler("tasks/cancel", version, (params) => state(params.taskId, "cancel"))],
     [
       "tasks/result",
       handler("tasks/result", version, (params, request) =>
@@ -208,7 +208,7 @@ export const handlers = (context: {
             Effect.forEach(
               [...tasks.started.keys()],
               (id) =>
-                Effect.catchAll(state(id, "getTask"), (error) =>
+                Effect.catchAll(state(id, "get"), (error) =>
                   Effect.sync(() => {
                     if (error.code === JsonRpc.ErrorCode.InvalidParams) tasks.started.delete(id)
                   })

@@ -79,7 +79,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
   const skillsOf = (server: string, live: Live): Effect.Effect<ReadonlyArray<Aggregate.HostSkill>> =>
     live.status._tag !== "Ready" || Option.isNone(live.connected)
       ? Effect.succeed([])
-      : live.connected.value.client.skills.pipe(
+      : live.connected.value.client.skills.list.pipe(
           Effect.map((skills) => skills.map((skill) => ({ server, skill }))),
           Effect.catchAll((error) =>
             error._tag === "CapabilityNotSupported"
@@ -166,7 +166,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
       ).pipe(traced("McpHost.callTool", { attributes: { "mcp.tool": name }, captureStackTrace: false })),
     callToolAsTask: (name, args, options) =>
       toolRoute(name, "tools/call", options, (client, _, found) =>
-        Effect.map(client.callToolAsTask(found.tool.name, args, options), (task) => ({
+        Effect.map(client.tasks.callTool(found.tool.name, args, options), (task) => ({
           server: found.server,
           tool: found.tool.name,
           task
@@ -179,7 +179,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
           Effect.map(snapshot, (view) =>
             view.tools.find((tool) => tool.server === started.server && tool.tool.name === started.tool)
           ),
-          (listed) => budgeted(entry, listed?.tool, client.taskResult(started.tool, started.task.taskId, options))
+          (listed) => budgeted(entry, listed?.tool, client.tasks.result(started.tool, started.task.taskId, options))
         )
       ).pipe(
         traced("McpHost.taskResult", {
@@ -205,7 +205,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
         )
       }),
     loadSkill: (server, nameOrUri, call) =>
-      routed(server, "resources/read", call, (client) => client.loadSkill(nameOrUri, call)).pipe(
+      routed(server, "resources/read", call, (client) => client.skills.load(nameOrUri, call)).pipe(
         traced("McpHost.loadSkill", {
           attributes: { "mcp.server": server, "mcp.skill": nameOrUri },
           captureStackTrace: false

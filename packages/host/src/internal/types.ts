@@ -150,7 +150,7 @@ export type CallOptions = McpClient.CallOptions & {
 }
 
 /** Options of a tool called as a task: its retention (`ttl`) and each request's timeout. */
-export type TaskOptions = NonNullable<Parameters<McpClient.McpClientService["callToolAsTask"]>[2]>
+export type TaskOptions = NonNullable<Parameters<McpClient.McpClientService["tasks"]["callTool"]>[2]>
 
 /** A tool task started through the host: the server running it, the tool's name there, and the task. */
 export interface HostTask {

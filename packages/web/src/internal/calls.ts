@@ -54,7 +54,7 @@ export const make = (
         // A tool that must run as a task runs as one; so does any call the page asks to.
         const asTask = call.asTask === true || tool?.execution?.taskSupport === "required"
         const result: Effect.Effect<McpClient.CallToolResult, { readonly message: string }> = asTask
-          ? client.runToolAsTaskStream(call.tool, call.arguments).pipe(
+          ? client.tasks.runStream(call.tool, call.arguments).pipe(
               Stream.runFoldEffect(undefined as McpClient.CallToolResult | undefined, (last, event) =>
                 event._tag === "Status"
                   ? Effect.as(publish({ _tag: "CallTask", callId, server, task: event.task }), last)

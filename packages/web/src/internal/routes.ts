@@ -180,17 +180,19 @@ export const router = (parts: Parts) => {
     .pipe(
       HttpRouter.get(
         "/api/servers/:server/tasks",
-        answer(Effect.flatMap(client, (mcp) => Effect.map(mcp.tasks, (tasks) => ({ tasks }))))
+        answer(Effect.flatMap(client, (mcp) => Effect.map(mcp.tasks.list, (tasks) => ({ tasks }))))
       ),
       HttpRouter.post(
         "/api/servers/:server/tasks/cancel",
-        answer(Effect.flatMap(Effect.zip(client, body(Api.CancelTask)), ([mcp, { taskId }]) => mcp.cancelTask(taskId)))
+        answer(
+          Effect.flatMap(Effect.zip(client, body(Api.CancelTask)), ([mcp, { taskId }]) => mcp.tasks.cancel(taskId))
+        )
       ),
       HttpRouter.get(
         "/api/servers/:server/skills",
         answer(
           Effect.flatMap(client, (mcp) =>
-            mcp.skills.pipe(
+            mcp.skills.list.pipe(
               Effect.map((skills) => ({
                 skills: skills.map(({ uri, name, description, path }) => ({ uri, name, description, path }))
               })),
@@ -204,7 +206,7 @@ export const router = (parts: Parts) => {
         "/api/servers/:server/skills/load",
         answer(
           Effect.flatMap(Effect.zip(client, body(Api.LoadSkill)), ([mcp, { skill }]) =>
-            Effect.map(mcp.loadSkill(skill), (loaded) => ({
+            Effect.map(mcp.skills.load(skill), (loaded) => ({
               uri: loaded.skill.uri,
               name: loaded.skill.name,
               instructions: loaded.instructions,

@@ -87,7 +87,7 @@ export type CallError =
   | McpError.TaskNotAllowed
 
 /** Options of a tool that runs as a task: its status changes, how often to poll. */
-export type TaskRunOptions = NonNullable<Parameters<McpClient.McpClientService["runToolAsTask"]>[2]>
+export type TaskRunOptions = NonNullable<Parameters<McpClient.McpClientService["tasks"]["run"]>[2]>
 
 type Send = (
   client: McpClient.McpClientService,
@@ -105,7 +105,7 @@ const direct =
 const asTask =
   (options: TaskRunOptions | undefined): Send =>
   (client, tool, args) =>
-    client.runToolAsTask(tool, args, options)
+    client.tasks.run(tool, args, options)
 
 const call = <A, I extends { readonly [key: string]: unknown }>(
   tool: string,

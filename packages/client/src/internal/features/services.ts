@@ -1,19 +1,32 @@
 /**
- * The features as services: tools, resources and prompts, each built over a session from the
- * options it reads, the way `McpClient` takes them from context (so a program can replace or
- * decorate one). Resources and prompts are built at their first use.
+ * The features as services: tools, resources, prompts, tasks and skills, each built over a session
+ * from the options it reads, the way `McpClient` takes them from context (so a program can replace
+ * or decorate one). All but the tools are built at their first use.
  */
 import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import * as Effect from "effect/Effect"
+import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { McpClientOptions, McpClientService, StartCallTool } from "../api.js"
+import type {
+  McpClientOptions,
+  McpClientService,
+  SkillsService,
+  StartCallTool,
+  TaskRunEvent,
+  TasksService
+} from "../api.js"
 import * as OnFirstUse from "../onFirstUse.js"
 import { startPrepared } from "../session/request.js"
 import type { SessionService } from "../session/types.js"
 import { toRequestOptions } from "./callOptions.js"
+import * as ExtensionRequests from "./extensionRequests.js"
+import * as Notifications from "./notifications.js"
 import * as Prompts from "./prompts.js"
 import * as Resources from "./resources.js"
+import * as Skills from "./skills.js"
+import * as TaskProgress from "./taskProgress.js"
+import * as Tasks from "./tasks.js"
 import * as Tools from "./tools.js"
 
 /** A server's tools: listed (cached until they change), called, and a result got another way checked. */
@@ -135,6 +148,77 @@ export const prompts = (
       list: Effect.flatMap(part.get, (built) => built.list.get),
       get: (name, args, call) => Effect.flatMap(part.get, (built) => built.get(name, args, call)),
       complete: (params) => Effect.flatMap(part.get, (built) => built.complete(params)),
+      invalidate: invalidateOf(part)
+    }
+  })
+
+/**
+ * Runs `run` (which emits events) as a Stream of its events, then its result; ending the stream
+ * early interrupts it.
+ */
+export const eventStream = <Event, A, E>(
+  run: (emit: (event: Event) => Effect.Effect<void>) => Effect.Effect<A, E>,
+  last: (result: A) => Event
+): Stream.Stream<Event, E> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const events = yield* Mailbox.make<Event, E>()
+      yield* run((event) => Effect.asVoid(events.offer(event))).pipe(
+        Effect.flatMap((result) => events.offer(last(result))),
+        Mailbox.into(events),
+        Effect.forkScoped
+      )
+      return Mailbox.toStream(events)
+    })
+  )
+
+/** The tasks over a session and its tools; their progress is followed once a caller first asks for it. */
+export const tasks = (
+  session: SessionService,
+  tools: Pick<ToolsService, "definition" | "checkOutput">
+): Effect.Effect<TasksService, never, Scope.Scope> =>
+  Effect.map(Effect.scope, (scope) => {
+    // Described when first run: built now, every client would hold it, read or not.
+    const statuses = Notifications.notificationsOf(session, "notifications/tasks/status").pipe(
+      Stream.map(({ _meta: _, ...task }) => task)
+    )
+    const part = Tasks.make(
+      session,
+      tools,
+      statuses,
+      OnFirstUse.part(() => TaskProgress.make(session), scope)
+    )
+    return {
+      callTool: part.callToolAsTask,
+      run: part.runToolAsTask,
+      runStream: (tool, args, options) =>
+        eventStream(
+          (emit) =>
+            part.runToolAsTask(tool, args, {
+              ...options,
+              onStatus: (task) => emit({ _tag: "Status", task }),
+              onProgress: (progress) => emit({ _tag: "Progress", ...progress })
+            }),
+          (result): TaskRunEvent => ({ _tag: "Result", result })
+        ),
+      get: part.getTask,
+      result: part.toolTaskResult,
+      list: Effect.suspend(() => Tasks.collect(part.tasksStream)),
+      stream: part.tasksStream,
+      cancel: part.cancelTask,
+      status: part.taskStatus,
+      statuses
+    }
+  })
+
+/** The skills over a session, built at their first use. */
+export const skills = (session: SessionService): Effect.Effect<SkillsService, never, Scope.Scope> =>
+  Effect.map(Effect.scope, (scope) => {
+    const part = OnFirstUse.part(() => Skills.make(session, ExtensionRequests.make(session)), scope)
+    return {
+      list: Effect.flatMap(part.get, (built) => built.list.get),
+      get: (uri, call) => Effect.flatMap(part.get, (built) => built.get(uri, call)),
+      load: (nameOrUri, call) => Effect.flatMap(part.get, (built) => built.load(nameOrUri, call)),
       invalidate: invalidateOf(part)
     }
   })
