@@ -18,6 +18,7 @@ const scripted = (onSignal: (signal: StdioTransport.StopSignal, events: StdioTra
   let events: StdioTransport.ProcessEvents | undefined
   let exited = false
   const spawner: StdioTransport.SpawnerService = {
+    writesInCaller: false,
     spawn: (_request, given) =>
       Effect.sync(() => {
         events = given

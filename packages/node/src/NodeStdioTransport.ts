@@ -107,6 +107,7 @@ const spawned = (child: ChildProcessWithoutNullStreams): StdioTransport.SpawnedP
 
 /** Node's spawner. The scope's end kills the process group if the process is still running. */
 const spawner: StdioTransport.SpawnerService = {
+  writesInCaller: true,
   spawn: (request, events) =>
     Effect.map(
       Effect.acquireRelease(start(request, events), (child) =>

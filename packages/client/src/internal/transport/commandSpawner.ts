@@ -53,6 +53,8 @@ const commandOf = (request: SpawnRequest): Command.Command => {
  * kill of that group).
  */
 export const make = (executor: CommandExecutor.CommandExecutor): SpawnerService => ({
+  // A write goes to the mailbox a fiber feeds stdin from, not to the pipe.
+  writesInCaller: false,
   spawn: (request: SpawnRequest, events: ProcessEvents) =>
     Effect.gen(function* () {
       const process = yield* executor.start(commandOf(request))

@@ -56,6 +56,12 @@ export interface SpawnedProcess {
 /** Starts processes for the stdio transport. */
 export interface SpawnerService {
   /**
+   * Whether `write` puts the text on the pipe there and then, in the caller. The transport's
+   * `send` then has that write as its plain form (a request starts from plain code with no effect
+   * run); otherwise every message goes through the effect.
+   */
+  readonly writesInCaller: boolean
+  /**
    * Starts `request` in a process group of its own, reporting to `events` from then on. Fails
    * with the platform's error when it cannot (a missing program is a `SystemError` whose reason is
    * `NotFound`). The scope's end kills whatever is left of the process.

@@ -216,10 +216,12 @@ export const connect = (
     yield* watchEnd(server, state, inbox, stderr, lifetime)
     yield* Effect.addFinalizer(() => shutdown(server, options, state, inbox, process, lifetime.exited))
 
-    // The write is `send`'s plain form: a request can start from plain code with no effect run.
+    // With a spawner that writes in the caller, the write is `send`'s plain form: a request can
+    // start from plain code with no effect run. A wrapper has none.
+    const send = sendFrom(writer(server, state, process))
     const transport: TransportService = {
       run: inbox.run,
-      send: sendFrom(writer(server, state, process)),
+      send: spawner.writesInCaller ? send : (message) => send(message),
       setProtocolVersion: () => Effect.void
     }
     const info: StdioProcessService = { pid: process.pid, stderr: stderr.stream, stderrTail: Effect.sync(stderr.tail) }
