@@ -15,6 +15,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { SkillsService, TasksService } from "./internal/api.js"
+import * as Lists from "./internal/features/lists.js"
 import * as Services from "./internal/features/services.js"
 import { Session } from "./Session.js"
 
@@ -214,3 +215,38 @@ export const layer = (
   Layer.mergeAll(layerTasks, layerSkills, layerResources(options), layerPrompts(options)).pipe(
     Layer.provideMerge(layerTools(options))
   )
+
+/**
+ * A feature whose `list` may be served stale (`Tools`, `Resources`, `Prompts`, `Skills`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Listing<A> = Lists.Listing<A>
+
+/**
+ * The feature with its `list` answered from the last list it gave when a refresh fails (even one
+ * a change notification invalidated since), with a warning naming the server and the list; a
+ * failure before any list was given stays a failure. A combinator over the service, as
+ * `HttpClient.retryTransient` is over a client: the option `serveStaleLists` applies it to the
+ * tools, resources and prompts.
+ *
+ * @example
+ * ```ts
+ * import { Features } from "@effect-mcp/client"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Tools that keep answering with the last list while the server cannot list them
+ * export const StaleTools = Layer.effect(
+ *   Features.Tools,
+ *   Effect.flatMap(Features.Tools, Features.servingStale("tools"))
+ * ).pipe(Layer.provide(Features.layerTools()))
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const servingStale =
+  (what: string) =>
+  <A, S extends Listing<A>>(service: S & Listing<A>): Effect.Effect<S, never, Session> =>
+    Effect.flatMap(Session, (session) => Lists.servingStale(() => session.server, what)(service))

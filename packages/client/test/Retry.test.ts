@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
-import { HttpTransport, McpClient, Retry } from "@effect-mcp/client"
+import { Features, HttpTransport, McpClient, Retry, Session } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -254,6 +254,31 @@ describe("serve-stale", () => {
       yield* failing.tools
       yield* failing.callTool("change", {})
       expect(yield* Effect.flip(failing.tools)).toMatchObject({ status: 503 })
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("the combinator a program applies to its own Tools does what the option does", () =>
+    Effect.gen(function* () {
+      const script: Script = (method, _tool, n) => (method === "tools/list" && n > 0 ? { status: 503 } : "answer")
+      const stale = yield* server(script)
+      const options: McpClient.McpClientOptions = { name: "fault", protocolVersion: "2025-11-25" }
+      const staleTools = Layer.effect(Features.Tools, Effect.flatMap(Features.Tools, Features.servingStale("tools")))
+      const context = yield* Layer.build(
+        McpClient.layerFromFeatures().pipe(
+          Layer.provide(Layer.mergeAll(Features.layerResources(), Features.layerPrompts(), Features.layerSkills)),
+          Layer.provide(Features.layerTasks),
+          Layer.provideMerge(staleTools),
+          Layer.provideMerge(Features.layerTools(options)),
+          Layer.provideMerge(Session.layer(options)),
+          Layer.provide(HttpTransport.layer({ url: stale.url, transport: "http", auth: false })),
+          Layer.provide(keepAliveHttpClient)
+        )
+      )
+      const client = Context.get(context, McpClient.McpClient)
+      expect(yield* client.tools).toHaveLength(TOOLS.length)
+      yield* client.callTool("change", {})
+      expect(yield* client.tools).toHaveLength(TOOLS.length)
+      expect(stale.seen["tools/list"]).toBeGreaterThanOrEqual(2)
     }).pipe(Effect.scoped, noFibersLeft)
   )
 })

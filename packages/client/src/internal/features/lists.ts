@@ -14,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as HashSet from "effect/HashSet"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SynchronizedRef from "effect/SynchronizedRef"
@@ -65,12 +66,6 @@ export const paginate = <R extends Page, A>(
       })
   )
 
-/** What a cached list reads of the client's options. */
-export interface ListOptions {
-  /** The list answers from its last good value when a refresh fails (with a warning). Default: false. */
-  readonly serveStale?: boolean | undefined
-}
-
 /** A cached list. */
 export interface CachedList<A> {
   /** The cached array, fetched all pages on first use or after an invalidation; concurrent readers share one fetch. */
@@ -104,12 +99,7 @@ interface Cache<A> {
 export const cachedList = <A>(
   stream: Stream.Stream<A, RequestError>,
   /** How long a fetched value stays fresh, read after each fetch (none: until invalidated). */
-  freshFor: Effect.Effect<Option.Option<number>> = Effect.succeed(Option.none()),
-  /**
-   * Serve-stale: when a fetch fails, answer with the last list fetched (even one a change
-   * notification invalidated), with a warning that says so. `what` names the list in it.
-   */
-  stale?: { readonly server: string; readonly what: string }
+  freshFor: Effect.Effect<Option.Option<number>> = Effect.succeed(Option.none())
 ): Effect.Effect<CachedList<A>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
@@ -119,8 +109,6 @@ export const cachedList = <A>(
       expiresAt: Option.none(),
       fetching: Option.none()
     })
-    // The last list fetched, whatever invalidated it since: what serve-stale answers with.
-    let lastGood: ReadonlyArray<A> | undefined
     // The cache's value, mirrored for reads without an effect; set wherever the value changes.
     let known: ReadonlyArray<A> | undefined
     const settle = (generation: number, exit: Exit.Exit<ReadonlyArray<A>, RequestError>) =>
@@ -151,11 +139,6 @@ export const cachedList = <A>(
           const outcome = Deferred.unsafeMake<ReadonlyArray<A>, RequestError>(FiberId.none)
           return Stream.runCollect(stream).pipe(
             Effect.map(Chunk.toReadonlyArray),
-            Effect.tap((items) =>
-              Effect.sync(() => {
-                lastGood = items
-              })
-            ),
             Effect.onExit((exit) => settle(generation, exit)),
             Effect.intoDeferred(outcome),
             Effect.forkIn(scope),
@@ -168,24 +151,45 @@ export const cachedList = <A>(
       known = undefined
       return { generation: generation + 1, value: Option.none(), expiresAt: Option.none(), fetching: Option.none() }
     })
-    const served =
-      stale === undefined
-        ? get
-        : Effect.catchAll(get, (error) => {
-            const last = lastGood
-            return last === undefined
-              ? Effect.fail(error)
-              : Effect.as(
-                  Effect.logWarning(
-                    `${stale.server}: serving the last ${stale.what} list fetched (stale): refreshing it failed: ${error.message}`
-                  ),
-                  last
-                )
-          })
     return {
-      get: served,
+      get,
       invalidate,
       peek: Effect.sync(() => Option.fromNullable(known)),
       known: () => known
     }
   })
+
+/** A service with a list that may be served stale: its `list`. */
+export interface Listing<A> {
+  readonly list: Effect.Effect<ReadonlyArray<A>, RequestError>
+}
+
+/**
+ * The service with its `list` answered from the last list it gave when a later one fails (even one
+ * a change notification invalidated since), with a warning naming the server and the list; a
+ * failure before any list was given stays a failure. `what` names the list ("tools").
+ */
+export const servingStale =
+  (server: () => string, what: string) =>
+  <A, S extends Listing<A>>(service: S & Listing<A>): Effect.Effect<S> =>
+    Effect.map(Ref.make(Option.none<ReadonlyArray<A>>()), (lastGood) => ({
+      ...service,
+      list: service.list.pipe(
+        Effect.tap((items) => Ref.set(lastGood, Option.some(items))),
+        Effect.catchAll((error) =>
+          Effect.flatMap(
+            Ref.get(lastGood),
+            Option.match({
+              onNone: () => Effect.fail(error),
+              onSome: (last) =>
+                Effect.as(
+                  Effect.logWarning(
+                    `${server()}: serving the last ${what} list fetched (stale): refreshing it failed: ${error.message}`
+                  ),
+                  last
+                )
+            })
+          )
+        )
+      )
+    }))

@@ -17,7 +17,7 @@ export interface Prompts {
 }
 
 /** Builds the prompts part over a session. */
-export const make = (session: Session, options: Lists.ListOptions = {}): Effect.Effect<Prompts, never, Scope.Scope> =>
+export const make = (session: Session): Effect.Effect<Prompts, never, Scope.Scope> =>
   Effect.gen(function* () {
     const list = yield* Lists.cachedList(
       Lists.paginate(
@@ -26,8 +26,7 @@ export const make = (session: Session, options: Lists.ListOptions = {}): Effect.
         (cursor) => request(session, "prompts/list", cursor === undefined ? undefined : { cursor }),
         (result) => result.prompts
       ),
-      Effect.sync(() => session.freshness("prompts/list")),
-      options.serveStale === true ? { server: session.server, what: "prompts" } : undefined
+      Effect.sync(() => session.freshness("prompts/list"))
     )
     return {
       list,

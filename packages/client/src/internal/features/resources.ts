@@ -24,7 +24,7 @@ export interface Resources {
 }
 
 /** Builds the resources part over a session. */
-export const make = (session: Session, options: Lists.ListOptions = {}): Effect.Effect<Resources, never, Scope.Scope> =>
+export const make = (session: Session): Effect.Effect<Resources, never, Scope.Scope> =>
   Effect.gen(function* () {
     const stream = Lists.paginate(
       session.server,
@@ -34,8 +34,7 @@ export const make = (session: Session, options: Lists.ListOptions = {}): Effect.
     )
     const list = yield* Lists.cachedList(
       stream,
-      Effect.sync(() => session.freshness("resources/list")),
-      options.serveStale === true ? { server: session.server, what: "resources" } : undefined
+      Effect.sync(() => session.freshness("resources/list"))
     )
     const templates = Lists.paginate(
       session.server,

@@ -3,7 +3,9 @@
  * from the options it reads, the way `McpClient` takes them from context (so a program can replace
  * or decorate one). All but the tools are built at their first use.
  */
+
 import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
+import type { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
@@ -21,6 +23,7 @@ import { startPrepared } from "../session/request.js"
 import type { SessionService } from "../session/types.js"
 import { toRequestOptions } from "./callOptions.js"
 import * as ExtensionRequests from "./extensionRequests.js"
+import * as Lists from "./lists.js"
 import * as Notifications from "./notifications.js"
 import * as Prompts from "./prompts.js"
 import * as Resources from "./resources.js"
@@ -111,10 +114,15 @@ export const tools = (
   session: SessionService,
   options: ToolsOptions = {}
 ): Effect.Effect<{ readonly part: Tools.Tools; readonly service: ToolsService }, never, Scope.Scope> =>
-  Effect.map(Tools.make(session, { serveStale: options.serveStaleLists, retry: options.retry }), (part) => ({
-    part,
-    service: toolsOf(session, part, options)
-  }))
+  Effect.flatMap(Tools.make(session, { retry: options.retry }), (part) =>
+    Effect.map(staleIf(session, options, "tools")(toolsOf(session, part, options)), (service) => ({ part, service }))
+  )
+
+/** `serveStaleLists` is sugar: the service served stale (`Lists.servingStale`) when it is set. */
+const staleIf =
+  (session: SessionService, options: ListsOptions, what: string) =>
+  <A, S extends Lists.Listing<A>>(service: S & Lists.Listing<A>): Effect.Effect<S> =>
+    options.serveStaleLists === true ? Lists.servingStale(() => session.server, what)(service) : Effect.succeed(service)
 
 /** Drops a lazily built part's cached list, when it was built. */
 const invalidateOf = <A extends { readonly list: { readonly invalidate: Effect.Effect<void> } }>(
@@ -126,15 +134,19 @@ export const resources = (
   session: SessionService,
   options: ListsOptions = {}
 ): Effect.Effect<ResourcesService, never, Scope.Scope> =>
-  Effect.map(Effect.scope, (scope) => {
-    const part = OnFirstUse.part(() => Resources.make(session, { serveStale: options.serveStaleLists }), scope)
-    return {
+  Effect.flatMap(Effect.scope, (scope) => {
+    const part = OnFirstUse.part(() => Resources.make(session), scope)
+    return staleIf(
+      session,
+      options,
+      "resources"
+    )<McpSchema.Resource, ResourcesService>({
       list: Effect.flatMap(part.get, (built) => built.list.get),
       stream: Stream.unwrap(Effect.map(part.get, (built) => built.stream)),
       templates: Effect.flatMap(part.get, (built) => built.templates),
       read: (uri, call) => Effect.flatMap(part.get, (built) => built.read(uri, call)),
       invalidate: invalidateOf(part)
-    }
+    })
   })
 
 /** The prompts over a session, built at their first use. */
@@ -142,14 +154,18 @@ export const prompts = (
   session: SessionService,
   options: ListsOptions = {}
 ): Effect.Effect<PromptsService, never, Scope.Scope> =>
-  Effect.map(Effect.scope, (scope) => {
-    const part = OnFirstUse.part(() => Prompts.make(session, { serveStale: options.serveStaleLists }), scope)
-    return {
+  Effect.flatMap(Effect.scope, (scope) => {
+    const part = OnFirstUse.part(() => Prompts.make(session), scope)
+    return staleIf(
+      session,
+      options,
+      "prompts"
+    )<McpSchema.Prompt, PromptsService>({
       list: Effect.flatMap(part.get, (built) => built.list.get),
       get: (name, args, call) => Effect.flatMap(part.get, (built) => built.get(name, args, call)),
       complete: (params) => Effect.flatMap(part.get, (built) => built.complete(params)),
       invalidate: invalidateOf(part)
-    }
+    })
   })
 
 /**

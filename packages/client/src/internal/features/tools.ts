@@ -122,7 +122,7 @@ const needsCheck = (definition: Tool | undefined, validateInput: boolean, args: 
 const loadCheck: Effect.Effect<Check> = withCheck(Effect.succeed)
 
 /** What the tools part reads of the client's options. */
-export interface ToolsOptions extends Lists.ListOptions {
+export interface ToolsOptions {
   /** The client's retries: a call they would repeat reads the tool's hints to know whether it may be repeated. */
   readonly retry?: Retry.RetrySettings | undefined
 }
@@ -154,8 +154,7 @@ export const make = (session: Session, options: ToolsOptions = {}): Effect.Effec
     ).pipe(Stream.filterEffect(callable), Stream.mapEffect(withUi(server)))
     const list = yield* Lists.cachedList(
       stream,
-      Effect.sync(() => session.freshness("tools/list")),
-      options.serveStale === true ? { server, what: "tools" } : undefined
+      Effect.sync(() => session.freshness("tools/list"))
     )
 
     const known: Tools["known"] = (tool) => {
