@@ -8,7 +8,7 @@ import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import type * as Retry from "../../Retry.js"
 import * as Executor from "./executor.js"
 import * as Limiter from "./limiter.js"
-import type { SessionService, StartExecute } from "./types.js"
+import type { SessionOptions, SessionService, StartExecute } from "./types.js"
 
 /** How many requests may be in flight, and how many wait beyond them (`Overloaded` past both). */
 export interface Bound {
@@ -64,4 +64,15 @@ export const retried =
     const startUnlessRetried: StartExecute = (request, onDone) =>
       policy(request.method, request.options) === undefined ? start(request, onDone) : undefined
     return { ...session, execute: PlainForm.attach(execute, startUnlessRetried) }
+  }
+
+/** The combinators the session's options ask for (`maxInFlight`/`maxQueued`, `retry`): the options are sugar. */
+export const fromOptions =
+  (options: Pick<SessionOptions, "maxInFlight" | "maxQueued" | "retry">) =>
+  (session: SessionService): SessionService => {
+    const limited =
+      options.maxInFlight === undefined
+        ? session
+        : bounded({ maxInFlight: options.maxInFlight, maxQueued: options.maxQueued })(session)
+    return options.retry === undefined ? limited : retried(options.retry)(limited)
   }

@@ -13,12 +13,12 @@ import { Transport } from "@effect-mcp/jsonrpc/Transport"
 import { McpSchema, type Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { type InitializeError, type RequestError, SessionUnavailable, TransportError } from "../../McpError.js"
 import { isTerminal, SessionState } from "../../SessionState.js"
+import * as Answered from "./answered.js"
 import * as Combinators from "./combinators.js"
 import * as Dialect from "./dialect.js"
 import * as KeepAlive from "./keepAlive.js"
@@ -29,7 +29,7 @@ import * as SessionRequest from "./request.js"
 import * as Saved from "./saved.js"
 import * as Steps from "./steps.js"
 import * as Subscriptions from "./subscriptions.js"
-import type { Executor as ExecutorOf, RequestOptions, SessionOptions, SessionService, StartExecute } from "./types.js"
+import type { Executor as ExecutorOf, RequestOptions, SessionOptions, SessionService } from "./types.js"
 
 export type * from "./types.js"
 
@@ -129,28 +129,12 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
             lost: (error) => lifecycle.move(SessionState.Failed({ cause: Dialect.asRequestError(error) }))
           })
         : undefined
-    const answered: ExecutorOf<RequestError> = (request) =>
-      Effect.mapError((recovering === undefined ? exchange : recovering(exchange))(request), Dialect.asRequestError)
-    // Its plain form: the peer's, while the session speaks the stateful dialect and never recovers
-    // (a transport's signal is the request's transport failure, as `answered` makes it).
-    const startRequest = PlainForm.of(peer.request)
-    const startAnswered: StartExecute | undefined =
-      startRequest === undefined || recovering !== undefined
-        ? undefined
-        : (request, onDone) =>
-            lifecycle.speaking().dialect.era !== "stateful"
-              ? undefined
-              : startRequest(request.method, request.wire, request.options, (outcome) =>
-                  onDone(Exit.mapError(outcome, Dialect.asRequestError))
-                )
-    // The options are sugar: the bound and the retries are the combinators over the session (`combinators.ts`).
-    const sugar = (session: SessionService): SessionService => {
-      const limited =
-        options.maxInFlight === undefined
-          ? session
-          : Combinators.bounded({ maxInFlight: options.maxInFlight, maxQueued: options.maxQueued })(session)
-      return options.retry === undefined ? limited : Combinators.retried(options.retry)(limited)
-    }
+    const answered = Answered.make({
+      exchange,
+      recovering,
+      startRequest: PlainForm.of(peer.request),
+      stateful: () => lifecycle.speaking().dialect.era === "stateful"
+    })
     // The session's own requests take the same path (its subscriptions, through `service.execute`).
     const execute: ExecutorOf<RequestError> = (request) => service.execute(request)
 
@@ -188,7 +172,7 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
       )
     )
 
-    const service: SessionService = sugar({
+    const service: SessionService = Combinators.fromOptions(options)({
       get server() {
         return server()
       },
@@ -206,7 +190,7 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
       accepts: (notification) => lifecycle.speaking().dialect.accepts(notification),
       prepare,
       prepareExtension,
-      execute: startAnswered === undefined ? answered : PlainForm.attach(answered, startAnswered),
+      execute: answered,
       decode,
       notify,
       subscribe: (uri) => Effect.zipRight(request("resources/subscribe", { uri }), subscriptions.add(uri)),

@@ -1,0 +1,40 @@
+/**
+ * The session's innermost executor: the exchange of the dialect it speaks, inside recovery when
+ * the transport's sessions may expire, its failures as the client's request errors; and its plain
+ * form, the peer's, while the session speaks the stateful dialect and never recovers.
+ */
+import type * as Peer from "@effect-mcp/jsonrpc/Peer"
+import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type { RequestError } from "../../McpError.js"
+import * as Dialect from "./dialect.js"
+import type { Execute, Executor, StartExecute } from "./types.js"
+
+/** What the executor is made of. */
+export interface AnsweredOptions {
+  /** The dialect's exchange, as the session speaks now. */
+  readonly exchange: Executor<Dialect.WireError>
+  /** Recovery of an expired session around an executor, when the transport's sessions may expire. */
+  readonly recovering: ((inner: Executor<Dialect.WireError>) => Executor<Dialect.WireError>) | undefined
+  /** The plain form of the peer's `request`, when it has one. */
+  readonly startRequest: Peer.StartRequest | undefined
+  /** Whether the session speaks a stateful dialect now. */
+  readonly stateful: () => boolean
+}
+
+/** The executor, with its plain form when nothing stands between it and the peer's exchange. */
+export const make = (options: AnsweredOptions): Execute => {
+  const { exchange, recovering, startRequest } = options
+  const inner = recovering === undefined ? exchange : recovering(exchange)
+  const answered: Executor<RequestError> = (request) => Effect.mapError(inner(request), Dialect.asRequestError)
+  if (startRequest === undefined || recovering !== undefined) return answered
+  // A transport's signal is the request's transport failure, as `answered` makes it.
+  const start: StartExecute = (request, onDone) =>
+    options.stateful()
+      ? startRequest(request.method, request.wire, request.options, (outcome) =>
+          onDone(Exit.mapError(outcome, Dialect.asRequestError))
+        )
+      : undefined
+  return PlainForm.attach(answered, start)
+}
