@@ -12,6 +12,7 @@ import { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { recordingSession, recordingTools } from "./support/decorations.js"
 import { counted, Starts } from "./support/fiberStarts.js"
 import { initializeResult, scriptedLayer } from "./support/scriptedServer.js"
 
@@ -96,17 +97,10 @@ describe("every request goes through a decorated seam, on both ways of calling",
   it("the session: a new `execute` sees every request", async () => {
     const script = scripted()
     const executed: Array<string> = []
-    const recording = Layer.effect(
-      Session.Session,
-      Effect.map(Session.Session, (session) => ({
-        ...session,
-        execute: (request: Session.Prepared) =>
-          Effect.zipRight(
-            Effect.sync(() => executed.push(request.method)),
-            session.execute(request)
-          )
-      }))
-    ).pipe(Layer.provide(Session.layer(script.options)), Layer.provide(script.transport))
+    const recording = recordingSession(executed).pipe(
+      Layer.provide(Session.layer(script.options)),
+      Layer.provide(script.transport)
+    )
     await callBothWays(McpClient.layerFromSession(script.options).pipe(Layer.provide(recording)))
     expect(executed.filter((method) => method === "tools/call")).toHaveLength(4)
     expect(executed.filter((method) => method === "ping")).toHaveLength(2)
@@ -115,20 +109,7 @@ describe("every request goes through a decorated seam, on both ways of calling",
   it("a feature: a new `Tools.call` sees every tool call", async () => {
     const script = scripted()
     const calls: Array<string> = []
-    const recording = Layer.effect(
-      Features.Tools,
-      Effect.map(
-        Features.Tools,
-        (tools): Features.ToolsService => ({
-          ...tools,
-          call: (name, args, options) =>
-            Effect.zipRight(
-              Effect.sync(() => calls.push(name)),
-              tools.call(name, args, options)
-            )
-        })
-      )
-    ).pipe(Layer.provide(Features.layerTools(script.options)))
+    const recording = recordingTools(calls).pipe(Layer.provide(Features.layerTools(script.options)))
     const layer = McpClient.layerFromFeatures().pipe(
       Layer.provide(
         Layer.mergeAll(Features.layerResources(), Features.layerPrompts(), Features.layerTasks, Features.layerSkills)

@@ -8,6 +8,7 @@ import { Features, McpClient, Session } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { recordingTools } from "./support/decorations.js"
 import { initializeResult, methods, scriptedLayer } from "./support/scriptedServer.js"
 
 const tool = { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }
@@ -36,20 +37,7 @@ describe("Features", () => {
       Effect.gen(function* () {
         const calls: Array<string> = []
         // Tools that record each call, then call as the client would.
-        const recordedTools = Layer.effect(
-          Features.Tools,
-          Effect.map(
-            Features.Tools,
-            (tools): Features.ToolsService => ({
-              ...tools,
-              call: (name, args, options) =>
-                Effect.zipRight(
-                  Effect.sync(() => calls.push(name)),
-                  tools.call(name, args, options)
-                )
-            })
-          )
-        ).pipe(Layer.provide(Features.layerTools(script.options)))
+        const recordedTools = recordingTools(calls).pipe(Layer.provide(Features.layerTools(script.options)))
         // Prompts replaced outright: the server is never asked.
         const fixedPrompts = Layer.succeed(Features.Prompts, {
           list: Effect.succeed([{ name: "fixed" }]),

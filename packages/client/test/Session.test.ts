@@ -14,6 +14,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { recordingSession } from "./support/decorations.js"
 import { initializeResult, methods, scriptedLayer } from "./support/scriptedServer.js"
 
 const tool = { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }
@@ -40,17 +41,7 @@ describe("Session", () => {
     Effect.gen(function* () {
       const seen: Array<string> = []
       // Records each request that reaches the executor, then sends it as the session would.
-      const recording = Layer.effect(
-        Session.Session,
-        Effect.map(Session.Session, (session) => ({
-          ...session,
-          execute: (request: Session.Prepared) =>
-            Effect.zipRight(
-              Effect.sync(() => seen.push(request.method)),
-              session.execute(request)
-            )
-        }))
-      ).pipe(Layer.provide(Session.layer(script.options)))
+      const recording = recordingSession(seen).pipe(Layer.provide(Session.layer(script.options)))
       const context = yield* Layer.build(
         McpClient.layerFromSession(script.options).pipe(Layer.provide(recording), Layer.provide(script.transport))
       )
