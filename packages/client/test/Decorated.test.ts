@@ -12,7 +12,7 @@ import { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { recordingSession, recordingTools } from "./support/decorations.js"
+import { recordingClient, recordingSession, recordingTools } from "./support/decorations.js"
 import { counted, Starts } from "./support/fiberStarts.js"
 import { initializeResult, scriptedLayer } from "./support/scriptedServer.js"
 
@@ -125,25 +125,7 @@ describe("every request goes through a decorated seam, on both ways of calling",
   it("the client: a new `callTool` and `request` see every call", async () => {
     const script = scripted()
     const calls: Array<string> = []
-    const recording = Layer.effect(
-      McpClient.McpClient,
-      Effect.map(
-        McpClient.McpClient,
-        (client): McpClient.McpClientService => ({
-          ...client,
-          callTool: (name, args, options) =>
-            Effect.zipRight(
-              Effect.sync(() => calls.push(name)),
-              client.callTool(name, args, options)
-            ),
-          request: (method, params, options) =>
-            Effect.zipRight(
-              Effect.sync(() => calls.push(method)),
-              client.request(method, params, options)
-            )
-        })
-      )
-    ).pipe(Layer.provide(script.layer))
+    const recording = recordingClient(calls).pipe(Layer.provide(script.layer))
     await callBothWays(recording)
     expect(calls).toStrictEqual(["echo", "echo", "ping", "echo", "echo", "ping"])
   })

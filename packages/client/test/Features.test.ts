@@ -8,7 +8,7 @@ import { Features, McpClient, Session } from "@effect-mcp/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { recordingTools } from "./support/decorations.js"
+import { recordingClient, recordingTools } from "./support/decorations.js"
 import { initializeResult, methods, scriptedLayer } from "./support/scriptedServer.js"
 
 const tool = { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }
@@ -83,20 +83,10 @@ describe("Features", () => {
   it.scoped("a decorated client service carries its callers' calls", () =>
     Effect.gen(function* () {
       const calls: Array<string> = []
-      const recordedClient = Layer.effect(
-        McpClient.McpClient,
-        Effect.map(
-          McpClient.McpClient,
-          (client): McpClient.McpClientService => ({
-            ...client,
-            callTool: (name, args, options) =>
-              Effect.zipRight(
-                Effect.sync(() => calls.push(name)),
-                client.callTool(name, args, options)
-              )
-          })
-        )
-      ).pipe(Layer.provide(McpClient.layer(script.options)), Layer.provide(script.transport))
+      const recordedClient = recordingClient(calls).pipe(
+        Layer.provide(McpClient.layer(script.options)),
+        Layer.provide(script.transport)
+      )
       const client = Context.get(yield* Layer.build(recordedClient), McpClient.McpClient)
       yield* client.callTool("echo", { text: "a" })
       expect(calls).toStrictEqual(["echo"])

@@ -1,5 +1,5 @@
 /** Decorations the normal Effect way, each recording what passes through it before passing it on. */
-import { Features, Session } from "@effect-mcp/client"
+import { Features, McpClient, Session } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -29,6 +29,28 @@ export const recordingTools = (calls: Array<string>) =>
           Effect.zipRight(
             Effect.sync(() => calls.push(name)),
             tools.call(name, args, options)
+          )
+      })
+    )
+  )
+
+/** An `McpClient` whose `callTool` and `request` record each tool's name or method, over the client in context. */
+export const recordingClient = (calls: Array<string>) =>
+  Layer.effect(
+    McpClient.McpClient,
+    Effect.map(
+      McpClient.McpClient,
+      (client): McpClient.McpClientService => ({
+        ...client,
+        callTool: (name, args, options) =>
+          Effect.zipRight(
+            Effect.sync(() => calls.push(name)),
+            client.callTool(name, args, options)
+          ),
+        request: (method, params, options) =>
+          Effect.zipRight(
+            Effect.sync(() => calls.push(method)),
+            client.request(method, params, options)
           )
       })
     )
