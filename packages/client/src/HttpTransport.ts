@@ -241,6 +241,15 @@ const build = (
  * `TokenStore` and `Authorizer` services of the context serve its authorization. Fails with a
  * `TransportError` when the URL is invalid or the connection cannot be made (legacy SSE).
  *
+ * *When to use*: a server reached by URL, through any platform's `HttpClient`. On Node,
+ * `NodeHttpTransport.layer` takes the same options and posts on `node:http` keep-alive agents.
+ *
+ * *Gotchas*: `transport: "auto"` (the default) tries Streamable HTTP and falls back to legacy
+ * HTTP+SSE. A 401 starts OAuth unless `auth: false`: the user's step goes to the `Authorizer` in
+ * context (without one, a flow that needs the user fails with an `AuthorizationError`) and tokens
+ * to the `TokenStore` (without one, nothing is kept between runs). A server that forgets its
+ * session is initialized again, as often as the client's `sessionRetries` allow.
+ *
  * @example
  * ```ts
  * import { HttpTransport, McpClient } from "@effect-mcp/client"

@@ -216,6 +216,17 @@ export const layerFromSession = (options: McpClientOptions = {}): Layer.Layer<Mc
  * A client layer over the transport in context: `Session.layer` (the handshake, the handlers in
  * context served) composed with `layerFromSession`.
  *
+ * *When to use*: an Effect program that talks to one server over a transport it provides. For many
+ * servers at once (a config file, restarts, routed tool names) use `McpHost`; to decorate the
+ * session or one feature, compose `layerFromSession` or `layerFromFeatures` yourself.
+ *
+ * *Gotchas*: building the layer is the handshake, so a server that is down fails it with an
+ * `InitializeError` (catch it where the layer is provided, or let `McpHost` restart the server).
+ * The handler services (`Capabilities.Sampling`, `Elicitation`, `Roots`) are read when the layer
+ * is built: provide them below it. `protocolVersion: "auto"` (the default) sends `server/discover`
+ * before anything else; pin a revision for a server that mishandles an unknown method before
+ * `initialize`.
+ *
  * @example
  * ```ts
  * import { McpClient, StdioTransport } from "@effect-mcp/client"

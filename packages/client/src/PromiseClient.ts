@@ -132,6 +132,14 @@ interface Host<R, ER> {
  * a tracer, logger or other service merged into the layer holds in them), then the handshake.
  * Rejects with the transport's or the handshake's error; `close` ends the session.
  *
+ * *When to use*: a Promise program that has a transport layer. On Node with no layers at hand,
+ * `NodePromiseClient.connect({ command, args } | { url })`; over layers it decorates, `fromLayer`.
+ *
+ * *Gotchas*: call `close()`: the server's process or connection lives until then. Rejections are
+ * the client's tagged errors: tell them with `McpError.isMcpError(u)` and `_tag`, not `instanceof`
+ * (a bundle may carry its own copy). A tracer in the layer makes every call run its effect, for
+ * its spans.
+ *
  * @example
  * ```ts
  * import { PromiseClient, StdioTransport } from "@effect-mcp/client"

@@ -173,6 +173,14 @@ export class Session extends Context.Tag("@effect-mcp/client/Session")<Session, 
  * `Elicitation`, `Roots`) served and declared as capabilities, then the handshake. Fails with the
  * handshake's error; closing the layer's scope ends the session.
  *
+ * *When to use*: under `McpClient.layerFromSession` when a program decorates what every request
+ * goes through (logs, metrics, `Session.bounded` or `Session.retried` of its own). Otherwise
+ * `McpClient.layer` builds it for you.
+ *
+ * *Gotchas*: a decorated `execute` has no plain form, so a Promise client's calls over it run as
+ * effects (the same outcome, a fiber each). Give `layerFromSession` the same options: the session
+ * reads its own (timeouts, retries, the bound) and the features theirs.
+ *
  * @example
  * ```ts
  * import { McpClient, Session, StdioTransport } from "@effect-mcp/client"

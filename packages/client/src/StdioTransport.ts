@@ -180,6 +180,16 @@ export const layerWithSpawner = (
 /**
  * A stdio `Transport` (and its `StdioProcess`) for a server command.
  *
+ * *When to use*: a server started as a child process, on any platform that provides a
+ * `CommandExecutor`. On Node prefer `NodeStdioTransport.layer`: the same behaviour over
+ * `node:child_process`, whose writes happen in the caller (faster, and a Promise client's calls
+ * need no fiber).
+ *
+ * *Gotchas*: the child gets only a safe set of this process's environment variables plus `env`
+ * (`inheritEnv: "all"` passes everything). Its stderr is not the protocol: read it through
+ * `StdioProcess`. Closing ends stdin, then sends SIGTERM after `shutdown.afterStdin` and SIGKILL
+ * after `shutdown.afterTerm`, to the whole process group.
+ *
  * @example
  * ```ts
  * import { McpClient, StdioTransport } from "@effect-mcp/client"

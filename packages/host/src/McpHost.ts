@@ -414,6 +414,14 @@ export const layerFromConfig = (
 /**
  * A host layer; building it connects every enabled server (failures show in their status, not here).
  *
+ * *When to use*: a program that uses many servers at once: one list of tools under host-wide
+ * names, calls routed to the server that offers them, each server supervised on its own. For one
+ * server, `McpClient.layer`.
+ *
+ * *Gotchas*: the layer never fails for a server: one that cannot start shows it in its status and
+ * is restarted with backoff, so check `host.status` (or wait for `Ready`) before counting on its
+ * tools. Tool names carry their server (`everything__echo`); call with those names.
+ *
  * @example
  * ```ts
  * import { Transports } from "@effect-mcp/client"

@@ -286,6 +286,12 @@ export const make = (
  * An HTTP `Transport` layer for a URL, as `HttpTransport.layer` (the same options and
  * failures), with its POSTs on `node:http`.
  *
+ * *When to use*: a server reached by URL from a Node program: its POSTs and event streams skip the
+ * platform `HttpClient`'s per-request cost.
+ *
+ * *Gotchas*: an `HttpClient` is still required, for what is not a POST of the protocol (the
+ * session's DELETE, OAuth's requests); `agent` bounds the sockets per origin.
+ *
  * @example
  * ```ts
  * import { McpClient } from "@effect-mcp/client"

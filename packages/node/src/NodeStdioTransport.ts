@@ -142,6 +142,13 @@ export const make = (
 /**
  * A stdio `Transport` (and its `StdioProcess`) for a server command, on Node's `child_process`.
  *
+ * *When to use*: a server started as a child process from a Node program: the fastest transport
+ * here, and the one `NodePromiseClient` and `NodeTransports` use.
+ *
+ * *Gotchas*: the same environment, stderr and close rules as `StdioTransport.layer` (it is that
+ * behaviour over a Node spawner); a command that is not found fails the layer with a
+ * `TransportError` naming the PATH searched.
+ *
  * @example
  * ```ts
  * import { McpClient } from "@effect-mcp/client"
