@@ -181,9 +181,9 @@ const envelopeOf = (raw: object): Record<string, unknown> | [] =>
         })
       )
 
-/** One message (or what should be one) as an inbound item. */
-const decodeOne = (raw: unknown): Incoming => {
-  if (deeperThan(raw, MAX_DEPTH)) {
+/** One message (or what should be one) as an inbound item; `shallow`: it cannot be too deep (no walk). */
+const decodeOne = (raw: unknown, shallow = false): Incoming => {
+  if (!shallow && deeperThan(raw, MAX_DEPTH)) {
     const kept = envelopeOf(raw as object)
     const issue = new ParseResult.Type(Schema.Unknown.ast, kept, `a message nested deeper than ${MAX_DEPTH} levels`)
     return { _tag: "Malformed", raw: kept, error: new ParseResult.ParseError({ issue }) }
@@ -203,8 +203,10 @@ const decodeOne = (raw: unknown): Incoming => {
  * @since 0.1.0
  * @category decoding
  */
-export const decodeIncoming = (raw: unknown): ReadonlyArray<Incoming> =>
-  Array.isArray(raw) && raw.length > 0 ? raw.map(decodeOne) : [decodeOne(raw)]
+export const decodeIncoming = (raw: unknown): ReadonlyArray<Incoming> => decodeParsed(raw, false)
+
+const decodeParsed = (raw: unknown, shallow: boolean): ReadonlyArray<Incoming> =>
+  Array.isArray(raw) && raw.length > 0 ? raw.map((one) => decodeOne(one, shallow)) : [decodeOne(raw, shallow)]
 
 /**
  * The inbound item for text that is not JSON at all (kept short).
@@ -235,5 +237,7 @@ export const parseIncoming = (text: string): ReadonlyArray<Incoming> => {
   } catch {
     return [notJson(text)]
   }
-  return decodeIncoming(parsed)
+  // Each level of nesting takes an opening bracket: a text of at most MAX_DEPTH characters cannot
+  // nest deeper than MAX_DEPTH levels, so the walk is spared (most messages are that short).
+  return decodeParsed(parsed, text.length <= MAX_DEPTH)
 }
