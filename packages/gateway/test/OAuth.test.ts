@@ -240,10 +240,46 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       expect(statusOf(yield* reply("narrow"))).toBe(403)
       // An answer that is not RFC 7662's, or none, says nothing of the token: 503, try again.
       expect(statusOf(yield* reply("malformed"))).toBe(503)
+      // An active answer is kept: "good" is not asked again, even while the endpoint is down; a
+      // token it has not vouched for cannot be verified then.
+      const asked = as.introspections()
+      expect(statusOf(yield* reply("good"))).toBe(200)
+      expect(as.introspections()).toBe(asked)
       as.up.introspection = false
-      const down = yield* reply("good")
+      expect(statusOf(yield* reply("good"))).toBe(200)
+      as.opaque.set("fresh", active)
+      const down = yield* reply("fresh")
       expect(statusOf(down)).toBe(503)
       expect(down.headers["retry-after"]).toBe("5")
+      // Refusals are not kept: an inactive token is asked about each time.
+      as.up.introspection = true
+      const before = as.introspections()
+      yield* reply("inactive")
+      yield* reply("inactive")
+      expect(as.introspections()).toBe(before + 2)
+    })
+  )
+
+  it.scoped("with cacheFor 0 every request asks the introspection endpoint", () =>
+    Effect.gen(function* () {
+      const as = yield* AuthorizationServer.start(RESOURCE)
+      const oauth = yield* verifierOf(
+        as,
+        {
+          introspection: {
+            url: as.introspectionUrl,
+            clientId: AuthorizationServer.CLIENT_ID,
+            clientSecret: Redacted.make(AuthorizationServer.CLIENT_SECRET),
+            cacheFor: 0
+          }
+        },
+        false
+      )
+      const handle = yield* HttpCore.make({ oauth })
+      const later = Math.floor(Date.now() / 1000) + 600
+      as.opaque.set("good", { active: true, sub: "ada", aud: RESOURCE, iss: as.issuer, scope: "mcp:tools", exp: later })
+      for (let i = 0; i < 3; i++) expect(statusOf(yield* postTo(handle, initialize, withToken("good")))).toBe(200)
+      expect(as.introspections()).toBe(3)
     })
   )
 

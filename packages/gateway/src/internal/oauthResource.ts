@@ -12,10 +12,13 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Cache from "effect/Cache"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -37,6 +40,13 @@ export interface Options {
     readonly url: string
     readonly clientId: string
     readonly clientSecret: Redacted.Redacted<string>
+    /**
+     * How long an active answer is trusted before the endpoint is asked again (never past the
+     * token's `exp`); refusals and failures are not kept. `0` asks for every request. Default: 60 seconds.
+     */
+    readonly cacheFor?: Duration.DurationInput
+    /** How many tokens' answers are kept at most. Default: 10,000. */
+    readonly cacheCapacity?: number
   }
   /** Scopes every token must grant (403 `insufficient_scope` otherwise). Default: none. */
   readonly requiredScopes?: ReadonlyArray<string>
@@ -101,6 +111,13 @@ const Claims = Schema.Struct({
   scope: Schema.optional(Schema.String),
   scp: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)))
 })
+
+/** An active token as its introspection answer vouched for it, and for how long (milliseconds) to trust that. */
+interface Trusted {
+  readonly subject: string
+  readonly scopes: ReadonlyArray<string>
+  readonly trustFor: number
+}
 
 /** An introspection answer (RFC 7662 §2.2). */
 const Introspection = Schema.Struct({
@@ -218,7 +235,11 @@ export const make = (options: Options): Effect.Effect<Verifier, OAuthConfigError
         return yield* principalOf(claims.sub, scopesOf(claims.scope, claims.scp))
       })
 
-    const viaIntrospection = (token: string, endpoint: NonNullable<Options["introspection"]>) =>
+    /** What the endpoint says of a token: who, with which scopes, for how long to trust it; or why not. */
+    const introspect = (
+      token: string,
+      endpoint: NonNullable<Options["introspection"]>
+    ): Effect.Effect<Either.Either<Trusted, InvalidToken>, VerifierUnavailable> =>
       Effect.gen(function* () {
         const answer = yield* HttpClientRequest.post(endpoint.url).pipe(
           HttpClientRequest.acceptJson,
@@ -247,10 +268,35 @@ export const make = (options: Options): Effect.Effect<Verifier, OAuthConfigError
                   ? "the token names no subject"
                   : undefined
         if (refusal !== undefined || subject === undefined) {
-          return yield* new InvalidToken({ reason: refusal ?? "the token names no subject" })
+          return Either.left(new InvalidToken({ reason: refusal ?? "the token names no subject" }))
         }
-        return yield* principalOf(subject, scopesOf(answer.scope))
+        const trustFor = Math.min(cacheFor, answer.exp === undefined ? cacheFor : answer.exp * 1000 - now)
+        return Either.right({ subject, scopes: scopesOf(answer.scope), trustFor })
       })
+    const cacheFor = Duration.toMillis(options.introspection?.cacheFor ?? "60 seconds")
+    // Active answers are kept (an endpoint asked once per token and minute, not per request);
+    // refusals and failures are asked again.
+    const endpoint = options.introspection
+    const introspected =
+      endpoint === undefined
+        ? undefined
+        : yield* Cache.makeWith({
+            capacity: endpoint.cacheCapacity ?? 10_000,
+            lookup: (token: string) => introspect(token, endpoint),
+            timeToLive: (exit) =>
+              Exit.isSuccess(exit) && Either.isRight(exit.value)
+                ? Duration.millis(exit.value.right.trustFor)
+                : Duration.zero
+          })
+    const viaIntrospection = (
+      token: string,
+      cache: NonNullable<typeof introspected>
+    ): Effect.Effect<Principal, InvalidToken | InsufficientScope | VerifierUnavailable> =>
+      Effect.flatMap(cache.get(token), (answer) =>
+        Either.isLeft(answer)
+          ? Effect.fail<InvalidToken | InsufficientScope>(answer.left)
+          : principalOf(answer.right.subject, answer.right.scopes)
+      )
 
     const looksLikeJwt = (token: string) => token.split(".").length === 3
 
@@ -261,8 +307,8 @@ export const make = (options: Options): Effect.Effect<Verifier, OAuthConfigError
       verify: (token) =>
         jwks !== undefined && (looksLikeJwt(token) || options.introspection === undefined)
           ? viaJwks(token, jwks)
-          : options.introspection !== undefined
-            ? viaIntrospection(token, options.introspection)
+          : introspected !== undefined
+            ? viaIntrospection(token, introspected)
             : Effect.fail(new InvalidToken({ reason: "the token is malformed" })),
       challenge: (refusal) => {
         const parameters: Array<string> = []

@@ -30,6 +30,8 @@ export interface AuthorizationServer {
   readonly opaque: Map<string, Introspected>
   /** How many times the JWKS was fetched. */
   readonly jwksFetches: () => number
+  /** How many introspection requests were made. */
+  readonly introspections: () => number
   /** Whether the introspection endpoint answers (500 when not). */
   readonly up: { introspection: boolean }
 }
@@ -43,6 +45,7 @@ export const start = (audience: string): Effect.Effect<AuthorizationServer, neve
     let key: Key & { readonly kid: string } = { ...(yield* Effect.promise(() => generateKeyPair("ES256"))), kid: "k1" }
     const stranger = yield* Effect.promise(() => generateKeyPair("ES256"))
     let fetches = 0
+    let introspections = 0
     const opaque = new Map<string, Introspected>()
     const up = { introspection: true }
     const server = createServer((request, response) => {
@@ -71,6 +74,7 @@ export const start = (audience: string): Effect.Effect<AuthorizationServer, neve
         }
         if (request.url === "/introspect" && request.method === "POST") {
           const basic = `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString("base64")}`
+          introspections++
           if (!up.introspection) return response.writeHead(500).end()
           if (request.headers.authorization !== basic) return response.writeHead(401).end()
           const token = new URLSearchParams(Buffer.concat(chunks).toString()).get("token") ?? ""
@@ -98,6 +102,7 @@ export const start = (audience: string): Effect.Effect<AuthorizationServer, neve
       opaque,
       up,
       jwksFetches: () => fetches,
+      introspections: () => introspections,
       sign: (claims, options) => {
         const signing = options?.key === "stranger" ? stranger.privateKey : key.privateKey
         const now = Math.floor(Date.now() / 1000)
