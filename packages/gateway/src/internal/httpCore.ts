@@ -23,19 +23,18 @@ import * as Transport from "@effect-mcp/jsonrpc/Transport"
 import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Metric from "effect/Metric"
-import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as McpGateway from "../McpGateway.js"
 import * as ApiKeys from "./apiKeys.js"
 import * as Auth from "./auth.js"
 import * as GuardedHost from "./guardedHost.js"
 import * as HeldCalls from "./heldCalls.js"
-import * as HttpSession from "./httpSession.js"
+import * as Guards from "./httpGuards.js"
+import type * as HttpSession from "./httpSession.js"
 import type * as OAuthResource from "./oauthResource.js"
-import * as Observe from "./observe.js"
+import * as Owned from "./ownedSessions.js"
 import * as Policy from "./policy.js"
 import * as Principal from "./principal.js"
 import * as RateLimit from "./rateLimit.js"
@@ -162,19 +161,8 @@ export type Handler = (request: Request) => Effect.Effect<Reply.Reply>
 
 const SESSION = "mcp-session-id"
 
-const loopbackOrigin = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/
-
-/** The methods and request headers a cross-origin page may use, and the response headers it may read. */
-const CORS_METHODS = "GET, POST, DELETE"
-const CORS_HEADERS =
-  "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name"
-const CORS_EXPOSED = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after"
-
-/** `reply` with `headers` added. */
-const withHeaders = (reply: Reply.Reply, headers: Reply.Headers): Reply.Reply => ({
-  ...reply,
-  headers: { ...reply.headers, ...headers }
-})
+/** The name of a `Host` header without its port (see `httpGuards.ts`). */
+export const hostName = Guards.hostName
 
 /**
  * Why a batch is refused: JSON-RPC batches left the protocol at 2025-06-18, and `initialize`
@@ -213,17 +201,58 @@ const mediaRefusal = (headers: StatelessRequest.Headers): Reply.Reply | undefine
   return undefined
 }
 
-/** The name of a `Host` header without its port (an IPv6 literal keeps its brackets), lower case. */
-export const hostName = (host: string | undefined): string | undefined => {
-  if (host === undefined || host === "") return undefined
-  const match = /^(\[[^\]]*\]|[^:]*)(?::\d*)?$/.exec(host.trim().toLowerCase())
-  return match?.[1]
-}
-
 const isReply = (value: HttpSession.HttpSession | Reply.Reply): value is Reply.Reply => "_tag" in value
 
 /** The refusals of requests that cannot be read. */
 const invalid = (message: string) => Reply.refuse(400, JsonRpc.ErrorCode.InvalidRequest, message)
+
+/** The session's GET stream, or with `Last-Event-ID` the rest of the stream that event was on. */
+const get = (session: HttpSession.HttpSession | Reply.Reply, request: Request): Reply.Reply => {
+  if (isReply(session)) return session
+  const listened = session.listen({
+    version: request.headers["mcp-protocol-version"],
+    lastEventId: request.headers["last-event-id"]
+  })
+  switch (listened._tag) {
+    case "Stream":
+      return Reply.events(listened.events, { [SESSION]: session.id })
+    case "Busy":
+      return Reply.refuse(409, JsonRpc.ErrorCode.InvalidRequest, "Conflict: this session's stream is already open")
+    case "Unknown":
+      return invalid(`Bad Request: Last-Event-ID ${listened.lastEventId} is unknown or has expired`)
+    case "Finished":
+      // The SSE standard's "stop reconnecting": the stream has ended and nothing was missed.
+      return Reply.empty(204, { [SESSION]: session.id })
+  }
+}
+
+/** Ends the session a DELETE names. */
+const removeFrom = (sessions: SessionTable.SessionTable) => (session: HttpSession.HttpSession | Reply.Reply) => {
+  if (isReply(session)) return Effect.succeed(session)
+  sessions.remove(session.id)
+  return Effect.as(session.close, Reply.empty(200))
+}
+
+/** What a stateless (2026-07-28) request is served with: the guarded host, the sealer, the held calls. */
+const statelessContext = (
+  options: Options,
+  host: McpHost.McpHostService,
+  attachments: ServerRequests.AttachmentsService
+): Effect.Effect<StatelessRequest.StatelessContext, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    return {
+      host,
+      serverInfo: options.gateway?.serverInfo ?? McpGateway.defaultServerInfo,
+      instructions: options.gateway?.instructions,
+      attachments,
+      sealer: yield* Sealing.make(
+        options.sealing !== undefined && options.sealing.length > 0 ? options.sealing : [yield* Sealing.localKey]
+      ),
+      toolSearch: options.gateway?.toolSearch === true,
+      ...(options.gateway?.maxCallTime === undefined ? {} : { maxCallTime: options.gateway.maxCallTime }),
+      held: yield* HeldCalls.make(options.instance)
+    }
+  })
 
 /**
  * The gateway's handler; sessions live until they are deleted, their client's connection ends, they
@@ -238,6 +267,7 @@ export const make = (
       idle: options.sessionIdleTimeout ?? SessionTable.defaultLimits.idle,
       max: options.maxSessions ?? SessionTable.defaultLimits.max
     })
+    const remove = removeFrom(sessions)
     const scope = yield* Effect.scope
     const context = yield* Effect.context<McpHost.McpHost | ServerRequests.Attachments>()
     const credentials: Auth.Credentials = { token: options.token, apiKeys: options.apiKeys, oauth: options.oauth }
@@ -249,109 +279,18 @@ export const make = (
     const host = Context.get(context, McpHost.McpHost)
     // Every connection sees the host through the policy, as its principal may.
     const guarded = policy === undefined ? host : GuardedHost.make(host, policy, limiter)
-    // What a session or request does owes its principal nothing more: it is bound to it.
-    const owners = new WeakMap<HttpSession.HttpSession, string>()
-    const stateless: StatelessRequest.StatelessContext = {
-      host: guarded,
-      serverInfo: options.gateway?.serverInfo ?? McpGateway.defaultServerInfo,
-      instructions: options.gateway?.instructions,
-      attachments: Context.get(context, ServerRequests.Attachments),
-      sealer: yield* Sealing.make(
-        options.sealing !== undefined && options.sealing.length > 0 ? options.sealing : [yield* Sealing.localKey]
-      ),
-      toolSearch: options.gateway?.toolSearch === true,
-      ...(options.gateway?.maxCallTime === undefined ? {} : { maxCallTime: options.gateway.maxCallTime }),
-      held: yield* HeldCalls.make(options.instance)
-    }
+    const stateless = yield* statelessContext(options, guarded, Context.get(context, ServerRequests.Attachments))
     // The servers are followed from the start, before any client can ask to hear them (the host
     // itself: following is no one's in particular).
     yield* stateless.attachments.fanout(host)
-    const hosts =
-      options.allowedHosts === undefined ? undefined : new Set(options.allowedHosts.map((name) => name.toLowerCase()))
-    const cors = new Set(options.corsOrigins ?? [])
-    const allowed = new Set([...(options.allowedOrigins ?? []), ...cors])
-
-    /** A configured origin's answer readable by its page. */
-    const corsFor = (request: Request) => (reply: Reply.Reply) => {
-      const origin = request.headers.origin
-      if (origin === undefined || !cors.has(origin)) return reply
-      return withHeaders(reply, {
-        "access-control-allow-origin": origin,
-        "access-control-expose-headers": CORS_EXPOSED,
-        vary: "origin"
-      })
-    }
-
-    /**
-     * A preflight: 204 (after the origin and path checks, before the token, which a preflight never
-     * carries), with what a configured origin may send; the page's own request is checked as any.
-     */
-    const preflight = (request: Request): Reply.Reply => {
-      const origin = request.headers.origin
-      const asked = request.headers["access-control-request-headers"]
-      const answer = Reply.empty(204, { allow: `${CORS_METHODS}, OPTIONS` })
-      if (origin === undefined || !cors.has(origin)) return answer
-      // The page's Mcp-Param-* headers (2026-07-28) are its tool's: allowed as asked.
-      const params = (asked ?? "")
-        .split(",")
-        .map((name) => name.trim().toLowerCase())
-        .filter((name) => name.startsWith("mcp-param-"))
-      return withHeaders(answer, {
-        "access-control-allow-methods": CORS_METHODS,
-        "access-control-allow-headers": [CORS_HEADERS, ...params].join(", "),
-        "access-control-max-age": "600"
-      })
-    }
-
-    /**
-     * A new session of `principal`, served (on its behalf) until it ends (or the gateway's scope
-     * closes); 503 when there is no room.
-     */
-    const open = (principal: Principal.Principal) =>
-      Effect.gen(function* () {
-        const session = HttpSession.make(crypto.randomUUID(), undefined, options.answerWindow)
-        if (!(yield* sessions.add(session))) {
-          return Reply.refuse(503, JsonRpc.ErrorCode.InternalError, "Too many sessions: try again later", {
-            "retry-after": "10"
-          })
-        }
-        owners.set(session, Principal.binding(principal))
-        yield* Metric.increment(Observe.sessions)
-        yield* McpGateway.serve(session.transport, options.gateway).pipe(
-          Effect.scoped,
-          Effect.ensuring(
-            Effect.zipRight(
-              Effect.sync(() => sessions.remove(session.id)),
-              Effect.zipRight(session.close, Metric.incrementBy(Observe.sessions, -1))
-            )
-          ),
-          Effect.provideService(McpHost.McpHost, guarded),
-          Effect.provide(context),
-          Principal.within(principal),
-          // An HTTP server may run its handlers uninterruptibly, and a fork inherits that: the
-          // session must stop when the gateway's scope closes.
-          Effect.interruptible,
-          Effect.forkIn(scope)
-        )
-        return session
-      })
-
-    /**
-     * The session a request of `principal` names (seen now): 400 without one, 404 for one this
-     * gateway does not know or that another principal opened (it is not told that one exists).
-     */
-    const sessionOf = (
-      request: Request,
-      principal: Principal.Principal
-    ): Effect.Effect<HttpSession.HttpSession | Reply.Reply> => {
-      const id = request.headers[SESSION]
-      if (id === undefined) return Effect.succeed(invalid("Bad Request: Mcp-Session-Id is missing"))
-      return Effect.map(sessions.get(id), (session) =>
-        session !== undefined && owners.get(session) === Principal.binding(principal)
-          ? session
-          : Reply.refuse(404, -32001, "Session not found")
-      )
-    }
+    const { open, sessionOf } = Owned.make({
+      sessions,
+      serve: (session) => McpGateway.serve(session.transport, options.gateway),
+      answerWindow: options.answerWindow,
+      host: guarded,
+      context,
+      scope
+    })
 
     const post = (request: Request, principal: Principal.Principal) =>
       Effect.gen(function* () {
@@ -405,91 +344,6 @@ export const make = (
         }
       })
 
-    /** The session's GET stream, or with `Last-Event-ID` the rest of the stream that event was on. */
-    const get = (session: HttpSession.HttpSession | Reply.Reply, request: Request): Reply.Reply => {
-      if (isReply(session)) return session
-      const listened = session.listen({
-        version: request.headers["mcp-protocol-version"],
-        lastEventId: request.headers["last-event-id"]
-      })
-      switch (listened._tag) {
-        case "Stream":
-          return Reply.events(listened.events, { [SESSION]: session.id })
-        case "Busy":
-          return Reply.refuse(409, JsonRpc.ErrorCode.InvalidRequest, "Conflict: this session's stream is already open")
-        case "Unknown":
-          return invalid(`Bad Request: Last-Event-ID ${listened.lastEventId} is unknown or has expired`)
-        case "Finished":
-          // The SSE standard's "stop reconnecting": the stream has ended and nothing was missed.
-          return Reply.empty(204, { [SESSION]: session.id })
-      }
-    }
-
-    const remove = (session: HttpSession.HttpSession | Reply.Reply) => {
-      if (isReply(session)) return Effect.succeed(session)
-      sessions.remove(session.id)
-      return Effect.as(session.close, Reply.empty(200))
-    }
-
-    /** The Protected Resource Metadata's paths: the root form, the resource's and the endpoint's path-suffixed forms. */
-    const metadataPaths = new Set(
-      oauth === undefined ? [] : [...oauth.metadataPaths, `/.well-known/oauth-protected-resource${path}`]
-    )
-
-    /** The guards every request passes first: origin, path (the metadata aside), revision; a preflight's answer. */
-    const refusal = (request: Request): Reply.Reply | undefined => {
-      const named = hostName(request.headers.host)
-      if (hosts !== undefined && (named === undefined || !hosts.has(named))) {
-        return Reply.refuse(
-          403,
-          JsonRpc.ErrorCode.InvalidRequest,
-          `Forbidden: host ${named ?? "(none)"} is not allowed`
-        )
-      }
-      const origin = request.headers.origin
-      if (origin !== undefined && !loopbackOrigin.test(origin) && !allowed.has(origin)) {
-        return Reply.refuse(403, JsonRpc.ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`)
-      }
-      const query = request.url.indexOf("?")
-      const asked = query === -1 ? request.url : request.url.slice(0, query)
-      if (oauth !== undefined && metadataPaths.has(asked)) {
-        // Public, as discovery needs: a client reads it before it has a token.
-        if (request.method === "GET") return Reply.json(oauth.metadata, 200, { "cache-control": "max-age=300" })
-        if (request.method === "OPTIONS") return preflight(request)
-        return Reply.refuse(405, JsonRpc.ErrorCode.InvalidRequest, "Method not allowed", { allow: "GET, OPTIONS" })
-      }
-      if (asked !== path) {
-        return Reply.refuse(404, JsonRpc.ErrorCode.InvalidRequest, `Not found: the endpoint is ${path}`)
-      }
-      if (request.method === "OPTIONS") return preflight(request)
-      return undefined
-    }
-
-    /** A POST over its principal's request limit: 429, with when to retry. */
-    const overLimit = (principal: Principal.Principal): Effect.Effect<Reply.Reply | undefined> => {
-      const limit = policy?.accessOf(principal).requests
-      if (limit === undefined) return Effect.succeed(undefined)
-      return Effect.map(
-        limiter.take(`${Principal.binding(principal)}\u0000requests`, limit),
-        Option.match({
-          onNone: () => undefined,
-          onSome: (wait) =>
-            Reply.json(
-              {
-                jsonrpc: "2.0",
-                error: {
-                  code: GuardedHost.RATE_LIMITED,
-                  message: `Too Many Requests: retry in ${RateLimit.seconds(wait)} s`,
-                  data: { retryAfter: RateLimit.seconds(wait), retryAfterMs: Duration.toMillis(wait) }
-                }
-              },
-              429,
-              { "retry-after": String(RateLimit.seconds(wait)) }
-            )
-        })
-      )
-    }
-
     /** A request of an authenticated `principal`, served on its behalf. */
     const serveFor = (request: Request, principal: Principal.Principal): Effect.Effect<Reply.Reply> => {
       // A POST's revision is read with its body (a stateless request's envelope decides).
@@ -499,7 +353,7 @@ export const make = (
       }
       switch (request.method) {
         case "POST":
-          return Effect.flatMap(overLimit(principal), (limited) =>
+          return Effect.flatMap(Guards.overLimit(policy, limiter, principal), (limited) =>
             limited !== undefined ? Effect.succeed(limited) : post(request, principal)
           )
         case "GET":
@@ -509,14 +363,21 @@ export const make = (
         default:
           return Effect.succeed(
             Reply.refuse(405, JsonRpc.ErrorCode.InvalidRequest, "Method not allowed", {
-              allow: `${CORS_METHODS}, OPTIONS`
+              allow: `${Guards.CORS_METHODS}, OPTIONS`
             })
           )
       }
     }
 
+    const guards = Guards.make({
+      path,
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
+      corsOrigins: options.corsOrigins,
+      oauth
+    })
     const answer = (request: Request): Effect.Effect<Reply.Reply> => {
-      const refused = refusal(request)
+      const refused = guards.refusal(request)
       if (refused !== undefined) return Effect.succeed(refused)
       return Auth.authenticate(credentials, request.headers.authorization).pipe(
         Effect.matchEffect({
@@ -526,5 +387,5 @@ export const make = (
       )
     }
 
-    return (request: Request): Effect.Effect<Reply.Reply> => Effect.map(answer(request), corsFor(request))
+    return (request: Request): Effect.Effect<Reply.Reply> => Effect.map(answer(request), guards.readable(request))
   })
