@@ -32,8 +32,9 @@ import { JsonRpc, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as EventStore from "./eventStore.js"
-import { type EventSink, type Events, frame } from "./events.js"
+import type { Events } from "./events.js"
 import { RelatedRequest } from "./inflight.js"
+import * as Streams from "./sessionStreams.js"
 
 /** How long a client waits before resuming a stream it lost, in milliseconds (the `retry` field). */
 export const RETRY_MS = 1000
@@ -118,37 +119,10 @@ export const make = (
   answerWindow: Duration.DurationInput = ANSWER_WINDOW
 ): HttpSession => {
   const inbound = Transport.makeInbound()
-  const store = EventStore.make(limits)
+  const { store, connections, emit, connect, resume, endAll } = Streams.make(limits)
   /** Each unanswered request's exchange. */
   const exchanges = new Map<JsonRpc.RequestId, Exchange>()
-  /** The client's connection to each stream, while it has one. */
-  const connections = new Map<number, EventSink>()
   let closed = false
-
-  /** Keeps the message as an event of `stream`, and sends it there when the client is connected. */
-  const emit = (stream: number, message: JsonRpc.JSONRPCMessage) => {
-    const bytes = store.append(stream, (eventId) => frame(message, eventId))
-    connections.get(stream)?.write(bytes)
-  }
-
-  /**
-   * Connects `sink` to `stream` while the scope is open (a newer connection to the stream replaces
-   * it); `start` runs once it is connected.
-   */
-  const connect = (stream: number, start: (sink: EventSink) => void): Events => ({
-    connect: (sink) =>
-      Effect.acquireRelease(
-        Effect.sync(() => {
-          connections.get(stream)?.end()
-          connections.set(stream, sink)
-          start(sink)
-        }),
-        () =>
-          Effect.sync(() => {
-            if (connections.get(stream) === sink) connections.delete(stream)
-          })
-      )
-  })
 
   /** Opens the stream of an exchange that had none: what comes now is kept and sent there. */
   const openFor = (exchange: Exchange): number => {
@@ -222,26 +196,6 @@ export const make = (
       )
     )
 
-  const resume = (lastEventId: string): Listen => {
-    const replay = store.replay(lastEventId)
-    if (replay === undefined) return { _tag: "Unknown", lastEventId }
-    if (replay.complete && replay.events.length === 0) return { _tag: "Finished" }
-    const missed = (sink: EventSink) => {
-      for (const bytes of replay.events) sink.write(bytes)
-    }
-    if (!replay.complete) return { _tag: "Stream", events: connect(replay.stream, missed) }
-    return {
-      _tag: "Stream",
-      events: {
-        connect: (sink) =>
-          Effect.sync(() => {
-            missed(sink)
-            sink.end()
-          })
-      }
-    }
-  }
-
   return {
     id,
     transport: { run: inbound.run, send, setProtocolVersion: () => Effect.void },
@@ -289,8 +243,7 @@ export const make = (
     busy: () => connections.size > 0 || exchanges.size > 0,
     close: Effect.sync(() => {
       closed = true
-      for (const sink of connections.values()) sink.end()
-      connections.clear()
+      endAll()
       for (const exchange of exchanges.values()) exchange.wake?.()
       exchanges.clear()
     }).pipe(Effect.zipRight(inbound.end))
