@@ -3,25 +3,24 @@
  * it on the host's backoff `Schedule` after its session dies, and stops it. Its state (status,
  * client, lists) is one `SubscriptionRef`, so callers wait for readiness by watching it.
  */
-import { type McpClient, McpError } from "@effect-mcp/client"
+import type { McpClient, McpError } from "@effect-mcp/client"
 import type { McpSchema, ProtocolVersion } from "@effect-mcp/protocol"
-import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as FiberHandle from "effect/FiberHandle"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
-import * as Schedule from "effect/Schedule"
+import type * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Aggregate from "../Aggregate.js"
-import { ServerUnavailable } from "../HostError.js"
+import type { ServerUnavailable } from "../HostError.js"
 import { ServerStatus } from "../ServerStatus.js"
 import { type Connected, connect } from "./connect.js"
+import * as Readiness from "./readiness.js"
+import * as Restarts from "./restarts.js"
 import * as ServerLists from "./serverLists.js"
 import type { HostChange, Platform, ServerConfig, StatusEvent } from "./types.js"
 
@@ -177,52 +176,8 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
         })
       ).pipe(Effect.provide(settings.platform))
 
-    /**
-     * Connects, serves, and after a session dies restarts it on the schedule. A first connection
-     * that fails is final (`Failed`); a session that stayed up for `resetAfter` starts the schedule over.
-     */
     const supervise = (config: ServerConfig) =>
-      Effect.gen(function* () {
-        // The schedule's delays as its output, taken at once: whether there is a next restart is
-        // known before it is announced (and the wait is ours, under the Reconnecting status).
-        const driver = yield* Schedule.driver(
-          Schedule.modifyDelay(Schedule.delays(settings.restart), () => Duration.zero)
-        )
-        let attempt = 0
-        while (true) {
-          const started = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(session(config))
-          if (Exit.isSuccess(exit)) return yield* setStatus(ServerStatus.Stopped(), Option.none())
-          if (Cause.isInterruptedOnly(exit.cause)) return
-          const cause = Option.getOrElse(
-            Cause.failureOption(exit.cause),
-            () =>
-              new McpError.TransportError({
-                server: name,
-                reason: `unexpected failure: ${Cause.pretty(exit.cause)}`,
-                cause: Cause.squash(exit.cause)
-              })
-          )
-          const before = (yield* SubscriptionRef.get(live)).status
-          if (before._tag === "Connecting") return yield* setStatus(ServerStatus.Failed({ cause }), Option.none())
-          const now = yield* Clock.currentTimeMillis
-          if (before._tag === "Ready" && now - started >= Duration.toMillis(settings.resetAfter)) {
-            yield* driver.reset
-            attempt = 0
-          }
-          const next = yield* Effect.either(driver.next(cause))
-          if (next._tag === "Left") {
-            yield* Effect.logWarning(
-              `${name}: the session ended (${cause.message}); not restarting (${attempt} restarts in a row, the schedule is over)`
-            )
-            return yield* setStatus(ServerStatus.Failed({ cause }), Option.none())
-          }
-          attempt++
-          yield* Effect.logWarning(`${name}: the session ended (${cause.message}); restarting (attempt ${attempt})`)
-          yield* setStatus(ServerStatus.Reconnecting({ attempt, cause }), Option.none())
-          yield* Effect.sleep(next.right)
-        }
-      })
+      Restarts.supervise({ name, settings, live, setStatus, session: session(config) })
 
     const stop = Effect.zipRight(FiberHandle.clear(running), setStatus(ServerStatus.Stopped(), Option.none()))
 
@@ -242,56 +197,7 @@ export const make = (settings: Settings, config: ServerConfig): Effect.Effect<Su
         )
       )
 
-    // A client whose session has just died (before the supervisor noticed) counts as not ready yet.
-    const readyNow = (current: Live): Effect.Effect<Option.Option<McpClient.McpClientService>> => {
-      if (current.status._tag !== "Ready" || Option.isNone(current.connected)) return Effect.succeed(Option.none())
-      const { client } = current.connected.value
-      return Effect.map(client.state, (state) => (state._tag === "Ready" ? Option.some(client) : Option.none()))
-    }
-
-    // Waits for the server to settle: ready, or failed or stopped (which fails at once).
-    const settled = (timeout: Duration.Duration, method: string | undefined) =>
-      live.changes.pipe(
-        Stream.filterEffect((current) =>
-          current.status._tag === "Connecting" || current.status._tag === "Reconnecting"
-            ? Effect.succeed(false)
-            : Option.match(current.connected, {
-                onNone: () => Effect.succeed(true),
-                onSome: ({ client }) => Effect.map(client.state, (state) => state._tag === "Ready")
-              })
-        ),
-        Stream.runHead,
-        Effect.flatMap((current) =>
-          Option.isSome(current) && Option.isSome(current.value.connected) && current.value.status._tag === "Ready"
-            ? Effect.succeed(current.value.connected.value.client)
-            : Effect.fail(
-                new ServerUnavailable({
-                  server: name,
-                  ...(method === undefined ? {} : { method }),
-                  reason: Option.match(current, {
-                    onNone: () => "the server is gone",
-                    onSome: (value) =>
-                      value.status._tag === "Failed" ? `failed: ${value.status.cause.message}` : "the server is stopped"
-                  })
-                })
-              )
-        ),
-        Effect.timeoutFail({
-          duration: timeout,
-          onTimeout: () =>
-            new ServerUnavailable({
-              server: name,
-              ...(method === undefined ? {} : { method }),
-              reason: `not ready within ${Duration.format(timeout)}`
-            })
-        })
-      )
-
-    // The common case, a ready server, reads its state once; only otherwise does a call wait on its changes.
-    const ready: Supervisor["ready"] = (timeout, method) =>
-      Effect.flatMap(SubscriptionRef.get(live), readyNow).pipe(
-        Effect.flatMap(Option.match({ onSome: Effect.succeed, onNone: () => settled(timeout, method) }))
-      )
+    const ready = Readiness.make(name, live)
 
     // With the context the supervisor was made in (the host's handler services and platform), not its scope.
     const context = Context.omit(Scope.Scope)(yield* Effect.context<never>())
