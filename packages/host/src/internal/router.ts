@@ -8,16 +8,31 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Ref from "effect/Ref"
-import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Aggregate from "../Aggregate.js"
 import { NotFound, ServerUnavailable, ToolNotAllowed, UnknownServer } from "../HostError.js"
+import * as AggregateView from "./aggregateView.js"
 import * as Registry from "./registry.js"
 import * as ResultBudget from "./resultBudget.js"
 import { traced } from "./span.js"
-import type { Live } from "./supervisor.js"
 import type { CallOptions, McpHostService } from "./types.js"
 
 const DEFAULT_TIMEOUT = Duration.seconds(60)
+
+/** The time a request waits for its server to be ready: the call's, the server's, or 60 seconds. */
+const timeoutOf = (entry: Registry.Entry, call: CallOptions | undefined) =>
+  Duration.decode(call?.timeout ?? entry.config.options?.requestTimeout ?? DEFAULT_TIMEOUT)
+
+/** A tool's result cut to its server's result budget, when it has one. */
+const budgeted = <E>(
+  entry: Registry.Entry,
+  tool: Aggregate.HostTool["tool"] | undefined,
+  called: Effect.Effect<McpClient.CallToolResult, E>
+): Effect.Effect<McpClient.CallToolResult, E> => {
+  const maxBytes = entry.config.options?.maxResultBytes
+  return maxBytes === undefined
+    ? called
+    : Effect.map(called, (result) => ResultBudget.cut(result, maxBytes, tool?.outputSchema !== undefined))
+}
 
 /** The router's part of the host service. */
 export type Router = Pick<
@@ -50,46 +65,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
       })
     )
 
-  // The view of the lists read last. A server's lists are replaced, never mutated, when they change:
-  // the same lists give the same view, so a call (which looks its name up) does not build it again.
-  let last: { readonly lists: ReadonlyArray<Aggregate.ServerLists>; readonly view: Aggregate.Aggregate } | undefined
-  const viewOf = (lists: ReadonlyArray<Aggregate.ServerLists>): Aggregate.Aggregate => {
-    if (last !== undefined && last.lists.length === lists.length && last.lists.every((old, i) => old === lists[i])) {
-      return last.view
-    }
-    const view = Aggregate.aggregate(lists, namespace)
-    last = { lists, view }
-    return view
-  }
-
-  // One read of the registry: the view is of one version of it.
-  const snapshot = Effect.flatMap(registry.get, (current) =>
-    Effect.forEach(Registry.entries(current), (entry) => SubscriptionRef.get(entry.supervisor.live))
-  ).pipe(
-    Effect.map((lives) =>
-      viewOf(
-        lives
-          .filter((live) => live.status._tag === "Ready" || live.status._tag === "Reconnecting")
-          .map((live) => live.lists)
-      )
-    )
-  )
-
-  /** A ready server's skills; none when it does not declare the extension or its listing fails (logged). */
-  const skillsOf = (server: string, live: Live): Effect.Effect<ReadonlyArray<Aggregate.HostSkill>> =>
-    live.status._tag !== "Ready" || Option.isNone(live.connected)
-      ? Effect.succeed([])
-      : live.connected.value.client.skills.list.pipe(
-          Effect.map((skills) => skills.map((skill) => ({ server, skill }))),
-          Effect.catchAll((error) =>
-            error._tag === "CapabilityNotSupported"
-              ? Effect.succeed([])
-              : Effect.as(Effect.logWarning(`${server}: cannot list skills: ${error.message}`), [])
-          )
-        )
-
-  const timeoutOf = (entry: Registry.Entry, call: CallOptions | undefined) =>
-    Duration.decode(call?.timeout ?? entry.config.options?.requestTimeout ?? DEFAULT_TIMEOUT)
+  const { skills, snapshot } = AggregateView.make(registry, namespace)
 
   const entryOf = (server: string) =>
     Effect.mapError(lookup(server), () => new ServerUnavailable({ server, reason: "the server was removed" }))
@@ -110,18 +86,6 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
           : Effect.flatMap(entry.supervisor.ready(timeoutOf(entry, call), method), (client) => use(client, entry))
       )
     )
-
-  /** A tool's result cut to its server's result budget, when it has one. */
-  const budgeted = <E>(
-    entry: Registry.Entry,
-    tool: Aggregate.HostTool["tool"] | undefined,
-    called: Effect.Effect<McpClient.CallToolResult, E>
-  ): Effect.Effect<McpClient.CallToolResult, E> => {
-    const maxBytes = entry.config.options?.maxResultBytes
-    return maxBytes === undefined
-      ? called
-      : Effect.map(called, (result) => ResultBudget.cut(result, maxBytes, tool?.outputSchema !== undefined))
-  }
 
   /** Runs a request for a host-wide tool on its server, if the server's allow and deny lists let it. */
   const toolRoute = <A, E>(
@@ -152,14 +116,7 @@ export const make = (registry: Ref.Ref<Registry.Registry>, namespace: Aggregate.
     resources: Effect.map(snapshot, (view) => view.resources),
     resourceTemplates: Effect.map(snapshot, (view) => view.resourceTemplates),
     prompts: Effect.map(snapshot, (view) => view.prompts),
-    skills: Effect.flatMap(registry.get, (current) =>
-      Effect.forEach(
-        Registry.entries(current),
-        (entry) =>
-          Effect.flatMap(SubscriptionRef.get(entry.supervisor.live), (live) => skillsOf(entry.config.name, live)),
-        { concurrency: "unbounded" }
-      )
-    ).pipe(Effect.map((perServer) => perServer.flat())),
+    skills,
     callTool: (name, args, call) =>
       toolRoute(name, "tools/call", call, (client, entry, found) =>
         budgeted(entry, found.tool, client.callTool(found.tool.name, args, call))
