@@ -112,6 +112,50 @@ export interface HttpSession {
   readonly close: Effect.Effect<void>
 }
 
+/** What {@link deliver} routes a message with: the session's streams, its exchanges, and how an exchange's stream opens. */
+interface Routes {
+  readonly streams: Streams.SessionStreams
+  readonly exchanges: Map<JsonRpc.RequestId, Exchange>
+  readonly openFor: (exchange: Exchange) => number
+}
+
+/**
+ * Routes one message the server sends: a response to its request's exchange (the waiting POST's
+ * answer, or its stream, which ends with its last response); a message related to an unanswered
+ * request to that request's stream (opening it when the POST still waited); anything else to the
+ * GET stream, when the client has one open.
+ */
+const deliver = (
+  { exchanges, openFor, streams: { connections, emit, store } }: Routes,
+  message: JsonRpc.JSONRPCMessage,
+  related: JsonRpc.RequestId | undefined
+): void => {
+  if (!("method" in message)) {
+    if (message.id === undefined || message.id === null) return
+    const exchange = exchanges.get(message.id)
+    exchanges.delete(message.id)
+    if (exchange === undefined) return
+    exchange.unanswered--
+    if (exchange.stream === undefined) {
+      exchange.answer = message
+      return exchange.wake?.()
+    }
+    emit(exchange.stream, message)
+    if (exchange.unanswered > 0) return
+    store.complete(exchange.stream)
+    connections.get(exchange.stream)?.end()
+    return
+  }
+  const exchange = related === undefined ? undefined : exchanges.get(related)
+  if (exchange === undefined) {
+    if (store.listening()) emit(EventStore.LISTENER, message)
+    return
+  }
+  const waiting = exchange.stream === undefined
+  emit(openFor(exchange), message)
+  if (waiting) exchange.wake?.()
+}
+
 /** A new session with the given id, keeping its events within `limits`, a POST waiting up to `answerWindow` for its answer. */
 export const make = (
   id: string,
@@ -119,7 +163,8 @@ export const make = (
   answerWindow: Duration.DurationInput = ANSWER_WINDOW
 ): HttpSession => {
   const inbound = Transport.makeInbound()
-  const { store, connections, emit, connect, resume, endAll } = Streams.make(limits)
+  const streams = Streams.make(limits)
+  const { store, connections, connect, resume, endAll } = streams
   /** Each unanswered request's exchange. */
   const exchanges = new Map<JsonRpc.RequestId, Exchange>()
   let closed = false
@@ -136,32 +181,7 @@ export const make = (
 
   const send: TransportService["send"] = (message) =>
     Effect.flatMap(RelatedRequest, (related) =>
-      Effect.sync(() => {
-        if (!("method" in message)) {
-          if (message.id === undefined || message.id === null) return
-          const exchange = exchanges.get(message.id)
-          exchanges.delete(message.id)
-          if (exchange === undefined) return
-          exchange.unanswered--
-          if (exchange.stream === undefined) {
-            exchange.answer = message
-            return exchange.wake?.()
-          }
-          emit(exchange.stream, message)
-          if (exchange.unanswered > 0) return
-          store.complete(exchange.stream)
-          connections.get(exchange.stream)?.end()
-          return
-        }
-        const exchange = related === undefined ? undefined : exchanges.get(related)
-        if (exchange === undefined) {
-          if (store.listening()) emit(EventStore.LISTENER, message)
-          return
-        }
-        const waiting = exchange.stream === undefined
-        emit(openFor(exchange), message)
-        if (waiting) exchange.wake?.()
-      })
+      Effect.sync(() => deliver({ streams, exchanges, openFor }, message, related))
     )
 
   /** The events of an exchange's stream: its priming event and what it carried so far, then the rest as it comes. */
