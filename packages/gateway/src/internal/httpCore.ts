@@ -25,6 +25,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
 import * as McpGateway from "../McpGateway.js"
 import * as ApiKeys from "./apiKeys.js"
@@ -254,6 +255,48 @@ const statelessContext = (
     }
   })
 
+/** A POST's body once it is read and checked: its messages, and whether they came as a batch. */
+interface PostBody {
+  readonly items: ReadonlyArray<Transport.Incoming>
+  readonly batch: boolean
+}
+
+/**
+ * Reads a POST's body and checks it before a session or a stateless request sees it: a media type
+ * the gateway reads, JSON within the body limit, messages only, a batch its revision allows and, in
+ * a session, a revision the gateway speaks. Left: the refusal.
+ */
+const readPost = (request: Request): Effect.Effect<Either.Either<PostBody, Reply.Reply>> =>
+  Effect.gen(function* () {
+    const unreadable = mediaRefusal(request.headers)
+    if (unreadable !== undefined) return Either.left(unreadable)
+    const body = yield* Effect.either(request.json)
+    if (body._tag === "Left") {
+      return Either.left(
+        body.left instanceof BodyTooLarge
+          ? Reply.refuse(413, JsonRpc.ErrorCode.InvalidRequest, `Request body larger than ${body.left.limit} bytes`, {
+              connection: "close"
+            })
+          : Reply.refuse(400, JsonRpc.ErrorCode.ParseError, "Parse error")
+      )
+    }
+    const items = Transport.decodeIncoming(body.right)
+    if (items.length === 0 || items.some((item) => item._tag !== "Message")) {
+      return Either.left(invalid("Invalid request"))
+    }
+    const batch = Array.isArray(body.right)
+    if (batch) {
+      const batchOf = batchRefusal(items, request.headers["mcp-protocol-version"])
+      if (batchOf !== undefined) return Either.left(invalid(batchOf))
+    }
+    // In a session an unknown revision is refused, not taken for a stateless request.
+    const version = request.headers["mcp-protocol-version"]
+    if (request.headers[SESSION] !== undefined && version !== undefined && !ProtocolVersion.isSupported(version)) {
+      return Either.left(Reply.refuse(400, -32022, `Bad Request: unsupported protocol version ${version}`))
+    }
+    return Either.right({ items, batch })
+  })
+
 /**
  * The gateway's handler; sessions live until they are deleted, their client's connection ends, they
  * are idle too long (`sessionTable.ts`) or the scope closes.
@@ -294,27 +337,9 @@ export const make = (
 
     const post = (request: Request, principal: Principal.Principal) =>
       Effect.gen(function* () {
-        const unreadable = mediaRefusal(request.headers)
-        if (unreadable !== undefined) return unreadable
-        const body = yield* Effect.either(request.json)
-        if (body._tag === "Left") {
-          return body.left instanceof BodyTooLarge
-            ? Reply.refuse(413, JsonRpc.ErrorCode.InvalidRequest, `Request body larger than ${body.left.limit} bytes`, {
-                connection: "close"
-              })
-            : Reply.refuse(400, JsonRpc.ErrorCode.ParseError, "Parse error")
-        }
-        const items = Transport.decodeIncoming(body.right)
-        if (items.length === 0 || items.some((item) => item._tag !== "Message")) return invalid("Invalid request")
-        if (Array.isArray(body.right)) {
-          const batchOf = batchRefusal(items, request.headers["mcp-protocol-version"])
-          if (batchOf !== undefined) return invalid(batchOf)
-        }
-        // In a session an unknown revision is refused, not taken for a stateless request.
-        const version = request.headers["mcp-protocol-version"]
-        if (request.headers[SESSION] !== undefined && version !== undefined && !ProtocolVersion.isSupported(version)) {
-          return Reply.refuse(400, -32022, `Bad Request: unsupported protocol version ${version}`)
-        }
+        const read = yield* readPost(request)
+        if (Either.isLeft(read)) return read.left
+        const { items, batch } = read.right
         const only = items.length === 1 && items[0]?._tag === "Message" ? items[0].message : undefined
         if (only !== undefined && StatelessRequest.isStateless(only, request.headers)) {
           return yield* Stateless.serve(only, request.headers, stateless)
@@ -327,8 +352,7 @@ export const make = (
         // JSON for one request, unless the client sent a batch (owed an array) or accepts no JSON.
         const accept = request.headers.accept
         const answerJson =
-          !Array.isArray(body.right) &&
-          (accept === undefined || accept.includes("application/json") || accept.includes("*/*"))
+          !batch && (accept === undefined || accept.includes("application/json") || accept.includes("*/*"))
         const posted = yield* session
           .post(items, request.headers["mcp-protocol-version"], answerJson)
           .pipe(sessions.using(session))
