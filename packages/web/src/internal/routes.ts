@@ -101,207 +101,221 @@ const eventStream = (parts: Parts) =>
     })
   )
 
-/** The API's router. */
-export const router = (parts: Parts) => {
-  const { host, trace, inputs, calls, chat } = parts
-  const client = Effect.flatMap(serverParam, host.client)
-  return HttpRouter.empty
-    .pipe(
-      HttpRouter.get(
-        "/api/state",
-        answer(
-          Effect.gen(function* () {
-            return {
-              servers: yield* Servers.views(host),
-              chat: chat.info,
-              conversation: yield* chat.conversation,
-              pending: yield* inputs.pending,
-              authorizations: yield* parts.authorizations.pending,
-              roots: yield* inputs.roots,
-              configFiles: parts.configFiles,
-              ...(parts.sandbox === undefined ? {} : { sandbox: parts.sandbox })
-            } satisfies Api.State
-          })
-        )
-      ),
-      HttpRouter.get(
-        "/api/events",
-        Effect.succeed(
-          HttpServerResponse.stream(eventStream(parts), {
-            contentType: "text/event-stream",
-            headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
-          })
-        )
-      ),
-      HttpRouter.get("/api/servers/:server/lists", answer(Effect.flatMap(client, Servers.lists))),
-      HttpRouter.get("/api/servers/:server/trace", answer(Effect.flatMap(serverParam, trace.entries))),
-      HttpRouter.get("/api/servers/:server/console", answer(Effect.flatMap(serverParam, trace.lines))),
-      HttpRouter.get("/api/servers/:server/exchanges", answer(Effect.flatMap(serverParam, trace.exchanges))),
-      HttpRouter.get(
-        "/api/servers/:server/recording",
+/** A server's client, by the route's `:server`, once it is ready. */
+const clientOf = (host: McpHost.McpHostService) => Effect.flatMap(serverParam, host.client)
+
+/** The page's state and events, a server's lists and traces, and servers added, acted on and called. */
+const pageRoutes = (parts: Parts) => {
+  const { host, trace, calls, chat, inputs } = parts
+  return HttpRouter.empty.pipe(
+    HttpRouter.get(
+      "/api/state",
+      answer(
         Effect.gen(function* () {
-          const server = yield* serverParam
-          const text = yield* trace.recording(server)
-          return HttpServerResponse.text(text, {
-            contentType: "application/x-ndjson",
-            headers: {
-              "content-disposition": `attachment; filename="${server.replace(/[^\w.-]/g, "_")}.mcp-recording.jsonl"`
-            }
-          })
-        }).pipe(Effect.catchAll((error) => Effect.succeed(failure(400, error.message))))
-      ),
-      HttpRouter.post("/api/servers", answer(Effect.flatMap(body(Api.AddServer), parts.addServer))),
-      HttpRouter.post("/api/replay", answer(Effect.flatMap(body(Api.Replay), parts.replay))),
-      HttpRouter.post(
-        "/api/servers/:server/action",
-        answer(
-          Effect.flatMap(Effect.zip(serverParam, body(Api.ServerAction)), ([server, { action }]) =>
-            Servers.act(host, server, action)
-          )
+          return {
+            servers: yield* Servers.views(host),
+            chat: chat.info,
+            conversation: yield* chat.conversation,
+            pending: yield* inputs.pending,
+            authorizations: yield* parts.authorizations.pending,
+            roots: yield* inputs.roots,
+            configFiles: parts.configFiles,
+            ...(parts.sandbox === undefined ? {} : { sandbox: parts.sandbox })
+          } satisfies Api.State
+        })
+      )
+    ),
+    HttpRouter.get(
+      "/api/events",
+      Effect.succeed(
+        HttpServerResponse.stream(eventStream(parts), {
+          contentType: "text/event-stream",
+          headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
+        })
+      )
+    ),
+    HttpRouter.get("/api/servers/:server/lists", answer(Effect.flatMap(clientOf(host), Servers.lists))),
+    HttpRouter.get("/api/servers/:server/trace", answer(Effect.flatMap(serverParam, trace.entries))),
+    HttpRouter.get("/api/servers/:server/console", answer(Effect.flatMap(serverParam, trace.lines))),
+    HttpRouter.get("/api/servers/:server/exchanges", answer(Effect.flatMap(serverParam, trace.exchanges))),
+    HttpRouter.get(
+      "/api/servers/:server/recording",
+      Effect.gen(function* () {
+        const server = yield* serverParam
+        const text = yield* trace.recording(server)
+        return HttpServerResponse.text(text, {
+          contentType: "application/x-ndjson",
+          headers: {
+            "content-disposition": `attachment; filename="${server.replace(/[^\w.-]/g, "_")}.mcp-recording.jsonl"`
+          }
+        })
+      }).pipe(Effect.catchAll((error) => Effect.succeed(failure(400, error.message))))
+    ),
+    HttpRouter.post("/api/servers", answer(Effect.flatMap(body(Api.AddServer), parts.addServer))),
+    HttpRouter.post("/api/replay", answer(Effect.flatMap(body(Api.Replay), parts.replay))),
+    HttpRouter.post(
+      "/api/servers/:server/action",
+      answer(
+        Effect.flatMap(Effect.zip(serverParam, body(Api.ServerAction)), ([server, { action }]) =>
+          Servers.act(host, server, action)
         )
-      ),
-      HttpRouter.post(
-        "/api/servers/:server/call",
-        answer(
-          Effect.flatMap(Effect.zip(serverParam, body(Api.CallTool)), ([server, call]) =>
-            Effect.map(calls.start(server, call), (callId) => ({ callId }))
-          )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/call",
+      answer(
+        Effect.flatMap(Effect.zip(serverParam, body(Api.CallTool)), ([server, call]) =>
+          Effect.map(calls.start(server, call), (callId) => ({ callId }))
         )
-      ),
-      HttpRouter.post(
-        "/api/calls/:callId/cancel",
-        answer(
-          Effect.flatMap(HttpRouter.schemaPathParams(Schema.Struct({ callId: Schema.String })), ({ callId }) =>
-            calls.cancel(callId)
-          )
+      )
+    ),
+    HttpRouter.post(
+      "/api/calls/:callId/cancel",
+      answer(
+        Effect.flatMap(HttpRouter.schemaPathParams(Schema.Struct({ callId: Schema.String })), ({ callId }) =>
+          calls.cancel(callId)
         )
       )
     )
-    .pipe(
-      HttpRouter.get(
-        "/api/servers/:server/tasks",
-        answer(Effect.flatMap(client, (mcp) => Effect.map(mcp.tasks.list, (tasks) => ({ tasks }))))
-      ),
-      HttpRouter.post(
-        "/api/servers/:server/tasks/cancel",
-        answer(
-          Effect.flatMap(Effect.zip(client, body(Api.CancelTask)), ([mcp, { taskId }]) => mcp.tasks.cancel(taskId))
-        )
-      ),
-      HttpRouter.get(
-        "/api/servers/:server/skills",
-        answer(
-          Effect.flatMap(client, (mcp) =>
-            mcp.skills.list.pipe(
-              Effect.map((skills) => ({
-                skills: skills.map(({ uri, name, description, path }) => ({ uri, name, description, path }))
-              })),
-              // A server without the extension has no skills.
-              Effect.catchTag("CapabilityNotSupported", () => Effect.succeed({ skills: [] }))
-            )
-          )
-        )
-      ),
-      HttpRouter.post(
-        "/api/servers/:server/skills/load",
-        answer(
-          Effect.flatMap(Effect.zip(client, body(Api.LoadSkill)), ([mcp, { skill }]) =>
-            Effect.map(mcp.skills.load(skill), (loaded) => ({
-              uri: loaded.skill.uri,
-              name: loaded.skill.name,
-              instructions: loaded.instructions,
-              files: loaded.files
-            }))
-          )
-        )
-      ),
-      HttpRouter.post(
-        "/api/servers/:server/read",
-        answer(Effect.flatMap(Effect.zip(client, body(Api.ReadResource)), ([mcp, { uri }]) => mcp.readResource(uri)))
-      ),
-      HttpRouter.post(
-        "/api/servers/:server/subscribe",
-        answer(
-          Effect.flatMap(Effect.zip(client, body(Api.Subscribe)), ([mcp, { uri, on }]) =>
-            on ? mcp.subscribe(uri) : mcp.unsubscribe(uri)
-          )
-        )
-      ),
-      HttpRouter.post(
-        "/api/servers/:server/prompt",
-        answer(
-          Effect.flatMap(Effect.zip(client, body(Api.GetPrompt)), ([mcp, { name, arguments: args }]) =>
-            mcp.getPrompt(name, args)
-          )
-        )
-      ),
-      HttpRouter.post(
-        "/api/servers/:server/complete",
-        answer(
-          Effect.flatMap(Effect.zip(client, body(Api.Complete)), ([mcp, params]) =>
-            Effect.map(
-              mcp.complete({
-                ref: params.ref,
-                argument: params.argument,
-                ...(params.context === undefined ? {} : { context: params.context })
-              }),
-              (completion) => ({ values: completion.values, hasMore: completion.hasMore === true })
-            )
-          )
-        )
-      ),
-      HttpRouter.post(
-        "/api/servers/:server/ping",
-        answer(
-          Effect.flatMap(client, (mcp) =>
-            Effect.suspend(() => {
-              const started = Date.now()
-              return Effect.map(mcp.ping(), () => ({ ms: Date.now() - started }))
-            })
-          )
-        )
-      ),
-      HttpRouter.post(
-        "/api/servers/:server/log-level",
-        answer(
-          Effect.flatMap(Effect.zip(client, body(Api.SetLogLevel)), ([mcp, { level }]) => mcp.setLoggingLevel(level))
-        )
-      ),
-      HttpRouter.post(
-        "/api/input/:id",
-        answer(
-          Effect.flatMap(
-            Effect.zip(HttpRouter.schemaPathParams(Schema.Struct({ id: Schema.String })), body(Api.InputAnswer)),
-            ([{ id }, given]) => inputs.answer(id, given)
-          )
-        )
-      ),
-      HttpRouter.post("/api/roots", answer(Effect.flatMap(body(Api.SetRoots), ({ roots }) => inputs.setRoots(roots)))),
-      HttpRouter.post(
-        "/api/chat",
-        answer(Effect.flatMap(body(Api.ChatSend), ({ text }) => Effect.map(chat.send(text), (turnId) => ({ turnId }))))
-      ),
-      HttpRouter.post(
-        "/api/chat/ui-stream",
-        Effect.gen(function* () {
-          const text = UiStream.lastUserText(yield* body(UiStream.UiRequest))
-          if (text === undefined) return failure(400, "the last user message has no text")
-          const chunks = Stream.interruptWhen(
-            yield* UiStream.stream(parts.events, chat, text),
-            Deferred.await(parts.closing)
-          )
-          return HttpServerResponse.stream(chunks, {
-            contentType: "text/event-stream",
-            headers: { "cache-control": "no-store", "x-vercel-ai-ui-message-stream": "v1" }
-          })
-        }).pipe(Effect.catchAll((error) => Effect.succeed(failure(statusOf(error), error.message))))
-      ),
-      HttpRouter.post(
-        "/api/chat/approve",
-        answer(Effect.flatMap(body(Api.ChatApprove), ({ callId, allow }) => chat.approve(callId, allow)))
-      ),
-      HttpRouter.post("/api/chat/clear", answer(chat.clear)),
-      HttpRouter.post("/api/apps/view", answer(Effect.flatMap(body(Api.AppOpen), parts.apps.open))),
-      HttpRouter.post("/api/apps/rpc", answer(Effect.flatMap(body(Api.AppRpc), parts.apps.rpc)))
-    )
+  )
 }
+
+/** The requests sent to a server's client: tasks, skills, resources, prompts, completions, ping, log level. */
+const clientRoutes = (parts: Parts) => {
+  const client = clientOf(parts.host)
+  return HttpRouter.empty.pipe(
+    HttpRouter.get(
+      "/api/servers/:server/tasks",
+      answer(Effect.flatMap(client, (mcp) => Effect.map(mcp.tasks.list, (tasks) => ({ tasks }))))
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/tasks/cancel",
+      answer(Effect.flatMap(Effect.zip(client, body(Api.CancelTask)), ([mcp, { taskId }]) => mcp.tasks.cancel(taskId)))
+    ),
+    HttpRouter.get(
+      "/api/servers/:server/skills",
+      answer(
+        Effect.flatMap(client, (mcp) =>
+          mcp.skills.list.pipe(
+            Effect.map((skills) => ({
+              skills: skills.map(({ uri, name, description, path }) => ({ uri, name, description, path }))
+            })),
+            // A server without the extension has no skills.
+            Effect.catchTag("CapabilityNotSupported", () => Effect.succeed({ skills: [] }))
+          )
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/skills/load",
+      answer(
+        Effect.flatMap(Effect.zip(client, body(Api.LoadSkill)), ([mcp, { skill }]) =>
+          Effect.map(mcp.skills.load(skill), (loaded) => ({
+            uri: loaded.skill.uri,
+            name: loaded.skill.name,
+            instructions: loaded.instructions,
+            files: loaded.files
+          }))
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/read",
+      answer(Effect.flatMap(Effect.zip(client, body(Api.ReadResource)), ([mcp, { uri }]) => mcp.readResource(uri)))
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/subscribe",
+      answer(
+        Effect.flatMap(Effect.zip(client, body(Api.Subscribe)), ([mcp, { uri, on }]) =>
+          on ? mcp.subscribe(uri) : mcp.unsubscribe(uri)
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/prompt",
+      answer(
+        Effect.flatMap(Effect.zip(client, body(Api.GetPrompt)), ([mcp, { name, arguments: args }]) =>
+          mcp.getPrompt(name, args)
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/complete",
+      answer(
+        Effect.flatMap(Effect.zip(client, body(Api.Complete)), ([mcp, params]) =>
+          Effect.map(
+            mcp.complete({
+              ref: params.ref,
+              argument: params.argument,
+              ...(params.context === undefined ? {} : { context: params.context })
+            }),
+            (completion) => ({ values: completion.values, hasMore: completion.hasMore === true })
+          )
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/ping",
+      answer(
+        Effect.flatMap(client, (mcp) =>
+          Effect.suspend(() => {
+            const started = Date.now()
+            return Effect.map(mcp.ping(), () => ({ ms: Date.now() - started }))
+          })
+        )
+      )
+    ),
+    HttpRouter.post(
+      "/api/servers/:server/log-level",
+      answer(
+        Effect.flatMap(Effect.zip(client, body(Api.SetLogLevel)), ([mcp, { level }]) => mcp.setLoggingLevel(level))
+      )
+    )
+  )
+}
+
+/** The user's answers to a server's questions, the roots, the chat and the MCP Apps views. */
+const userRoutes = (parts: Parts) => {
+  const { inputs, chat } = parts
+  return HttpRouter.empty.pipe(
+    HttpRouter.post(
+      "/api/input/:id",
+      answer(
+        Effect.flatMap(
+          Effect.zip(HttpRouter.schemaPathParams(Schema.Struct({ id: Schema.String })), body(Api.InputAnswer)),
+          ([{ id }, given]) => inputs.answer(id, given)
+        )
+      )
+    ),
+    HttpRouter.post("/api/roots", answer(Effect.flatMap(body(Api.SetRoots), ({ roots }) => inputs.setRoots(roots)))),
+    HttpRouter.post(
+      "/api/chat",
+      answer(Effect.flatMap(body(Api.ChatSend), ({ text }) => Effect.map(chat.send(text), (turnId) => ({ turnId }))))
+    ),
+    HttpRouter.post(
+      "/api/chat/ui-stream",
+      Effect.gen(function* () {
+        const text = UiStream.lastUserText(yield* body(UiStream.UiRequest))
+        if (text === undefined) return failure(400, "the last user message has no text")
+        const chunks = Stream.interruptWhen(
+          yield* UiStream.stream(parts.events, chat, text),
+          Deferred.await(parts.closing)
+        )
+        return HttpServerResponse.stream(chunks, {
+          contentType: "text/event-stream",
+          headers: { "cache-control": "no-store", "x-vercel-ai-ui-message-stream": "v1" }
+        })
+      }).pipe(Effect.catchAll((error) => Effect.succeed(failure(statusOf(error), error.message))))
+    ),
+    HttpRouter.post(
+      "/api/chat/approve",
+      answer(Effect.flatMap(body(Api.ChatApprove), ({ callId, allow }) => chat.approve(callId, allow)))
+    ),
+    HttpRouter.post("/api/chat/clear", answer(chat.clear)),
+    HttpRouter.post("/api/apps/view", answer(Effect.flatMap(body(Api.AppOpen), parts.apps.open))),
+    HttpRouter.post("/api/apps/rpc", answer(Effect.flatMap(body(Api.AppRpc), parts.apps.rpc)))
+  )
+}
+
+/** The API's router. */
+export const router = (parts: Parts) => HttpRouter.concatAll(pageRoutes(parts), clientRoutes(parts), userRoutes(parts))
