@@ -138,7 +138,8 @@ const deliver = (
     exchange.unanswered--
     if (exchange.stream === undefined) {
       exchange.answer = message
-      return exchange.wake?.()
+      exchange.wake?.()
+      return
     }
     emit(exchange.stream, message)
     if (exchange.unanswered > 0) return

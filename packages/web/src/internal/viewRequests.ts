@@ -60,12 +60,15 @@ const ViewResponse = Schema.Struct({
     Schema.Struct({ code: Schema.Number, message: Schema.String, data: Schema.optional(Schema.Unknown) })
   )
 })
+/** Decoders of what a view sends: any message's envelope, then a request, notification or response. */
 export const decodeEnvelope = Schema.decodeUnknownEither(Envelope)
 export const decodeRequest = Schema.decodeUnknownEither(ViewRequest)
 export const decodeNotification = Schema.decodeUnknownEither(ViewNotification)
 export const decodeResponse = Schema.decodeUnknownEither(ViewResponse)
 
+/** A request a view may send. */
 export type Request = typeof ViewRequest.Type
+/** A notification a view may send. */
 export type Notification = typeof ViewNotification.Type
 
 /** JSON-RPC error codes a view is answered with. */
