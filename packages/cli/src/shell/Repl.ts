@@ -83,6 +83,55 @@ interface Attached<R> {
 export type Reconnecting = { readonly reconnect: true } | { readonly reconnect: false; readonly why?: string }
 
 /**
+ * The session's line reader: on a terminal, with line editing, the server's history and Tab
+ * completion (the server's own values asked for, bounded); otherwise plain lines.
+ */
+const readerFor = <R>(
+  interactive: boolean,
+  file: string,
+  vocabulary: Ref.Ref<Vocabulary>,
+  current: Ref.Ref<Attached<R>>,
+  print: (text: string) => Effect.Effect<void>
+) =>
+  interactive
+    ? Effect.flatMap(History.load(file), (history) =>
+        LineReader.terminal({
+          history,
+          completer: (line) => {
+            const completion = complete(line, Effect.runSync(Ref.get(vocabulary)))
+            if (completion._tag === "Candidates") return Effect.succeed([completion.candidates, completion.word])
+            // Bounded: a server that does not answer leaves the line as it is.
+            return Ref.get(current).pipe(
+              Effect.flatMap(({ target }) => target.suggest?.(completion.ask) ?? Effect.succeed([])),
+              Effect.timeoutTo({ duration: "3 seconds", onTimeout: () => [], onSuccess: (values) => values }),
+              Effect.map((values) => [answered(completion.ask, values), completion.word] as const)
+            )
+          },
+          print
+        })
+      )
+    : LineReader.lines(print)
+
+/** Says how a command failed (its error, its cancellation, or a defect) and gives the exit code it means. */
+const reportFailure = (cause: Cause.Cause<CliFailure>, words: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const output = yield* Output
+    const error = Cause.failureOption(cause)
+    if (Option.isSome(error)) {
+      const given = serverOf(error.value)
+      const shown = given === undefined ? undefined : yield* (yield* ServerNames).display(given)
+      yield* output.note(describe(error.value, output.verbose, shown))
+      return exitCodeOf(error.value)
+    }
+    if (Cause.isInterruptedOnly(cause)) {
+      yield* output.note(new Styled(cancelledLine(sanitize(words.slice(0, 3).join(" ")), output.interactive)))
+      return ExitCode.interrupted
+    }
+    yield* output.note(`internal error: ${Cause.pretty(cause)}`)
+    return ExitCode.connection
+  })
+
+/**
  * Runs a session until Ctrl-D, `exit` or the end of input, on the target `open` gives (opened
  * in a scope of its own). With `reconnect`, the `reconnect` command closes that connection and
  * opens another the same way (a server that died or was restarted).
@@ -111,22 +160,7 @@ export const run = <R>(
     const current = yield* Ref.make(opened)
     const print = (text: string) => output.note(text)
     const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
-    const reader = interactive
-      ? yield* LineReader.terminal({
-          history: yield* History.load(file),
-          completer: (line) => {
-            const completion = complete(line, Effect.runSync(Ref.get(vocabulary)))
-            if (completion._tag === "Candidates") return Effect.succeed([completion.candidates, completion.word])
-            // Bounded: a server that does not answer leaves the line as it is.
-            return Ref.get(current).pipe(
-              Effect.flatMap(({ target }) => target.suggest?.(completion.ask) ?? Effect.succeed([])),
-              Effect.timeoutTo({ duration: "3 seconds", onTimeout: () => [], onSuccess: (values) => values }),
-              Effect.map((values) => [answered(completion.ask, values), completion.word] as const)
-            )
-          },
-          print
-        })
-      : yield* LineReader.lines(print)
+    const reader = yield* readerFor(interactive, file, vocabulary, current, print)
     // What follows a connection lives in its scope: it stops when the connection is replaced.
     // Set up wholly or not at all (Ctrl-C during a reconnect); what it starts can be stopped.
     const attach = ({ target, scope }: Attached<R>, refresh: boolean) => {
@@ -221,21 +255,7 @@ export const run = <R>(
       const exit = yield* Fiber.await(fiber)
       yield* Ref.set(running, Option.none())
       yield* output.status(undefined)
-      if (Exit.isFailure(exit)) {
-        const error = Cause.failureOption(exit.cause)
-        if (Option.isSome(error)) {
-          const given = serverOf(error.value)
-          const shown = given === undefined ? undefined : yield* names.display(given)
-          yield* output.note(describe(error.value, output.verbose, shown))
-          failed = exitCodeOf(error.value)
-        } else if (Cause.isInterruptedOnly(exit.cause)) {
-          yield* output.note(new Styled(cancelledLine(sanitize(words.right.slice(0, 3).join(" ")), output.interactive)))
-          failed = ExitCode.interrupted
-        } else {
-          yield* output.note(`internal error: ${Cause.pretty(exit.cause)}`)
-          failed = ExitCode.connection
-        }
-      }
+      if (Exit.isFailure(exit)) failed = yield* reportFailure(exit.cause, words.right)
     }
     if (interactive) process.stdout.write("\n")
     const gone = yield* endedNow

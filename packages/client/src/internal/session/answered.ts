@@ -5,11 +5,36 @@
  */
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
+import { McpSchema } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { RequestError } from "../../McpError.js"
 import * as Dialect from "./dialect.js"
+import type { Lifecycle } from "./lifecycle.js"
 import type { Execute, Executor, StartExecute } from "./types.js"
+
+const decodeImplementation = Schema.decodeUnknownOption(McpSchema.Implementation)
+
+/**
+ * The exchange of the dialect the session speaks now. 2026-07-28 results may say who answered
+ * (`_meta` serverInfo): the session keeps the latest.
+ */
+export const exchangeOf = (lifecycle: Lifecycle): Executor<Dialect.WireError> => {
+  const learnServerInfo = (raw: Peer.WireObject) =>
+    Effect.suspend(() => {
+      const meta = raw._meta
+      if (!McpSchema.isJsonObject(meta) || meta[McpSchema.MetaKey.serverInfo] === undefined) return Effect.void
+      const info = decodeImplementation(meta[McpSchema.MetaKey.serverInfo])
+      return Option.isSome(info) ? lifecycle.answeredBy(info.value) : Effect.void
+    })
+  return (request) => {
+    const { dialect } = lifecycle.speaking()
+    const exchanged = dialect.exchange(request.method, request.wire, request.options)
+    return dialect.era === "stateless" ? Effect.tap(exchanged, learnServerInfo) : exchanged
+  }
+}
 
 /** What the executor is made of. */
 export interface AnsweredOptions {

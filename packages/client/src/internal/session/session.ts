@@ -10,11 +10,10 @@
 import * as Peer from "@effect-mcp/jsonrpc/Peer"
 import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
 import { Transport } from "@effect-mcp/jsonrpc/Transport"
-import { McpSchema, type Methods, ProtocolVersion } from "@effect-mcp/protocol"
+import { type Methods, ProtocolVersion } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { type InitializeError, type RequestError, SessionUnavailable, TransportError } from "../../McpError.js"
 import { isTerminal, SessionState } from "../../SessionState.js"
@@ -33,8 +32,6 @@ import type { Executor as ExecutorOf, RequestOptions, SessionOptions, SessionSer
 
 export type * from "./types.js"
 
-const decodeImplementation = Schema.decodeUnknownOption(McpSchema.Implementation)
-
 /** A session as built: the service, and what only its builder runs (its start, its keep-alive). */
 export interface Built {
   readonly service: SessionService
@@ -43,6 +40,51 @@ export interface Built {
   /** Pings after each delay of `schedule`; a ping that fails (none answered within `timeout`) fails the session. Runs in the scope. */
   readonly keepAlive: KeepAlive.KeepAlive
 }
+
+/** What recovery of an expired session is made of, from the session's parts. */
+interface RecoveryParts {
+  readonly server: () => string
+  readonly options: SessionOptions
+  readonly lifecycle: Lifecycle.Lifecycle
+  readonly negotiation: Negotiation.Negotiation
+  readonly steps: Steps.Steps
+  readonly subscriptions: Subscriptions.Subscriptions
+  readonly establish: (next: Negotiation.Negotiated) => Effect.Effect<void, TransportError>
+  readonly failWith: (cause: InitializeError) => Effect.Effect<void>
+}
+
+/**
+ * Recovery of an expired session: a new handshake (a session that cannot be established again has
+ * failed; a host restarts it), the subscriptions restored, and each request prepared again when
+ * the new session speaks another revision.
+ */
+const recoveryOf = ({
+  server,
+  options,
+  lifecycle,
+  negotiation,
+  steps,
+  subscriptions,
+  establish,
+  failWith
+}: RecoveryParts) =>
+  Recovery.make({
+    retries: options.sessionRetries,
+    reinitialization: Effect.logWarning(`${server()}: the server lost the session; initializing a new one`).pipe(
+      Effect.zipRight(Effect.flatMap(negotiation.handshake, establish).pipe(Effect.tapError(failWith))),
+      Effect.catchTag(
+        "UnsupportedProtocolVersion",
+        (error) => new SessionUnavailable({ server: server(), reason: error.message })
+      )
+    ),
+    restore: subscriptions.restore,
+    refresh: (request) =>
+      request.version === lifecycle.speaking().established.protocolVersion
+        ? Either.right(request)
+        : steps.preparedFor(request.method, request.encoded, request.options),
+    alive: () => !isTerminal(lifecycle.current()),
+    lost: (error) => lifecycle.move(SessionState.Failed({ cause: Dialect.asRequestError(error) }))
+  })
 
 /** Builds a session over the transport in context; it ends with the scope. */
 export const make = (options: SessionOptions): Effect.Effect<Built, never, Transport | Scope.Scope> =>
@@ -67,22 +109,9 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
     )
     const established = () => lifecycle.speaking().established
     const steps = Steps.make({ server, state: lifecycle.current, established })
-    const { prepare, prepareExtension, prepareNotification, preparedFor, decode } = steps
+    const { prepare, prepareExtension, prepareNotification, decode } = steps
 
-    // 2026-07-28 results may say who answered (`_meta` serverInfo): the session keeps the latest.
-    const learnServerInfo = (raw: Peer.WireObject) =>
-      Effect.suspend(() => {
-        const meta = raw._meta
-        if (!McpSchema.isJsonObject(meta) || meta[McpSchema.MetaKey.serverInfo] === undefined) return Effect.void
-        const info = decodeImplementation(meta[McpSchema.MetaKey.serverInfo])
-        return Option.isSome(info) ? lifecycle.answeredBy(info.value) : Effect.void
-      })
-    /** The innermost executor: the dialect the session speaks now. */
-    const exchange: ExecutorOf<Dialect.WireError> = (request) => {
-      const { dialect } = lifecycle.speaking()
-      const exchanged = dialect.exchange(request.method, request.wire, request.options)
-      return dialect.era === "stateless" ? Effect.tap(exchanged, learnServerInfo) : exchanged
-    }
+    const exchange = Answered.exchangeOf(lifecycle)
 
     const negotiation = yield* Negotiation.make({ server, transport, peer, steps, session: options })
     // What a negotiation established becomes the session's; a handshake is then confirmed.
@@ -105,29 +134,9 @@ export const make = (options: SessionOptions): Effect.Effect<Built, never, Trans
         onRight: (prepared) => Effect.mapError(exchange(prepared), Dialect.asRequestError)
       })
     )
-    // A session that cannot be established again has failed (a host restarts it).
-    const reinitialization = Effect.logWarning(`${server()}: the server lost the session; initializing a new one`).pipe(
-      Effect.zipRight(Effect.flatMap(negotiation.handshake, establish).pipe(Effect.tapError(failWith))),
-      Effect.catchTag(
-        "UnsupportedProtocolVersion",
-        (error) => new SessionUnavailable({ server: server(), reason: error.message })
-      )
-    )
-
-    // The executor, composed once: each combinator is there only when the options ask for it.
     const recovering =
       transport.expiresSessions === true && options.sessionRetries > 0
-        ? yield* Recovery.make({
-            retries: options.sessionRetries,
-            reinitialization,
-            restore: subscriptions.restore,
-            refresh: (request) =>
-              request.version === established().protocolVersion
-                ? Either.right(request)
-                : preparedFor(request.method, request.encoded, request.options),
-            alive: () => !isTerminal(lifecycle.current()),
-            lost: (error) => lifecycle.move(SessionState.Failed({ cause: Dialect.asRequestError(error) }))
-          })
+        ? yield* recoveryOf({ server, options, lifecycle, negotiation, steps, subscriptions, establish, failWith })
         : undefined
     const answered = Answered.make({
       exchange,
