@@ -1,19 +1,23 @@
 /**
  * The benchmark: effect-mcp, the official SDK clients (v1 and v2) and a raw client against the same
- * SDK-built server (effect-mcp twice: as a Promise program uses it, `NodePromiseClient`, the
- * one-file bundle; and as an Effect program imports it, each call run as an effect with
- * `runtime.runPromise`, the "effects" column; and the floor of that, the Promise client's calls each
- * in a fiber, `clients/floor.ts`, where calls are timed over stdio), each measurement in its own
- * process, interleaved (the client order rotates every round), at least 5 rounds. Prints medians per client and, per round, the ratio of
- * effect-mcp to the SDK and to the raw client (the median of those ratios is the claim);
- * writes everything as JSON to `bench-results/`. The `cli` workloads (`cli.ts`) time the
- * `effect-mcp` binary against the MCP Inspector's CLI in the same rounds, in a table of their own.
- * The `gateway` workloads (`gateway.ts`) time calls through `effect-mcp serve --port` against the
- * same server reached directly and through mcp-proxy, in a third table.
+ * SDK-built server, each measurement in its own process, interleaved (the client order rotates
+ * every round), at least 5 rounds. effect-mcp is measured as a Promise program uses it
+ * (`NodePromiseClient`, the one-file bundle); as an Effect program calls it (`clients/program.ts`:
+ * the loop is Effect, one fiber in turn or `Effect.forEach` in flight) beside its floor, the same
+ * program awaiting the Promise client; and with `runtime.runPromise` per call (`clients/effect.ts`,
+ * "effects") beside its floor, the Promise client's calls each in a fiber (`clients/floor.ts`).
+ * Calls are timed in a short window (200 warm-up calls, then a few thousand) and in steady state
+ * (5,000 warm-up, then 20,000 sequential or 50,000 in flight). Prints medians per client and, per
+ * round, the ratio of each to SDK v1 (the median of those ratios is the claim); writes everything
+ * as JSON to `bench-results/`. The `cli` workloads (`cli.ts`) time the `effect-mcp` binary against
+ * the MCP Inspector's CLI in the same rounds, in a table of their own. The `gateway` workloads
+ * (`gateway.ts`) time calls through `effect-mcp serve --port` against the same server reached
+ * directly and through mcp-proxy, in a third table.
  *
  *   npm run bench                      the full run (a few minutes)
  *   node dist/run.js --smoke           tiny sizes, one round: checks that the harness works
  *   node dist/run.js --rounds 7 --only sequential,inflight
+ *   node dist/run.js --rounds 5 --only steady  the steady-state windows only
  *   node dist/run.js --rounds 3 --only cli     the CLI start-up and listing only
  *   node dist/run.js --rounds 3 --only gateway the gateway against direct and mcp-proxy only
  */
@@ -29,17 +33,42 @@ import type { Figures, WorkloadSpec } from "./workloads.js"
 const here = dirname(fileURLToPath(import.meta.url))
 const serverScript = join(here, "server.js")
 const workerScript = join(here, "worker.js")
-const clients = ["raw", "sdk-v1", "sdk-v2", "effect-mcp", "effect-mcp-effects", "effect-floor"] as const
+const clients = [
+  "raw",
+  "sdk-v1",
+  "sdk-v2",
+  "effect-mcp",
+  "effect-program",
+  "program-floor",
+  "effect-mcp-effects",
+  "effect-floor"
+] as const
 type ClientName = (typeof clients)[number]
 
 /**
- * The floor of a fiber per call (`clients/floor.ts`) is measured where calls are timed, over stdio:
- * over HTTP the Promise client runs each call in a fiber of its own (session recovery is on), so a
- * fiber around it is no floor.
+ * The Effect program (`clients/program.ts`) is measured where calls are looped (sequential, in
+ * flight). The floors (`clients/floor.ts`, `program-floor`) only there over stdio: over HTTP the
+ * Promise client runs each call in a fiber of its own (session recovery is on), so an effect
+ * around it is no floor.
  */
-const measures = (client: ClientName, workload: WorkloadSpec) =>
-  client !== "effect-floor" ||
-  (workload.transport === "stdio" && (workload.name === "sequential" || workload.name === "inflight"))
+const measures = (client: ClientName, workload: WorkloadSpec) => {
+  const looped = workload.name === "sequential" || workload.name === "inflight"
+  if (client === "effect-program") return looped
+  if (client === "effect-floor" || client === "program-floor") return looped && workload.transport === "stdio"
+  return true
+}
+
+/** The columns of the client table, each with the key of its figures in the JSON; ratios are to SDK v1. */
+const clientColumns: ReadonlyArray<{ readonly client: ClientName; readonly key: string; readonly header: string }> = [
+  { client: "raw", key: "raw", header: "raw" },
+  { client: "sdk-v1", key: "sdk", header: "SDK v1" },
+  { client: "sdk-v2", key: "sdkV2", header: "SDK v2" },
+  { client: "effect-mcp", key: "effect", header: "effect-mcp" },
+  { client: "effect-program", key: "program", header: "Effect program" },
+  { client: "program-floor", key: "programFloor", header: "program floor" },
+  { client: "effect-mcp-effects", key: "effects", header: "effects" },
+  { client: "effect-floor", key: "floor", header: "fiber floor" }
+]
 
 /** Command-line settings. */
 export interface Settings {
@@ -71,6 +100,21 @@ export const workloadsFor = (smoke: boolean): ReadonlyArray<WorkloadSpec & { rea
     concurrency: 100,
     limit: 1000
   },
+  {
+    label: "stdio sequential echo, steady state",
+    name: "sequential",
+    transport: "stdio",
+    n: smoke ? 20 : 20_000,
+    warmup: smoke ? 10 : 5000
+  },
+  {
+    label: "stdio 100 in flight, steady state",
+    name: "inflight",
+    transport: "stdio",
+    n: smoke ? 200 : 50_000,
+    concurrency: 100,
+    warmup: smoke ? 100 : 5000
+  },
   { label: "stdio 1 MB results", name: "big", transport: "stdio", n: smoke ? 2 : 40, kb: 1024 },
   { label: "stdio 8 MB results", name: "big", transport: "stdio", n: smoke ? 1 : 5, kb: 8192 },
   // A smoke run holds its 50 calls for 1 s, not 3 s: the figure is only checked to be a number.
@@ -84,6 +128,21 @@ export const workloadsFor = (smoke: boolean): ReadonlyArray<WorkloadSpec & { rea
   { label: "http cold start", name: "cold", transport: "http", n: 1 },
   { label: "http sequential echo", name: "sequential", transport: "http", n: smoke ? 20 : 2000 },
   { label: "http 100 in flight", name: "inflight", transport: "http", n: smoke ? 200 : 10_000, concurrency: 100 },
+  {
+    label: "http sequential echo, steady state",
+    name: "sequential",
+    transport: "http",
+    n: smoke ? 20 : 20_000,
+    warmup: smoke ? 10 : 5000
+  },
+  {
+    label: "http 100 in flight, steady state",
+    name: "inflight",
+    transport: "http",
+    n: smoke ? 200 : 50_000,
+    concurrency: 100,
+    warmup: smoke ? 100 : 5000
+  },
   { label: "http 1 MB results", name: "big", transport: "http", n: smoke ? 2 : 40, kb: 1024 },
   { label: "http 50 sessions", name: "sessions", transport: "http", n: smoke ? 3 : 50 }
 ]
@@ -157,10 +216,6 @@ export const median = (values: ReadonlyArray<number>) => {
 const format = (value: number) =>
   Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(Math.abs(value) >= 10 ? 1 : 2)
 
-/** The floor's two cells (its value, its ratio), dashes where it is not measured. */
-const floorCells = (floor: { readonly floor: number; readonly floorRatioToSdk: number } | undefined) =>
-  floor === undefined ? "– | –" : `${format(floor.floor)} | ${floor.floorRatioToSdk.toFixed(2)}×`
-
 /** Per workload label, per client (or CLI), per metric: the value of each round. */
 type Results<Name extends string = ClientName> = Map<string, Map<Name, Map<string, Array<number>>>>
 
@@ -223,9 +278,16 @@ const comparison = <Name extends string>(
 
 /** Runs the benchmark; returns the results and the printed table. */
 export const run = async (settings: Settings) => {
+  // `--only`: transports (stdio, http) and kinds (a workload's name, or steady), each given set narrowing.
+  const only = settings.only ?? []
+  const transports = only.filter((name) => name === "stdio" || name === "http")
+  const kinds = only.filter((name) => name !== "stdio" && name !== "http")
   const workloads = workloadsFor(settings.smoke).filter(
     (workload) =>
-      settings.only === undefined || settings.only.includes(workload.name) || settings.only.includes(workload.transport)
+      (transports.length === 0 || transports.includes(workload.transport)) &&
+      (kinds.length === 0 ||
+        kinds.includes(workload.name) ||
+        (kinds.includes("steady") && workload.warmup !== undefined))
   )
   const cliRuns = cliWorkloads.filter(
     (workload) => settings.only === undefined || settings.only.includes(workload.name)
@@ -276,9 +338,13 @@ export const run = async (settings: Settings) => {
   }
   const lines: Array<string> = []
   const rows: Array<Record<string, unknown>> = []
+  // After raw, the SDKs and the Promise client: the other ways of calling effect-mcp, each beside SDK v1.
+  const others = clientColumns.slice(4)
   lines.push(
-    `| workload | metric | raw | SDK v1 | SDK v2 | effect-mcp | effect-mcp / SDK v1 | effect-mcp / SDK v2 | effect-mcp / raw | effects | effects / SDK v1 | fiber floor | floor / SDK v1 |`,
-    `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`
+    `| workload | metric | raw | SDK v1 | SDK v2 | effect-mcp | / SDK v1 | / SDK v2 | / raw | ${others
+      .map((column) => `${column.header} | / SDK v1`)
+      .join(" | ")} |`,
+    `| --- | --- |${" ---: |".repeat(7 + 2 * others.length)}`
   )
   for (const [label, perClient] of results) {
     for (const metric of perClient.get("effect-mcp")?.keys() ?? []) {
@@ -286,36 +352,30 @@ export const run = async (settings: Settings) => {
       const ratio = (other: ClientName, of: ClientName = "effect-mcp") =>
         median(values(of).map((value, round) => value / (values(other)[round] ?? Number.NaN)))
       const better = lowerIsBetter.has(metric) ? "↓" : "↑"
-      const floor =
-        values("effect-floor").length === 0
-          ? undefined
-          : { floor: median(values("effect-floor")), floorRatioToSdk: ratio("sdk-v1", "effect-floor") }
+      const measured = clientColumns.filter((column) => values(column.client).length > 0)
       const row = {
         workload: label,
         metric,
         better: lowerIsBetter.has(metric) ? "lower" : "higher",
-        raw: median(values("raw")),
-        sdk: median(values("sdk-v1")),
-        sdkV2: median(values("sdk-v2")),
-        effect: median(values("effect-mcp")),
+        ...Object.fromEntries(measured.map((column) => [column.key, median(values(column.client))])),
         ratioToSdk: ratio("sdk-v1"),
         ratioToSdkV2: ratio("sdk-v2"),
         ratioToRaw: ratio("raw"),
-        effects: median(values("effect-mcp-effects")),
-        effectsRatioToSdk: ratio("sdk-v1", "effect-mcp-effects"),
-        ...floor,
-        rounds: {
-          raw: values("raw"),
-          sdk: values("sdk-v1"),
-          sdkV2: values("sdk-v2"),
-          effect: values("effect-mcp"),
-          effects: values("effect-mcp-effects"),
-          ...(floor === undefined ? {} : { floor: values("effect-floor") })
-        }
+        ...Object.fromEntries(
+          measured
+            .filter((column) => others.includes(column))
+            .map((column) => [`${column.key}RatioToSdk`, ratio("sdk-v1", column.client)])
+        ),
+        rounds: Object.fromEntries(measured.map((column) => [column.key, values(column.client)]))
       }
       rows.push(row)
+      const cell = (client: ClientName) => (values(client).length === 0 ? "–" : format(median(values(client))))
+      const ratioCell = (client: ClientName, to: ClientName = "sdk-v1") =>
+        values(client).length === 0 ? "–" : `${ratio(to, client).toFixed(2)}×`
       lines.push(
-        `| ${label} | ${metric} ${better} | ${format(row.raw)} | ${format(row.sdk)} | ${format(row.sdkV2)} | ${format(row.effect)} | ${row.ratioToSdk.toFixed(2)}× | ${row.ratioToSdkV2.toFixed(2)}× | ${row.ratioToRaw.toFixed(2)}× | ${format(row.effects)} | ${row.effectsRatioToSdk.toFixed(2)}× | ${floorCells(floor)} |`
+        `| ${label} | ${metric} ${better} | ${cell("raw")} | ${cell("sdk-v1")} | ${cell("sdk-v2")} | ${cell("effect-mcp")} | ${ratioCell("effect-mcp")} | ${ratioCell("effect-mcp", "sdk-v2")} | ${ratioCell("effect-mcp", "raw")} | ${others
+          .map((column) => `${cell(column.client)} | ${ratioCell(column.client)}`)
+          .join(" | ")} |`
       )
     }
   }

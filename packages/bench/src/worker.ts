@@ -18,6 +18,10 @@ const load = async (): Promise<Client> => {
       return (await import("./clients/effect.js")).effectClient
     case "effect-floor":
       return (await import("./clients/floor.js")).floorClient
+    case "effect-program":
+      return (await import("./clients/program.js")).programClient
+    case "program-floor":
+      return (await import("./clients/program.js")).programFloorClient
     case "sdk-v1":
       return (await import("./clients/sdk.js")).client
     case "sdk-v2":

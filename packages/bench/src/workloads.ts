@@ -17,6 +17,8 @@ export interface WorkloadSpec {
   readonly kb?: number
   /** effect-mcp's `maxInFlight` for this workload (none: unbounded, the default). */
   readonly limit?: number
+  /** `sequential`, `inflight`: the calls made before the measured ones (default 200 sequentially, 500 in flight). */
+  readonly warmup?: number
   /** `pending`: how long the server holds each call (default 3000 ms); the heap is read a third of the way in. */
   readonly holdMs?: number
 }
@@ -59,15 +61,23 @@ const serverCpu = (target: Target | undefined) => {
   return (n: number) => ({ serverCpuUsPerCall: (treeCpuMicros([pid]) - since) / n })
 }
 
+/** `n` echo calls, `concurrency` at a time: in the client's own loop when it has one (an Effect program's), else in Promise lanes. */
+const echoes = (session: Session, n: number, concurrency: number, timed?: (ms: number) => void) =>
+  session.echoes !== undefined
+    ? session.echoes(n, concurrency, timed)
+    : lanes(n, concurrency, async () => {
+        const t = performance.now()
+        await session.echo("hello")
+        timed?.(performance.now() - t)
+      })
+
 /** Echo calls, each timed, `concurrency` at a time. */
 const timedEchoes = async (n: number, concurrency: number, session: Session) => {
   const latencies: Array<number> = []
   const cpu = process.cpuUsage()
   const started = performance.now()
-  await lanes(n, concurrency, async () => {
-    const t = performance.now()
-    await session.echo("hello")
-    latencies.push(performance.now() - t)
+  await echoes(session, n, concurrency, (ms) => {
+    latencies.push(ms)
   })
   const elapsed = performance.now() - started
   const cpuUs = cpuMicros(cpu)
@@ -84,13 +94,13 @@ const timedEchoes = async (n: number, concurrency: number, session: Session) => 
 export const measure = async (spec: WorkloadSpec, session: Session, target?: Target): Promise<Figures> => {
   switch (spec.name) {
     case "sequential": {
-      for (let i = 0; i < Math.min(200, spec.n); i++) await session.echo("warm")
+      await echoes(session, spec.warmup ?? Math.min(200, spec.n), 1)
       const server = serverCpu(target)
       const figures = await timedEchoes(spec.n, 1, session)
       return { ...figures, ...server(spec.n) }
     }
     case "inflight": {
-      await lanes(Math.min(500, spec.n), spec.concurrency ?? 100, () => session.echo("warm"))
+      await echoes(session, spec.warmup ?? Math.min(500, spec.n), spec.concurrency ?? 100)
       const server = serverCpu(target)
       const figures = await timedEchoes(spec.n, spec.concurrency ?? 100, session)
       const serverFigures = server(spec.n)

@@ -31,49 +31,67 @@ const runNode = (
   })
 
 describe("benchmark harness", () => {
-  it("a smoke run measures raw, SDK v1, SDK v2 and effect-mcp (Promise client, effects, and the floor of a fiber per call) on stdio and HTTP", async () => {
+  it("a smoke run measures raw, SDK v1, SDK v2 and effect-mcp (Promise client, Effect program, runPromise per call, and both floors) on stdio and HTTP, in both windows", async () => {
     const result = await runNode([harness, "--smoke", "--only", "sequential,pending,sessions"], 240_000)
     expect(result.status, result.stderr).toBe(0)
     const rows = result.stdout.split("\n").filter((line) => line.startsWith("| stdio") || line.startsWith("| http"))
-    const metrics = rows.map((row) => row.split("|")[1]?.trim() + " / " + row.split("|")[2]?.trim().split(" ")[0])
+    const metrics = rows.map((row) => `${row.split("|")[1]?.trim()} / ${row.split("|")[2]?.trim().split(" ")[0]}`)
+    const timed = (workload: string) =>
+      ["callsPerSec", "p50Us", "p99Us", "cpuUsPerCall"].map((metric) => `${workload} / ${metric}`)
     expect(metrics).toStrictEqual([
-      "stdio sequential echo / callsPerSec",
-      "stdio sequential echo / p50Us",
-      "stdio sequential echo / p99Us",
-      "stdio sequential echo / cpuUsPerCall",
+      ...timed("stdio sequential echo"),
+      ...timed("stdio sequential echo, steady state"),
       "stdio 5,000 pending / heapKBPerPending",
-      "http sequential echo / callsPerSec",
-      "http sequential echo / p50Us",
-      "http sequential echo / p99Us",
-      "http sequential echo / cpuUsPerCall",
+      ...timed("http sequential echo"),
+      ...timed("http sequential echo, steady state"),
       "http 50 sessions / sessionsMs",
       "http 50 sessions / heapKBPerSession",
       "http 50 sessions / rssMB"
     ])
-    // Every cell is a number and every ratio is finite.
+    // Cells 3-9: raw, SDK v1, SDK v2, effect-mcp and its ratios; then pairs (figure, ratio to SDK v1)
+    // for the Effect program, its floor, runPromise per call, the fiber floor.
+    const measured = (row: string) => {
+      const looped = /sequential/.test(row)
+      const floors = looped && row.startsWith("| stdio")
+      return [looped, floors, true, floors]
+    }
     for (const row of rows) {
       const cells = row
         .split("|")
-        .slice(3, /stdio sequential/.test(row) ? 14 : 12)
+        .slice(3, 18)
         .map((cell) => cell.trim().replace(/[,×]/g, ""))
-      for (const cell of cells) expect(Number.isFinite(Number(cell)), row).toBe(true)
-      if (!/stdio sequential/.test(row)) expect(row, row).toMatch(/\| – \| – \|$/)
+      expect(cells, row).toHaveLength(15)
+      for (const cell of cells.slice(0, 7)) expect(Number.isFinite(Number(cell)), row).toBe(true)
+      measured(row).forEach((shown, pair) => {
+        const [figure, ratio] = [cells[7 + 2 * pair], cells[8 + 2 * pair]]
+        if (shown)
+          expect(
+            [figure, ratio].every((cell) => Number.isFinite(Number(cell))),
+            row
+          ).toBe(true)
+        else expect([figure, ratio], row).toStrictEqual(["–", "–"])
+      })
     }
     const file = /JSON: (\S+)/.exec(result.stdout)?.[1] ?? ""
     const json = JSON.parse(readFileSync(file, "utf8")) as {
       rows: ReadonlyArray<{ workload: string; rounds: Record<string, ReadonlyArray<number>> }>
     }
     expect(json.rows).toHaveLength(rows.length)
-    // The floor of a fiber per call where calls are timed over stdio, nowhere else.
-    for (const row of json.rows)
+    // The Effect program where calls are looped; the floors there over stdio, nowhere else.
+    for (const row of json.rows) {
+      const looped = /sequential/.test(row.workload)
+      const floors = looped && row.workload.startsWith("stdio")
       expect(Object.keys(row.rounds)).toStrictEqual([
         "raw",
         "sdk",
         "sdkV2",
         "effect",
+        ...(looped ? ["program"] : []),
+        ...(floors ? ["programFloor"] : []),
         "effects",
-        ...(/stdio sequential/.test(row.workload) ? ["floor"] : [])
+        ...(floors ? ["floor"] : [])
       ])
+    }
   }, 240_000)
 
   it("a smoke run of the cli workload times effect-mcp against the Inspector CLI and mcporter: help, version, tools list, a call", async () => {

@@ -21,6 +21,12 @@ export interface Session {
   readonly blob: (kb: number) => Promise<number>
   /** Calls `sleep`. */
   readonly sleep: (ms: number) => Promise<void>
+  /**
+   * Runs `n` calls of `echo` with `concurrency` in flight as the client's own loop, giving each
+   * call's latency (ms) to `timed`: an Effect program's loops are Effect (`program.ts`). Without
+   * it, the workloads loop in Promise code over `echo`.
+   */
+  readonly echoes?: (n: number, concurrency: number, timed?: (ms: number) => void) => Promise<void>
   readonly close: () => Promise<void>
 }
 

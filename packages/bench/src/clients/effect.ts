@@ -33,7 +33,8 @@ const transportOf = async (target: Target) => {
 const textLength = (result: McpClient.CallToolResult) =>
   result.content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : 0), 0)
 
-const layerOf = async (target: Target) =>
+/** `McpClient.layer` over the target's Node transport, as the benchmark configures every client. */
+export const layerOf = async (target: Target) =>
   McpClient.layer({
     name: "bench",
     requestTimeout: "120 seconds",
@@ -41,7 +42,8 @@ const layerOf = async (target: Target) =>
     ...(target.maxInFlight === undefined ? {} : { maxInFlight: target.maxInFlight })
   }).pipe(Layer.provide(await transportOf(target)))
 
-const prepare = async (target: Target) => {
+/** Loads the target's transport modules. */
+export const prepare = async (target: Target) => {
   await (target.kind === "stdio" ? loadStdio() : loadHttp())
 }
 
