@@ -11,6 +11,7 @@ import { Features, McpClient, PlainForm, PromiseClient, Session, Transport } fro
 import { JsonRpc } from "@effect-mcp/protocol"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import { recordingClient, recordingSession, recordingTools } from "./support/decorations.js"
 import { counted, Starts } from "./support/fiberStarts.js"
@@ -71,6 +72,78 @@ describe("every request goes through a decorated seam, on both ways of calling",
     } finally {
       await mcp.close()
     }
+  })
+
+  it("one executor: an Effect program's calls take the same plain start when nothing in its fiber needs the effect, and run the effect under a span", async () => {
+    const script = scripted()
+    const taken: Array<string> = []
+    // A session decoration that knows what it adds, so it keeps a plain form: each records its way.
+    const telling = Layer.effect(
+      Session.Session,
+      Effect.map(Session.Session, (session) => {
+        const start = PlainForm.of(session.execute)
+        const execute = (request: Session.Prepared) =>
+          Effect.zipRight(
+            Effect.sync(() => taken.push(`effect ${request.method}`)),
+            session.execute(request)
+          )
+        return {
+          ...session,
+          execute:
+            start === undefined
+              ? execute
+              : PlainForm.attach(execute, (request: Session.Prepared, onDone: Parameters<typeof start>[1]) => {
+                  taken.push(`plain ${request.method}`)
+                  return start(request, onDone)
+                })
+        }
+      })
+    ).pipe(Layer.provide(Session.layer(script.options)), Layer.provide(script.transport))
+    const layer = McpClient.layerFromSession(script.options).pipe(Layer.provide(telling))
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const client = Context.get(yield* Layer.build(layer), McpClient.McpClient)
+          yield* client.callTool("echo", { text: "warm" })
+          taken.length = 0
+          yield* client.callTool("echo", { text: "a" })
+          yield* client.request("ping", undefined)
+          expect(taken).toStrictEqual(["plain tools/call", "plain ping"])
+          taken.length = 0
+          // Traced, the request's span and traceparent need the effect.
+          yield* Effect.withSpan(client.callTool("echo", { text: "b" }), "caller")
+          yield* Effect.withSpan(client.request("ping", undefined), "caller")
+          expect(taken).toStrictEqual(["effect tools/call", "effect ping"])
+        })
+      )
+    )
+  })
+
+  it("one executor: an Effect program's call taken by the plain start, interrupted, is given up on the server", async () => {
+    const script = scriptedLayer((request) =>
+      request.method === "initialize"
+        ? initializeResult({ tools: {} })
+        : request.method === "tools/list"
+          ? { result: { tools: [tool] } }
+          : "silent"
+    )
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const client = Context.get(yield* Layer.build(script.layer), McpClient.McpClient)
+          yield* client.tools
+          const call = yield* Effect.fork(client.callTool("echo", { text: "never answered" }))
+          // Bounded: the request is on the wire within a few turns of the scheduler.
+          for (let turn = 0; turn < 100 && !script.sent.some((m) => "method" in m && m.method === "tools/call"); turn++)
+            yield* Effect.yieldNow()
+          expect(script.sent.filter((m) => "method" in m && m.method === "tools/call")).toHaveLength(1)
+          yield* Fiber.interrupt(call)
+          const cancelled = () => script.sent.filter((m) => "method" in m && m.method === "notifications/cancelled")
+          for (let turn = 0; turn < 100 && cancelled().length === 0; turn++) yield* Effect.yieldNow()
+          expect(cancelled()).toHaveLength(1)
+        })
+      )
+    )
   })
 
   it("the transport: a new `send` sees every message", async () => {

@@ -39,6 +39,16 @@ export {
    */
   RequestOrigin,
   /**
+   * Whether a request made from this fiber would read nothing of it that a plain start lacks
+   * (nobody traces, no `PropagatedMeta`, no `RequestOrigin`, Effect's own clock): then the
+   * effect of a function with a plain form may run as that start, awaited (`PlainForm`), and
+   * does the same.
+   *
+   * @since 0.1.0
+   * @category correlation
+   */
+  startsPlainly,
+  /**
    * The W3C `tracestate` to send beside `traceparent`.
    *
    * @since 0.1.0

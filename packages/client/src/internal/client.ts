@@ -27,6 +27,7 @@ import * as ClientTasks from "./features/clientTasks.js"
 import * as Notifications from "./features/notifications.js"
 import * as ServerRequests from "./features/serverRequests.js"
 import * as Services from "./features/services.js"
+import { viaStart } from "./plainStart.js"
 import { request as sessionRequest, startPrepared } from "./session/request.js"
 import * as Session from "./session/session.js"
 
@@ -114,7 +115,16 @@ const requestOf = (session: Session.SessionService): McpClientService["request"]
       (_, raw) => session.decode(method, raw),
       onDone
     )
-  return PlainForm.attach(request, startRequest)
+  const viaStartRequest = <M extends Methods.RequestMethodName>(
+    method: M,
+    params: Methods.RequestParamsOf<M> | undefined,
+    call?: CallOptions
+  ): Effect.Effect<Methods.ResultOf<M>, RequestError> =>
+    viaStart(
+      (onDone) => startRequest(method, params, call, onDone),
+      () => request(method, params, call)
+    )
+  return PlainForm.attach(viaStartRequest, startRequest)
 }
 
 /** The features a client is assembled from. */

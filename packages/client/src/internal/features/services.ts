@@ -19,6 +19,7 @@ import type {
   TasksService
 } from "../api.js"
 import * as OnFirstUse from "../onFirstUse.js"
+import { viaStart } from "../plainStart.js"
 import { startPrepared } from "../session/request.js"
 import type { SessionService } from "../session/types.js"
 import { toRequestOptions } from "./callOptions.js"
@@ -102,7 +103,17 @@ export const toolsOf = (session: SessionService, part: Tools.Tools, options: Too
   return {
     list: part.list.get,
     stream: part.stream,
-    call: startCall === undefined ? call : PlainForm.attach(call, startCall),
+    call:
+      startCall === undefined
+        ? call
+        : PlainForm.attach<ToolsService["call"], StartCallTool>(
+            (tool, args, options) =>
+              viaStart(
+                (onDone) => startCall(tool, args, options, onDone),
+                () => call(tool, args, options)
+              ),
+            startCall
+          ),
     definition: part.definition,
     checkOutput: part.checkOutput,
     invalidate: part.list.invalidate

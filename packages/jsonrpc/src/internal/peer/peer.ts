@@ -32,7 +32,7 @@ import * as Pending from "./pending.js"
 import * as Starting from "./starting.js"
 import type { Peer, PeerOptions } from "./types.js"
 
-export { PropagatedMeta, RequestOrigin, TraceState } from "./starting.js"
+export { PropagatedMeta, RequestOrigin, startsPlainly, TraceState } from "./starting.js"
 export type * from "./types.js"
 
 const dataOf = (data: unknown): { readonly data?: unknown } => (data === undefined ? {} : { data })

@@ -10,6 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import type * as Tracer from "effect/Tracer"
 import type { TransportError } from "../../PeerError.js"
 import * as PlainForm from "../../PlainForm.js"
@@ -55,6 +56,20 @@ const noop = () => {}
 
 /** Effect's default tracer: with it and no parent span, nobody is tracing and a request makes no span. */
 const nativeTracer = Effect.runSync(Effect.tracer)
+/** Effect's own clock, as a fiber has it unless something (a `TestClock`) replaced it. */
+const liveClock = Effect.runSync(Effect.clock)
+
+/**
+ * Whether a request made from `fiber` would read nothing of it that a plain start does not have:
+ * nobody traces, no `_meta` is propagated, no origin is kept, the clock is Effect's own. Then a
+ * request's effect and its plain form do the same thing.
+ */
+export const startsPlainly = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
+  fiber.currentSpan === undefined &&
+  fiber.currentTracer === nativeTracer &&
+  Context.get(fiber.currentContext, PropagatedMeta) === undefined &&
+  Context.get(fiber.currentContext, RequestOrigin) === undefined &&
+  Context.get(fiber.currentDefaultServices, Clock.Clock) === liveClock
 
 /** The request on the wire: its params, with a `_meta` when progress, trace context or extra members ask for one. */
 const messageOf = (
