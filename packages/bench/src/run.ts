@@ -86,6 +86,28 @@ const parseSettings = (argv: ReadonlyArray<string>): Settings => {
   return { smoke, rounds: Number(value("--rounds") ?? (smoke ? 1 : 5)), only: value("--only")?.split(",") }
 }
 
+/** The steady-state windows over `transport`: 5,000 warm-up calls, then 20,000 sequential or 50,000 in flight. */
+const steadyState = (
+  transport: "stdio" | "http",
+  smoke: boolean
+): ReadonlyArray<WorkloadSpec & { readonly label: string }> => [
+  {
+    label: `${transport} sequential echo, steady state`,
+    name: "sequential",
+    transport,
+    n: smoke ? 20 : 20_000,
+    warmup: smoke ? 10 : 5000
+  },
+  {
+    label: `${transport} 100 in flight, steady state`,
+    name: "inflight",
+    transport,
+    n: smoke ? 200 : 50_000,
+    concurrency: 100,
+    warmup: smoke ? 100 : 5000
+  }
+]
+
 /** The workloads of a full run, or of a smoke run. */
 export const workloadsFor = (smoke: boolean): ReadonlyArray<WorkloadSpec & { readonly label: string }> => [
   { label: "stdio import, effect and @effect/platform loaded", name: "import", transport: "stdio", n: 1 },
@@ -100,21 +122,7 @@ export const workloadsFor = (smoke: boolean): ReadonlyArray<WorkloadSpec & { rea
     concurrency: 100,
     limit: 1000
   },
-  {
-    label: "stdio sequential echo, steady state",
-    name: "sequential",
-    transport: "stdio",
-    n: smoke ? 20 : 20_000,
-    warmup: smoke ? 10 : 5000
-  },
-  {
-    label: "stdio 100 in flight, steady state",
-    name: "inflight",
-    transport: "stdio",
-    n: smoke ? 200 : 50_000,
-    concurrency: 100,
-    warmup: smoke ? 100 : 5000
-  },
+  ...steadyState("stdio", smoke),
   { label: "stdio 1 MB results", name: "big", transport: "stdio", n: smoke ? 2 : 40, kb: 1024 },
   { label: "stdio 8 MB results", name: "big", transport: "stdio", n: smoke ? 1 : 5, kb: 8192 },
   // A smoke run holds its 50 calls for 1 s, not 3 s: the figure is only checked to be a number.
@@ -128,21 +136,7 @@ export const workloadsFor = (smoke: boolean): ReadonlyArray<WorkloadSpec & { rea
   { label: "http cold start", name: "cold", transport: "http", n: 1 },
   { label: "http sequential echo", name: "sequential", transport: "http", n: smoke ? 20 : 2000 },
   { label: "http 100 in flight", name: "inflight", transport: "http", n: smoke ? 200 : 10_000, concurrency: 100 },
-  {
-    label: "http sequential echo, steady state",
-    name: "sequential",
-    transport: "http",
-    n: smoke ? 20 : 20_000,
-    warmup: smoke ? 10 : 5000
-  },
-  {
-    label: "http 100 in flight, steady state",
-    name: "inflight",
-    transport: "http",
-    n: smoke ? 200 : 50_000,
-    concurrency: 100,
-    warmup: smoke ? 100 : 5000
-  },
+  ...steadyState("http", smoke),
   { label: "http 1 MB results", name: "big", transport: "http", n: smoke ? 2 : 40, kb: 1024 },
   { label: "http 50 sessions", name: "sessions", transport: "http", n: smoke ? 3 : 50 }
 ]

@@ -13,7 +13,7 @@ import { McpClient } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import type { Client, Target } from "./Client.js"
+import type { Client, Session, Target } from "./Client.js"
 
 const loadStdio = () => import("@effect-mcp/node/NodeStdioTransport")
 const loadHttp = () =>
@@ -47,19 +47,23 @@ export const prepare = async (target: Target) => {
   await (target.kind === "stdio" ? loadStdio() : loadHttp())
 }
 
+/** A session of the client in a runtime of its own, each call run with `runtime.runPromise`, and what it runs on. */
+export const connectRuntime = async (target: Target) => {
+  const runtime = ManagedRuntime.make(await layerOf(target))
+  const mcp = await runtime.runPromise(McpClient.McpClient)
+  const session: Session = {
+    list: () => runtime.runPromise(Effect.map(mcp.request("tools/list", undefined), (result) => result.tools.length)),
+    echo: (message) => runtime.runPromise(Effect.asVoid(mcp.callTool("echo", { message }))),
+    blob: (kb) => runtime.runPromise(Effect.map(mcp.callTool("blob", { kb }), textLength)),
+    sleep: (ms) => runtime.runPromise(Effect.asVoid(mcp.callTool("sleep", { ms }))),
+    close: () => runtime.dispose()
+  }
+  return { runtime, mcp, session }
+}
+
 /** The effect-mcp client run from Promise code one effect at a time (`runtime.runPromise` per call). */
 export const effectClient: Client = {
   name: "effect-mcp (runPromise)",
   prepare,
-  connect: async (target) => {
-    const runtime = ManagedRuntime.make(await layerOf(target))
-    const mcp = await runtime.runPromise(McpClient.McpClient)
-    return {
-      list: () => runtime.runPromise(Effect.map(mcp.request("tools/list", undefined), (result) => result.tools.length)),
-      echo: (message) => runtime.runPromise(Effect.asVoid(mcp.callTool("echo", { message }))),
-      blob: (kb) => runtime.runPromise(Effect.map(mcp.callTool("blob", { kb }), textLength)),
-      sleep: (ms) => runtime.runPromise(Effect.asVoid(mcp.callTool("sleep", { ms }))),
-      close: () => runtime.dispose()
-    }
-  }
+  connect: async (target) => (await connectRuntime(target)).session
 }

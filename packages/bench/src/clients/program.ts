@@ -9,12 +9,11 @@
  * where the floor of a fiber per call is, over stdio (over HTTP the Promise client runs each call
  * in a fiber itself, session recovery being on).
  */
-import { McpClient } from "@effect-mcp/client"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { Client } from "./Client.js"
-import { layerOf, prepare } from "./effect.js"
+import { connectRuntime, prepare } from "./effect.js"
 import { client as promiseClient } from "./promise.js"
 
 /** `n` runs of `call`, `concurrency` at a time, each one's latency given to `timed`. */
@@ -43,16 +42,11 @@ export const programClient: Client = {
   name: "effect-mcp (Effect program)",
   prepare,
   connect: async (target) => {
-    const runtime = ManagedRuntime.make(await layerOf(target))
-    const mcp = await runtime.runPromise(McpClient.McpClient)
+    const { runtime, mcp, session } = await connectRuntime(target)
     return {
-      list: () => runtime.runPromise(Effect.map(mcp.request("tools/list", undefined), (result) => result.tools.length)),
-      echo: (message) => runtime.runPromise(Effect.asVoid(mcp.callTool("echo", { message }))),
-      blob: () => Promise.reject(new Error("the Effect program measures loops of calls only")),
-      sleep: () => Promise.reject(new Error("the Effect program measures loops of calls only")),
+      ...session,
       echoes: (n, concurrency, timed) =>
-        runtime.runPromise(loop(n, concurrency, mcp.callTool("echo", { message: "hello" }), timed)),
-      close: () => runtime.dispose()
+        runtime.runPromise(loop(n, concurrency, mcp.callTool("echo", { message: "hello" }), timed))
     }
   }
 }
