@@ -43,4 +43,19 @@ describe("acceptsAnyObject", () => {
       })
     )
   )
+
+  it("reads what a schema constrains once per schema object, not on every call", () => {
+    let reads = 0
+    const counted = (schema: { readonly [keyword: string]: unknown }) =>
+      new Proxy(schema, {
+        ownKeys: (target) => {
+          reads += 1
+          return Reflect.ownKeys(target)
+        }
+      })
+    const schemas = [counted({ type: "object", properties: {} }), counted({ type: "object", required: ["a"] })]
+    for (let call = 0; call < 100; call++) for (const schema of schemas) acceptsAnyObject(schema, { a: call })
+    expect(reads).toBe(schemas.length)
+    expect(schemas.map((schema) => acceptsAnyObject(schema, {}))).toEqual([true, false])
+  })
 })

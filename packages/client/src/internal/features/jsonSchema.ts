@@ -38,24 +38,36 @@ const ANNOTATIONS = new Set(["$schema", "$comment", "title", "description", "exa
 const isObject = (value: unknown): value is object =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** Whether a schema constrains nothing but `type: "object"`, read once per schema object. */
+const objectOnly = new WeakMap<object, boolean>()
+
+const constrainsOnlyType = (schema: { readonly [keyword: string]: unknown }): boolean => {
+  const known = objectOnly.get(schema)
+  if (known !== undefined) return known
+  const only =
+    schema.type === "object" &&
+    Object.entries(schema).every(([keyword, given]) =>
+      keyword === "type"
+        ? true
+        : keyword === "properties"
+          ? isObject(given) && Object.keys(given).length === 0
+          : keyword === "required"
+            ? Array.isArray(given) && given.length === 0
+            : ANNOTATIONS.has(keyword)
+    )
+  objectOnly.set(schema, only)
+  return only
+}
+
 /**
  * Whether `schema` accepts `value` without an engine: `schema` is `type: "object"` with no
  * properties, nothing required and no other keyword that constrains (a tool that takes no
  * arguments), and `value` an object. Such a schema always compiles and Ajv accepts exactly the
- * objects, so the check is the same and Ajv is not loaded for it.
+ * objects, so the check is the same and Ajv is not loaded for it. What the schema constrains is
+ * read once per schema object (a tool's definition is called many times).
  */
 export const acceptsAnyObject = (schema: { readonly [keyword: string]: unknown }, value: unknown): boolean =>
-  schema.type === "object" &&
-  isObject(value) &&
-  Object.entries(schema).every(([keyword, given]) =>
-    keyword === "type"
-      ? true
-      : keyword === "properties"
-        ? isObject(given) && Object.keys(given).length === 0
-        : keyword === "required"
-          ? Array.isArray(given) && given.length === 0
-          : ANNOTATIONS.has(keyword)
-  )
+  isObject(value) && constrainsOnlyType(schema)
 
 /** Why a value does not match: the reason of an {@link Outcome} that is not `Valid`, else `undefined`. */
 export const problemOf = (outcome: Outcome): string | undefined =>

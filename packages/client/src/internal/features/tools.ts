@@ -190,8 +190,9 @@ export const make = (session: Session, options: ToolsOptions = {}): Effect.Effec
       const found = known(tool)
       if (found === undefined) return undefined
       const definition = Option.getOrUndefined(found)
-      const check = needsCheck(definition, validateInput, args) ? checkNow() : undefined
-      if (check === undefined && needsCheck(definition, validateInput, args)) return undefined
+      const needed = needsCheck(definition, validateInput, args)
+      const check = needed ? checkNow() : undefined
+      if (needed && check === undefined) return undefined
       const prepared = prepareWith(tool, args, options, validateInput, definition, check)
       // A warning not yet logged needs an effect: `prepare` logs it.
       return Either.isRight(prepared) && prepared.right.unchecked.some((entry) => !warned.has(entry.key))
