@@ -43,7 +43,9 @@ const clients = [
   "effect-mcp-effects",
   "effect-floor"
 ] as const
-type ClientName = (typeof clients)[number]
+export type ClientName = (typeof clients)[number]
+/** The clients that are not effect-mcp's: one failing is reported, and the run goes on. */
+const rivals: ReadonlySet<ClientName> = new Set(["raw", "sdk-v1", "sdk-v2"])
 
 /**
  * The Effect program (`clients/program.ts`) is measured where calls are looped (sequential, in
@@ -174,6 +176,17 @@ export const startHttpServer = () =>
     child.once("exit", (code) => reject(new Error(`the HTTP server exited with ${code}`)))
   })
 
+/** The line that says why a worker failed: V8's out-of-memory line when it is there, else the last one. */
+const failureReason = (error: unknown) => {
+  const text = error instanceof Error ? error.message : String(error)
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0)
+  const oom = lines.find((line) => line.includes("heap out of memory"))
+  return oom ?? lines.at(-1) ?? "no output"
+}
+
 const runWorker = (client: ClientName, spec: WorkloadSpec, target: Target) =>
   new Promise<Figures>((resolve, reject) => {
     const child = spawn(
@@ -200,9 +213,10 @@ const runWorker = (client: ClientName, spec: WorkloadSpec, target: Target) =>
     })
   })
 
-/** The median of the values. */
+/** The median of the finite values (a round that failed is a hole or `NaN`, and is left out). */
 export const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b)
+  if (sorted.length === 0) return Number.NaN
   const middle = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
 }
@@ -211,7 +225,7 @@ const format = (value: number) =>
   Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(Math.abs(value) >= 10 ? 1 : 2)
 
 /** Per workload label, per client (or CLI), per metric: the value of each round. */
-type Results<Name extends string = ClientName> = Map<string, Map<Name, Map<string, Array<number>>>>
+export type Results<Name extends string = ClientName> = Map<string, Map<Name, Map<string, Array<number>>>>
 
 const getOrAdd = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
   const found = map.get(key)
@@ -270,66 +284,21 @@ const comparison = <Name extends string>(
   return { lines, rows }
 }
 
-/** Runs the benchmark; returns the results and the printed table. */
-export const run = async (settings: Settings) => {
-  // `--only`: transports (stdio, http) and kinds (a workload's name, or steady), each given set narrowing.
-  const only = settings.only ?? []
-  const transports = only.filter((name) => name === "stdio" || name === "http")
-  const kinds = only.filter((name) => name !== "stdio" && name !== "http")
-  const workloads = workloadsFor(settings.smoke).filter(
-    (workload) =>
-      (transports.length === 0 || transports.includes(workload.transport)) &&
-      (kinds.length === 0 ||
-        kinds.includes(workload.name) ||
-        (kinds.includes("steady") && workload.warmup !== undefined))
-  )
-  const cliRuns = cliWorkloads.filter(
-    (workload) => settings.only === undefined || settings.only.includes(workload.name)
-  )
-  const gatewayRuns =
-    settings.only === undefined || settings.only.includes("gateway") ? gatewayWorkloads(settings.smoke) : []
-  if (cliRuns.length > 0) installRivals()
-  const http = workloads.some((workload) => workload.transport === "http") ? await startHttpServer() : undefined
-  const stdio: Target = { kind: "stdio", command: process.execPath, args: [serverScript, "stdio"] }
-  const results: Results = new Map()
-  const cliResults: Results<CliTool> = new Map()
-  const gatewayResults: Results<GatewayRoute> = new Map()
-  const record = <Name extends string>(results: Results<Name>, label: string, name: Name, figures: Figures) => {
-    const perClient = getOrAdd(
-      getOrAdd(results, label, () => new Map()),
-      name,
-      () => new Map()
-    )
-    for (const [metric, value] of Object.entries(figures))
-      getOrAdd(perClient, metric, (): Array<number> => []).push(value)
-  }
-  try {
-    for (let round = 0; round < settings.rounds; round++) {
-      for (const workload of workloads) {
-        const target: Target = workload.transport === "stdio" ? stdio : { kind: "http", url: http?.url ?? "" }
-        const order = clients.map((_, index) => clients[(index + round) % clients.length] as ClientName)
-        for (const client of order) {
-          if (measures(client, workload))
-            record(results, workload.label, client, await runWorker(client, workload, target))
-        }
-      }
-      for (const workload of cliRuns) {
-        const order = cliTools.map((_, index) => cliTools[(index + round) % cliTools.length] as CliTool)
-        for (const tool of order) record(cliResults, workload.label, tool, await measureCli(tool, workload))
-      }
-      for (const workload of gatewayRuns) {
-        const order = gatewayRoutes.map(
-          (_, index) => gatewayRoutes[(index + round) % gatewayRoutes.length] as GatewayRoute
-        )
-        for (const route of order) {
-          const figures = await measureRoute(route, (target) => runWorker("sdk-v1", workload, target))
-          record(gatewayResults, workload.label, route, figures)
-        }
-      }
-    }
-  } finally {
-    http?.child.kill()
-  }
+/** A round in which a client's worker failed, and why. */
+export interface Failure {
+  readonly label: string
+  readonly client: ClientName
+  readonly round: number
+  readonly reason: string
+}
+
+/**
+ * The client table and its JSON rows: per workload and metric, each client's median and
+ * effect-mcp's ways of calling over SDK v1 (medians of same-round ratios). A client with no round
+ * measured shows `failed` where it failed and `–` where it is not measured; the failures are
+ * listed under the table.
+ */
+export const clientTable = (results: Results, failures: ReadonlyArray<Failure>) => {
   const lines: Array<string> = []
   const rows: Array<Record<string, unknown>> = []
   // After raw, the SDKs and the Promise client: the other ways of calling effect-mcp, each beside SDK v1.
@@ -363,9 +332,15 @@ export const run = async (settings: Settings) => {
         rounds: Object.fromEntries(measured.map((column) => [column.key, values(column.client)]))
       }
       rows.push(row)
-      const cell = (client: ClientName) => (values(client).length === 0 ? "–" : format(median(values(client))))
-      const ratioCell = (client: ClientName, to: ClientName = "sdk-v1") =>
-        values(client).length === 0 ? "–" : `${ratio(to, client).toFixed(2)}×`
+      const failed = (client: ClientName) =>
+        failures.some((failure) => failure.label === label && failure.client === client)
+      const cell = (client: ClientName) =>
+        values(client).length > 0 ? format(median(values(client))) : failed(client) ? "failed" : "–"
+      // No round of both measured (one of them failed throughout): no ratio.
+      const ratioCell = (client: ClientName, to: ClientName = "sdk-v1") => {
+        const value = ratio(to, client)
+        return Number.isFinite(value) ? `${value.toFixed(2)}×` : "–"
+      }
       lines.push(
         `| ${label} | ${metric} ${better} | ${cell("raw")} | ${cell("sdk-v1")} | ${cell("sdk-v2")} | ${cell("effect-mcp")} | ${ratioCell("effect-mcp")} | ${ratioCell("effect-mcp", "sdk-v2")} | ${ratioCell("effect-mcp", "raw")} | ${others
           .map((column) => `${cell(column.client)} | ${ratioCell(column.client)}`)
@@ -373,6 +348,92 @@ export const run = async (settings: Settings) => {
       )
     }
   }
+  if (failures.length > 0)
+    lines.push(
+      "",
+      ...failures.map(
+        (failure) => `- ${failure.client}, ${failure.label}, round ${failure.round + 1}: failed (${failure.reason})`
+      )
+    )
+  return { lines, rows }
+}
+
+/** Runs the benchmark; returns the results and the printed table. */
+export const run = async (settings: Settings) => {
+  // `--only`: transports (stdio, http) and kinds (a workload's name, or steady), each given set narrowing.
+  const only = settings.only ?? []
+  const transports = only.filter((name) => name === "stdio" || name === "http")
+  const kinds = only.filter((name) => name !== "stdio" && name !== "http")
+  const workloads = workloadsFor(settings.smoke).filter(
+    (workload) =>
+      (transports.length === 0 || transports.includes(workload.transport)) &&
+      (kinds.length === 0 ||
+        kinds.includes(workload.name) ||
+        (kinds.includes("steady") && workload.warmup !== undefined))
+  )
+  const cliRuns = cliWorkloads.filter(
+    (workload) => settings.only === undefined || settings.only.includes(workload.name)
+  )
+  const gatewayRuns =
+    settings.only === undefined || settings.only.includes("gateway") ? gatewayWorkloads(settings.smoke) : []
+  if (cliRuns.length > 0) installRivals()
+  const http = workloads.some((workload) => workload.transport === "http") ? await startHttpServer() : undefined
+  const stdio: Target = { kind: "stdio", command: process.execPath, args: [serverScript, "stdio"] }
+  const results: Results = new Map()
+  const cliResults: Results<CliTool> = new Map()
+  const gatewayResults: Results<GatewayRoute> = new Map()
+  // Each round's value at its round's index, so that a round a client failed is a hole and
+  // same-round ratios stay paired.
+  const record = <Name extends string>(
+    results: Results<Name>,
+    label: string,
+    name: Name,
+    round: number,
+    figures: Figures
+  ) => {
+    const perClient = getOrAdd(
+      getOrAdd(results, label, () => new Map()),
+      name,
+      () => new Map()
+    )
+    for (const [metric, value] of Object.entries(figures))
+      getOrAdd(perClient, metric, (): Array<number> => [])[round] = value
+  }
+  // A client that fails a workload (a rival running out of memory in the steady window) loses that
+  // cell, not the run: the table says `failed` and the reason is printed under it.
+  const failures: Array<Failure> = []
+  try {
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const workload of workloads) {
+        const target: Target = workload.transport === "stdio" ? stdio : { kind: "http", url: http?.url ?? "" }
+        const order = clients.map((_, index) => clients[(index + round) % clients.length] as ClientName)
+        for (const client of order) {
+          if (!measures(client, workload)) continue
+          const figures = await runWorker(client, workload, target).catch((error: unknown) => {
+            failures.push({ label: workload.label, client, round, reason: failureReason(error) })
+            return undefined
+          })
+          if (figures !== undefined) record(results, workload.label, client, round, figures)
+        }
+      }
+      for (const workload of cliRuns) {
+        const order = cliTools.map((_, index) => cliTools[(index + round) % cliTools.length] as CliTool)
+        for (const tool of order) record(cliResults, workload.label, tool, round, await measureCli(tool, workload))
+      }
+      for (const workload of gatewayRuns) {
+        const order = gatewayRoutes.map(
+          (_, index) => gatewayRoutes[(index + round) % gatewayRoutes.length] as GatewayRoute
+        )
+        for (const route of order) {
+          const figures = await measureRoute(route, (target) => runWorker("sdk-v1", workload, target))
+          record(gatewayResults, workload.label, route, round, figures)
+        }
+      }
+    }
+  } finally {
+    http?.child.kill()
+  }
+  const { lines, rows } = clientTable(results, failures)
   const cli = comparison(
     cliResults,
     [
@@ -392,12 +453,13 @@ export const run = async (settings: Settings) => {
     "gateway"
   )
   const tables = [
-    ...(rows.length > 0 ? [lines] : []),
+    ...(lines.length > 2 ? [lines] : []),
     ...(cli.rows.length > 0 ? [cli.lines] : []),
     ...(gateway.rows.length > 0 ? [gateway.lines] : [])
   ]
   return {
     rows,
+    failures,
     cliRows: cli.rows,
     gatewayRows: gateway.rows,
     table: tables.map((table) => table.join("\n")).join("\n\n")
@@ -408,7 +470,7 @@ const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) =
 if (isMain) {
   const settings = parseSettings(process.argv.slice(2))
   const started = Date.now()
-  const { rows, cliRows, gatewayRows, table } = await run(settings)
+  const { rows, failures, cliRows, gatewayRows, table } = await run(settings)
   console.log(
     `effect-mcp benchmark: ${settings.rounds} round(s), Node ${process.version}, ${settings.smoke ? "smoke sizes" : "full sizes"}`
   )
@@ -419,7 +481,9 @@ if (isMain) {
   const file = join(directory, `bench-${new Date(started).toISOString().replaceAll(":", "-")}.json`)
   writeFileSync(
     file,
-    `${JSON.stringify({ node: process.version, settings, rows, cli: cliRows, gateway: gatewayRows }, null, 2)}\n`
+    `${JSON.stringify({ node: process.version, settings, rows, failures, cli: cliRows, gateway: gatewayRows }, null, 2)}\n`
   )
+  // A rival failing is a figure; one of effect-mcp's clients failing is a defect.
+  if (failures.some((failure) => !rivals.has(failure.client))) process.exitCode = 1
   console.log(`\nJSON: ${file} (${Math.round((Date.now() - started) / 1000)} s)`)
 }

@@ -8,6 +8,7 @@ import { execFile } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
+import { type ClientName, clientTable, type Results } from "../src/run.js"
 
 const harness = fileURLToPath(new URL("../dist/run.js", import.meta.url))
 const hostHarness = fileURLToPath(new URL("../dist/host.js", import.meta.url))
@@ -142,4 +143,46 @@ describe("benchmark harness", () => {
     for (const figure of ["slowest single server alone", "all 4 at once through McpHost", "heap per connected client"])
       expect(result.stdout).toMatch(new RegExp(`\\| ${figure}[^|]*\\| [0-9.]+×? \\|`))
   }, 120_000)
+
+  it("a client whose worker failed shows `failed` and why, and the other rounds stay paired (SDK v2 running out of memory over HTTP no longer loses the run)", () => {
+    const figures = (byClient: Partial<Record<ClientName, ReadonlyArray<number | undefined>>>) =>
+      new Map(
+        Object.entries(byClient).map(([client, rounds]) => {
+          const values: Array<number> = []
+          rounds?.forEach((value, round) => {
+            if (value !== undefined) values[round] = value
+          })
+          return [client as ClientName, new Map([["callsPerSec", values]])]
+        })
+      )
+    const results: Results = new Map([
+      [
+        "http sequential echo, steady state",
+        figures({ "sdk-v1": [100, 100, 100], "effect-mcp": [110, 300, 130], raw: [220, undefined, 130] })
+      ]
+    ])
+    const oom =
+      "FATAL ERROR: Ineffective mark-compacts near heap limit Allocation failed - JavaScript heap out of memory"
+    const { lines, rows } = clientTable(results, [
+      ...[0, 1, 2].map((round) => ({
+        label: "http sequential echo, steady state",
+        client: "sdk-v2" as const,
+        round,
+        reason: oom
+      })),
+      { label: "http sequential echo, steady state", client: "raw", round: 1, reason: "exit 1" }
+    ])
+    const cells = (lines[2] ?? "").split("|").map((cell) => cell.trim())
+    // raw (rounds 1 and 3), SDK v1, SDK v2, effect-mcp, / SDK v1, / SDK v2, / raw
+    expect(cells.slice(3, 10)).toStrictEqual(["175", "100", "failed", "130", "1.30×", "–", "0.75×"])
+    expect(lines.slice(3)).toStrictEqual([
+      "",
+      `- sdk-v2, http sequential echo, steady state, round 1: failed (${oom})`,
+      `- sdk-v2, http sequential echo, steady state, round 2: failed (${oom})`,
+      `- sdk-v2, http sequential echo, steady state, round 3: failed (${oom})`,
+      "- raw, http sequential echo, steady state, round 2: failed (exit 1)"
+    ])
+    expect(rows[0]).toMatchObject({ raw: 175, sdk: 100, effect: 130, ratioToSdk: 1.3 })
+    expect(rows[0]?.["sdkV2"]).toBeUndefined()
+  })
 })
