@@ -208,7 +208,9 @@ export const make = (options: HostOptions): Effect.Effect<McpHostService, never,
       clientInfo: options.clientInfo,
       keepAlive: options.keepAlive,
       mcpApps: options.mcpApps,
-      platform: yield* Effect.context<Platform>(),
+      // The platform's services only: the layer's own scope must not stand in for the scope a
+      // session of a server's own (`openSession`) is opened in, or that session would outlive it.
+      platform: Context.omit(Scope.Scope)(yield* Effect.context<Platform>()),
       events
     }
     const registry = yield* SubscriptionRef.make(Registry.empty)

@@ -16,10 +16,13 @@ import { Authorizer, Capabilities, McpError, TokenStore, Transports } from "@eff
 import * as NodeTransports from "@effect-mcp/node/NodeTransports"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import { authorizationServer, resourceServer, TokenRegistry } from "../../client/test/support/authServers.js"
@@ -66,6 +69,22 @@ describe("McpHost", () => {
         expect(settled._tag === "Failed" ? settled.cause.message : settled._tag).toBe("Ready")
       }).pipe(Effect.provide(hostLayer({ servers: [slow], awaitServers: false })))
     })
+  )
+
+  it.live("a session of a server's own (openSession) ends with the scope it was opened in, not the host's", () =>
+    Effect.gen(function* () {
+      const host = yield* McpHost.McpHost
+      const own = yield* Scope.make()
+      const session = yield* host.openSession("alpha").pipe(Scope.extend(own))
+      expect((yield* session.client.state)._tag).toBe("Ready")
+      yield* Scope.close(own, Exit.void)
+      // Before, it lived on in the host's own scope until the host closed.
+      expect((yield* session.client.state)._tag).toBe("Closed")
+      expect(Either.isLeft(yield* Effect.either(session.client.ping()))).toBe(true)
+      // The shared session is not the one that ended.
+      expect((yield* host.status("alpha"))._tag).toBe("Ready")
+      expect(textOf(yield* host.callTool("alpha__echo", { message: "still here" }))).toContain("still here")
+    }).pipe(Effect.provide(hostLayer({ servers: [{ name: "alpha", target: everything }] })))
   )
 
   it.live("serves three real servers at once; a server that cannot start fails alone", () =>
