@@ -1,6 +1,6 @@
 /**
  * The benchmark: effect-mcp, the official SDK clients (v1 and v2) and a raw client against the same
- * SDK-built server, each measurement in its own process, interleaved (the client order rotates
+ * SDK-built server, each measurement in its own process against a server of its own, interleaved (the client order rotates
  * every round), at least 5 rounds. effect-mcp is measured as a Promise program uses it
  * (`NodePromiseClient`, the one-file bundle); as an Effect program calls it (`clients/program.ts`:
  * the loop is Effect, one fiber in turn or `Effect.forEach` in flight) beside its floor, the same
@@ -176,7 +176,10 @@ export const startHttpServer = () =>
     child.once("exit", (code) => reject(new Error(`the HTTP server exited with ${code}`)))
   })
 
-/** The line that says why a worker failed: V8's out-of-memory line when it is there, else the last one. */
+/**
+ * The line that says why a worker failed: V8's out-of-memory line when it is there, else the last
+ * line that is not a stack frame.
+ */
 const failureReason = (error: unknown) => {
   const text = error instanceof Error ? error.message : String(error)
   const lines = text
@@ -184,7 +187,7 @@ const failureReason = (error: unknown) => {
     .map((line) => line.trim())
     .filter((line) => line.length > 0)
   const oom = lines.find((line) => line.includes("heap out of memory"))
-  return oom ?? lines.at(-1) ?? "no output"
+  return oom ?? lines.filter((line) => !line.startsWith("at ") && !/^\d+: 0x/.test(line)).at(-1) ?? "no output"
 }
 
 const runWorker = (client: ClientName, spec: WorkloadSpec, target: Target) =>
@@ -377,8 +380,19 @@ export const run = async (settings: Settings) => {
   const gatewayRuns =
     settings.only === undefined || settings.only.includes("gateway") ? gatewayWorkloads(settings.smoke) : []
   if (cliRuns.length > 0) installRivals()
-  const http = workloads.some((workload) => workload.transport === "http") ? await startHttpServer() : undefined
   const stdio: Target = { kind: "stdio", command: process.execPath, args: [serverScript, "stdio"] }
+  // Over HTTP each measurement gets a server of its own, as over stdio: what one client leaves in
+  // the server (the SDK's sessions, its garbage) is not another's to pay for, and a server that
+  // runs out of memory takes one cell with it, not the rest of the run.
+  const measure = async (client: ClientName, workload: WorkloadSpec) => {
+    if (workload.transport === "stdio") return runWorker(client, workload, stdio)
+    const http = await startHttpServer()
+    try {
+      return await runWorker(client, workload, { kind: "http", url: http.url })
+    } finally {
+      http.child.kill()
+    }
+  }
   const results: Results = new Map()
   const cliResults: Results<CliTool> = new Map()
   const gatewayResults: Results<GatewayRoute> = new Map()
@@ -402,36 +416,31 @@ export const run = async (settings: Settings) => {
   // A client that fails a workload (a rival running out of memory in the steady window) loses that
   // cell, not the run: the table says `failed` and the reason is printed under it.
   const failures: Array<Failure> = []
-  try {
-    for (let round = 0; round < settings.rounds; round++) {
-      for (const workload of workloads) {
-        const target: Target = workload.transport === "stdio" ? stdio : { kind: "http", url: http?.url ?? "" }
-        const order = clients.map((_, index) => clients[(index + round) % clients.length] as ClientName)
-        for (const client of order) {
-          if (!measures(client, workload)) continue
-          const figures = await runWorker(client, workload, target).catch((error: unknown) => {
-            failures.push({ label: workload.label, client, round, reason: failureReason(error) })
-            return undefined
-          })
-          if (figures !== undefined) record(results, workload.label, client, round, figures)
-        }
-      }
-      for (const workload of cliRuns) {
-        const order = cliTools.map((_, index) => cliTools[(index + round) % cliTools.length] as CliTool)
-        for (const tool of order) record(cliResults, workload.label, tool, round, await measureCli(tool, workload))
-      }
-      for (const workload of gatewayRuns) {
-        const order = gatewayRoutes.map(
-          (_, index) => gatewayRoutes[(index + round) % gatewayRoutes.length] as GatewayRoute
-        )
-        for (const route of order) {
-          const figures = await measureRoute(route, (target) => runWorker("sdk-v1", workload, target))
-          record(gatewayResults, workload.label, route, round, figures)
-        }
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const workload of workloads) {
+      const order = clients.map((_, index) => clients[(index + round) % clients.length] as ClientName)
+      for (const client of order) {
+        if (!measures(client, workload)) continue
+        const figures = await measure(client, workload).catch((error: unknown) => {
+          failures.push({ label: workload.label, client, round, reason: failureReason(error) })
+          return undefined
+        })
+        if (figures !== undefined) record(results, workload.label, client, round, figures)
       }
     }
-  } finally {
-    http?.child.kill()
+    for (const workload of cliRuns) {
+      const order = cliTools.map((_, index) => cliTools[(index + round) % cliTools.length] as CliTool)
+      for (const tool of order) record(cliResults, workload.label, tool, round, await measureCli(tool, workload))
+    }
+    for (const workload of gatewayRuns) {
+      const order = gatewayRoutes.map(
+        (_, index) => gatewayRoutes[(index + round) % gatewayRoutes.length] as GatewayRoute
+      )
+      for (const route of order) {
+        const figures = await measureRoute(route, (target) => runWorker("sdk-v1", workload, target))
+        record(gatewayResults, workload.label, route, round, figures)
+      }
+    }
   }
   const { lines, rows } = clientTable(results, failures)
   const cli = comparison(
