@@ -54,7 +54,6 @@ import * as Catalog from "./internal/catalog.js"
 import * as Handshake from "./internal/handshake.js"
 import * as HeldCalls from "./internal/heldCalls.js"
 import * as InFlight from "./internal/inflight.js"
-import * as Lanes from "./internal/lanes.js"
 import * as LogRelay from "./internal/logRelay.js"
 import * as Sealing from "./internal/sealing.js"
 import * as ServerRequests from "./internal/serverRequests.js"
@@ -228,7 +227,7 @@ export const serve = (
             ...(options.maxCallTime === undefined ? {} : { maxCallTime: options.maxCallTime }),
             clientCapabilities: negotiated.capabilities,
             logs: LogRelay.own({ ...logs, asked: true }),
-            lane: yield* Lanes.make(host, shared.lanes, scope)
+            lane: yield* Effect.flatMap(shared.pool(host), (pool) => pool.kept(scope))
           }),
           (request) => ServerRequests.servingFor(attached, request.id)
         )

@@ -6,7 +6,9 @@
  * request is for, so the second caller's call goes over a session of the server's own; over
  * Streamable HTTP the request comes on its call's stream. Before, both were refused (-32603 …
  * cannot be routed: 2 of the gateway's clients have calls in flight to it). A request the server
- * makes outside any call goes to no client (before, to the newest).
+ * makes outside any call goes to no client (before, to the newest). Two 2026-07-28 requests on a
+ * stdio server: the second borrows a pooled session of the server's own, kept across its input
+ * round (before, both refused: each request is a caller of its own, and had no session of its own).
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { McpHost, type ServerEntry } from "@effect-mcp/host"
@@ -54,11 +56,7 @@ const twoCallers = (protocolVersion: "2025-11-25" | "2026-07-28") =>
 /** A gateway host whose one server, `ev`, has the target `target` gives (within the layer's scope). */
 type Hosted = Effect.Effect<ServerEntry.Target, never, Scope.Scope>
 
-/**
- * The suite at each revision of `versions`. Over stdio only 2025-11-25 callers: two 2026-07-28
- * requests in flight together on a stdio server are not told apart (each request a caller of its
- * own, with no session of its own), and their server requests are refused rather than guessed.
- */
+/** The suite at each revision of `versions`. */
 const suite = (name: string, target: Hosted, versions: ReadonlyArray<"2025-11-25" | "2026-07-28">) =>
   layer(Layer.unwrapScoped(Effect.map(target, (ev) => gatewayHost({ servers: [{ name: "ev", target: ev }] }))), {
     excludeTestServices: true,
@@ -96,7 +94,7 @@ const suite = (name: string, target: Hosted, versions: ReadonlyArray<"2025-11-25
   })
 
 describe("a server's requests with two callers", () => {
-  suite("the reference server over stdio", Effect.succeed(everything), ["2025-11-25"])
+  suite("the reference server over stdio", Effect.succeed(everything), ["2025-11-25", "2026-07-28"])
 
   // The reference server over Streamable HTTP, on loopback, for as long as the suite's layer.
   suite(

@@ -23,7 +23,7 @@ import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Fanout from "./fanout.js"
 import { Caller, type InFlight, relatedTo, Served } from "./inflight.js"
-import type * as Lanes from "./lanes.js"
+import * as Lanes from "./lanes.js"
 import { failure } from "./wire.js"
 
 /**
@@ -91,6 +91,11 @@ export interface AttachmentsService {
   readonly lanes: Lanes.Shared
   /** The connections' fan-out of what the host's servers send, made on first use and kept with these attachments. */
   readonly fanout: (host: McpHost.McpHostService) => Effect.Effect<Fanout.Fanout>
+  /**
+   * The sessions of the servers' own that callers of one request each (2026-07-28) borrow when
+   * the shared one is another's (`lanes.ts`), made on first use and kept with these attachments.
+   */
+  readonly pool: (host: McpHost.McpHostService) => Effect.Effect<Lanes.Pool>
 }
 
 /** The gateway's shared state. */
@@ -101,24 +106,33 @@ export const layerAttachments: Layer.Layer<Attachments> = Layer.scoped(
   Attachments,
   Effect.gen(function* () {
     const scope = yield* Effect.scope
-    const lock = yield* Effect.makeSemaphore(1)
-    let shared: Fanout.Fanout | undefined
+    // Made on first use (a gateway with no 2026-07-28 caller has no pool, one with no client no
+    // fan-out), then kept with the attachments.
+    const once = <A>(make: (host: McpHost.McpHostService) => Effect.Effect<A, never, Scope.Scope>) =>
+      Effect.map(Effect.makeSemaphore(1), (lock) => {
+        let made: A | undefined
+        return (host: McpHost.McpHostService) =>
+          made !== undefined
+            ? Effect.succeed(made)
+            : lock.withPermits(1)(
+                Effect.suspend(() =>
+                  made !== undefined
+                    ? Effect.succeed(made)
+                    : Effect.tap(Scope.extend(make(host), scope), (value) => {
+                        made = value
+                      })
+                )
+              )
+      })
+    const lanes: Lanes.Shared = new Map()
     return {
       attached: yield* Ref.make<ReadonlyArray<Attached>>([]),
       subscribers: new Map<string, number>(),
       subscribing: yield* Effect.makeSemaphore(1),
       levels: new Map<object, McpSchema.LoggingLevel>(),
-      lanes: new Map(),
-      fanout: (host) =>
-        lock.withPermits(1)(
-          Effect.suspend(() =>
-            shared !== undefined
-              ? Effect.succeed(shared)
-              : Effect.tap(Scope.extend(Fanout.make(host), scope), (made) => {
-                  shared = made
-                })
-          )
-        )
+      lanes,
+      fanout: yield* once(Fanout.make),
+      pool: yield* once((host) => Lanes.pool(host, lanes))
     }
   })
 )

@@ -215,7 +215,10 @@ const start = (
       ...(context.maxCallTime === undefined ? {} : { maxCallTime: context.maxCallTime }),
       clientCapabilities: capabilities,
       logs: LogRelay.own(logs),
-      ...(relayed?.continues === undefined ? {} : { continues: relayed.continues })
+      ...(relayed?.continues === undefined ? {} : { continues: relayed.continues }),
+      // Each request is a caller of its own: over a server that cannot tell callers apart, it has
+      // the shared session alone or a pooled one of the server's own.
+      lane: (yield* context.attachments.pool(context.host)).lane()
     }).get(method)
     if (handler === undefined) return undefined
     const required: Record<string, object> = {}
