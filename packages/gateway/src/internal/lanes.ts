@@ -228,6 +228,9 @@ export const pool = (
           })
       }
     }
+    // Interruptible though it runs in a borrowing's acquisition: the session's fibers (its reader,
+    // keep-alive) are forked here and keep the interruptibility they are forked with; forked
+    // uninterruptible, closing its scope would wait on them for ever.
     const open = (server: string) =>
       Effect.flatMap(Scope.fork(scope, ExecutionStrategy.sequential), (own) =>
         openOwn(host, server).pipe(
