@@ -12,6 +12,7 @@ import { createServer } from "node:net"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { expect, layer } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -280,6 +281,38 @@ layer(gatewayHost({ servers: [{ name: "everything", target: everything }] }), {
       as.opaque.set("good", { active: true, sub: "ada", aud: RESOURCE, iss: as.issuer, scope: "mcp:tools", exp: later })
       for (let i = 0; i < 3; i++) expect(statusOf(yield* postTo(handle, initialize, withToken("good")))).toBe(200)
       expect(as.introspections()).toBe(3)
+    })
+  )
+
+  it.scoped("a refusal, or any answer with cacheFor 0, is asked again within the same millisecond", () =>
+    Effect.gen(function* () {
+      const as = yield* AuthorizationServer.start(RESOURCE)
+      const introspection = {
+        url: as.introspectionUrl,
+        clientId: AuthorizationServer.CLIENT_ID,
+        clientSecret: Redacted.make(AuthorizationServer.CLIENT_SECRET)
+      }
+      const keeping = yield* HttpCore.make({ oauth: yield* verifierOf(as, { introspection }, false) })
+      const never = yield* HttpCore.make({
+        oauth: yield* verifierOf(as, { introspection: { ...introspection, cacheFor: 0 } }, false)
+      })
+      const later = Math.floor(Date.now() / 1000) + 600
+      as.opaque.set("good", { active: true, sub: "ada", aud: RESOURCE, iss: as.issuer, scope: "mcp:tools", exp: later })
+      as.opaque.set("inactive", { active: false })
+      // Time stands still: every request comes in the same millisecond.
+      const live = Clock.make()
+      const now = live.unsafeCurrentTimeMillis()
+      const frozen: Clock.Clock = Object.create(live, {
+        unsafeCurrentTimeMillis: { value: () => now },
+        currentTimeMillis: { value: Effect.succeed(now) }
+      })
+      const reply = (handle: HttpCore.Handler, token: string) =>
+        Effect.map(Effect.withClock(postTo(handle, initialize, withToken(token)), frozen), statusOf)
+      const before = as.introspections()
+      expect([yield* reply(keeping, "inactive"), yield* reply(keeping, "inactive")]).toEqual([401, 401])
+      expect(as.introspections()).toBe(before + 2)
+      expect([yield* reply(never, "good"), yield* reply(never, "good")]).toEqual([200, 200])
+      expect(as.introspections()).toBe(before + 4)
     })
   )
 

@@ -292,10 +292,17 @@ export const make = (options: Options): Effect.Effect<Verifier, OAuthConfigError
       token: string,
       cache: NonNullable<typeof introspected>
     ): Effect.Effect<Principal, InvalidToken | InsufficientScope | VerifierUnavailable> =>
-      Effect.flatMap(cache.get(token), (answer) =>
-        Either.isLeft(answer)
-          ? Effect.fail<InvalidToken | InsufficientScope>(answer.left)
-          : principalOf(answer.right.subject, answer.right.scopes)
+      Effect.flatMap(
+        // Kept for no time is not kept at all: the cache would still hand it out within its millisecond.
+        Effect.onExit(cache.get(token), (exit) =>
+          Exit.isSuccess(exit) && Either.isRight(exit.value) && exit.value.right.trustFor > 0
+            ? Effect.void
+            : cache.invalidate(token)
+        ),
+        (answer) =>
+          Either.isLeft(answer)
+            ? Effect.fail<InvalidToken | InsufficientScope>(answer.left)
+            : principalOf(answer.right.subject, answer.right.scopes)
       )
 
     const looksLikeJwt = (token: string) => token.split(".").length === 3
