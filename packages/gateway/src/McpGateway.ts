@@ -41,27 +41,16 @@
  * @since 0.1.0
  */
 import type { Capabilities } from "@effect-mcp/client"
-import { McpHost } from "@effect-mcp/host"
-import * as Peer from "@effect-mcp/jsonrpc/Peer"
+import type { McpHost } from "@effect-mcp/host"
 import type { TransportService } from "@effect-mcp/jsonrpc/Transport"
-import { JsonRpc, type McpSchema } from "@effect-mcp/protocol"
+import type { McpSchema } from "@effect-mcp/protocol"
 import type * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
-import * as Scope from "effect/Scope"
-import * as Catalog from "./internal/catalog.js"
+import * as Connection from "./internal/connection.js"
 import * as Handshake from "./internal/handshake.js"
-import * as HeldCalls from "./internal/heldCalls.js"
-import * as InFlight from "./internal/inflight.js"
-import * as LogRelay from "./internal/logRelay.js"
-import * as Sealing from "./internal/sealing.js"
 import * as ServerRequests from "./internal/serverRequests.js"
-import * as StatelessPeer from "./internal/statelessPeer.js"
-import * as Subscriptions from "./internal/subscriptions.js"
-import * as Tasks from "./internal/tasks.js"
 import * as Views from "./internal/views.js"
-import { failure } from "./internal/wire.js"
 
 /**
  * How the gateway presents itself.
@@ -140,7 +129,7 @@ export const VIEW_META_KEY = Views.VIEW_META_KEY
  * @since 0.1.0
  * @category constants
  */
-export const defaultServerInfo: McpSchema.Implementation = { name: "effect-mcp-gateway", version: "0.1.0" }
+export const defaultServerInfo: McpSchema.Implementation = Handshake.defaultServerInfo
 
 /**
  * Serves one client over `transport` until the connection ends (or the fiber is interrupted): the
@@ -153,103 +142,4 @@ export const serve = (
   transport: TransportService,
   options: Options = {}
 ): Effect.Effect<void, never, McpHost.McpHost | ServerRequests.Attachments> =>
-  Effect.gen(function* () {
-    const host = yield* McpHost.McpHost
-    const shared = yield* ServerRequests.Attachments
-    let clientName = options.clientName ?? "client"
-    // Everything asynchronous comes before the peer reads: a request must find its handler.
-    const sealer = yield* Sealing.make([yield* Sealing.localKey])
-    const held = yield* HeldCalls.make()
-    const peer = yield* Peer.make(transport, {
-      server: () => clientName,
-      requestTimeout: "60 seconds",
-      answerMalformed: true
-    })
-    const serverInfo = options.serverInfo ?? defaultServerInfo
-    const inFlight = InFlight.make()
-    // What the servers send to no one in particular is followed once for all connections.
-    const fanout = yield* shared.fanout(host)
-    const subscriptions = yield* Subscriptions.make(host, peer, shared, shared.levels, fanout)
-    const scope = yield* Effect.scope
-    let initialized = false
-    yield* StatelessPeer.register(peer, {
-      host,
-      serverInfo,
-      instructions: options.instructions,
-      attachments: shared,
-      sealer,
-      toolSearch: options.toolSearch === true,
-      ...(options.maxCallTime === undefined ? {} : { maxCallTime: options.maxCallTime }),
-      held
-    })
-
-    // MCP Apps is declared when a server offers it as the client initializes (a session's capabilities are fixed).
-    const initialize = (request: Peer.InboundRequest, apps: boolean) => {
-      if (initialized) return Effect.fail(failure(JsonRpc.ErrorCode.InvalidRequest, "Already initialized"))
-      const answer = Handshake.initialize(
-        request.params,
-        serverInfo,
-        options.instructions,
-        apps ? Views.extension : undefined
-      )
-      if (Either.isLeft(answer)) {
-        return Effect.fail(failure(JsonRpc.ErrorCode.InvalidParams, `Invalid params for initialize: ${answer.left}`))
-      }
-      const { negotiated, result } = answer.right
-      initialized = true
-      if (options.clientName === undefined) clientName = negotiated.clientInfo.name
-      return Effect.gen(function* () {
-        const notify = (method: string, params: Peer.WireObject) => Effect.ignore(peer.notify(method, params))
-        const logs: LogRelay.Options = {
-          send: (params) => notify("notifications/message", params),
-          level: subscriptions.level
-        }
-        const tasks = Tasks.canCreate(negotiated.version) ? Tasks.make() : undefined
-        // No one can reach a connection's tasks once it has ended: those still running are cancelled.
-        if (tasks !== undefined) yield* Scope.addFinalizer(scope, Tasks.cancelAll(host, tasks))
-        const attached: ServerRequests.Attached = {
-          client: negotiated,
-          inFlight,
-          request: ServerRequests.askPeer(peer),
-          ...(tasks === undefined ? {} : { taskIdOf: (server, taskId) => Tasks.idOf(tasks, server, taskId) })
-        }
-        // The servers' requests made within this client's calls are this client's.
-        yield* Catalog.register(
-          peer,
-          Catalog.handlers({
-            host,
-            version: negotiated.version,
-            notify,
-            subscriptions,
-            ...(tasks === undefined ? {} : { tasks }),
-            inFlight,
-            toolSearch: options.toolSearch === true,
-            ...(options.maxCallTime === undefined ? {} : { maxCallTime: options.maxCallTime }),
-            clientCapabilities: negotiated.capabilities,
-            logs: LogRelay.own({ ...logs, asked: true }),
-            lane: yield* Effect.flatMap(shared.pool(host), (pool) => pool.kept(scope))
-          }),
-          (request) => ServerRequests.servingFor(attached, request.id)
-        )
-        yield* ServerRequests.attach(shared.attached, attached).pipe(Scope.extend(scope))
-        // The aggregate's list changes, its tasks' statuses and the servers' logs, once the client
-        // is initialized (a 2026-07-28 client asks for logs request by request).
-        yield* fanout
-          .listen({
-            listChanged: (list) => Effect.ignore(peer.notify(`notifications/${list}/list_changed`)),
-            ...(tasks === undefined ? {} : { taskStatus: Tasks.statusTo(tasks, notify) })
-          })
-          .pipe(Scope.extend(scope))
-        yield* LogRelay.relay(fanout, inFlight, logs).pipe(Scope.extend(scope))
-        return result
-      })
-    }
-    yield* peer.handle("initialize", (request) =>
-      Effect.flatMap(Views.offered(host), (apps) => initialize(request, apps))
-    )
-    yield* peer.closed
-  }).pipe(
-    // The connection's own scope: when it ends, its handlers (and so its calls on the servers) are
-    // interrupted, its subscriptions released, its tasks cancelled and it is no longer asked anything.
-    Effect.scoped
-  )
+  Connection.serve(transport, options, undefined)

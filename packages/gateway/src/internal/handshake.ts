@@ -9,6 +9,9 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Tasks from "./tasks.js"
 
+/** The name and version the gateway gives by default. */
+export const defaultServerInfo: McpSchema.Implementation = { name: "effect-mcp-gateway", version: "0.1.0" }
+
 /** What the gateway knows of a client once it has initialized. */
 export interface Negotiated {
   readonly version: ProtocolVersion.StatefulVersion

@@ -30,6 +30,7 @@ import type * as Scope from "effect/Scope"
 import * as McpGateway from "../McpGateway.js"
 import * as ApiKeys from "./apiKeys.js"
 import * as Auth from "./auth.js"
+import * as Connection from "./connection.js"
 import * as GuardedHost from "./guardedHost.js"
 import * as HeldCalls from "./heldCalls.js"
 import * as Guards from "./httpGuards.js"
@@ -101,6 +102,12 @@ export interface Options {
    * connected; then it ends (its calls are cancelled) and its id is unknown. Default: 30 minutes.
    */
   readonly sessionIdleTimeout?: Duration.DurationInput
+  /**
+   * How long a 2025-11-25 session is unused before it is put to rest: its serving stops and what it
+   * agreed is kept, so that idle sessions cost little; its next request serves it again. One that
+   * holds something open (a subscription, a log level, a task, its GET stream) is not. Default: 10 seconds.
+   */
+  readonly sessionDormantAfter?: Duration.DurationInput
   /** The most 2025-11-25 sessions at once: a new one ends the longest idle (503 when all are busy). Default: 10,000. */
   readonly maxSessions?: number
 }
@@ -228,11 +235,8 @@ const get = (session: HttpSession.HttpSession | Reply.Reply, request: Request): 
 }
 
 /** Ends the session a DELETE names. */
-const removeFrom = (sessions: SessionTable.SessionTable) => (session: HttpSession.HttpSession | Reply.Reply) => {
-  if (isReply(session)) return Effect.succeed(session)
-  sessions.remove(session.id)
-  return Effect.as(session.close, Reply.empty(200))
-}
+const removeFrom = (owned: Owned.Owned) => (session: HttpSession.HttpSession | Reply.Reply) =>
+  isReply(session) ? Effect.succeed(session) : Effect.as(owned.end(session), Reply.empty(200))
 
 /** What a stateless (2026-07-28) request is served with: the guarded host, the sealer, the held calls. */
 const statelessContext = (
@@ -306,12 +310,6 @@ export const make = (
 ): Effect.Effect<Handler, never, Scope.Scope | McpHost.McpHost | ServerRequests.Attachments> =>
   Effect.gen(function* () {
     const path = options.path ?? "/mcp"
-    const sessions = yield* SessionTable.make({
-      idle: options.sessionIdleTimeout ?? SessionTable.defaultLimits.idle,
-      max: options.maxSessions ?? SessionTable.defaultLimits.max
-    })
-    const remove = removeFrom(sessions)
-    const scope = yield* Effect.scope
     const context = yield* Effect.context<McpHost.McpHost | ServerRequests.Attachments>()
     const credentials: Auth.Credentials = { token: options.token, apiKeys: options.apiKeys, oauth: options.oauth }
     const oauth = options.oauth
@@ -326,14 +324,19 @@ export const make = (
     // The servers are followed from the start, before any client can ask to hear them (the host
     // itself: following is no one's in particular).
     yield* stateless.attachments.fanout(host)
-    const { open, sessionOf } = Owned.make({
-      sessions,
-      serve: (session) => McpGateway.serve(session.transport, options.gateway),
+    const owned = yield* Owned.make({
+      limits: {
+        idle: options.sessionIdleTimeout ?? SessionTable.defaultLimits.idle,
+        max: options.maxSessions ?? SessionTable.defaultLimits.max,
+        dormant: options.sessionDormantAfter ?? SessionTable.defaultLimits.dormant
+      },
+      serve: (session, resumable) => Connection.serve(session.transport, options.gateway ?? {}, resumable),
       answerWindow: options.answerWindow,
       host: guarded,
-      context,
-      scope
+      context
     })
+    const { open, sessionOf } = owned
+    const remove = removeFrom(owned)
 
     const post = (request: Request, principal: Principal.Principal) =>
       Effect.gen(function* () {
@@ -355,7 +358,7 @@ export const make = (
           !batch && (accept === undefined || accept.includes("application/json") || accept.includes("*/*"))
         const posted = yield* session
           .post(items, request.headers["mcp-protocol-version"], answerJson)
-          .pipe(sessions.using(session))
+          .pipe(owned.using(session))
         switch (posted._tag) {
           case "Accepted":
             return Reply.empty(202, { [SESSION]: session.id })
@@ -381,7 +384,9 @@ export const make = (
             limited !== undefined ? Effect.succeed(limited) : post(request, principal)
           )
         case "GET":
-          return Effect.map(sessionOf(request, principal), (session) => get(session, request))
+          return Effect.flatMap(sessionOf(request, principal), (session) =>
+            isReply(session) ? Effect.succeed(session) : owned.using(session)(Effect.sync(() => get(session, request)))
+          )
         case "DELETE":
           return Effect.flatMap(sessionOf(request, principal), remove)
         default:

@@ -108,6 +108,8 @@ export interface HttpSession {
   }) => Listen
   /** Whether a client is connected to one of its streams, or one of its requests is unanswered. */
   readonly busy: () => boolean
+  /** Whether the client has opened the GET stream (from then on, what is sent there is kept for it). */
+  readonly listened: () => boolean
   /** Ends the session: its peer sees the connection end, and its streams close. */
   readonly close: Effect.Effect<void>
 }
@@ -262,6 +264,7 @@ export const make = (
       }
     },
     busy: () => connections.size > 0 || exchanges.size > 0,
+    listened: store.listening,
     close: Effect.sync(() => {
       closed = true
       endAll()

@@ -5,6 +5,9 @@
  * hold its connection to the servers for as long as the gateway runs. A client that comes back
  * later finds its session gone (404) and initializes again, as the specification has it. At most
  * `max` sessions live at once: a new one ends the longest idle, or is refused when all are busy.
+ *
+ * Well before that, a session unused for `dormant` is put to rest (`ownedSessions.ts`: its serving
+ * stops, what it agreed is kept, and its next request serves it again): idle sessions cost little.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -13,14 +16,21 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { HttpSession } from "./httpSession.js"
 
-/** How long sessions live unused, and how many live at once. */
+/** How long sessions live unused, how many live at once, and how long one is unused before it is put to rest. */
 export interface Limits {
   readonly idle: Duration.DurationInput
   readonly max: number
+  readonly dormant: Duration.DurationInput
 }
 
-/** 30 minutes unused; 10,000 sessions. */
-export const defaultLimits: Limits = { idle: Duration.minutes(30), max: 10_000 }
+/** 30 minutes unused; 10,000 sessions; put to rest after 10 seconds unused. */
+export const defaultLimits: Limits = { idle: Duration.minutes(30), max: 10_000, dormant: Duration.seconds(10) }
+
+/** What the table does with a session: end it (idle too long, or making room), put it to rest. */
+export interface Hooks {
+  readonly end: (session: HttpSession) => Effect.Effect<void>
+  readonly rest: (session: HttpSession) => Effect.Effect<void>
+}
 
 /** The sessions. */
 export interface SessionTable {
@@ -30,6 +40,8 @@ export interface SessionTable {
   readonly add: (session: HttpSession) => Effect.Effect<boolean>
   /** Forgets a session (it ended). */
   readonly remove: (id: string) => void
+  /** Whether a request of the session is in progress or a stream of it connected (it is not idle). */
+  readonly inUse: (id: string) => boolean
   /** Runs a request of the session: it is busy meanwhile, and seen when it ends. */
   readonly using: (session: HttpSession) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
@@ -41,9 +53,10 @@ interface Entry {
 }
 
 /** A table within `limits`, swept while the scope is open. */
-export const make = (limits: Limits = defaultLimits): Effect.Effect<SessionTable, never, Scope.Scope> =>
+export const make = (limits: Limits, hooks: Hooks): Effect.Effect<SessionTable, never, Scope.Scope> =>
   Effect.gen(function* () {
     const idle = Duration.toMillis(limits.idle)
+    const dormant = Duration.toMillis(limits.dormant)
     const entries = new Map<string, Entry>()
     const busy = (entry: Entry) => entry.requests > 0 || entry.session.busy()
     const touch = (entry: Entry) =>
@@ -51,22 +64,27 @@ export const make = (limits: Limits = defaultLimits): Effect.Effect<SessionTable
         entry.seen = now
       })
 
-    /** Ends the sessions unused for longer than the idle timeout; a busy one is in use now. */
+    /** Ends the sessions unused for longer than the idle timeout, rests those unused for `dormant`; a busy one is in use now. */
     const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const idled: Array<Entry> = []
+      const drowsy: Array<HttpSession> = []
       for (const entry of entries.values()) {
         if (busy(entry)) entry.seen = now
         else if (now - entry.seen > idle) idled.push(entry)
+        else if (now - entry.seen >= dormant) drowsy.push(entry.session)
       }
-      return Effect.forEach(idled, end, { discard: true })
+      return Effect.zipRight(
+        Effect.forEach(idled, end, { discard: true }),
+        Effect.forEach(drowsy, hooks.rest, { discard: true })
+      )
     })
     const end = (entry: Entry) =>
       Effect.suspend(() => {
         entries.delete(entry.session.id)
-        return entry.session.close
+        return hooks.end(entry.session)
       })
     yield* sweep.pipe(
-      Effect.repeat(Schedule.spaced(Duration.millis(Math.max(1, Math.min(idle / 2, 60_000))))),
+      Effect.repeat(Schedule.spaced(Duration.millis(Math.max(1, Math.min(idle / 2, dormant / 2, 60_000))))),
       Effect.interruptible,
       Effect.forkScoped
     )
@@ -93,6 +111,10 @@ export const make = (limits: Limits = defaultLimits): Effect.Effect<SessionTable
           return true
         }),
       remove: (id) => void entries.delete(id),
+      inUse: (id) => {
+        const entry = entries.get(id)
+        return entry !== undefined && busy(entry)
+      },
       using: (session) => (effect) =>
         Effect.acquireUseRelease(
           Effect.sync(() => {

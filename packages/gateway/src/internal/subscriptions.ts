@@ -26,6 +26,8 @@ export interface Subscriptions {
   readonly setLevel: (level: McpSchema.LoggingLevel) => Effect.Effect<void>
   /** The log level the client set, if any: it hears the servers' logs at or above it. */
   readonly level: () => McpSchema.LoggingLevel | undefined
+  /** Whether the client holds anything on the servers: a subscription, or a log level it set. */
+  readonly standing: () => boolean
 }
 
 /** The key of a server's resource in the holders' count. */
@@ -166,6 +168,7 @@ export const make = (
           Effect.sync(() => levels.set(self, next)),
           applyShared
         ),
-      level: () => levels.get(self)
+      level: () => levels.get(self),
+      standing: () => subscribed.size > 0 || levels.has(self)
     }
   })
