@@ -14,6 +14,7 @@
  */
 
 import * as PlainForm from "@effect-mcp/jsonrpc/PlainForm"
+import * as Tracing from "@effect-mcp/jsonrpc/Tracing"
 import { Transport, type TransportService } from "@effect-mcp/jsonrpc/Transport"
 import type { Methods } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
@@ -81,9 +82,6 @@ export interface PromiseClient {
   /** Ends the session and frees everything it holds; later calls reject with `SessionUnavailable`. */
   readonly close: () => Promise<void>
 }
-
-/** Effect's default tracer: with it, nobody traces and a call needs no span. */
-const nativeTracer = Effect.runSync(Effect.tracer)
 
 /** What interrupted a call, when it was not a failure of its own. */
 interface Interrupter {
@@ -264,7 +262,7 @@ const start = async <E, R, ER>(
   }
   const [client, tracer] = connected.value
   // Someone traces: every call runs its effect, which makes the spans.
-  const traced = tracer !== nativeTracer
+  const traced = !Tracing.isNative(tracer)
 
   // After close, every call is refused with the client's own error (not the runtime's).
   let closed = false

@@ -32,4 +32,8 @@ export * as PlainForm from "./PlainForm.js"
 /**
  * @since 0.1.0
  */
+export * as Tracing from "./Tracing.js"
+/**
+ * @since 0.1.0
+ */
 export * as Transport from "./Transport.js"

@@ -8,6 +8,7 @@
 import type { McpHost } from "@effect-mcp/host"
 import type * as Peer from "@effect-mcp/jsonrpc/Peer"
 import { JsonRpcFailure } from "@effect-mcp/jsonrpc/PeerError"
+import * as Tracing from "@effect-mcp/jsonrpc/Tracing"
 import { McpSchema } from "@effect-mcp/protocol"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -19,7 +20,6 @@ import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type * as Tracer from "effect/Tracer"
 import * as AuditLog from "../AuditLog.js"
 import { CurrentPrincipal } from "./principal.js"
 import { promptOf, serverOfTool, serverOfUri } from "./routing.js"
@@ -87,18 +87,6 @@ const outcomeOf = (
   return { outcome: "error", error: { code: -32603, message: Cause.pretty(exit.cause).split("\n")[0] ?? "" } }
 }
 
-const nativeTracer = Effect.runSync(Effect.tracer)
-
-/** `Effect.withSpan` when the fiber is traced (a parent span, or a tracer other than the default). */
-const traced =
-  (name: string, options: Tracer.SpanOptions) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.withFiberRuntime((fiber) =>
-      fiber.currentSpan !== undefined || fiber.currentTracer !== nativeTracer
-        ? Effect.withSpan(effect, name, options)
-        : effect
-    )
-
 /** Writes the audit entry of a call, when there is an audit log; a log that fails loses the entry only. */
 const audit = (
   method: string,
@@ -142,7 +130,7 @@ export const request =
     Effect.flatMap(targetOf(host, method, inbound.params), (target) =>
       Effect.flatMap(Clock.currentTimeMillis, (started) =>
         effect.pipe(
-          traced(`mcp.gateway ${method}`, {
+          Tracing.spanWhenTraced(`mcp.gateway ${method}`, {
             kind: "server",
             attributes: {
               "mcp.method": method,

@@ -4,6 +4,7 @@
  * concurrency limit. It only reads the registry.
  */
 import type { McpClient } from "@effect-mcp/client"
+import { spanWhenTraced as traced } from "@effect-mcp/jsonrpc/Tracing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -13,7 +14,6 @@ import { NotFound, ServerUnavailable, ToolNotAllowed, UnknownServer } from "../H
 import * as AggregateView from "./aggregateView.js"
 import * as Registry from "./registry.js"
 import * as ResultBudget from "./resultBudget.js"
-import { traced } from "./span.js"
 import type { CallOptions, McpHostService } from "./types.js"
 
 const DEFAULT_TIMEOUT = Duration.seconds(60)

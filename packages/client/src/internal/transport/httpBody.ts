@@ -4,29 +4,22 @@
  * errors in one clause; the endpoint URL checked before anything is sent; the platform
  * client's span per request only when someone traces.
  */
+
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Tracing from "@effect-mcp/jsonrpc/Tracing"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { AuthorizationError } from "../../auth/AuthError.js"
 import { TransportError } from "../../McpError.js"
-
-/** Effect's default tracer: with it and no parent span, nobody is tracing. */
-const nativeTracer = Effect.runSync(Effect.tracer)
 
 /**
  * `client`, making its span per request (and sending that span's trace headers) only when
  * someone traces: a parent span, or a tracer other than Effect's default.
  */
 export const tracedWhenTracing = <E, R>(client: HttpClient.HttpClient.With<E, R>): HttpClient.HttpClient.With<E, R> =>
-  HttpClient.transform(client, (effect) =>
-    Effect.withFiberRuntime((fiber) =>
-      fiber.currentSpan !== undefined || fiber.currentTracer !== nativeTracer
-        ? effect
-        : Effect.withTracerEnabled(effect, false)
-    )
-  )
+  HttpClient.transform(client, Tracing.onlyWhenTraced)
 
 /** What a body read that broke off says: the server (or the network) closed the connection mid-body. */
 export const CONNECTION_CLOSED = "the connection closed before the response was complete"

@@ -14,6 +14,7 @@ import type * as Fiber from "effect/Fiber"
 import type * as Tracer from "effect/Tracer"
 import type { TransportError } from "../../PeerError.js"
 import * as PlainForm from "../../PlainForm.js"
+import * as Tracing from "../../Tracing.js"
 import type { Outbound } from "./outbound.js"
 import type * as Pending from "./pending.js"
 import type { Peer, RequestFailure, RequestOptions, StartRequest, WireObject } from "./types.js"
@@ -54,8 +55,6 @@ const metaOf = (params: WireObject | undefined): WireObject => {
 
 const noop = () => {}
 
-/** Effect's default tracer: with it and no parent span, nobody is tracing and a request makes no span. */
-const nativeTracer = Effect.runSync(Effect.tracer)
 /** Effect's own clock, as a fiber has it unless something (a `TestClock`) replaced it. */
 const liveClock = Effect.runSync(Effect.clock)
 
@@ -65,8 +64,7 @@ const liveClock = Effect.runSync(Effect.clock)
  * request's effect and its plain form do the same thing.
  */
 export const startsPlainly = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
-  fiber.currentSpan === undefined &&
-  fiber.currentTracer === nativeTracer &&
+  !Tracing.isTraced(fiber) &&
   Context.get(fiber.currentContext, PropagatedMeta) === undefined &&
   Context.get(fiber.currentContext, RequestOrigin) === undefined &&
   Context.get(fiber.currentDefaultServices, Clock.Clock) === liveClock
@@ -201,8 +199,7 @@ export const make = (options: StartingOptions): Peer["request"] => {
       const propagated = Context.get(fiber.currentContext, PropagatedMeta)
       const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
       const entry = pending.entryOf(method, requestOptions, now, Context.get(fiber.currentContext, RequestOrigin))
-      const traced = fiber.currentSpan !== undefined || fiber.currentTracer !== nativeTracer
-      if (!traced) {
+      if (!Tracing.isTraced(fiber)) {
         const message = messageOf(entry, params, requestOptions, undefined, propagated)
         if (writeNow !== undefined && requestOptions.headers === undefined) {
           return startWrittenAndWait(writeNow, entry, message)
