@@ -21,6 +21,11 @@ export interface WorkloadSpec {
   readonly warmup?: number
   /** `pending`: how long the server holds each call (default 3000 ms); the heap is read a third of the way in. */
   readonly holdMs?: number
+  /**
+   * `idle`: how long the sessions rest before the server's memory is read (default 12,000 ms, past
+   * the gateway's 10 s after which an unused session rests as data: idle, not just opened).
+   */
+  readonly restMs?: number
 }
 
 /** A workload's figures, by metric name. */
@@ -134,12 +139,12 @@ export const measure = async (spec: WorkloadSpec, session: Session, target?: Tar
 /**
  * `idle`: `n` sessions opened (initialized, tools listed, 50 at a time) and left open; the growth
  * of the server process's RSS per session, between one session open and all of them, each read
- * after a second's rest (no GC can be forced from outside: garbage counts).
+ * after a rest (`restMs`, the same for every route; no GC can be forced from outside: garbage counts).
  */
 export const measureIdle = async (spec: WorkloadSpec, client: Client, target: Target): Promise<Figures> => {
   const pid = target.serverPid
   if (pid === undefined) throw new Error("the idle workload needs the server's process id")
-  const rest = () => new Promise((resolve) => setTimeout(resolve, 1000))
+  const rest = () => new Promise((resolve) => setTimeout(resolve, spec.restMs ?? 12_000))
   const first = await client.connect(target)
   await first.list()
   await rest()
