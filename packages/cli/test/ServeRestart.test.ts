@@ -7,39 +7,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterEach, describe, expect, it } from "vitest"
 import { eventually, run, type Started, start } from "./support/cli.js"
 
-/**
- * A small stdio MCP server by hand (tools `ping_me` and `die`), counting its starts in a file: after
- * its first start it exits at once while the `broken` file exists, as a server broken for a while would.
- */
-const SERVER = `
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
-import { createInterface } from "node:readline"
-const [counter, broken] = [process.argv[2], process.argv[3]]
-const starts = existsSync(counter) ? Number(readFileSync(counter, "utf8")) : 0
-writeFileSync(counter, String(starts + 1))
-if (starts >= 1 && existsSync(broken)) process.exit(3)
-const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n")
-const tool = (name) => ({ name, inputSchema: { type: "object" } })
-createInterface({ input: process.stdin }).on("line", (line) => {
-  const { id, method, params } = JSON.parse(line)
-  if (id === undefined) return
-  if (method === "initialize")
-    return send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "flaky", version: "1" } } })
-  if (method === "tools/list") return send({ id, result: { tools: [tool("ping_me"), tool("die")] } })
-  if (method === "tools/call" && params.name === "die") process.exit(7)
-  if (method === "tools/call") return send({ id, result: { content: [{ type: "text", text: "start " + (starts + 1) }] } })
-  send({ id, result: {} })
-})
-`
-
 const cwd = mkdtempSync(join(tmpdir(), "effect-mcp-serve-restart-"))
-const script = join(cwd, "flaky.mjs")
-writeFileSync(script, SERVER)
+/** A server that counts its starts and exits at once while its `broken` file exists (tools `ping_me`, `die`). */
+const script = fileURLToPath(new URL("../../host/test/fixtures/flaky-server.mjs", import.meta.url))
 const config = join(cwd, ".mcp.json")
 
 const servers = (entries: Record<string, { readonly counter: string }>) =>
