@@ -4,17 +4,19 @@
  * by a supervisor that tracks every fiber the gateway starts), and its next request serves it again
  * as it was: the same answers (still initialized), its handshake kept (its client's sampling
  * capability still reaches it), one serving for requests that come at once.
- * A session with a log level, a subscription or its GET stream opened stays served. A dormant
- * session still ends when idle past the timeout, or at a DELETE. On the `TestClock`.
+ * A session with a log level or a subscription stays served; one whose client listens on its GET
+ * stream rests too, and hears the list changes meanwhile. A dormant session still ends when idle
+ * past the timeout, or at a DELETE. On the `TestClock`.
  */
 import { expect, layer } from "@effect/vitest"
+import { McpHost } from "@effect-mcp/host"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Mailbox from "effect/Mailbox"
 import * as Metric from "effect/Metric"
-import * as Scope from "effect/Scope"
 import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
 import * as HttpCore from "../src/internal/httpCore.js"
 import * as Observe from "../src/internal/observe.js"
 import type * as Reply from "../src/internal/reply.js"
@@ -121,7 +123,7 @@ layer(gatewayHost({ servers: [{ name: "fault", target: faultServer }] }))("dorma
     )
   )
 
-  it.scoped("a session with a log level, a subscription or its GET stream opened stays served", () =>
+  it.scoped("a session with a log level or a subscription stays served", () =>
     tracked((handle, fibers) =>
       Effect.gen(function* () {
         const first = yield* initialize(handle)
@@ -133,18 +135,6 @@ layer(gatewayHost({ servers: [{ name: "fault", target: faultServer }] }))("dorma
         expect(
           (yield* request(handle, subscribed, "resources/subscribe", { uri: "fault://doc" })).result
         ).toStrictEqual({})
-        const listening = yield* initialize(handle)
-        const stream = yield* handle({
-          method: "GET",
-          url: "/mcp",
-          headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": listening },
-          json: Effect.succeed(undefined)
-        })
-        if (stream._tag !== "Events") return expect.unreachable("no GET stream")
-        // Connected, then gone: what is sent there is kept for the client to resume.
-        const connection = yield* Scope.make()
-        yield* Scope.extend(stream.events.connect({ write: () => {}, end: () => {} }), connection)
-        yield* Scope.close(connection, Exit.void)
         const served = yield* fibers
         yield* rest
         expect(yield* fibers).toBe(served)
@@ -153,8 +143,50 @@ layer(gatewayHost({ servers: [{ name: "fault", target: faultServer }] }))("dorma
           (yield* request(handle, subscribed, "resources/unsubscribe", { uri: "fault://doc" })).result
         ).toStrictEqual({})
         yield* rest
-        expect(yield* fibers).toBe(resting + ((served - resting) / 3) * 2)
+        expect(yield* fibers).toBe(resting + (served - resting) / 2)
         expect(first).not.toBe("")
+      })
+    )
+  )
+
+  it.scoped("a session whose client listens on its GET stream rests too, and hears the list changes meanwhile", () =>
+    tracked((handle, fibers) =>
+      Effect.gen(function* () {
+        const host = yield* McpHost.McpHost
+        const listening = yield* initialize(handle)
+        const listed = yield* request(handle, listening, "tools/list")
+        const stream = yield* handle({
+          method: "GET",
+          url: "/mcp",
+          headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": listening },
+          json: Effect.succeed(undefined)
+        })
+        const next = yield* messagesOf(stream)
+        const served = yield* fibers
+        yield* rest
+        const resting = yield* fibers
+        expect(resting).toBeLessThan(served)
+        // A server added while it rests: its client hears that the lists changed, and it stays at rest.
+        yield* host.add({ name: "extra", target: faultServer })
+        const heard: Array<string | undefined> = []
+        while (!heard.includes("notifications/tools/list_changed") && heard.length < 6)
+          heard.push(
+            (yield* TestServices.provideLive(
+              Effect.timeoutFail(next, {
+                duration: "10 seconds",
+                onTimeout: () => new Error(`no list change came: ${heard.join(", ")}`)
+              })
+            )).method
+          )
+        expect(heard).toContain("notifications/tools/list_changed")
+        // Once the server is gone again (its fibers end as its process does), the session is still at rest.
+        yield* host.remove("extra")
+        for (let poll = 0; poll < 250 && (yield* fibers) !== resting; poll++)
+          yield* TestServices.provideLive(Effect.sleep("20 millis"))
+        expect(yield* fibers).toBe(resting)
+        // Woken by its next request, answered as before (the lists as they are again).
+        expect((yield* request(handle, listening, "tools/list")).result).toStrictEqual(listed.result)
+        expect(yield* fibers).toBeGreaterThan(resting)
       })
     )
   )

@@ -16,6 +16,7 @@ import * as Either from "effect/Either"
 import * as Scope from "effect/Scope"
 import type { Options } from "../McpGateway.js"
 import * as Catalog from "./catalog.js"
+import type * as Fanout from "./fanout.js"
 import * as Handshake from "./handshake.js"
 import * as HeldCalls from "./heldCalls.js"
 import * as InFlight from "./inflight.js"
@@ -38,6 +39,44 @@ export interface Resumable {
    */
   readonly initialized: (negotiated: Handshake.Negotiated, stoppable: Effect.Effect<boolean>) => Effect.Effect<void>
 }
+
+/** A notification sent to the client. */
+type Notify = (method: string, params?: Peer.WireObject) => Effect.Effect<void>
+
+/**
+ * What an initialized connection hears of the servers unasked, while the scope is open: the
+ * aggregate's list changes, the logs no call of another client is related to, and its tasks' statuses.
+ */
+const hear = (
+  fanout: Fanout.Fanout,
+  inFlight: InFlight.InFlight,
+  notify: Notify,
+  logs: LogRelay.Options,
+  taskStatus?: Fanout.Listener["taskStatus"]
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.zipRight(
+    fanout.listen({
+      listChanged: (list) => notify(`notifications/${list}/list_changed`),
+      ...(taskStatus === undefined ? {} : { taskStatus })
+    }),
+    LogRelay.relay(fanout, inFlight, logs)
+  )
+
+/**
+ * What a stopped connection still hears while the scope is open (a dormant session whose client
+ * listens on its GET stream): what a served one with nothing of its own in flight or standing
+ * would, the list changes and the logs no call is related to, written straight to its transport.
+ */
+export const rested = (
+  transport: TransportService
+): Effect.Effect<void, never, McpHost.McpHost | ServerRequests.Attachments | Scope.Scope> =>
+  Effect.gen(function* () {
+    const host = yield* McpHost.McpHost
+    const fanout = yield* Effect.flatMap(ServerRequests.Attachments, (shared) => shared.fanout(host))
+    const notify: Notify = (method, params) =>
+      Effect.ignore(transport.send({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }) }))
+    yield* hear(fanout, InFlight.make(), notify, { send: (params) => notify("notifications/message", params) })
+  })
 
 /** Serves one client over `transport` until the connection ends or the fiber is interrupted. */
 export const serve = (
@@ -80,7 +119,7 @@ export const serve = (
       Effect.gen(function* () {
         initialized = true
         if (options.clientName === undefined) clientName = negotiated.clientInfo.name
-        const notify = (method: string, params: Peer.WireObject) => Effect.ignore(peer.notify(method, params))
+        const notify: Notify = (method, params) => Effect.ignore(peer.notify(method, params))
         const logs: LogRelay.Options = {
           send: (params) => notify("notifications/message", params),
           level: subscriptions.level
@@ -115,13 +154,13 @@ export const serve = (
         yield* ServerRequests.attach(shared.attached, attached).pipe(Scope.extend(scope))
         // The aggregate's list changes, its tasks' statuses and the servers' logs, once the client
         // is initialized (a 2026-07-28 client asks for logs request by request).
-        yield* fanout
-          .listen({
-            listChanged: (list) => Effect.ignore(peer.notify(`notifications/${list}/list_changed`)),
-            ...(tasks === undefined ? {} : { taskStatus: Tasks.statusTo(tasks, notify) })
-          })
-          .pipe(Scope.extend(scope))
-        yield* LogRelay.relay(fanout, inFlight, logs).pipe(Scope.extend(scope))
+        yield* hear(
+          fanout,
+          inFlight,
+          notify,
+          logs,
+          tasks === undefined ? undefined : Tasks.statusTo(tasks, notify)
+        ).pipe(Scope.extend(scope))
         if (resumable === undefined) return
         const stoppable = Effect.map(
           peer.stats,

@@ -331,6 +331,7 @@ export const make = (
         dormant: options.sessionDormantAfter ?? SessionTable.defaultLimits.dormant
       },
       serve: (session, resumable) => Connection.serve(session.transport, options.gateway ?? {}, resumable),
+      rested: (session) => Connection.rested(session.transport),
       answerWindow: options.answerWindow,
       host: guarded,
       context

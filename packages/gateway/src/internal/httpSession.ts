@@ -108,6 +108,8 @@ export interface HttpSession {
   }) => Listen
   /** Whether a client is connected to one of its streams, or one of its requests is unanswered. */
   readonly busy: () => boolean
+  /** Whether one of its requests is unanswered, or a client follows one of their streams (the GET stream aside). */
+  readonly working: () => boolean
   /** Whether the client has opened the GET stream (from then on, what is sent there is kept for it). */
   readonly listened: () => boolean
   /** Ends the session: its peer sees the connection end, and its streams close. */
@@ -264,6 +266,7 @@ export const make = (
       }
     },
     busy: () => connections.size > 0 || exchanges.size > 0,
+    working: () => exchanges.size > 0 || connections.size > (connections.has(EventStore.LISTENER) ? 1 : 0),
     listened: store.listening,
     close: Effect.sync(() => {
       closed = true

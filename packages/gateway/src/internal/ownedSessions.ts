@@ -5,21 +5,24 @@
  *
  * An idle session is data, not a running connection: once it has been unused for a while
  * (`SessionTable.Limits.dormant`) and holds nothing open (no subscription, log level or task, no
- * request either way, no GET stream ever opened), its serving stops (its peer, fibers and handlers
- * go) and what it agreed in its handshake is kept. Its next request serves it again, already
- * initialized (`connection.ts`, `Resumable`), before that request is read: the client sees the
- * same session. What a dormant session would have been sent meanwhile (list changes) has nowhere
- * to go either way: it has no GET stream.
+ * request either way), its serving stops (its peer, fibers and handlers go) and what it agreed in
+ * its handshake is kept. Its next request serves it again, already initialized (`connection.ts`,
+ * `Resumable`), before that request is read: the client sees the same session. One whose client
+ * listens (its GET stream) is still sent what a served one would be unasked (list changes, the
+ * logs no call is related to: `Connection.rested`), by a listener on the gateway's shared fanout,
+ * until its serving is back.
  */
 import { McpHost } from "@effect-mcp/host"
 import { JsonRpc } from "@effect-mcp/protocol"
 import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Metric from "effect/Metric"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type * as Connection from "./connection.js"
 import type * as Handshake from "./handshake.js"
 import * as HttpSession from "./httpSession.js"
@@ -39,6 +42,10 @@ export interface OwnedOptions {
   readonly serve: (
     session: HttpSession.HttpSession,
     resumable: Connection.Resumable
+  ) => Effect.Effect<void, never, McpHost.McpHost | ServerRequests.Attachments | Scope.Scope>
+  /** What a dormant session whose client listens still hears (until the scope it is given closes). */
+  readonly rested: (
+    session: HttpSession.HttpSession
   ) => Effect.Effect<void, never, McpHost.McpHost | ServerRequests.Attachments | Scope.Scope>
   /** How long a POST waits to answer with JSON before it streams (`HttpSession.make`). */
   readonly answerWindow: Parameters<typeof HttpSession.make>[2]
@@ -84,6 +91,8 @@ interface Life {
   /** Whether its serving holds nothing now (told once it is initialized). */
   stoppable: Effect.Effect<boolean> | undefined
   serving: Serving
+  /** While dormant with its GET stream opened: what it still hears (closed once it is served again, or ends). */
+  listening: Scope.CloseableScope | undefined
 }
 
 const dormant: Serving = { _tag: "Dormant" }
@@ -102,6 +111,7 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
         sessions.remove(life.session.id)
         return Effect.all(
           [
+            stopListening(life),
             // Whoever waits for it to be served finds it closed.
             serving._tag === "Running" ? Deferred.succeed(serving.ready, undefined) : Effect.void,
             life.session.close,
@@ -109,6 +119,30 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
           ],
           { discard: true }
         )
+      })
+
+    /** Closes what a dormant session heard: its serving hears it now (or it has ended). */
+    const stopListening = (life: Life): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const listening = life.listening
+        life.listening = undefined
+        return listening === undefined ? Effect.void : Scope.close(listening, Exit.void)
+      })
+
+    /** What a session put to rest still hears when its client listens on its GET stream. */
+    const listen = (life: Life): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        if (!life.session.listened() || life.serving._tag !== "Dormant") return
+        const listening = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+        life.listening = listening
+        yield* options
+          .rested(life.session)
+          .pipe(
+            Scope.extend(listening),
+            Effect.provideService(McpHost.McpHost, options.host),
+            Effect.provide(options.context),
+            Principal.within(life.principal)
+          )
       })
 
     /** Serves the session (again, initialized as it was, when it has a handshake). */
@@ -126,7 +160,8 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
             Effect.suspend(() => {
               life.negotiated = negotiated
               life.stoppable = stoppable
-              return Deferred.succeed(serving.ready, undefined)
+              // Heard by its serving from now on (a change in between may come twice, none is lost).
+              return Effect.zipRight(stopListening(life), Deferred.succeed(serving.ready, undefined))
             })
         }
         return options.serve(life.session, resumable).pipe(
@@ -170,7 +205,6 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
         const serving = life.serving
         const stoppable = life.stoppable
         if (serving._tag !== "Running" || serving.fiber === undefined || stoppable === undefined) return Effect.void
-        if (life.session.listened()) return Effect.void
         const fiber = serving.fiber
         return Effect.flatMap(stoppable, (holdsNothing) =>
           Effect.suspend(() => {
@@ -184,7 +218,7 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
                   // What it was served with goes with its serving (`stoppable` holds its peer).
                   life.stoppable = undefined
                   if (life.serving._tag === "Stopping") life.serving = dormant
-                  return Deferred.succeed(stopped, undefined)
+                  return Effect.zipRight(listen(life), Deferred.succeed(stopped, undefined))
                 })
               )
             )
@@ -220,7 +254,8 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
           binding: Principal.binding(principal),
           negotiated: undefined,
           stoppable: undefined,
-          serving: dormant
+          serving: dormant,
+          listening: undefined
         }
         lives.set(session, life)
         yield* Metric.increment(Observe.sessions)

@@ -6,8 +6,9 @@
  * later finds its session gone (404) and initializes again, as the specification has it. At most
  * `max` sessions live at once: a new one ends the longest idle, or is refused when all are busy.
  *
- * Well before that, a session unused for `dormant` is put to rest (`ownedSessions.ts`: its serving
- * stops, what it agreed is kept, and its next request serves it again): idle sessions cost little.
+ * Well before that, a session unused for `dormant` (no request of it, nor a stream of one followed;
+ * its client may listen on its GET stream) is put to rest (`ownedSessions.ts`: its serving stops,
+ * what it agreed is kept, and its next request serves it again): idle sessions cost little.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -40,7 +41,7 @@ export interface SessionTable {
   readonly add: (session: HttpSession) => Effect.Effect<boolean>
   /** Forgets a session (it ended). */
   readonly remove: (id: string) => void
-  /** Whether a request of the session is in progress or a stream of it connected (it is not idle). */
+  /** Whether a request of the session is in progress or a stream of one followed (it may not rest now). */
   readonly inUse: (id: string) => boolean
   /** Runs a request of the session: it is busy meanwhile, and seen when it ends. */
   readonly using: (session: HttpSession) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -48,7 +49,10 @@ export interface SessionTable {
 
 interface Entry {
   readonly session: HttpSession
+  /** Last busy (the idle timeout's measure). */
   seen: number
+  /** Last working: a request, or a stream of one followed (the dormant time's measure). */
+  used: number
   requests: number
 }
 
@@ -59,9 +63,11 @@ export const make = (limits: Limits, hooks: Hooks): Effect.Effect<SessionTable, 
     const dormant = Duration.toMillis(limits.dormant)
     const entries = new Map<string, Entry>()
     const busy = (entry: Entry) => entry.requests > 0 || entry.session.busy()
+    const working = (entry: Entry) => entry.requests > 0 || entry.session.working()
     const touch = (entry: Entry) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         entry.seen = now
+        entry.used = now
       })
 
     /** Ends the sessions unused for longer than the idle timeout, rests those unused for `dormant`; a busy one is in use now. */
@@ -70,8 +76,9 @@ export const make = (limits: Limits, hooks: Hooks): Effect.Effect<SessionTable, 
       const drowsy: Array<HttpSession> = []
       for (const entry of entries.values()) {
         if (busy(entry)) entry.seen = now
-        else if (now - entry.seen > idle) idled.push(entry)
-        else if (now - entry.seen >= dormant) drowsy.push(entry.session)
+        if (working(entry)) entry.used = now
+        if (now - entry.seen > idle) idled.push(entry)
+        else if (now - entry.used >= dormant) drowsy.push(entry.session)
       }
       return Effect.zipRight(
         Effect.forEach(idled, end, { discard: true }),
@@ -105,7 +112,7 @@ export const make = (limits: Limits, hooks: Hooks): Effect.Effect<SessionTable, 
             if (oldest === undefined) return false
             yield* end(oldest)
           }
-          const entry: Entry = { session, seen: 0, requests: 0 }
+          const entry: Entry = { session, seen: 0, used: 0, requests: 0 }
           entries.set(session.id, entry)
           yield* touch(entry)
           return true
@@ -113,7 +120,7 @@ export const make = (limits: Limits, hooks: Hooks): Effect.Effect<SessionTable, 
       remove: (id) => void entries.delete(id),
       inUse: (id) => {
         const entry = entries.get(id)
-        return entry !== undefined && busy(entry)
+        return entry !== undefined && working(entry)
       },
       using: (session) => (effect) =>
         Effect.acquireUseRelease(
