@@ -25,7 +25,7 @@ import { createRequire } from "node:module"
 import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { effectMcpBin } from "./cli.js"
 import type { Target } from "./clients/Client.js"
 import { processTree } from "./proc.js"
@@ -33,6 +33,7 @@ import type { Figures, WorkloadSpec } from "./workloads.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const serverScript = join(here, "server.js")
+const memoryProbe = join(here, "memoryProbe.js")
 const mcpProxyBin = createRequire(import.meta.url).resolve("mcp-proxy/dist/bin/mcp-proxy.mjs")
 
 /** The routes compared, in the table's order. */
@@ -75,7 +76,13 @@ const serve = (
   cleanup: () => void = () => {}
 ) =>
   new Promise<Served>((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [...args], { stdio: ["ignore", "pipe", "pipe"] })
+    // With the memory probe: `idle` reads what a route keeps after it collected its garbage.
+    const env = {
+      ...process.env,
+      BENCH_MEMORY_PROBE: "1",
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --expose-gc --import ${pathToFileURL(memoryProbe).href}`.trim()
+    }
+    const child: ChildProcess = spawn(process.execPath, [...args], { stdio: ["ignore", "pipe", "pipe"], env })
     let out = ""
     let err = ""
     let settled = false

@@ -1,15 +1,31 @@
 /**
- * What Linux's `/proc` says about a process the benchmark started (a server, the gateway,
- * mcp-proxy), read from outside it: its resident set size, and the CPU time it and its
- * descendants (a gateway's stdio server) have used.
+ * What the benchmark reads of a process it started (a server, the gateway, mcp-proxy): from Linux's
+ * `/proc`, the CPU time it and its descendants (a gateway's stdio server) have used; from its memory
+ * probe, its heap and resident set once it collected its garbage.
  */
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync } from "node:fs"
+import { probeFile } from "./memoryProbe.js"
 
-/** `VmRSS` of the process, in KB. */
-export const rssKB = (pid: number): number => {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
-  if (match === null) throw new Error(`no VmRSS for process ${pid}`)
-  return Number(match[1])
+/**
+ * The heap and resident set (KB) of a process started with the memory probe (`memoryProbe.ts`),
+ * after it collected its garbage; waits for its answer for at most five seconds.
+ */
+export const collectedMemoryKB = async (pid: number): Promise<{ readonly heapKB: number; readonly rssKB: number }> => {
+  const file = probeFile(pid)
+  rmSync(file, { force: true })
+  process.kill(pid, "SIGUSR2")
+  for (let poll = 0; poll < 100 && !existsSync(file); poll++) await new Promise((resolve) => setTimeout(resolve, 50))
+  // Written at once, but read only once complete.
+  for (let poll = 0; poll < 20; poll++) {
+    try {
+      const read = JSON.parse(readFileSync(file, "utf8")) as { readonly heapKB: number; readonly rssKB: number }
+      rmSync(file, { force: true })
+      return read
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  throw new Error(`process ${pid} did not report its memory (was it started with the memory probe?)`)
 }
 
 /** The process and its descendants, parents first. */

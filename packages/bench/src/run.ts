@@ -159,6 +159,7 @@ const lowerIsBetter = new Set([
   "outputMs",
   "cpuMs",
   "serverCpuUsPerCall",
+  "serverHeapKBPerSession",
   "serverRssKBPerSession",
   "serverRssMB"
 ])

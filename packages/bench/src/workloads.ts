@@ -3,10 +3,10 @@
  * from `performance.now()`, CPU from `process.cpuUsage()` around the workload, memory from
  * `process.memoryUsage()` after a full GC (the worker runs with `--expose-gc`). When the benchmark
  * started the server (`Target.serverPid`), the server's side too: its CPU per call (the process
- * and its descendants, from `/proc`) and, for `idle`, its RSS per open session.
+ * and its descendants, from `/proc`) and, for `idle`, its heap and RSS per open session.
  */
 import type { Client, Session, Target } from "./clients/Client.js"
-import { rssKB, treeCpuMicros } from "./proc.js"
+import { collectedMemoryKB, treeCpuMicros } from "./proc.js"
 
 /** A workload's name, transport and sizes. */
 export interface WorkloadSpec {
@@ -22,8 +22,8 @@ export interface WorkloadSpec {
   /** `pending`: how long the server holds each call (default 3000 ms); the heap is read a third of the way in. */
   readonly holdMs?: number
   /**
-   * `idle`: how long the sessions rest before the server's memory is read (default 12,000 ms, past
-   * the gateway's 10 s after which an unused session rests as data: idle, not just opened).
+   * `idle`: how long the sessions rest before the server's memory is read (default 25,000 ms, past
+   * the gateway's 10 s, and its sweep, after which an unused session rests as data: idle, not just opened).
    */
   readonly restMs?: number
 }
@@ -138,17 +138,18 @@ export const measure = async (spec: WorkloadSpec, session: Session, target?: Tar
 
 /**
  * `idle`: `n` sessions opened (initialized, tools listed, 50 at a time) and left open; the growth
- * of the server process's RSS per session, between one session open and all of them, each read
- * after a rest (`restMs`, the same for every route; no GC can be forced from outside: garbage counts).
+ * of the serving process's heap and RSS per session, between one session open and all of them, each
+ * read after a rest (`restMs`, the same for every route) and a full GC in that process (its memory
+ * probe, `memoryProbe.ts`): what a session keeps, not garbage not yet collected.
  */
 export const measureIdle = async (spec: WorkloadSpec, client: Client, target: Target): Promise<Figures> => {
   const pid = target.serverPid
   if (pid === undefined) throw new Error("the idle workload needs the server's process id")
-  const rest = () => new Promise((resolve) => setTimeout(resolve, spec.restMs ?? 12_000))
+  const rest = () => new Promise((resolve) => setTimeout(resolve, spec.restMs ?? 25_000))
   const first = await client.connect(target)
   await first.list()
   await rest()
-  const before = rssKB(pid)
+  const before = await collectedMemoryKB(pid)
   const sessions: Array<Session> = []
   const started = performance.now()
   await lanes(spec.n, 50, async () => {
@@ -158,7 +159,12 @@ export const measureIdle = async (spec: WorkloadSpec, client: Client, target: Ta
   })
   const elapsed = performance.now() - started
   await rest()
-  const after = rssKB(pid)
+  const after = await collectedMemoryKB(pid)
   await Promise.all([first, ...sessions].map((session) => session.close()))
-  return { sessionsMs: elapsed, serverRssKBPerSession: (after - before) / spec.n, serverRssMB: after / 1024 }
+  return {
+    sessionsMs: elapsed,
+    serverHeapKBPerSession: (after.heapKB - before.heapKB) / spec.n,
+    serverRssKBPerSession: (after.rssKB - before.rssKB) / spec.n,
+    serverRssMB: after.rssKB / 1024
+  }
 }
