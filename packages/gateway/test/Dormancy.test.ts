@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Mailbox from "effect/Mailbox"
 import * as Metric from "effect/Metric"
+import * as Scope from "effect/Scope"
 import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
 import * as TestServices from "effect/TestServices"
@@ -191,6 +192,34 @@ layer(gatewayHost({ servers: [{ name: "fault", target: faultServer }] }))("dorma
     )
   )
 
+  it.scoped("the gateway's sessions end with its scope, dormant ones too (their GET streams close)", () =>
+    Effect.gen(function* () {
+      const open = Effect.map(Metric.value(Observe.sessions), (state) => state.value)
+      const before = yield* open
+      const scope = yield* Scope.make()
+      const handle = yield* HttpCore.make({ sessionDormantAfter: DORMANT }).pipe(Scope.extend(scope))
+      const listening = yield* initialize(handle)
+      const stream = yield* handle({
+        method: "GET",
+        url: "/mcp",
+        headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": listening },
+        json: Effect.succeed(undefined)
+      })
+      if (stream._tag !== "Events") return expect.unreachable("no GET stream")
+      let ended = false
+      const end = () => {
+        ended = true
+      }
+      yield* Effect.forkDaemon(stream.events.connect({ write: () => {}, end }))
+      yield* rest
+      expect(yield* open).toBe(before + 1)
+      yield* Scope.close(scope, Exit.void)
+      yield* Effect.repeatN(Effect.yieldNow(), 20)
+      expect(ended).toBe(true)
+      expect(yield* open).toBe(before)
+    })
+  )
+
   it.scoped("a dormant session ends when idle past the timeout, and at a DELETE", () =>
     Effect.gen(function* () {
       const handle = yield* HttpCore.make({ sessionDormantAfter: DORMANT, sessionIdleTimeout: "10 minutes" })
@@ -238,43 +267,55 @@ layer(gatewayHost({ servers: [{ name: "ev", target: everything }] }), {
   excludeTestServices: true,
   timeout: "60 seconds"
 })("a dormant session's handshake", (it) => {
-  it.scoped("is kept: after it wakes, a server's sampling in its call reaches its client, which declared it", () =>
-    Effect.flatMap(Supervisor.track, (supervisor) =>
-      Effect.gen(function* () {
-        const fibers = Effect.map(supervisor.value, (all) => all.length)
-        const handle = yield* HttpCore.make({ sessionDormantAfter: "100 millis" })
-        const session = yield* initialize(handle, { sampling: {} })
-        const served = yield* fibers
-        // Bounded: it rests within a sweep or two.
-        for (let i = 0; i < 100 && (yield* fibers) >= served; i++) yield* Effect.sleep("50 millis")
-        expect(yield* fibers).toBeLessThan(served)
-        const call = yield* postTo(
-          handle,
-          {
-            jsonrpc: "2.0",
-            id: 7,
-            method: "tools/call",
-            params: { name: "ev__trigger-sampling-request", arguments: { prompt: "hello", maxTokens: 5 } }
-          },
-          { "mcp-protocol-version": "2025-11-25", "mcp-session-id": session, accept: "text/event-stream" }
-        )
-        const next = yield* messagesOf(call)
-        const asked = yield* next
-        expect(asked.method).toBe("sampling/createMessage")
-        const answered = yield* post(
-          handle,
-          {
-            jsonrpc: "2.0",
-            id: asked.id,
-            result: { role: "assistant", content: { type: "text", text: "sampled after rest" }, model: "m" }
-          },
-          session
-        )
-        expect(statusOf(answered)).toBe(202)
-        const result = yield* next
-        expect(result.id).toBe(7)
-        expect(JSON.stringify(result.result)).toContain("sampled after rest")
-      }).pipe(Effect.supervised(supervisor))
-    )
+  it.scoped(
+    "is kept: after each wake, a server's sampling in its call reaches its client, which declared it, under an id not used before",
+    () =>
+      Effect.flatMap(Supervisor.track, (supervisor) =>
+        Effect.gen(function* () {
+          const fibers = Effect.map(supervisor.value, (all) => all.length)
+          const handle = yield* HttpCore.make({ sessionDormantAfter: "100 millis" })
+          const session = yield* initialize(handle, { sampling: {} })
+          const served = yield* fibers
+          const asked: Array<unknown> = []
+          for (let round = 0; round < 2; round++) {
+            // Bounded: it rests within a sweep or two.
+            for (let i = 0; i < 100 && (yield* fibers) >= served; i++) yield* Effect.sleep("50 millis")
+            expect(yield* fibers).toBeLessThan(served)
+            yield* Effect.scoped(
+              Effect.gen(function* () {
+                const call = yield* postTo(
+                  handle,
+                  {
+                    jsonrpc: "2.0",
+                    id: 7 + round,
+                    method: "tools/call",
+                    params: { name: "ev__trigger-sampling-request", arguments: { prompt: "hello", maxTokens: 5 } }
+                  },
+                  { "mcp-protocol-version": "2025-11-25", "mcp-session-id": session, accept: "text/event-stream" }
+                )
+                const next = yield* messagesOf(call)
+                const request = yield* next
+                expect(request.method).toBe("sampling/createMessage")
+                asked.push(request.id)
+                const answered = yield* post(
+                  handle,
+                  {
+                    jsonrpc: "2.0",
+                    id: request.id,
+                    result: { role: "assistant", content: { type: "text", text: "sampled after rest" }, model: "m" }
+                  },
+                  session
+                )
+                expect(statusOf(answered)).toBe(202)
+                const result = yield* next
+                expect(result.id).toBe(7 + round)
+                expect(JSON.stringify(result.result)).toContain("sampled after rest")
+              })
+            )
+          }
+          // A new serving sends with the session's ids: none is used twice in it.
+          expect(new Set(asked).size).toBe(2)
+        }).pipe(Effect.supervised(supervisor))
+      )
   )
 })

@@ -38,6 +38,8 @@ export interface Resumable {
    * be stopped now (nothing outstanding: no subscription, log level or task, no request either way).
    */
   readonly initialized: (negotiated: Handshake.Negotiated, stoppable: Effect.Effect<boolean>) => Effect.Effect<void>
+  /** The ids of the requests sent to the client, one source for every serving (none is used twice in a session). */
+  readonly nextId: () => number
 }
 
 /** A notification sent to the client. */
@@ -94,7 +96,8 @@ export const serve = (
     const peer = yield* Peer.make(transport, {
       server: () => clientName,
       requestTimeout: "60 seconds",
-      answerMalformed: true
+      answerMalformed: true,
+      ...(resumable === undefined ? {} : { nextId: resumable.nextId })
     })
     const serverInfo = options.serverInfo ?? Handshake.defaultServerInfo
     const inFlight = InFlight.make()

@@ -93,6 +93,8 @@ interface Life {
   serving: Serving
   /** While dormant with its GET stream opened: what it still hears (closed once it is served again, or ends). */
   listening: Scope.CloseableScope | undefined
+  /** The id of the next request sent to its client, whichever serving sends it. */
+  requests: number
 }
 
 const dormant: Serving = { _tag: "Dormant" }
@@ -129,10 +131,13 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
         return listening === undefined ? Effect.void : Scope.close(listening, Exit.void)
       })
 
-    /** What a session put to rest still hears when its client listens on its GET stream. */
+    /**
+     * What a session being put to rest still hears when its client listens on its GET stream, from
+     * before its serving stops (what comes meanwhile may be heard twice, none is lost).
+     */
     const listen = (life: Life): Effect.Effect<void> =>
       Effect.gen(function* () {
-        if (!life.session.listened() || life.serving._tag !== "Dormant") return
+        if (!life.session.listened() || life.listening !== undefined || life.serving._tag !== "Stopping") return
         const listening = yield* Scope.fork(scope, ExecutionStrategy.sequential)
         life.listening = listening
         yield* options
@@ -156,6 +161,7 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
         life.serving = serving
         const resumable: Connection.Resumable = {
           negotiated: life.negotiated,
+          nextId: () => life.requests++,
           initialized: (negotiated, stoppable) =>
             Effect.suspend(() => {
               life.negotiated = negotiated
@@ -212,13 +218,17 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
             if (!holdsNothing || life.serving !== serving || sessions.inUse(life.session.id)) return Effect.void
             const stopped = Deferred.unsafeMake<void>(FiberId.none)
             life.serving = { _tag: "Stopping", stopped }
-            return Fiber.interrupt(fiber).pipe(
+            return Effect.zipRight(listen(life), Fiber.interrupt(fiber)).pipe(
               Effect.ensuring(
                 Effect.suspend(() => {
                   // What it was served with goes with its serving (`stoppable` holds its peer).
                   life.stoppable = undefined
                   if (life.serving._tag === "Stopping") life.serving = dormant
-                  return Effect.zipRight(listen(life), Deferred.succeed(stopped, undefined))
+                  // Ended meanwhile: what it heard goes too.
+                  return Effect.zipRight(
+                    life.serving._tag === "Ended" ? stopListening(life) : Effect.void,
+                    Deferred.succeed(stopped, undefined)
+                  )
                 })
               )
             )
@@ -255,7 +265,8 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
           negotiated: undefined,
           stoppable: undefined,
           serving: dormant,
-          listening: undefined
+          listening: undefined,
+          requests: 0
         }
         lives.set(session, life)
         yield* Metric.increment(Observe.sessions)

@@ -71,18 +71,25 @@ export const make = (limits: Limits, hooks: Hooks): Effect.Effect<SessionTable, 
       })
 
     /** Ends the sessions unused for longer than the idle timeout, rests those unused for `dormant`; a busy one is in use now. */
+    /** Rests the session unless it was used since the sweep saw it (rests before it take their time). */
+    const restIfUnused = (entry: Entry) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        entries.get(entry.session.id) === entry && !working(entry) && now - entry.used >= dormant
+          ? hooks.rest(entry.session)
+          : Effect.void
+      )
     const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const idled: Array<Entry> = []
-      const drowsy: Array<HttpSession> = []
+      const drowsy: Array<Entry> = []
       for (const entry of entries.values()) {
         if (busy(entry)) entry.seen = now
         if (working(entry)) entry.used = now
         if (now - entry.seen > idle) idled.push(entry)
-        else if (now - entry.used >= dormant) drowsy.push(entry.session)
+        else if (now - entry.used >= dormant) drowsy.push(entry)
       }
       return Effect.zipRight(
         Effect.forEach(idled, end, { discard: true }),
-        Effect.forEach(drowsy, hooks.rest, { discard: true })
+        Effect.forEach(drowsy, restIfUnused, { discard: true })
       )
     })
     const end = (entry: Entry) =>
@@ -90,6 +97,10 @@ export const make = (limits: Limits, hooks: Hooks): Effect.Effect<SessionTable, 
         entries.delete(entry.session.id)
         return hooks.end(entry.session)
       })
+    // Every session ends with the table's scope: a dormant one has no serving of its own that would end it.
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => Effect.forEach([...entries.values()], end, { discard: true }))
+    )
     yield* sweep.pipe(
       Effect.repeat(Schedule.spaced(Duration.millis(Math.max(1, Math.min(idle / 2, dormant / 2, 60_000))))),
       Effect.interruptible,

@@ -69,7 +69,8 @@ export const make = (transport: TransportService, options: PeerOptions): Effect.
     const pending: Pending.Pending = yield* Pending.make({
       server,
       defaultTimeout: Duration.decode(options.requestTimeout),
-      cancel: (entry, reason) => cancel(entry.id, reason)
+      cancel: (entry, reason) => cancel(entry.id, reason),
+      nextId: options.nextId
     })
     const inbound = yield* Inbound.make({
       server,

@@ -99,6 +99,8 @@ export interface PendingOptions {
   readonly defaultTimeout: Duration.Duration
   /** Tells the server a timed-out request is cancelled. */
   readonly cancel: (entry: Entry, reason: string) => Effect.Effect<void>
+  /** Where the requests' ids come from (default: 0, 1, 2, … of this table's own). */
+  readonly nextId?: (() => number) | undefined
 }
 
 /** A table whose timer runs in the scope. */
@@ -107,7 +109,8 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
     const entries = new Map<JsonRpc.RequestId, Entry>()
     const cancelled = new Set<JsonRpc.RequestId>()
     const ownLogs = new Set<JsonRpc.RequestId>()
-    let nextId = 0
+    let counted = 0
+    const nextId = options.nextId ?? (() => counted++)
     /** Takes an entry out of the table. */
     const leave = (entry: Entry) => {
       if (entry.onLog !== undefined) remember(ownLogs, entry.id)
@@ -158,7 +161,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
 
     return {
       entryOf: (method, requestOptions, now, origin) => {
-        const id = nextId++
+        const id = nextId()
         requestOptions.onId?.(id)
         return {
           id,

@@ -75,6 +75,11 @@ export interface PeerOptions {
    * are never answered. Default: false (a client only logs and counts them: servers write stray lines).
    */
   readonly answerMalformed?: boolean
+  /**
+   * The id of each request it sends, taken once per request. Default: 0, 1, 2, … of its own. A
+   * connection served again by a new peer passes the same source, so that no id is used twice in it.
+   */
+  readonly nextId?: () => number
 }
 
 /**
