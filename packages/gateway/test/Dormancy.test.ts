@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Mailbox from "effect/Mailbox"
 import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Supervisor from "effect/Supervisor"
 import * as TestClock from "effect/TestClock"
@@ -162,7 +163,18 @@ layer(gatewayHost({ servers: [{ name: "fault", target: faultServer }] }))("dorma
           headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": listening },
           json: Effect.succeed(undefined)
         })
-        const next = yield* messagesOf(stream)
+        const { next, waiting } = yield* messagesOf(stream)
+        // A session that stays served (its log level) and listens too: what a served session hears.
+        const control = yield* initialize(handle)
+        expect((yield* request(handle, control, "logging/setLevel", { level: "debug" })).result).toStrictEqual({})
+        const controlled = yield* messagesOf(
+          yield* handle({
+            method: "GET",
+            url: "/mcp",
+            headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": control },
+            json: Effect.succeed(undefined)
+          })
+        )
         const served = yield* fibers
         yield* rest
         const resting = yield* fibers
@@ -188,6 +200,22 @@ layer(gatewayHost({ servers: [{ name: "fault", target: faultServer }] }))("dorma
         // Woken by its next request, answered as before (the lists as they are again).
         expect((yield* request(handle, listening, "tools/list")).result).toStrictEqual(listed.result)
         expect(yield* fibers).toBeGreaterThan(resting)
+        // Served again, it hears the changes as a served session does: its resting listener went as it woke.
+        const changes = (messages: { readonly next: typeof next; readonly waiting: () => number }) =>
+          Effect.gen(function* () {
+            let tools = 0
+            for (let left = messages.waiting(); left > 0; left--)
+              if ((yield* messages.next).method === "notifications/tools/list_changed") tools++
+            return tools
+          })
+        yield* changes({ next, waiting })
+        yield* changes(controlled)
+        yield* host.add({ name: "again", target: faultServer })
+        yield* Effect.repeatN(Effect.yieldNow(), 20)
+        const heardServed = yield* changes(controlled)
+        expect(heardServed).toBeGreaterThan(0)
+        expect(yield* changes({ next, waiting })).toBe(heardServed)
+        yield* host.remove("again")
       })
     )
   )
@@ -259,7 +287,11 @@ const messagesOf = (events: Reply.Reply) =>
       },
       end: () => mailbox.unsafeDone(Exit.void)
     })
-    return Effect.map(mailbox.take, (message) => message)
+    return {
+      next: Effect.map(mailbox.take, (message) => message),
+      /** How many messages have come and not been taken. */
+      waiting: () => Option.getOrElse(mailbox.unsafeSize(), () => 0)
+    }
   })
 
 // On the live clock: the reference server is stopped with a deadline when the suite ends.
@@ -293,7 +325,7 @@ layer(gatewayHost({ servers: [{ name: "ev", target: everything }] }), {
                   },
                   { "mcp-protocol-version": "2025-11-25", "mcp-session-id": session, accept: "text/event-stream" }
                 )
-                const next = yield* messagesOf(call)
+                const { next } = yield* messagesOf(call)
                 const request = yield* next
                 expect(request.method).toBe("sampling/createMessage")
                 asked.push(request.id)
