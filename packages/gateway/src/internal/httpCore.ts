@@ -105,7 +105,8 @@ export interface Options {
   /**
    * How long a 2025-11-25 session is unused before it is put to rest: its serving stops and what it
    * agreed is kept, so that idle sessions cost little; its next request serves it again. One that
-   * holds something open (a subscription, a log level, a task, its GET stream) is not. Default: 10 seconds.
+   * holds something open (a subscription, a log level, a task) is not; its GET stream may stay open,
+   * and hears what a served session would. Default: 10 seconds.
    */
   readonly sessionDormantAfter?: Duration.DurationInput
   /** The most 2025-11-25 sessions at once: a new one ends the longest idle (503 when all are busy). Default: 10,000. */

@@ -123,6 +123,16 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
         )
       })
 
+    /** Runs what a session's serving (or listening) does with the gateway's host, on its principal's behalf. */
+    const onBehalfOf =
+      (life: Life) =>
+      <A, E>(effect: Effect.Effect<A, E, McpHost.McpHost | ServerRequests.Attachments>): Effect.Effect<A, E> =>
+        effect.pipe(
+          Effect.provideService(McpHost.McpHost, options.host),
+          Effect.provide(options.context),
+          Principal.within(life.principal)
+        )
+
     /** Closes what a dormant session heard: its serving hears it now (or it has ended). */
     const stopListening = (life: Life): Effect.Effect<void> =>
       Effect.suspend(() => {
@@ -140,14 +150,7 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
         if (!life.session.listened() || life.listening !== undefined || life.serving._tag !== "Stopping") return
         const listening = yield* Scope.fork(scope, ExecutionStrategy.sequential)
         life.listening = listening
-        yield* options
-          .rested(life.session)
-          .pipe(
-            Scope.extend(listening),
-            Effect.provideService(McpHost.McpHost, options.host),
-            Effect.provide(options.context),
-            Principal.within(life.principal)
-          )
+        yield* options.rested(life.session).pipe(Scope.extend(listening), onBehalfOf(life))
       })
 
     /** Serves the session (again, initialized as it was, when it has a handshake). */
@@ -174,9 +177,7 @@ export const make = (options: OwnedOptions): Effect.Effect<Owned, never, Scope.S
           Effect.scoped,
           // Stopped to rest, it lives on; otherwise its connection has ended.
           Effect.ensuring(Effect.suspend(() => (life.serving._tag === "Stopping" ? Effect.void : end(life)))),
-          Effect.provideService(McpHost.McpHost, options.host),
-          Effect.provide(options.context),
-          Principal.within(life.principal),
+          onBehalfOf(life),
           // An HTTP server may run its handlers uninterruptibly, and a fork inherits that: the
           // session must stop when the gateway's scope closes, or when it is put to rest.
           Effect.interruptible,
