@@ -8,6 +8,7 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Compiled from "./internal/compiled.js"
 import { optional } from "./internal/fields.js"
 import { Integer, JsonObject, JsonValue } from "./schema/Json.js"
 
@@ -320,10 +321,10 @@ export const classify = (value: unknown): MessageKind | undefined => {
   return error ? "error" : undefined
 }
 
-const decodeRequest = Schema.decodeUnknownEither(JSONRPCRequest)
-const decodeNotification = Schema.decodeUnknownEither(JSONRPCNotification)
-const decodeResult = Schema.decodeUnknownEither(JSONRPCResultResponse)
-const decodeError = Schema.decodeUnknownEither(JSONRPCErrorResponse)
+const decodeRequest = Compiled.decoder(JSONRPCRequest)
+const decodeNotification = Compiled.decoder(JSONRPCNotification)
+const decodeResult = Compiled.decoder(JSONRPCResultResponse)
+const decodeError = Compiled.decoder(JSONRPCErrorResponse)
 
 /**
  * Decodes one parsed JSON value as exactly one message kind. Fails with a `ParseError`

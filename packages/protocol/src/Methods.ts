@@ -13,7 +13,8 @@
  */
 import type * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
+import * as Compiled from "./internal/compiled.js"
 import { isStateless, type ProtocolVersion } from "./ProtocolVersion.js"
 import { EmptyResult, NotificationParams, PaginatedRequestParams, RequestParams } from "./schema/Base.js"
 import { CompleteRequestParams, CompleteResult } from "./schema/Completion.js"
@@ -482,7 +483,7 @@ const compiled = <K extends string>(
     let codec = cache.get(key)
     if (codec === undefined) {
       const schema: Schema.Schema<unknown, unknown> = schemaOf(key, era)
-      codec = direction === "decode" ? Schema.decodeUnknownEither(schema) : Schema.encodeUnknownEither(schema)
+      codec = direction === "decode" ? Compiled.decoder(schema) : Compiled.encoder(schema)
       cache.set(key, codec)
     }
     return codec
