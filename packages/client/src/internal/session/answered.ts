@@ -58,7 +58,13 @@ export const make = (options: AnsweredOptions): Execute => {
   const start: StartExecute = (request, onDone) =>
     options.stateful()
       ? startRequest(request.method, request.wire, request.options, (outcome) =>
-          onDone(Exit.mapError(outcome, Dialect.asRequestError))
+          onDone(
+            // An answer passes as it is (`Exit.mapError` makes a new one on every call); a
+            // success holds no error, so it is one of any error type.
+            Exit.isSuccess(outcome)
+              ? (outcome as Exit.Exit<Peer.WireObject, never>)
+              : Exit.mapError(outcome, Dialect.asRequestError)
+          )
         )
       : undefined
   return PlainForm.attach(answered, start)
