@@ -38,10 +38,12 @@ const isRecord = (input: unknown): input is Record<PropertyKey, unknown> =>
 
 /** The Schema's own parser for one part, as a check (for what the compiler does not know). */
 const byParser = (ast: AST.AST, direction: Direction): Check => {
-  const schema = Schema.make<unknown, unknown, never>(ast)
-  const parse =
-    direction === "decode" ? ParseResult.decodeUnknownEither(schema) : ParseResult.encodeUnknownEither(schema)
+  let parse: ((input: unknown) => Either.Either<unknown, ParseResult.ParseIssue>) | undefined
   return (input) => {
+    if (parse === undefined) {
+      const schema = Schema.make<unknown, unknown, never>(ast)
+      parse = direction === "decode" ? ParseResult.decodeUnknownEither(schema) : ParseResult.encodeUnknownEither(schema)
+    }
     const result = parse(input)
     return Either.isRight(result) ? result.right : Unsure
   }
@@ -308,13 +310,26 @@ const node = (ast: AST.AST, direction: Direction): Check | undefined => {
 /** The compiled check of `ast` (what the codecs run first; for tests). */
 export const check = (ast: AST.AST, direction: Direction): Check => compile(ast, direction)
 
-/** The parser's outcome, without its work when the check vouches for the value (which is then its value). */
-const vouchedOr =
-  <A>(parse: (input: unknown) => Either.Either<A, ParseResult.ParseError>, check: Check) =>
-  (input: unknown): Either.Either<A, ParseResult.ParseError> => {
+/**
+ * The parser's outcome, without its work when the check vouches for the value (which is then its
+ * value). Both are built when first needed: a codec made at import costs nothing until used, and
+ * most never meet a bad value.
+ */
+const vouchedOr = <A>(
+  parser: () => (input: unknown) => Either.Either<A, ParseResult.ParseError>,
+  ast: AST.AST,
+  direction: Direction
+) => {
+  let check: Check | undefined
+  let parse: ((input: unknown) => Either.Either<A, ParseResult.ParseError>) | undefined
+  return (input: unknown): Either.Either<A, ParseResult.ParseError> => {
+    check ??= compile(ast, direction)
     const value = check(input)
-    return value === Unsure ? parse(input) : Either.right(value as A)
+    if (value !== Unsure) return Either.right(value as A)
+    parse ??= parser()
+    return parse(input)
   }
+}
 
 /**
  * `Schema.decodeUnknownEither(schema)`, compiled: a valid input's value without the parser's
@@ -323,10 +338,10 @@ const vouchedOr =
 export const decoder = <A, I>(
   schema: Schema.Schema<A, I, never>
 ): ((input: unknown) => Either.Either<A, ParseResult.ParseError>) =>
-  vouchedOr(Schema.decodeUnknownEither(schema), compile(schema.ast, "decode"))
+  vouchedOr(() => Schema.decodeUnknownEither(schema), schema.ast, "decode")
 
 /** `Schema.encodeUnknownEither(schema)`, compiled (see `decoder`). */
 export const encoder = <A, I>(
   schema: Schema.Schema<A, I, never>
 ): ((input: unknown) => Either.Either<I, ParseResult.ParseError>) =>
-  vouchedOr(Schema.encodeUnknownEither(schema), compile(schema.ast, "encode"))
+  vouchedOr(() => Schema.encodeUnknownEither(schema), schema.ast, "encode")
