@@ -3,12 +3,13 @@
  * `Schema.decodeUnknownEither` / `Schema.encodeUnknownEither`, without the parser's per-node
  * `Either`s, issue arrays and closures on a value that is valid.
  *
- * A compiled check answers only "this is the value" or "not sure": on the second, the Schema's
- * own parser runs and gives its outcome (the error with its path, or the value when the check
- * was stricter than needed). So a compiled codec can never accept what the Schema refuses, and
+ * A compiled check answers "this is the value", "the parser refuses it" (exactly so: a union
+ * then tries its next member, an index signature skips the key) or "cannot tell" (a declaration
+ * that answers with an effect). On either of the last two the Schema's own parser runs on the
+ * whole value and gives its outcome, so a compiled codec accepts nothing the Schema refuses and
  * every error is the Schema's. What the compiler does not know (transformations, template
- * literals, parse-option annotations, async declarations) is checked by the Schema's parser for
- * that part alone.
+ * literals, parse-option annotations, names the parser's bookkeeping reads from
+ * `Object.prototype`) is checked by the Schema's parser for that part alone.
  *
  * The rules follow the parser of `effect/ParseResult` with its default options: members not in
  * a struct are dropped, an optional member may be absent but not `undefined` unless its type
@@ -21,10 +22,16 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
 
-/** What a check returns for a value it does not vouch for. */
+/** What a check returns for a value the parser refuses (exactly: a union then tries its next member). */
+export const Invalid: unique symbol = Symbol("@effect-mcp/protocol/Compiled/Invalid")
+
+/** What a check returns when it cannot tell (a declaration that answers with an effect): the parser decides. */
 export const Unsure: unique symbol = Symbol("@effect-mcp/protocol/Compiled/Unsure")
 
-/** A compiled check: the decoded (or encoded) value, or `Unsure`. */
+/** Is this what a check returns for no value? */
+const isSentinel = (value: unknown): value is typeof Invalid | typeof Unsure => value === Invalid || value === Unsure
+
+/** A compiled check: the decoded (or encoded) value, `Invalid` or `Unsure`. */
 type Check = (input: unknown) => unknown
 
 type Direction = "decode" | "encode"
@@ -45,24 +52,26 @@ const byParser = (ast: AST.AST, direction: Direction): Check => {
       parse = direction === "decode" ? ParseResult.decodeUnknownEither(schema) : ParseResult.encodeUnknownEither(schema)
     }
     const result = parse(input)
-    return Either.isRight(result) ? result.right : Unsure
+    return Either.isRight(result) ? result.right : Invalid
   }
 }
 
 const keyword =
   (accepts: (input: unknown) => boolean): Check =>
   (input) =>
-    accepts(input) ? input : Unsure
+    accepts(input) ? input : Invalid
 
 const literal =
   (value: AST.LiteralValue): Check =>
   (input) =>
-    input === value ? input : Unsure
+    input === value ? input : Invalid
 
 /** A struct: its members in the order declared, then what its index signatures admit. */
 const typeLiteral = (ast: AST.TypeLiteral, compile: (ast: AST.AST) => Check): Check | undefined => {
+  // A member named `__proto__` is the prototype in the parser's own bookkeeping: left to it.
+  if (ast.propertySignatures.some((member) => member.name === "__proto__")) return undefined
   if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) {
-    return (input) => (input === null || input === undefined ? Unsure : input)
+    return (input) => (input === null || input === undefined ? Invalid : input)
   }
   // Index signatures over string keys only (what `Schema.Record({ key: Schema.String, ... })` makes).
   const indexes: Array<readonly [Check, Check]> = []
@@ -78,20 +87,22 @@ const typeLiteral = (ast: AST.TypeLiteral, compile: (ast: AST.AST) => Check): Ch
   const declared = new Set<PropertyKey>(names)
   const count = names.length
   return (input) => {
-    if (!isRecord(input)) return Unsure
+    if (!isRecord(input)) return Invalid
     const output: Record<PropertyKey, unknown> = {}
     for (let i = 0; i < count; i++) {
       const name = names[i] as PropertyKey
       if (optional[i] === true && !hasOwn(input, name)) continue
       const value = (checks[i] as Check)(input[name])
-      if (value === Unsure) return Unsure
+      if (isSentinel(value)) return value
       output[name] = value
     }
     for (const [parameter, type] of indexes) {
       for (const key of Object.keys(input)) {
-        if (parameter(key) === Unsure) continue
+        const admitted = parameter(key)
+        if (admitted === Invalid) continue
+        if (admitted === Unsure) return Unsure
         const value = type(input[key])
-        if (value === Unsure) return Unsure
+        if (isSentinel(value)) return value
         if (!declared.has(key)) output[key] = value
       }
     }
@@ -108,19 +119,19 @@ const tupleType = (ast: AST.TupleType, compile: (ast: AST.AST) => Check): Check 
   const rest = ast.rest.length === 1 ? compile((ast.rest[0] as AST.Type).type) : undefined
   const count = elements.length
   return (input) => {
-    if (!Array.isArray(input)) return Unsure
+    if (!Array.isArray(input)) return Invalid
     const length = input.length
-    if (length < required || (rest === undefined && length > count)) return Unsure
+    if (length < required || (rest === undefined && length > count)) return Invalid
     const output: Array<unknown> = []
     for (let i = 0; i < count && i < length; i++) {
       const value = (elements[i] as Check)(input[i])
-      if (value === Unsure) return Unsure
+      if (isSentinel(value)) return value
       output.push(value)
     }
     if (rest !== undefined) {
       for (let i = count; i < length; i++) {
         const value = rest(input[i])
-        if (value === Unsure) return Unsure
+        if (isSentinel(value)) return value
         output.push(value)
       }
     }
@@ -153,7 +164,11 @@ const literalsOf = (
     case "Declaration":
       return Option.isSome(AST.getSurrogateAnnotation(ast)) ? undefined : []
     case "TupleType":
-      return ast.elements.some((element) => !element.isOptional && AST.isLiteral(AST.encodedAST(element.type)))
+      return ast.elements.some(
+        (element) =>
+          !element.isOptional &&
+          AST.isLiteral(direction === "decode" ? AST.encodedAST(element.type) : AST.typeAST(element.type))
+      )
         ? undefined
         : []
     case "Transformation":
@@ -175,7 +190,11 @@ const union = (ast: AST.Union, direction: Direction, compile: (ast: AST.AST) => 
   }> = []
   for (const type of ast.types) {
     const literals = literalsOf(type, direction)
-    if (literals === undefined) return undefined
+    // The parser files members in plain objects: a key it would read from `Object.prototype`,
+    // or a literal `"__proto__"`, is filed as it files it only by the parser itself.
+    if (literals === undefined || literals.some(([key, value]) => key in {} || String(value) === "__proto__")) {
+      return undefined
+    }
     members.push({ check: compile(type), literals })
   }
   const keys: Array<{ readonly key: PropertyKey; readonly buckets: Map<string, Array<Check>> }> = []
@@ -208,15 +227,15 @@ const union = (ast: AST.Union, direction: Direction, compile: (ast: AST.AST) => 
         if (bucket === undefined) continue
         for (const check of bucket) {
           const value = check(input)
-          if (value !== Unsure) return value
+          if (value !== Invalid) return value
         }
       }
     }
     for (const check of others) {
       const value = check(input)
-      if (value !== Unsure) return value
+      if (value !== Invalid) return value
     }
-    return Unsure
+    return Invalid
   }
 }
 
@@ -224,7 +243,8 @@ const refinement =
   (ast: AST.Refinement, from: Check): Check =>
   (input) => {
     const value = from(input)
-    return value !== Unsure && Option.isNone(ast.filter(value, defaultOptions, ast)) ? value : Unsure
+    if (isSentinel(value)) return value
+    return Option.isNone(ast.filter(value, defaultOptions, ast)) ? value : Invalid
   }
 
 const declaration = (ast: AST.Declaration, direction: Direction): Check => {
@@ -232,7 +252,9 @@ const declaration = (ast: AST.Declaration, direction: Direction): Check => {
     direction === "decode" ? ast.decodeUnknown(...ast.typeParameters) : ast.encodeUnknown(...ast.typeParameters)
   return (input) => {
     const result: unknown = parse(input, defaultOptions, ast)
-    return Either.isEither(result) && Either.isRight(result) ? result.right : Unsure
+    // An effect is run by the parser (or refused when it is not synchronous): it decides.
+    if (!Either.isEither(result)) return Unsure
+    return Either.isRight(result) ? result.right : Invalid
   }
 }
 
@@ -275,7 +297,7 @@ const node = (ast: AST.AST, direction: Direction): Check | undefined => {
     case "VoidKeyword":
       return (input) => input
     case "NeverKeyword":
-      return () => Unsure
+      return () => Invalid
     case "TypeLiteral":
       return typeLiteral(ast, inner)
     case "TupleType":
@@ -290,7 +312,7 @@ const node = (ast: AST.AST, direction: Direction): Check | undefined => {
       const encode = inner(refined(ast.from))
       return (input) => {
         const value = checked(input)
-        return value === Unsure ? Unsure : encode(value)
+        return isSentinel(value) ? value : encode(value)
       }
     }
     case "Suspend": {
@@ -325,7 +347,7 @@ const vouchedOr = <A>(
   return (input: unknown): Either.Either<A, ParseResult.ParseError> => {
     check ??= compile(ast, direction)
     const value = check(input)
-    if (value !== Unsure) return Either.right(value as A)
+    if (!isSentinel(value)) return Either.right(value as A)
     parse ??= parser()
     return parse(input)
   }
