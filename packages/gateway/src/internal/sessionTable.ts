@@ -70,7 +70,6 @@ export const make = (limits: Limits, hooks: Hooks): Effect.Effect<SessionTable, 
         entry.used = now
       })
 
-    /** Ends the sessions unused for longer than the idle timeout, rests those unused for `dormant`; a busy one is in use now. */
     /** Rests the session unless it was used since the sweep saw it (rests before it take their time). */
     const restIfUnused = (entry: Entry) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -78,6 +77,7 @@ export const make = (limits: Limits, hooks: Hooks): Effect.Effect<SessionTable, 
           ? hooks.rest(entry.session)
           : Effect.void
       )
+    /** Ends the sessions unused for longer than the idle timeout, rests those unused for `dormant`; a busy one is in use now. */
     const sweep = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const idled: Array<Entry> = []
       const drowsy: Array<Entry> = []

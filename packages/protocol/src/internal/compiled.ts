@@ -38,8 +38,6 @@ type Direction = "decode" | "encode"
 
 const defaultOptions: AST.ParseOptions = {}
 
-const hasOwn = (value: object, key: PropertyKey): boolean => Object.hasOwn(value, key)
-
 const isRecord = (input: unknown): input is Record<PropertyKey, unknown> =>
   typeof input === "object" && input !== null && !Array.isArray(input)
 
@@ -91,7 +89,7 @@ const typeLiteral = (ast: AST.TypeLiteral, compile: (ast: AST.AST) => Check): Ch
     const output: Record<PropertyKey, unknown> = {}
     for (let i = 0; i < count; i++) {
       const name = names[i] as PropertyKey
-      if (optional[i] === true && !hasOwn(input, name)) continue
+      if (optional[i] === true && !Object.hasOwn(input, name)) continue
       const value = (checks[i] as Check)(input[name])
       if (isSentinel(value)) return value
       output[name] = value
@@ -222,7 +220,7 @@ const union = (ast: AST.Union, direction: Direction, compile: (ast: AST.AST) => 
   return (input) => {
     if (keys.length > 0 && typeof input === "object" && input !== null) {
       for (const { key, buckets } of keys) {
-        if (!hasOwn(input, key)) continue
+        if (!Object.hasOwn(input, key)) continue
         const bucket = buckets.get(String((input as Record<PropertyKey, unknown>)[key]))
         if (bucket === undefined) continue
         for (const check of bucket) {
