@@ -3,6 +3,7 @@
  * finalizer of its own), completed once by whoever has its outcome (the reader, the timer, the
  * connection's end), and one timer for every deadline: it sleeps until the earliest, times out what
  * is due and sleeps again; a request due before the timer's wake-up wakes it.
+ * The entries are kept by id in a ring (`idTable.ts`), not a `Map`: see there why.
  */
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
@@ -12,6 +13,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { RequestTimeout } from "../../PeerError.js"
+import * as IdTable from "./idTable.js"
 import type { RequestFailure, RequestOptions, WireObject } from "./types.js"
 
 /** An outstanding request. */
@@ -106,7 +108,7 @@ export interface PendingOptions {
 /** A table whose timer runs in the scope. */
 export const make = (options: PendingOptions): Effect.Effect<Pending, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const entries = new Map<JsonRpc.RequestId, Entry>()
+    const entries = IdTable.make<Entry>()
     const cancelled = new Set<JsonRpc.RequestId>()
     const ownLogs = new Set<JsonRpc.RequestId>()
     let counted = 0
@@ -114,7 +116,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
     /** Takes an entry out of the table. */
     const leave = (entry: Entry) => {
       if (entry.onLog !== undefined) remember(ownLogs, entry.id)
-      return entries.delete(entry.id)
+      return entries.remove(entry)
     }
     let timerWakesAt = Number.POSITIVE_INFINITY
     const wakeTimer = yield* Effect.makeLatch(false)
@@ -181,7 +183,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
         }
       },
       track: (entry) => {
-        entries.set(entry.id, entry)
+        entries.add(entry)
         if (dueOf(entry).at < timerWakesAt) wakeTimer.unsafeOpen()
       },
       get: (id) => entries.get(id),
@@ -189,7 +191,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
       complete,
       remove: leave,
       completeAll: (outcome) => {
-        for (const entry of [...entries.values()]) complete(entry, outcome)
+        for (const entry of entries.values()) complete(entry, outcome)
       },
       rememberCancelled: (id) => remember(cancelled, id),
       wasCancelled: (id) => cancelled.delete(id),
@@ -197,7 +199,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
       touch: (entry, now) => {
         entry.lastActivity = now
       },
-      size: () => entries.size,
+      size: entries.size,
       soleOrigin: () => {
         let sole: object | undefined
         for (const entry of entries.values()) {
