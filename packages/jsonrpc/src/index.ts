@@ -12,6 +12,10 @@ export * as Framing from "./Framing.js"
 /**
  * @since 0.1.0
  */
+export * as IdTable from "./IdTable.js"
+/**
+ * @since 0.1.0
+ */
 export * as InMemoryTransport from "./InMemoryTransport.js"
 /**
  * @since 0.1.0

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as FastCheck from "effect/FastCheck"
-import * as IdTable from "../src/internal/peer/idTable.js"
+import * as IdTable from "../src/IdTable.js"
 
 const runs = Number(process.env.PROP_RUNS ?? 100)
 

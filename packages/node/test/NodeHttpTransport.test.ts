@@ -2,14 +2,15 @@
  * The Node HTTP transport (POSTs and event streams on `node:http`) against loopback servers:
  * what the generic transport's tests check, through the fast route: headers and DELETE, JSON
  * and SSE answers, the GET listener, the body-size limit, a body cut short, error statuses with
- * `Retry-After`, no connection or fiber left (closing with a POST unanswered, and the rest of the
+ * `Retry-After`, closing aborting the POSTs unanswered on a route that outlives the transport, no
+ * connection or fiber left (closing with a POST unanswered, and the rest of the
  * transport's faults, run on this route in StreamableHttp.test.ts); and OAuth, where a
  * refusal hands the request to the authorizing `HttpClient`, with and without a `TokenStore`.
  */
 import type { ServerResponse } from "node:http"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Authorizer, HttpTransport, McpClient, TokenStore } from "@effect-mcp/client"
+import { Authorizer, HttpTransport, McpClient, TokenStore, Transport } from "@effect-mcp/client"
 import type { RouteAnswer } from "@effect-mcp/client/Platform"
 import * as NodeHttpTransport from "@effect-mcp/node/NodeHttpTransport"
 import * as NodeTransports from "@effect-mcp/node/NodeTransports"
@@ -271,6 +272,46 @@ describe("NodeHttpTransport", () => {
         .forEachChunk(() => true)
         .pipe(Effect.flip, Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "hung" }))
       expect(outcome).toMatch(/the connection closed before the response was complete/)
+    }).pipe(Effect.scoped, noFibersLeft)
+  )
+
+  it.live("closing the transport aborts the POSTs still unanswered, on a route that outlives it", () =>
+    Effect.gen(function* () {
+      // Two calls the server holds; each one's connection closing before it answered is an abort.
+      const held: Array<ServerResponse> = []
+      const aborted = yield* Deferred.make<void>()
+      let closedUnanswered = 0
+      const { url } = yield* faultServer(
+        mcp((_, response: ServerResponse) => {
+          held.push(response)
+          response.on("close", () => {
+            if (!response.writableEnded && ++closedUnanswered === 2) Deferred.unsafeDone(aborted, Exit.void)
+          })
+        })
+      )
+      // The route (its keep-alive agents) outlives the transport: only the transport's close ends those POSTs.
+      const route = yield* NodeHttpTransport.makeRoute()
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const transport = yield* HttpTransport.makeWithRoute(
+            { url, name: "node", transport: "http", auth: false },
+            route
+          )
+          const context = yield* Layer.build(
+            McpClient.layer({ name: "node", protocolVersion: "2025-11-25" }).pipe(
+              Layer.provide(Layer.succeed(Transport.Transport, transport))
+            )
+          )
+          const client = Context.get(context, McpClient.McpClient)
+          yield* Effect.forkScoped(Effect.all([client.callTool("x"), client.callTool("y")], { concurrency: 2 }))
+          for (let i = 0; i < 200 && held.length < 2; i++) yield* Effect.sleep("10 millis")
+          expect(held.length).toBe(2)
+        })
+      ).pipe(Effect.provide(keepAliveHttpClient))
+      yield* Deferred.await(aborted).pipe(
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the held POSTs were not aborted") })
+      )
+      expect(closedUnanswered).toBe(2)
     }).pipe(Effect.scoped, noFibersLeft)
   )
 

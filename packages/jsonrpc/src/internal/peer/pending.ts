@@ -3,7 +3,7 @@
  * finalizer of its own), completed once by whoever has its outcome (the reader, the timer, the
  * connection's end), and one timer for every deadline: it sleeps until the earliest, times out what
  * is due and sleeps again; a request due before the timer's wake-up wakes it.
- * The entries are kept by id in a ring (`idTable.ts`), not a `Map`: see there why.
+ * The entries are kept by id in a ring (`IdTable.ts`), not a `Map`: see there why.
  */
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Clock from "effect/Clock"
@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as IdTable from "../../IdTable.js"
 import { RequestTimeout } from "../../PeerError.js"
-import * as IdTable from "./idTable.js"
 import type { RequestFailure, RequestOptions, WireObject } from "./types.js"
 
 /** An outstanding request. */

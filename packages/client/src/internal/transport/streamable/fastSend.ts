@@ -4,6 +4,7 @@
  * any other answer goes to the connection's answer handling in a fiber of the transport. POSTs
  * still unanswered are aborted when the transport closes.
  */
+import * as IdTable from "@effect-mcp/jsonrpc/IdTable"
 import type { JsonRpc } from "@effect-mcp/protocol"
 import * as Effect from "effect/Effect"
 import type { TransportError } from "../../../McpError.js"
@@ -37,8 +38,11 @@ export const make = (options: {
   ) => Effect.Effect<void>
 }): FastSend => {
   const { connection, route, answers, runFork, post } = options
-  // The POSTs under way outside any fiber, until their answer is read (what aborts each).
-  const unanswered = new Set<() => void>()
+  // The POSTs under way outside any fiber, until their answer is read (what aborts each), each by a
+  // number of its own: they pass through as fast as they are sent, which a `Set` does not survive
+  // (see `IdTable`: 370 MB promoted in a 55,000-call run with 100 in flight).
+  const unanswered = IdTable.make<{ readonly id: number; readonly abort: () => void }>()
+  let posted = 0
 
   /** The failure of the request `id` (or a warning, for a message nothing waits on), outside any fiber. */
   const failNow = (id: JsonRpc.RequestId | undefined, error: TransportError) => {
@@ -49,8 +53,11 @@ export const make = (options: {
   const send: FastSend["send"] = (message, extra) => {
     const id = requestId(message)
     const sentWith = sessionFor(connection, message)
+    let underWay: { readonly id: number; readonly abort: () => void } | undefined
+    let done = false
     const settled = () => {
-      if (abort !== undefined) unanswered.delete(abort)
+      done = true
+      if (underWay !== undefined) unanswered.remove(underWay)
     }
     const abort: (() => void) | undefined = route.request(
       "POST",
@@ -97,15 +104,20 @@ export const make = (options: {
       }
     )
     if (abort === undefined) return false
-    unanswered.add(abort)
+    if (!done) {
+      underWay = { id: posted++, abort }
+      unanswered.add(underWay)
+    }
     return true
   }
 
   return {
     send,
     abortAll: () => {
-      for (const abort of unanswered) abort()
-      unanswered.clear()
+      for (const open of unanswered.values()) {
+        unanswered.remove(open)
+        open.abort()
+      }
     }
   }
 }

@@ -1,7 +1,11 @@
 /**
- * The outstanding requests by id: a ring of slots indexed by the id's low bits, and a `Map` for the
- * few that a wrapped ring has come round to (requests that outlive many later ones). The ids are
- * those the peer issues, consecutive integers, so each new request finds its slot free.
+ * Things outstanding by id (requests, POSTs under way): a ring of slots indexed by the id's low
+ * bits, and a `Map` for the few that a wrapped ring has come round to (items that outlive many
+ * later ones). The ids are meant to be consecutive integers (those a peer issues), so each new
+ * item finds its slot free.
+ *
+ * When to use: a table that items pass through as fast as they are made, each known by an id
+ * from a counter. Gotchas: string ids (and ids far apart) all go to the `Map`; `values` sorts.
  *
  * Why not a `Map` alone: requests pass through the table as fast as they are made, and a `Map`
  * churned so is rebuilt every few hundred of them, V8 linking each table it replaces to the new
@@ -11,10 +15,17 @@
  * run) and scavenges took a fifth of the client's time; which runs fell into it depended on when
  * the first table grew old (all of those of the bundled Promise client, none unbundled). A slot is
  * written over in place; nothing links one request to the next.
+ *
+ * @since 0.1.0
  */
 import type { JsonRpc } from "@effect-mcp/protocol"
 
-/** The table; an item is known by its `id`. */
+/**
+ * The table; an item is known by its `id`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface IdTable<A extends { readonly id: JsonRpc.RequestId }> {
   readonly add: (item: A) => void
   readonly get: (id: JsonRpc.RequestId) => A | undefined
@@ -33,7 +44,12 @@ const INITIAL_SLOTS = 64
 const byId = (a: { readonly id: JsonRpc.RequestId }, b: { readonly id: JsonRpc.RequestId }) =>
   typeof a.id === "number" && typeof b.id === "number" ? a.id - b.id : typeof a.id === "number" ? -1 : 1
 
-/** An empty table. */
+/**
+ * An empty table.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = <A extends { readonly id: JsonRpc.RequestId }>(): IdTable<A> => {
   let slots: Array<A | undefined> = new Array(INITIAL_SLOTS).fill(undefined)
   let mask = INITIAL_SLOTS - 1
