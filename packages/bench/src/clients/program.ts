@@ -46,7 +46,7 @@ export const programClient: Client = {
     return {
       ...session,
       echoes: (n, concurrency, timed) =>
-        runtime.runPromise(loop(n, concurrency, mcp.callTool("echo", { message: "hello" }), timed))
+        runtime.runPromise(loop(n, concurrency, Effect.asVoid(mcp.callTool("echo", { message: "hello" })), timed))
     }
   }
 }
