@@ -61,8 +61,12 @@ describe("effect-mcp serve, for as long as it runs", () => {
       writeFileSync(join(cwd, "flaky-broken"), "")
       await client.callTool({ name: "flaky__die", arguments: {} }).catch(() => undefined)
       await eventually(() => /flaky: .*restarting \(attempt 6\)/.test(started.stderr()), "the sixth restart", 30_000)
-      // Its state is noted as it goes.
-      expect(started.stderr()).toMatch(/warning: flaky {2}stdio {2}reconnecting \(attempt 6\) after: /)
+      // Its state is noted as it goes (a line of its own, written just after the restart's).
+      await eventually(
+        () => /warning: flaky {2}stdio {2}reconnecting \(attempt 6\) after: /.test(started.stderr()),
+        "the sixth restart noted in the server's state",
+        10_000
+      )
       rmSync(join(cwd, "flaky-broken"))
       let answer = ""
       await eventually(

@@ -5,7 +5,8 @@
  * item finds its slot free.
  *
  * When to use: a table that items pass through as fast as they are made, each known by an id
- * from a counter. Gotchas: string ids (and ids far apart) all go to the `Map`; `values` sorts.
+ * from a counter. Gotchas: string ids, ids that are not integers, and an id whose slot another
+ * holds go to the `Map`; `values` sorts (use `forEach` where order does not matter).
  *
  * Why not a `Map` alone: requests pass through the table as fast as they are made, and a `Map`
  * churned so is rebuilt every few hundred of them, V8 linking each table it replaces to the new
@@ -31,8 +32,10 @@ export interface IdTable<A extends { readonly id: JsonRpc.RequestId }> {
   readonly get: (id: JsonRpc.RequestId) => A | undefined
   /** Takes `item` out, if it is the one of its id; whether it was. */
   readonly remove: (item: A) => boolean
-  /** Every item, in the order of their ids (a string id after the integers). */
+  /** Every item, in the order of their ids: numbers ascending, then strings. */
   readonly values: () => Array<A>
+  /** Calls `f` with every item, in no order; `f` must not change the table. */
+  readonly forEach: (f: (item: A) => void) => void
   readonly size: () => number
   /** How many items are kept outside the ring: few, unless it is too small for what is outstanding. */
   readonly outside: () => number
@@ -41,8 +44,11 @@ export interface IdTable<A extends { readonly id: JsonRpc.RequestId }> {
 /** Slots a new table has; it doubles when the ring is too small for what is outstanding. */
 const INITIAL_SLOTS = 64
 
+/** Whether `id` has a slot: an integer (any other id is kept in the `Map`). */
+const slotted = (id: JsonRpc.RequestId): id is number => typeof id === "number" && Number.isInteger(id)
+
 const byId = (a: { readonly id: JsonRpc.RequestId }, b: { readonly id: JsonRpc.RequestId }) =>
-  typeof a.id === "number" && typeof b.id === "number" ? a.id - b.id : typeof a.id === "number" ? -1 : 1
+  typeof a.id !== typeof b.id ? (typeof a.id === "number" ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 
 /**
  * An empty table.
@@ -53,14 +59,16 @@ const byId = (a: { readonly id: JsonRpc.RequestId }, b: { readonly id: JsonRpc.R
 export const make = <A extends { readonly id: JsonRpc.RequestId }>(): IdTable<A> => {
   let slots: Array<A | undefined> = new Array(INITIAL_SLOTS).fill(undefined)
   let mask = INITIAL_SLOTS - 1
-  // Items whose slot a later one took, and items with a string id.
+  // Items whose slot a later one took, and items with no slot (`unslotted` of them).
   const laggards = new Map<JsonRpc.RequestId, A>()
+  let unslotted = 0
   let size = 0
 
   /** Puts `item` in its slot; an older item there moves to the laggards (then `true`). */
   const place = (item: A): boolean => {
-    if (typeof item.id !== "number") {
+    if (!slotted(item.id)) {
       laggards.set(item.id, item)
+      unslotted++
       return false
     }
     const at = item.id & mask
@@ -77,12 +85,13 @@ export const make = <A extends { readonly id: JsonRpc.RequestId }>(): IdTable<A>
     slots = new Array(slots.length * 2).fill(undefined)
     mask = slots.length - 1
     laggards.clear()
+    unslotted = 0
     for (const item of items) place(item)
   }
 
   /** Takes `item` out, if it is the one of its id. */
   const remove = (item: A): boolean => {
-    if (typeof item.id === "number") {
+    if (slotted(item.id)) {
       const at = item.id & mask
       if (slots[at] === item) {
         slots[at] = undefined
@@ -92,12 +101,13 @@ export const make = <A extends { readonly id: JsonRpc.RequestId }>(): IdTable<A>
     }
     if (laggards.get(item.id) !== item) return false
     laggards.delete(item.id)
+    if (!slotted(item.id)) unslotted--
     size--
     return true
   }
 
   const get = (id: JsonRpc.RequestId): A | undefined => {
-    if (typeof id === "number") {
+    if (slotted(id)) {
       const item = slots[id & mask]
       if (item !== undefined && item.id === id) return item
     }
@@ -111,17 +121,24 @@ export const make = <A extends { readonly id: JsonRpc.RequestId }>(): IdTable<A>
     return items.sort(byId)
   }
 
+  const forEach = (f: (item: A) => void) => {
+    for (const item of slots) if (item !== undefined) f(item)
+    for (const item of laggards.values()) f(item)
+  }
+
   return {
     add: (item) => {
       // An item of the same id is replaced, as a `Map` replaces it.
       const same = get(item.id)
       if (same !== undefined) remove(same)
       size++
-      if (place(item) && laggards.size * 4 > slots.length) grow()
+      // Only the laggards a larger ring would give slots count.
+      if (place(item) && (laggards.size - unslotted) * 4 > slots.length) grow()
     },
     get,
     remove,
     values,
+    forEach,
     size: () => size,
     outside: () => laggards.size
   }

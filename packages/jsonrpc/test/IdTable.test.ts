@@ -1,9 +1,10 @@
 /**
  * The peer's table of outstanding requests by id (a ring with a `Map` for laggards) against a `Map`
  * as the model: random runs of adds (the next id, an id far ahead, one already there, a string
- * id), removals (of an item there, of one that was replaced or taken out) and lookups agree with
- * the model at every step, in size, in what each id finds and in every item, in the order of
- * their ids. Runs keep up to hundreds outstanding, so the ring wraps round and grows.
+ * id, an id past 2^31 or not an integer), removals (of an item there, of one that was replaced or
+ * taken out) and lookups agree with the model at every step, in size, in what each id finds and
+ * in every item, in the order of their ids. Runs keep up to hundreds outstanding, so the ring
+ * wraps round and grows; some start just below 2^31 or 2^32.
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { JsonRpc } from "@effect-mcp/protocol"
@@ -22,6 +23,7 @@ type Step =
   | { readonly _tag: "skip"; readonly by: number }
   | { readonly _tag: "again"; readonly pick: number }
   | { readonly _tag: "string"; readonly id: string }
+  | { readonly _tag: "odd"; readonly id: number }
   | { readonly _tag: "remove"; readonly pick: number; readonly count: number }
   | { readonly _tag: "stale"; readonly pick: number }
   | { readonly _tag: "lookup"; readonly id: number }
@@ -56,6 +58,13 @@ const step: FastCheck.Arbitrary<Step> = FastCheck.oneof(
     })
   },
   {
+    weight: 1,
+    arbitrary: FastCheck.record({
+      _tag: FastCheck.constant("odd" as const),
+      id: FastCheck.constantFrom(2 ** 31, 2 ** 31 + 1, 2 ** 32 + 64, 2 ** 53, 0.5, -1.5, -0)
+    })
+  },
+  {
     weight: 6,
     arbitrary: FastCheck.record({
       _tag: FastCheck.constant("remove" as const),
@@ -79,13 +88,16 @@ const step: FastCheck.Arbitrary<Step> = FastCheck.oneof(
   }
 )
 
-/** The model's items in the order the table promises: integer ids ascending, then string ids. */
+/** The model's items in the order the table promises: numeric ids ascending, then string ids ascending. */
 const ordered = (model: Map<JsonRpc.RequestId, Item>) => {
   const items = [...model.values()]
   const numbers = items
     .filter((item) => typeof item.id === "number")
     .sort((a, b) => (a.id as number) - (b.id as number))
-  return [...numbers, ...items.filter((item) => typeof item.id === "string")]
+  const strings = items
+    .filter((item) => typeof item.id === "string")
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  return [...numbers, ...strings]
 }
 
 describe("IdTable", () => {
@@ -93,7 +105,10 @@ describe("IdTable", () => {
     FastCheck.assert(
       FastCheck.property(
         FastCheck.array(step, { minLength: 1, maxLength: 120 }),
-        FastCheck.integer({ min: -100, max: 1 << 20 }),
+        FastCheck.oneof(
+          FastCheck.integer({ min: -100, max: 1 << 20 }),
+          FastCheck.constantFrom(2 ** 31 - 50, 2 ** 32 - 50)
+        ),
         (steps, first) => {
           const table = IdTable.make<Item>()
           const model = new Map<JsonRpc.RequestId, Item>()
@@ -124,6 +139,7 @@ describe("IdTable", () => {
                 }
                 break
               case "string":
+              case "odd":
                 add(s.id)
                 break
               case "remove":
@@ -150,8 +166,14 @@ describe("IdTable", () => {
             for (const item of gone.slice(-40))
               if (model.get(item.id) !== item) expect(table.get(item.id)).toBe(model.get(item.id))
             for (const item of model.values()) expect(table.get(item.id)).toBe(item)
+            expect(table.values()).toEqual(ordered(model))
+            const each: Array<Item> = []
+            table.forEach((item) => {
+              each.push(item)
+            })
+            expect(new Set(each)).toEqual(new Set(model.values()))
+            expect(each).toHaveLength(model.size)
           }
-          expect(table.values()).toEqual(ordered(model))
         }
       ),
       { numRuns: runs }
@@ -191,6 +213,14 @@ describe("IdTable", () => {
     expect(table.remove(first)).toBe(false)
     expect(table.get("a")).toBe(second)
     expect(table.size()).toBe(1)
+  })
+
+  it("keeps one item for a NaN id, as a Map does", () => {
+    const table = IdTable.make<Item>()
+    table.add({ id: Number.NaN, n: 0 })
+    table.add({ id: Number.NaN, n: 1 })
+    expect(table.size()).toBe(1)
+    expect(table.get(Number.NaN)?.n).toBe(1)
   })
 
   it("finds no item by an id of the other type", () => {

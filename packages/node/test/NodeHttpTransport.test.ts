@@ -277,13 +277,18 @@ describe("NodeHttpTransport", () => {
 
   it.live("closing the transport aborts the POSTs still unanswered, on a route that outlives it", () =>
     Effect.gen(function* () {
-      // Two calls the server holds; each one's connection closing before it answered is an abort.
+      // Two calls the server holds, the second after its headers, in the middle of its JSON body;
+      // each one's connection closing before it answered is an abort.
       const held: Array<ServerResponse> = []
       const aborted = yield* Deferred.make<void>()
       let closedUnanswered = 0
       const { url } = yield* faultServer(
         mcp((_, response: ServerResponse) => {
           held.push(response)
+          if (held.length === 2) {
+            response.writeHead(200, { "content-type": "application/json" })
+            response.write("{")
+          }
           response.on("close", () => {
             if (!response.writableEnded && ++closedUnanswered === 2) Deferred.unsafeDone(aborted, Exit.void)
           })

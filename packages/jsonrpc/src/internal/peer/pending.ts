@@ -131,6 +131,7 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
       const now = yield* Clock.currentTimeMillis
       let next = Number.POSITIVE_INFINITY
       const due: Array<readonly [Entry, RequestTimeout]> = []
+      // In the order of their ids, as they were made: so are their cancellations written.
       for (const entry of entries.values()) {
         const at = dueOf(entry)
         if (at.at <= now) {
@@ -202,12 +203,13 @@ export const make = (options: PendingOptions): Effect.Effect<Pending, never, Sco
       size: entries.size,
       soleOrigin: () => {
         let sole: object | undefined
-        for (const entry of entries.values()) {
-          if (entry.origin === undefined || entry.origin === sole) continue
-          if (sole !== undefined) return undefined
+        let several = false
+        entries.forEach((entry) => {
+          if (entry.origin === undefined || entry.origin === sole) return
+          if (sole !== undefined) several = true
           sole = entry.origin
-        }
-        return sole
+        })
+        return several ? undefined : sole
       }
     }
   })

@@ -53,10 +53,9 @@ export const make = (options: {
   const send: FastSend["send"] = (message, extra) => {
     const id = requestId(message)
     const sentWith = sessionFor(connection, message)
+    // Set once `request` returned: the route calls no handler before (`RouteHandlers`).
     let underWay: { readonly id: number; readonly abort: () => void } | undefined
-    let done = false
     const settled = () => {
-      done = true
       if (underWay !== undefined) unanswered.remove(underWay)
     }
     const abort: (() => void) | undefined = route.request(
@@ -104,20 +103,16 @@ export const make = (options: {
       }
     )
     if (abort === undefined) return false
-    if (!done) {
-      underWay = { id: posted++, abort }
-      unanswered.add(underWay)
-    }
+    underWay = { id: posted++, abort }
+    unanswered.add(underWay)
     return true
   }
 
   return {
     send,
     abortAll: () => {
-      for (const open of unanswered.values()) {
-        unanswered.remove(open)
-        open.abort()
-      }
+      // Each still under way when its turn comes: aborting one may settle another.
+      for (const open of unanswered.values()) if (unanswered.remove(open)) open.abort()
     }
   }
 }
